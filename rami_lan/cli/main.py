@@ -1,0 +1,79 @@
+"""The ``rami-lan`` command: the lobby UI by default, plus sub-commands.
+
+Each sub-command lives in its own module of ``rami_lan.cli`` exposing
+``add_arguments(parser)`` and ``run(args) -> int``; modules are imported only when
+needed so ``rami-lan --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from rami_lan import __version__
+from rami_lan.i18n import _, set_language
+
+# name -> (module, help text)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "host": ("rami_lan.cli.cmd_host", "open a table on the LAN and host it"),
+    "list": ("rami_lan.cli.cmd_list", "list the tables on the LAN"),
+    "join": ("rami_lan.cli.cmd_join", "join a table (by name or HOST:PORT)"),
+    "verify": ("rami_lan.cli.cmd_verify", "re-check a match record's fair shuffle offline"),
+    "simulate": ("rami_lan.cli.cmd_simulate", "play bot matches headless and print statistics"),
+    "solo": ("rami_lan.cli.cmd_solo", "play at once against bots"),
+}
+
+
+def _lang_from_argv(argv: Sequence[str]) -> str | None:
+    for i, a in enumerate(argv):
+        if a == "--lang" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--lang="):
+            return a.split("=", 1)[1]
+    return None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="rami-lan",
+        description=_("Rami (French rummy) on your local network. With no command: the lobby."),
+    )
+    p.add_argument("--version", action="version", version=f"rami-lan {__version__}")
+    p.add_argument("--lang", choices=("en", "fr"), help=_("language (default: from the locale)"))
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, helptext) in COMMANDS.items():
+        sp = sub.add_parser(name, help=_(helptext))
+        sp.set_defaults(_module=module)
+        sp.add_argument("--lang", choices=("en", "fr"), default=argparse.SUPPRESS)
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue
+        mod.add_arguments(sp)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    lang = _lang_from_argv(argv)
+    try:
+        set_language(lang)
+    except ValueError:
+        set_language("en")
+    args = build_parser().parse_args(argv)
+    module = getattr(args, "_module", "rami_lan.cli.app")
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as e:
+        print(_("This part of rami-lan is not installed: {err}").format(err=e), file=sys.stderr)
+        return 2
+    try:
+        return int(mod.run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""The rules core of rami-lan: pure, deterministic, no I/O.
+
+Public API (stable; see docs/core.md):
+
+- `VARIANTS`: the five variants by id (``"rami" "classique" "multi" "500" "40"``).
+- `parse_cards` / `str(card)`: the short text form (``10h Jh Qh *``).
+- `check_meld(variant, cards, kind=None) -> MeldCheck`.
+- `new_match`, `start_round`, `apply`, `is_legal`, `legal_actions`, `view_for`.
+- `best_partition` and friends (the exact meld solver).
+- `match_to_plain` / `match_from_plain`: snapshots; `action_to_plain` / `action_from_plain`.
+"""
+
+from rami_lan.core.actions import (
+    Action,
+    Discard,
+    DrawDiscard,
+    DrawStock,
+    Knock,
+    LayDown,
+    LayOff,
+    MeldSpec,
+    RecoverJoker,
+    Timeout,
+)
+from rami_lan.core.cards import Card, card_from_id, card_id, full_deck, parse_card, parse_cards
+from rami_lan.core.codec import (
+    action_from_plain,
+    action_to_plain,
+    event_from_plain,
+    event_to_plain,
+    match_from_plain,
+    match_to_plain,
+    view_from_plain,
+    view_to_plain,
+)
+from rami_lan.core.errors import IllegalAction, MalformedAction, RulesError
+from rami_lan.core.match import (
+    MatchOptions,
+    MatchState,
+    apply,
+    is_legal,
+    legal_actions,
+    new_match,
+    start_round,
+    withdraw,
+)
+from rami_lan.core.melds import Meld, MeldCheck, check_meld, hand_points
+from rami_lan.core.solver import (
+    Partition,
+    best_partition,
+    best_partition_with,
+    enumerate_melds,
+    min_hand_partition,
+)
+from rami_lan.core.variants import VARIANTS, Variant, get_variant
+from rami_lan.core.views import PlayerInfo, SeatView, view_for
+
+__all__ = [
+    "VARIANTS", "Action", "Card", "Discard", "DrawDiscard", "DrawStock", "IllegalAction",
+    "Knock", "LayDown", "LayOff", "MalformedAction", "MatchOptions", "MatchState", "Meld",
+    "MeldCheck", "MeldSpec", "Partition", "PlayerInfo", "RecoverJoker", "RulesError",
+    "SeatView", "Timeout", "Variant", "action_from_plain", "action_to_plain", "apply",
+    "best_partition", "best_partition_with", "card_from_id", "card_id", "check_meld",
+    "enumerate_melds", "event_from_plain", "event_to_plain", "full_deck", "get_variant",
+    "hand_points", "is_legal", "legal_actions", "match_from_plain", "match_to_plain",
+    "min_hand_partition", "new_match", "parse_card", "parse_cards", "start_round",
+    "view_for", "view_to_plain", "view_from_plain", "withdraw",
+]

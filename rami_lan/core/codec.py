@@ -1,0 +1,335 @@
+"""Plain-data encoding of the core's values (msgpack-ready: dict/list/int/str/bool/bytes).
+
+Cards travel as their canonical ids (FAIR_SHUFFLE.md). `action_from_plain` validates
+strictly and raises `MalformedAction`; a decoded action may still be illegal, which
+only the engine decides. `match_to_plain` / `match_from_plain` make a full snapshot
+that can be saved and restored so a match resumes exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from rami_lan.core import actions as A
+from rami_lan.core import events as E
+from rami_lan.core.cards import Card, card_from_id, card_id
+from rami_lan.core.errors import MalformedAction
+from rami_lan.core.match import MatchOptions, MatchState, RoundSummary
+from rami_lan.core.melds import Meld
+from rami_lan.core.round import RoundState
+from rami_lan.core.variants import Variant, get_variant
+from rami_lan.core.views import PlayerInfo, SeatView
+
+Plain = Any
+
+SNAPSHOT_VERSION = 1
+
+
+class CardCodec:
+    """Cards <-> ids for one variant's deck."""
+
+    def __init__(self, variant: Variant) -> None:
+        self.v = variant
+
+    def enc(self, c: Card | None) -> int | None:
+        return None if c is None else card_id(c, self.v.n_decks)
+
+    def dec(self, x: object) -> Card:
+        if not isinstance(x, int) or isinstance(x, bool):
+            raise MalformedAction(f"a card id must be an integer, not {type(x).__name__}")
+        return card_from_id(x, self.v.n_decks, self.v.n_jokers)
+
+    def dec_opt(self, x: object) -> Card | None:
+        return None if x is None else self.dec(x)
+
+    def encs(self, cs: tuple[Card, ...] | list[Card] | None) -> list[int] | None:
+        return None if cs is None else [card_id(c, self.v.n_decks) for c in cs]
+
+    def decs(self, xs: object, max_len: int = 200) -> tuple[Card, ...]:
+        if not isinstance(xs, list | tuple) or len(xs) > max_len:
+            raise MalformedAction("expected a list of card ids")
+        return tuple(self.dec(x) for x in xs)
+
+    def meld(self, m: Meld) -> dict:
+        return {"k": m.kind, "c": self.encs(m.cards), "r": list(m.ranks), "s": list(m.suits), "o": m.owner}
+
+    def unmeld(self, d: dict) -> Meld:
+        return Meld(d["k"], self.decs(d["c"]), tuple(d["r"]), tuple(d["s"]), d["o"])
+
+
+# --- actions -------------------------------------------------------------------------
+
+
+def action_to_plain(a: A.Action, variant: str | Variant) -> dict:
+    cc = CardCodec(get_variant(variant))
+    kind = A.KIND_OF[type(a)]
+    d: dict = {"kind": kind, "seat": a.seat}
+    if isinstance(a, A.DrawDiscard):
+        d["depth"] = a.depth
+    elif isinstance(a, A.LayDown):
+        d["melds"] = [{"cards": cc.encs(m.cards), "kind": m.kind} for m in a.melds]
+    elif isinstance(a, A.LayOff):
+        d.update(card=cc.enc(a.card), target=a.target, end=a.end)
+    elif isinstance(a, A.RecoverJoker):
+        d.update(target=a.target, cards=cc.encs(a.cards))
+    elif isinstance(a, A.Discard):
+        d["card"] = cc.enc(a.card)
+    return d
+
+
+def _int(d: dict, key: str, lo: int, hi: int) -> int:
+    x = d.get(key)
+    if not isinstance(x, int) or isinstance(x, bool) or not lo <= x <= hi:
+        raise MalformedAction(f"field {key!r} must be an integer in {lo}..{hi}")
+    return x
+
+
+_FIELDS = {
+    "draw_stock": {"kind", "seat"},
+    "draw_discard": {"kind", "seat", "depth"},
+    "lay_down": {"kind", "seat", "melds"},
+    "lay_off": {"kind", "seat", "card", "target", "end"},
+    "recover_joker": {"kind", "seat", "target", "cards"},
+    "discard": {"kind", "seat", "card"},
+    "knock": {"kind", "seat"},
+    "timeout": {"kind", "seat"},
+}
+
+
+def action_from_plain(d: object, variant: str | Variant) -> A.Action:
+    """Decode and strictly validate an action; raise `MalformedAction` if malformed."""
+    cc = CardCodec(get_variant(variant))
+    if not isinstance(d, dict):
+        raise MalformedAction("an action must be a map")
+    kind = d.get("kind")
+    if kind not in _FIELDS:
+        raise MalformedAction(f"unknown action kind {kind!r}")
+    extra = set(d) - _FIELDS[kind]
+    if extra:
+        raise MalformedAction(f"unexpected field(s) {sorted(map(str, extra))} in {kind}")
+    seat = _int(d, "seat", 0, 255)
+    if kind == "draw_stock":
+        return A.DrawStock(seat)
+    if kind == "draw_discard":
+        return A.DrawDiscard(seat, _int(d, "depth", 1, 200) if "depth" in d else 1)
+    if kind == "lay_down":
+        melds = d.get("melds")
+        if not isinstance(melds, list) or not 1 <= len(melds) <= 20:
+            raise MalformedAction("lay_down needs a list of 1 to 20 melds")
+        specs = []
+        for m in melds:
+            if not isinstance(m, dict) or set(m) - {"cards", "kind"}:
+                raise MalformedAction("a meld is a map with 'cards' and optional 'kind'")
+            k = m.get("kind")
+            if k not in (None, "set", "run"):
+                raise MalformedAction("meld kind must be 'set', 'run' or null")
+            specs.append(A.MeldSpec(cc.decs(m.get("cards"), 14), k))
+        return A.LayDown(seat, tuple(specs))
+    if kind == "lay_off":
+        end = d.get("end")
+        if end not in (None, "low", "high"):
+            raise MalformedAction("end must be 'low', 'high' or null")
+        return A.LayOff(seat, cc.dec(d.get("card")), _int(d, "target", 0, 500), end)
+    if kind == "recover_joker":
+        return A.RecoverJoker(seat, _int(d, "target", 0, 500), cc.decs(d.get("cards"), 2))
+    if kind == "discard":
+        return A.Discard(seat, cc.dec(d.get("card")))
+    if kind == "knock":
+        return A.Knock(seat)
+    return A.Timeout(seat)
+
+
+# --- events and views ----------------------------------------------------------------
+
+
+def _enc_value(x: object, cc: CardCodec) -> Plain:
+    if isinstance(x, Card):
+        return {"card": cc.enc(x)}
+    if isinstance(x, Meld):
+        return cc.meld(x)
+    if isinstance(x, tuple | list):
+        return [_enc_value(y, cc) for y in x]
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        d = {f.name: _enc_value(getattr(x, f.name), cc) for f in dataclasses.fields(x)}
+        d["type"] = type(x).__name__
+        return d
+    return x
+
+
+def event_to_plain(ev: E.Event, variant: str | Variant) -> dict:
+    """Encode an event already redacted for its reader (see `Event.for_seat`)."""
+    return _enc_value(ev, CardCodec(get_variant(variant)))
+
+
+_EVENT_TYPES = {
+    cls.__name__: cls
+    for cls in vars(E).values()
+    if isinstance(cls, type) and issubclass(cls, E.Event) and cls is not E.Event
+}
+
+
+def _dec_value(x: Plain, cc: CardCodec) -> object:
+    if isinstance(x, dict):
+        if set(x) == {"card"}:
+            return None if x["card"] is None else cc.dec(x["card"])
+        if "type" in x:
+            cls = _EVENT_TYPES.get(x["type"]) or {"PlayerInfo": PlayerInfo, "SeatView": SeatView}.get(
+                x["type"]
+            )
+            if cls is None:
+                raise MalformedAction(f"unknown type {x['type']!r}")
+            kw = {k: _dec_value(v, cc) for k, v in x.items() if k != "type"}
+            return cls(**kw)
+        if set(x) == {"k", "c", "r", "s", "o"}:
+            return cc.unmeld(x)
+        return {k: _dec_value(v, cc) for k, v in x.items()}
+    if isinstance(x, list):
+        return tuple(_dec_value(y, cc) for y in x)
+    return x
+
+
+def event_from_plain(d: dict, variant: str | Variant) -> E.Event:
+    ev = _dec_value(d, CardCodec(get_variant(variant)))
+    if not isinstance(ev, E.Event):
+        raise MalformedAction("not an event")
+    return ev
+
+
+def view_to_plain(view: SeatView) -> dict:
+    return _enc_value(view, CardCodec(get_variant(view.variant)))
+
+
+def view_from_plain(d: dict) -> SeatView:
+    if not isinstance(d, dict) or "variant" not in d:
+        raise MalformedAction("not a view")
+    v = _dec_value(d, CardCodec(get_variant(d["variant"])))
+    if not isinstance(v, SeatView):
+        raise MalformedAction("not a view")
+    return v
+
+
+# --- snapshots -----------------------------------------------------------------------
+
+
+def _round_to_plain(r: RoundState, cc: CardCodec) -> dict:
+    return {
+        "players": list(r.players),
+        "round_no": r.round_no,
+        "dealer": r.dealer,
+        "seed": r.seed,
+        "knock_enabled": r.knock_enabled,
+        "hands": [cc.encs(h) for h in r.hands],
+        "stock": cc.encs(r.stock),
+        "stock_gen": r.stock_gen,
+        "stock_base": r.stock_base,
+        "discard": cc.encs(r.discard),
+        "melds": [cc.meld(m) for m in r.melds],
+        "turn": r.turn,
+        "phase": r.phase,
+        "turn_no": r.turn_no,
+        "opened": list(r.opened),
+        "laid_before": list(r.laid_before),
+        "laid_points": list(r.laid_points),
+        "timeouts": list(r.timeouts),
+        "away": list(r.away),
+        "taken": cc.enc(r.taken),
+        "drawn": cc.enc(r.drawn),
+        "must_use": cc.encs(r.must_use),
+        "laid_this_turn": r.laid_this_turn,
+        "knock_window": list(r.knock_window),
+        "result": None if r.result is None else _enc_value(r.result, cc),
+    }
+
+
+def _round_from_plain(d: dict, v: Variant, n_seats: int, cc: CardCodec) -> RoundState:
+    res = d["result"]
+    return RoundState(
+        variant=v,
+        players=tuple(d["players"]),
+        n_seats=n_seats,
+        round_no=d["round_no"],
+        dealer=d["dealer"],
+        seed=bytes(d["seed"]),
+        knock_enabled=d["knock_enabled"],
+        hands=tuple(cc.decs(h) for h in d["hands"]),
+        stock=cc.decs(d["stock"]),
+        stock_gen=d["stock_gen"],
+        stock_base=d["stock_base"],
+        discard=cc.decs(d["discard"]),
+        melds=tuple(cc.unmeld(m) for m in d["melds"]),
+        turn=d["turn"],
+        phase=d["phase"],
+        turn_no=d["turn_no"],
+        opened=tuple(d["opened"]),
+        laid_before=tuple(d["laid_before"]),
+        laid_points=tuple(d["laid_points"]),
+        timeouts=tuple(d["timeouts"]),
+        away=tuple(d["away"]),
+        taken=cc.dec_opt(d["taken"]),
+        drawn=cc.dec_opt(d["drawn"]),
+        must_use=cc.decs(d["must_use"]),
+        laid_this_turn=d["laid_this_turn"],
+        knock_window=tuple(d["knock_window"]),
+        result=None if res is None else _dec_value(res, cc),  # type: ignore[arg-type]
+    )
+
+
+def match_to_plain(m: MatchState) -> dict:
+    """A full snapshot of the match (host-only: it holds every hand and the stock)."""
+    cc = CardCodec(m.variant)
+    return {
+        "snapshot": SNAPSHOT_VERSION,
+        "variant": m.variant.id,
+        "options": {"limit": m.options.limit, "quick": m.options.quick, "knock": m.options.knock},
+        "n_seats": m.n_seats,
+        "totals": list(m.totals),
+        "eliminated": list(m.eliminated),
+        "round_no": m.round_no,
+        "dealer": m.dealer,
+        "round": None if m.round is None else _round_to_plain(m.round, cc),
+        "history": [
+            {
+                "round_no": h.round_no,
+                "winner": h.winner,
+                "rami_sec": h.rami_sec,
+                "reason": h.reason,
+                "scores": [list(p) for p in h.scores],
+            }
+            for h in m.history
+        ],
+        "tiebreak": list(m.tiebreak),
+        "over": m.over,
+        "winner": m.winner,
+        "end_reason": m.end_reason,
+    }
+
+
+def match_from_plain(d: dict) -> MatchState:
+    """Restore a snapshot made by `match_to_plain`."""
+    if not isinstance(d, dict) or d.get("snapshot") != SNAPSHOT_VERSION:
+        raise MalformedAction("not a rami-lan match snapshot (or an unknown version)")
+    v = get_variant(d["variant"])
+    cc = CardCodec(v)
+    o = d["options"]
+    return MatchState(
+        variant=v,
+        options=MatchOptions(o["limit"], o["quick"], o["knock"]),
+        n_seats=d["n_seats"],
+        totals=tuple(d["totals"]),
+        eliminated=tuple(d["eliminated"]),
+        round_no=d["round_no"],
+        dealer=d["dealer"],
+        round=None if d["round"] is None else _round_from_plain(d["round"], v, d["n_seats"], cc),
+        history=tuple(
+            RoundSummary(
+                h["round_no"], h["winner"], h["rami_sec"], h["reason"],
+                tuple(tuple(p) for p in h["scores"]),  # type: ignore[misc]
+            )
+            for h in d["history"]
+        ),
+        tiebreak=tuple(d["tiebreak"]),
+        over=d["over"],
+        winner=d["winner"],
+        end_reason=d["end_reason"],
+    )

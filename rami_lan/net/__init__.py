@@ -1,0 +1,1 @@
+"""Network layer: discovery, protocol, host, client, fair shuffle."""

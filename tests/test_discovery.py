@@ -1,0 +1,442 @@
+"""Tests for rami_lan.net.discovery: TXT codec, instance names, and live mDNS on loopback.
+
+Live tests only ever start zeroconf with ``interfaces=["127.0.0.1"]`` and
+``IPVersion.V4Only``. Other processes on this machine may browse or advertise on
+loopback at the same time, so assertions only look at this test's own table ids.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import secrets
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from zeroconf import IPVersion, ServiceInfo, service_type_name
+from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
+
+from rami_lan.net.discovery import (
+    MAX_HOST_BYTES,
+    MAX_NAME_BYTES,
+    MAX_SEATS,
+    PROTOCOL_VERSION,
+    REVISION_KEY,
+    SERVICE_TYPE,
+    TXT_KEYS,
+    VARIANT_IDS,
+    TableAd,
+    TableAdvertiser,
+    TableBrowser,
+    TableEvent,
+    TableEventKind,
+    find_tables,
+    instance_name_for,
+    service_name_for,
+)
+
+LOOPBACK: dict[str, Any] = {"interfaces": ["127.0.0.1"], "ip_version": IPVersion.V4Only}
+LIVE_TIMEOUT = 10.0  # hard cap per live test
+SEEN_WITHIN = 2.0  # seconds a browser may take to see a change
+BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def make_ad(**changes: Any) -> TableAd:
+    fields: dict[str, Any] = {
+        "table_id": secrets.token_hex(8),
+        "name": "Chez Marie",
+        "host": "marie",
+        "variant": "rami",
+        "seats_taken": 1,
+        "seats_total": 4,
+        "point_limit": 100,
+        "code_required": False,
+        "frapper": True,
+        "timer": 30,
+    }
+    fields.update(changes)
+    return TableAd(**fields)
+
+
+def txt_bytes(ad: TableAd) -> dict[bytes, bytes | None]:
+    return {k.encode(): v.encode() for k, v in ad.to_txt().items()}
+
+
+def run_live(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    asyncio.run(asyncio.wait_for(test(), LIVE_TIMEOUT))
+
+
+async def wait_until(
+    predicate: Callable[[], bool], what: str, timeout: float = SEEN_WITHIN
+) -> float:
+    """Poll ``predicate`` until true; return the seconds it took, fail at the deadline."""
+    start = time.monotonic()
+    while not predicate():
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        await asyncio.sleep(0.01)
+    return time.monotonic() - start
+
+
+def mine(browser: TableBrowser, *ads: TableAd) -> dict[str, TableAd]:
+    """The browsed tables among ``ads``, by table id."""
+    ids = {ad.table_id for ad in ads}
+    return {t.table_id: t for t in browser.snapshot() if t.table_id in ids}
+
+
+def drain(queue: asyncio.Queue[TableEvent]) -> list[TableEvent]:
+    events = []
+    while not queue.empty():
+        events.append(queue.get_nowait())
+    return events
+
+
+# --------------------------------------------------------------------------- TXT codec
+
+text_chars = st.characters(exclude_categories=("Cc", "Cs", "Zl", "Zp"), exclude_characters=BIDI)
+
+
+def label(max_bytes: int) -> st.SearchStrategy[str]:
+    return st.text(text_chars, min_size=1, max_size=max_bytes).filter(
+        lambda s: s.strip() == s and bool(s) and len(s.encode()) <= max_bytes
+    )
+
+
+@st.composite
+def table_ads(draw: st.DrawFn) -> TableAd:
+    seats_total = draw(st.integers(2, MAX_SEATS))
+    return TableAd(
+        table_id=draw(st.from_regex(r"[0-9a-f]{8,32}", fullmatch=True)),
+        name=draw(label(MAX_NAME_BYTES)),
+        host=draw(label(MAX_HOST_BYTES)),
+        variant=draw(st.sampled_from(VARIANT_IDS)),
+        seats_taken=draw(st.integers(0, seats_total)),
+        seats_total=seats_total,
+        code_required=draw(st.booleans()),
+        point_limit=draw(st.integers(0, 99_999)),
+        frapper=draw(st.booleans()),
+        timer=draw(st.integers(0, 3600)),
+        protocol_version=draw(st.integers(1, 255)),
+        fingerprint=draw(st.from_regex(r"[A-Za-z0-9:+/=_.-]{0,128}", fullmatch=True)),
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(table_ads())
+def test_txt_round_trip(ad: TableAd) -> None:
+    txt = ad.to_txt()
+    assert list(txt) == list(TXT_KEYS)
+    assert all(isinstance(v, str) for v in txt.values())
+    assert all(len(f"{k}={v}".encode()) <= 255 for k, v in txt.items())
+    assert TableAd.from_txt(txt_bytes(ad)) == ad
+    # Through zeroconf's own TXT wire encoding too.
+    info = ServiceInfo(SERVICE_TYPE, service_name_for(ad), port=1, properties=txt)
+    parsed = ServiceInfo(SERVICE_TYPE, service_name_for(ad), port=1, properties=info.text)
+    assert TableAd.from_txt(parsed.properties) == ad
+
+
+def test_from_txt_fills_browse_fields_and_ignores_unknown_keys() -> None:
+    ad = make_ad(code_required=True, fingerprint="sha256:ab12")
+    props = txt_bytes(ad) | {b"zz": b"future", b"flag": None, REVISION_KEY.encode(): b"7"}
+    got = TableAd.from_txt(props, addresses=["127.0.0.1"], port=4242, service_name="x")
+    assert got == dataclasses.replace(ad, addresses=("127.0.0.1",), port=4242, service_name="x")
+    assert got.compatible and not got.is_full and got.protocol_version == PROTOCOL_VERSION
+
+
+def _set(key: str, value: bytes | None) -> Callable[[dict[bytes, bytes | None]], None]:
+    def mutate(props: dict[bytes, bytes | None]) -> None:
+        props[key.encode()] = value
+
+    return mutate
+
+
+def _drop(key: str) -> Callable[[dict[bytes, bytes | None]], None]:
+    def mutate(props: dict[bytes, bytes | None]) -> None:
+        del props[key.encode()]
+
+    return mutate
+
+
+MALFORMED = {
+    **{f"missing-{key}": _drop(key) for key in TXT_KEYS},
+    "no-value": _set("st", None),
+    "not-utf8": _set("n", b"\xff\xfe"),
+    "int-word": _set("st", b"two"),
+    "int-float": _set("pl", b"1.5"),
+    "int-sign": _set("st", b"+1"),
+    "int-leading-zero": _set("st", b"01"),
+    "int-space": _set("st", b" 1"),
+    "int-underscore": _set("pl", b"1_000"),
+    "int-non-ascii-digit": _set("st", "\u0661".encode()),
+    "int-huge": _set("pl", b"9" * 40),
+    "bool-word": _set("c", b"true"),
+    "bool-two": _set("f", b"2"),
+    "name-too-long": _set("n", b"x" * (MAX_NAME_BYTES + 1)),
+    "host-too-long": _set("h", b"x" * (MAX_HOST_BYTES + 1)),
+    "item-over-255": _set("fp", b"a" * 300),
+    "name-blank": _set("n", b"   "),
+    "name-empty": _set("n", b""),
+    "name-control": _set("n", b"evil\x1b[2Jname"),
+    "name-newline": _set("n", b"two\nlines"),
+    "name-bidi": _set("n", "abc\u202edef".encode()),
+    "name-edge-space": _set("n", b" padded"),
+    "unknown-variant": _set("v", b"poker"),
+    "variant-case": _set("v", b"Rami"),
+    "seats-taken-over-total": _set("st", b"5"),
+    "seats-total-one": _set("sn", b"1"),
+    "seats-total-too-many": _set("sn", b"9"),
+    "timer-too-long": _set("t", b"3601"),
+    "pv-zero": _set("pv", b"0"),
+    "table-id-upper": _set("id", b"ABCDEF0123"),
+    "table-id-short": _set("id", b"abc"),
+    "table-id-not-hex": _set("id", b"zzzzzzzzzz"),
+    "fingerprint-space": _set("fp", b"sha256 ab"),
+}
+
+
+@pytest.mark.parametrize("mutate", MALFORMED.values(), ids=MALFORMED.keys())
+def test_from_txt_rejects_malformed(mutate: Callable[[dict[bytes, bytes | None]], None]) -> None:
+    props = txt_bytes(make_ad())
+    mutate(props)
+    with pytest.raises(ValueError):
+        TableAd.from_txt(props)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("seats_taken", True),
+        ("seats_total", "4"),
+        ("code_required", 1),
+        ("frapper", "yes"),
+        ("point_limit", -1),
+        ("timer", 1.5),
+        ("port", 0),
+        ("addresses", "127.0.0.1"),
+        ("addresses", ["not-an-ip"]),
+    ],
+)
+def test_table_ad_rejects_bad_values(field: str, value: Any) -> None:
+    with pytest.raises(ValueError):
+        make_ad(**{field: value})
+
+
+def test_from_txt_rejects_bad_browse_fields() -> None:
+    props = txt_bytes(make_ad())
+    with pytest.raises(ValueError):
+        TableAd.from_txt(props, port=0)
+    with pytest.raises(ValueError):
+        TableAd.from_txt(props, addresses=["999.1.1.1"])
+
+
+# --------------------------------------------------------------------------- names
+
+
+def test_instance_name_examples() -> None:
+    ad = make_ad(table_id="ab12cd34ef56", name="Chez Marie")
+    assert instance_name_for(ad) == "Chez Marie (ab12cd)"
+    assert service_name_for(ad) == "Chez Marie (ab12cd)._rami._tcp.local."
+    assert instance_name_for(dataclasses.replace(ad, name="a.b\\c  d")) == "a b c d (ab12cd)"
+    assert instance_name_for(dataclasses.replace(ad, name="...")) == "Rami (ab12cd)"
+    assert instance_name_for(dataclasses.replace(ad, name="_x")) == "x (ab12cd)"
+    long_name = instance_name_for(dataclasses.replace(ad, name="é" * 32))
+    assert len(long_name.encode()) <= 63 and long_name.endswith("é (ab12cd)")
+
+
+@settings(max_examples=100, deadline=None)
+@given(table_ads())
+def test_instance_name_is_dns_sd_safe(ad: TableAd) -> None:
+    instance = instance_name_for(ad)
+    assert len(instance.encode()) <= 63
+    assert instance.endswith(f" ({ad.table_id[:6]})")
+    assert "." not in instance and "\\" not in instance
+    assert instance == instance.strip()
+    assert service_type_name(service_name_for(ad), strict=True) == SERVICE_TYPE
+    AsyncServiceInfo(SERVICE_TYPE, service_name_for(ad))  # zeroconf accepts it
+
+
+def test_interfaces_are_validated() -> None:
+    for bad in ("127.0.0.1", [], ["eth0"]):
+        with pytest.raises(ValueError):
+            TableBrowser(interfaces=bad)
+        with pytest.raises(ValueError):
+            TableAdvertiser(make_ad(), 4000, interfaces=bad)
+
+
+def test_update_validates_without_network() -> None:
+    async def scenario() -> None:
+        adv = TableAdvertiser(make_ad(), 4000, **LOOPBACK)
+        assert adv.ad.addresses == ("127.0.0.1",) and adv.ad.port == 4000
+        assert (await adv.update(seats_taken=2)).seats_taken == 2
+        for bad in ({"table_id": "ab12cd34"}, {"port": 1}, {"seats_taken": 9}):
+            with pytest.raises(ValueError):
+                await adv.update(**bad)
+        with pytest.raises(TypeError):
+            await adv.update(no_such_field=1)
+        assert adv.ad.seats_taken == 2 and not adv.running
+
+    asyncio.run(scenario())
+
+
+# --------------------------------------------------------------------------- live, loopback
+
+
+def test_browser_sees_table_then_updates_then_removal() -> None:
+    async def scenario() -> None:
+        ad = make_ad(code_required=True, fingerprint="sha256:00ff")
+        async with TableBrowser(**LOOPBACK) as browser:
+            adv = TableAdvertiser(ad, 47123, **LOOPBACK)
+            await adv.start()
+            try:
+                await wait_until(lambda: ad.table_id in mine(browser, ad), "table seen")
+                seen = mine(browser, ad)[ad.table_id]
+                assert seen == dataclasses.replace(
+                    ad, port=47123, addresses=("127.0.0.1",), service_name=adv.service_name
+                )
+                assert adv.service_name == f"Chez Marie ({ad.table_id[:6]}).{SERVICE_TYPE}"
+                assert browser.tables[adv.service_name] == seen
+                assert [e.kind for e in drain(browser.events) if e.table == seen] == ["added"]
+
+                # Seats change, including flips back to an earlier value.
+                for seats in (2, 1, 3, 1):
+                    await adv.update(seats_taken=seats)
+                    await wait_until(
+                        lambda s=seats: mine(browser, ad)[ad.table_id].seats_taken == s,
+                        f"seats_taken={seats} seen",
+                    )
+                events = [e for e in drain(browser.events) if e.table.table_id == ad.table_id]
+                assert events and all(e.kind is TableEventKind.UPDATED for e in events)
+                assert events[-1].table.seats_taken == 1
+            finally:
+                await adv.stop()
+            await wait_until(lambda: not mine(browser, ad), "table removed")
+            removed = [e for e in drain(browser.events) if e.table.table_id == ad.table_id]
+            assert [e.kind for e in removed] == ["removed"]
+            assert not adv.running
+
+    run_live(scenario)
+
+
+def test_two_tables_on_a_shared_zeroconf() -> None:
+    async def scenario() -> None:
+        first = make_ad(name="Zèbre", variant="500", seats_total=6)
+        second = make_ad(name="avant", variant="40", seats_taken=2, seats_total=2)
+        changes: list[TableEvent] = []
+        shared = AsyncZeroconf(**LOOPBACK)
+        try:
+            async with TableBrowser(**LOOPBACK, on_change=changes.append) as browser:
+                async with (
+                    TableAdvertiser(first, 47001, zeroconf=shared, **LOOPBACK),
+                    TableAdvertiser(second, 47002, zeroconf=shared, **LOOPBACK),
+                ):
+                    await wait_until(lambda: len(mine(browser, first, second)) == 2, "both seen")
+                    ours = [
+                        t for t in browser.snapshot() if t.table_id in mine(browser, first, second)
+                    ]
+                    assert [t.name for t in ours] == ["avant", "Zèbre"]  # sorted by name
+                    assert [t.port for t in ours] == [47002, 47001]
+                    assert ours[0].is_full
+                assert not shared.zeroconf.done  # a shared instance is not closed
+                await wait_until(lambda: not mine(browser, first, second), "both removed")
+            kinds = {(e.kind, e.table.table_id) for e in changes}
+            for ad in (first, second):
+                assert {
+                    (TableEventKind.ADDED, ad.table_id),
+                    (TableEventKind.REMOVED, ad.table_id),
+                } <= kinds
+        finally:
+            await shared.async_close()
+
+    run_live(scenario)
+
+
+def test_garbage_records_are_skipped(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING, logger="rami_lan.net.discovery")
+    token = secrets.token_hex(4)
+    good = make_ad(name="Valid")
+    base = {k: v for k, v in good.to_txt().items()}
+    good_text = ServiceInfo(SERVICE_TYPE, service_name_for(good), properties=base).text
+    garbage_txt: dict[str, dict[str, str] | dict[bytes, bytes] | bytes] = {
+        "missing": {"pv": "1", "n": "x"},
+        "seats": base | {"st": "5"},
+        "variant": base | {"v": "poker"},
+        "not-utf8": {k.encode(): v.encode() for k, v in base.items()} | {b"n": b"\xff\xfe"},
+        "empty": b"",
+        "truncated": b"\x40" + good_text,  # a length byte that swallows the next items
+    }
+
+    async def scenario() -> None:
+        garbage_names = [f"junk-{label_}-{token}.{SERVICE_TYPE}" for label_ in garbage_txt]
+        async with TableBrowser(**LOOPBACK, resolve_timeout=1.0) as browser:
+            async with AsyncZeroconf(**LOOPBACK) as spoofer:
+                for name, props in zip(garbage_names, garbage_txt.values(), strict=True):
+                    info = AsyncServiceInfo(
+                        SERVICE_TYPE,
+                        name,
+                        port=47999,
+                        properties=props,
+                        server=f"junk-{token}.local.",
+                        parsed_addresses=["127.0.0.1"],
+                    )
+                    await spoofer.async_register_service(info, cooperating_responders=True)
+                # A port-0 SRV with a valid TXT is rejected too.
+                bad_port = AsyncServiceInfo(
+                    SERVICE_TYPE,
+                    f"junk-port-{token}.{SERVICE_TYPE}",
+                    port=0,
+                    properties=make_ad().to_txt(),
+                    server=f"junk-{token}.local.",
+                    parsed_addresses=["127.0.0.1"],
+                )
+                await spoofer.async_register_service(bad_port, cooperating_responders=True)
+                garbage_names.append(bad_port.name)
+
+                async with TableAdvertiser(good, 47010, **LOOPBACK):
+                    await wait_until(lambda: good.table_id in mine(browser, good), "valid seen")
+
+                    def all_rejected() -> bool:
+                        logged = caplog.text
+                        return all(repr(name) in logged for name in garbage_names)
+
+                    await wait_until(all_rejected, "every garbage record logged as skipped")
+                    assert not set(garbage_names) & set(browser.tables)
+                    assert browser.running
+
+                    # The browser keeps working after the garbage.
+                    later = make_ad(name="Later")
+                    async with TableAdvertiser(later, 47011, **LOOPBACK):
+                        await wait_until(lambda: later.table_id in mine(browser, later), "later")
+                    assert good.table_id in mine(browser, good)
+
+    run_live(scenario)
+
+
+def test_find_tables_on_loopback() -> None:
+    async def scenario() -> None:
+        ad = make_ad(name="Listed")
+        async with TableAdvertiser(ad, 47020, **LOOPBACK):
+            tables = await find_tables(0.5, ["127.0.0.1"])
+        assert [t.port for t in tables if t.table_id == ad.table_id] == [47020]
+
+    run_live(scenario)
+
+
+def test_on_change_errors_do_not_stop_the_browser(caplog: pytest.LogCaptureFixture) -> None:
+    async def scenario() -> None:
+        def explode(event: TableEvent) -> None:
+            raise RuntimeError("lobby bug")
+
+        ad = make_ad()
+        async with TableBrowser(**LOOPBACK, on_change=explode) as browser:
+            async with TableAdvertiser(ad, 47030, **LOOPBACK) as adv:
+                await wait_until(lambda: ad.table_id in mine(browser, ad), "seen")
+                await adv.update(seats_taken=3)
+                await wait_until(lambda: mine(browser, ad)[ad.table_id].seats_taken == 3, "3")
+        assert "on_change callback failed" in caplog.text
+
+    run_live(scenario)
