@@ -1,0 +1,85 @@
+"""Legality from a seat's view alone: what a bot or the UI may ask without the state.
+
+The legality of a seat's own actions depends only on what that seat sees (its hand,
+the table, the top of the discard pile or the whole pile where public, the stock
+*size*). `shadow_state` rebuilds a `RoundState` from a `SeatView` in which the unseen
+cards (other hands, the stock, the hidden part of the pile) are placeholders. It is
+only ever used to ask `is_legal` / `legal_actions` for the viewing seat; it can not
+reveal anything, because it is built from the view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rami_lan.core import actions as A
+from rami_lan.core import round as R
+from rami_lan.core.cards import Card
+from rami_lan.core.variants import get_variant
+from rami_lan.core.views import SeatView
+
+_PLACEHOLDER_COPY = 1000
+
+
+def _placeholders(n: int, start: int) -> tuple[Card, ...]:
+    return tuple(Card(2, "c", _PLACEHOLDER_COPY + start + i) for i in range(n))
+
+
+def shadow_state(view: SeatView) -> R.RoundState | None:
+    """A stand-in round state for the viewing seat, or None when no round is running."""
+    if view.phase not in ("draw", "play") or view.seat is None or view.turn is None:
+        return None
+    v = get_variant(view.variant)
+    n = len(view.players)
+    players = tuple(p.seat for p in view.players if p.in_round)
+    hands = []
+    k = 0
+    for p in view.players:
+        if p.seat == view.seat:
+            hands.append(tuple(view.hand))
+        else:
+            hands.append(_placeholders(p.n_cards, k))
+            k += p.n_cards
+    hidden = view.discard_size - len(view.discard)
+    discard = _placeholders(hidden, k) + tuple(view.discard)
+    k += hidden
+    return R.RoundState(
+        variant=v,
+        players=players,
+        n_seats=n,
+        round_no=view.round_no,
+        dealer=view.dealer if view.dealer is not None else players[0],
+        seed=bytes(32),
+        knock_enabled=view.knock,
+        hands=tuple(hands),
+        stock=_placeholders(view.stock_size, k),
+        stock_gen=0,
+        stock_base=view.stock_size,
+        discard=discard,
+        melds=tuple(view.melds),
+        turn=view.turn,
+        phase=view.phase,
+        turn_no=view.turn_no,
+        opened=tuple(p.opened for p in view.players),
+        laid_before=(False,) * n,
+        laid_points=tuple(p.laid_points for p in view.players),
+        timeouts=(0,) * n,
+        away=tuple(p.away for p in view.players),
+        taken=view.taken,
+        must_use=tuple(view.must_use),
+        knock_window=tuple(view.knock_window),
+    )
+
+
+def is_legal_for_view(view: SeatView, action: A.Action) -> bool:
+    """Would the host accept ``action`` from the viewing seat now?"""
+    st = shadow_state(view)
+    return st is not None and action.seat == view.seat and R.is_legal(st, action)
+
+
+def legal_actions_for_view(view: SeatView) -> Iterator[A.Action]:
+    """The viewing seat's legal actions (one per interchangeable card face)."""
+    st = shadow_state(view)
+    if st is None or view.seat is None:
+        return iter(())
+    return R.legal_actions(st, view.seat)

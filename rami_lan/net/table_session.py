@@ -1,0 +1,55 @@
+"""What the table UI talks to: one seat's live connection to a table.
+
+The UI never changes game state; it reads `SessionUpdate`s and sends actions. Two
+implementations exist behind this interface: the network client (a remote or
+loopback host) and, for tests, an in-process table. Both deliver views built by the
+core for this seat only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from rami_lan.core.actions import Action
+from rami_lan.core.events import Event
+from rami_lan.core.views import SeatView
+
+ConnectionState = Literal["connecting", "connected", "reconnecting", "closed"]
+
+
+@dataclass(frozen=True)
+class SessionUpdate:
+    """One change seen by the seat. Fields that did not change are None / empty."""
+
+    view: SeatView | None = None
+    events: tuple[Event, ...] = ()  # already redacted for this seat
+    error: str | None = None  # the host refused our last action: why
+    notice: str | None = None  # connection / table messages for the log line
+    fairness: tuple[bool, str] | None = None  # (ok, details) after each round's check
+    deadline: float | None = None  # time.monotonic() when the current move timer ends
+    connection: ConnectionState | None = None
+    nicknames: dict[int, str] = field(default_factory=dict)  # seat -> nickname, when changed
+
+
+class TableSession(Protocol):
+    """A seat at a table, as the UI sees it."""
+
+    seat: int
+    variant: str
+
+    async def start(self) -> None:
+        """Connect (or start the local table) and begin producing updates."""
+
+    def updates(self) -> AsyncIterator[SessionUpdate]:
+        """Updates in order, until the session closes."""
+
+    async def act(self, action: Action) -> None:
+        """Send an action of this seat (errors come back as an update)."""
+
+    async def next_round(self, choice: Literal["continue", "leave"]) -> None:
+        """Between rounds: play on or leave the match."""
+
+    async def close(self) -> None:
+        """Leave the table and release every resource."""
