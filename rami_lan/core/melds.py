@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from rami_lan.core.cards import SUITS, Card, rank_text
+from rami_lan.core.errors import RulesError
 from rami_lan.core.variants import Variant, get_variant
 
 Kind = Literal["set", "run"]
@@ -97,8 +98,8 @@ class MeldCheck:
         return self.valid
 
 
-class _Invalid(Exception):
-    pass
+class _Invalid(RulesError):
+    """A meld (or a change to one) that the rules refuse; the message says why."""
 
 
 def _joker_limit_ok(variant: Variant, n_nat: int, n_jok: int) -> str:

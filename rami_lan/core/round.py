@@ -749,10 +749,10 @@ def candidate_actions(st: RoundState, seat: int) -> Iterator[A.Action]:
                 if c.is_joker and m.kind == "run":
                     yield A.LayOff(seat, c, i, "low")
                     yield A.LayOff(seat, c, i, "high")
-                else:
+                elif _may_fit(m, c):
                     yield A.LayOff(seat, c, i)
             if m.n_jokers and v.joker_recovery != "none":
-                naturals = [c for c in distinct if not c.is_joker]
+                naturals = [c for c in distinct if not c.is_joker and _may_fit(m, c, True)]
                 if m.kind == "set" and v.set_joker_recovery_needs_two:
                     for i1 in range(len(naturals)):
                         for i2 in range(i1 + 1, len(naturals)):
@@ -760,6 +760,20 @@ def candidate_actions(st: RoundState, seat: int) -> Iterator[A.Action]:
                 else:
                     for c in naturals:
                         yield A.RecoverJoker(seat, i, (c,))
+
+
+def _may_fit(m: Meld, c: Card, inside: bool = False) -> bool:
+    """Cheap pre-filter: could ``c`` be added to (or replace a joker in) ``m``?"""
+    if c.is_joker:
+        return True
+    if m.kind == "set":
+        return c.rank == m.lo
+    if c.suit != m.suit:
+        return False
+    r = 14 if c.rank == 1 and m.hi >= 12 else c.rank
+    if inside:
+        return m.lo <= r <= m.hi
+    return r in (m.lo - 1, m.hi + 1)
 
 
 def _opening_candidates(st: RoundState, seat: int, melds: list[Meld]) -> Iterator[A.Action]:

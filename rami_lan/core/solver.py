@@ -1,23 +1,32 @@
-"""Exact meld search: every meld a hand can form, and the best partition of a hand.
+"""Exact meld search: the best partition of a hand, and what the game asks on top of it.
 
-Theory of operation. Natural cards are reduced to *faces* (rank, suit) with a count
-(two decks hold two of each); jokers are a count. A depth-first search takes the first
-face still present (in suit-then-rank order) and decides one copy of it: either it is
-left over, or it is the first natural of a meld. Because faces are taken in order, a
-run built at that point has no natural below the current card, and a set only uses
-suits still present. Jokers may fill any position, including one where a natural is
-held (that natural may be worth more elsewhere), so the search is exact. Results are
-memoised on the remaining counts.
+Theory of operation. A hand is reduced to face counts (two decks hold two of each
+face) and a number of jokers. `Sweep` is a dynamic programme over run positions, from
+the low ace (1) to the high ace (14). At each position every natural of that rank is
+left over, put in a set of that rank, extends a run of its suit that is still open, or
+starts a new run; a joker may do any of these in place of a natural. The state between
+two positions is, per suit, the sorted multiset of open runs reduced to what the
+future needs -- length capped at 3, joker balance (per the variant's joker limit),
+"started at the low ace" (such a run may never reach the high ace: K A 2 and A..A are
+impossible) and "started with a joker" -- plus the free jokers, the aces kept for the
+high end (an ace not used in a low run waits for position 14, where sets of aces are
+made), and, when asked for, the leftover count so far (capped). Memoised on that state.
 
-The objective compares (meld points, -leftover cards) lexicographically, or
-(-leftover hand points, meld points) for `min_hand_partition`.
+Scores are single integers so comparisons stay cheap: ``points * 64 - leftover`` for
+the maximum-points objective (ties: fewer leftover cards), ``-hand_points * 4096 +
+points`` for the fewest hand points. No bound on "what the remaining cards are worth"
+is used; the only pruning is by dominance, each argued where applied: a joker never
+plays a run position of a face whose natural is left over (swap them), and a run never
+starts with a joker unless it reaches the top position (otherwise move that joker to
+the high end: same cards, at least as many points).
+
+`enumerate_melds` (every meld a hand can form) keeps the older shape enumeration.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import combinations
 
 from rami_lan.core.cards import SUITS, Card
@@ -42,6 +51,370 @@ class Partition:
     meld_objects: tuple[Meld, ...] = ()
 
 
+# A run's status: (length capped at 3, balance, started at the low ace, started with a joker)
+Status = tuple[int, int, bool, bool]
+NEG = -(10**18)
+POINTS_SCALE = 64
+HAND_SCALE = 4096
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """The winning choice: melds as (kind, [(position, suit or None for a joker)])."""
+
+    score: int
+    runs: list[list[tuple[int, int | None]]]  # positions ascending; suit index or None
+    sets: list[tuple[int, list[int], int]]  # (rank position, suit indexes, n jokers)
+
+
+class Sweep:
+    """One exact search over a hand given as face counts plus jokers."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        counts: Sequence[Sequence[int]],  # counts[suit][rank 1..13] (index 0 unused)
+        jokers: int,
+        objective: str = "points",
+        required: tuple[int, int] | None = None,  # (suit, rank) that must be melded
+        required_joker: bool = False,
+        min_leftover: int = 0,
+    ) -> None:
+        v = variant
+        self.v = v
+        self.counts = counts
+        self.j0 = jokers
+        self.hand_obj = objective == "hand"
+        self.required = required
+        self.required_joker = required_joker
+        self.min_left = min_leftover
+        self.lo = 1 if v.ace_low else 2
+        self.hi = 14 if v.ace_high else 13
+        self.carry = v.ace_low and v.ace_high
+        self.not_more = v.joker_limit == "not_more_than_naturals"
+        run_pts = [0] * 15
+        set_pts = [0] * 15
+        for p in range(1, 15):
+            run_pts[p] = rank_points(v, p)
+            set_pts[p] = rank_points(v, 14 if p == 14 else p, in_set=True)
+        self.run_pts = run_pts
+        self.set_pts = set_pts
+        self.set_pos = 14 if v.ace_high else 1  # where sets of aces are made
+        # Dominance "move a low-end joker to the high end" needs non-decreasing points.
+        self.monotone = all(run_pts[p] <= run_pts[p + 1] for p in range(self.lo, self.hi))
+        # Dominance "a natural left over while a joker plays its face: swap them" keeps
+        # the meld valid and the leftover count; it needs a joker to cost at least as
+        # much in hand as any natural, and no obligation to meld a joker.
+        max_nat = max(v.hand_ace_points, 10)
+        self.swap_prune = not required_joker and (
+            not self.hand_obj or v.hand_joker_points >= max_nat
+        )
+        # empties[s][p]: positions p..hi of suit s holding no natural of the hand.
+        self.empties = [[0] * 16 for _ in range(4)]
+        self.nat_after = [[False] * 16 for _ in range(4)]
+        for s in range(4):
+            e = 0
+            seen = False
+            for p in range(self.hi, 0, -1):
+                if self._natural_count(s, p) == 0:
+                    e += 1
+                self.empties[s][p] = e
+                self.nat_after[s][p] = seen
+                if self._natural_count(s, p):
+                    seen = True
+        self.memo: dict = {}
+        self.suit_memo: dict = {}
+        self.set_memo: dict = {}
+
+    # --- scores -------------------------------------------------------------------
+
+    def placed(self, pts: int) -> int:
+        return pts if self.hand_obj else pts * POINTS_SCALE
+
+    def left_nat(self, pos: int, n: int) -> int:
+        if not n:
+            return 0
+        if self.hand_obj:
+            r = 1 if pos in (1, 14) else pos
+            hp = self.v.hand_ace_points if r == 1 else min(r, 10)
+            return -hp * HAND_SCALE * n
+        return -n
+
+    def left_jokers(self, n: int) -> int:
+        if self.hand_obj:
+            return -self.v.hand_joker_points * HAND_SCALE * n
+        return -n
+
+    # --- helpers ------------------------------------------------------------------
+
+    def _natural_count(self, s: int, p: int) -> int:
+        if p == 14:
+            return self.counts[s][1]
+        if p < 1 or p > 13:
+            return 0
+        if p == 1 and not self.v.ace_low:
+            return 0
+        return self.counts[s][p]
+
+    def _closable(self, st: Status) -> bool:
+        if st[0] < 3:
+            return False
+        return st[1] >= 0 if self.not_more else st[1] >= 1
+
+    def _k_nat(self, k: int) -> int:
+        return min(k + 1, max(self.j0, 1)) if self.not_more else 1
+
+    def _k_jok(self, k: int) -> int:
+        return k - 1 if self.not_more else k
+
+    # --- per-suit options at one position --------------------------------------------
+
+    def suit_options(
+        self, pos: int, s: int, runs: tuple[Status, ...], m: int, jl: int
+    ) -> list[tuple[tuple[Status, ...], int, int, tuple]]:
+        """Ways to use ``m`` naturals and up to ``jl`` jokers of suit ``s`` at ``pos``.
+
+        Returns (new runs, naturals not used, jokers used, plan) without duplicates.
+        """
+        key = (pos, s, runs, m, jl)
+        got = self.suit_memo.get(key)
+        if got is not None:
+            return got
+        out: dict[tuple, tuple] = {}
+        can_start_nat = pos <= self.hi - 2
+        top = self.hi
+        n = len(runs)
+        no_swap = (self.carry and pos == 1) or not self.swap_prune
+
+        def rec(i: int, new: list[Status], acts: list[str], nat: int, jok: int) -> None:
+            if i == n:
+                finish(new, acts, nat, jok)
+                return
+            st = runs[i]
+            L, k, low, jlow = st
+            if not jlow and self._closable(st):
+                rec(i + 1, new, acts + ["c"], nat, jok)
+            if pos <= top and not (low and pos == 14):
+                nl = 3 if L >= 2 else L + 1
+                if nat < m:
+                    rec(i + 1, new + [(nl, self._k_nat(k), low, jlow)], acts + ["n"], nat + 1, jok)
+                if jok < jl:
+                    rec(i + 1, new + [(nl, self._k_jok(k), low, jlow)], acts + ["j"], nat, jok + 1)
+
+        def finish(new: list[Status], acts: list[str], nat: int, jok: int) -> None:
+            rest = m - nat
+            max_a = rest if can_start_nat else 0
+            for a in range(max_a + 1):
+                left = rest - a
+                if jok and left and not no_swap:
+                    continue  # a natural of this face left while a joker plays it
+                news = new + [(1, self._k_nat(0) if self.not_more else 1, pos == 1, False)] * a
+                for b in range(0, jl - jok + 1):
+                    if b:
+                        if left and not no_swap:
+                            break
+                        if not self._joker_start_ok(pos, s, jl - jok, b):
+                            break
+                    st_j = (1, -1 if self.not_more else 0, pos == 1, self.monotone)
+                    full = tuple(sorted(news + [st_j] * b))
+                    k2 = (full, left, jok + b)
+                    if k2 not in out:
+                        out[k2] = (tuple(acts), a, b)
+
+        rec(0, [], [], 0, 0)
+        res = [(k2[0], k2[1], k2[2], plan) for k2, plan in out.items()]
+        self.suit_memo[key] = res
+        return res
+
+    def _joker_start_ok(self, pos: int, s: int, jl: int, b: int) -> bool:
+        """May ``b`` runs of suit ``s`` start with a joker at ``pos``?"""
+        if not self.monotone:
+            return self.nat_after[s][pos] and pos <= self.hi - 2
+        # Dominance: such a run must end at the top position (else move the joker up).
+        if self.hi - pos + 1 > 13 or (pos == 1 and self.hi == 14):
+            return False
+        return self.empties[s][pos] * b <= jl and self.nat_after[s][pos]
+
+    # --- sets at one rank ----------------------------------------------------------
+
+    def set_options(self, n: tuple[int, ...], jl: int) -> list[tuple[tuple[int, ...], int, tuple]]:
+        """Ways to make sets from ``n[s]`` naturals per suit and up to ``jl`` jokers."""
+        key = (n, jl)
+        got = self.set_memo.get(key)
+        if got is not None:
+            return got
+        types: list[tuple[tuple[int, ...], int]] = []
+        for mask in range(1, 16):
+            suits = tuple(s for s in range(4) if mask >> s & 1)
+            if any(n[s] == 0 for s in suits):
+                continue
+            for j in range(0, 4 - len(suits) + 1):
+                size = len(suits) + j
+                if size < 3 or size > 4 or j > jl:
+                    continue
+                if self.not_more and j > len(suits):
+                    continue
+                types.append((suits, j))
+        out: dict[tuple, tuple] = {((0, 0, 0, 0), 0): ()}
+
+        def rec(start: int, used: list[int], jok: int, chosen: tuple) -> None:
+            for t in range(start, len(types)):
+                suits, j = types[t]
+                if jok + j > jl or any(used[s] >= n[s] for s in suits):
+                    continue
+                for s in suits:
+                    used[s] += 1
+                c2 = chosen + (types[t],)
+                k2 = (tuple(used), jok + j)
+                if k2 not in out:
+                    out[k2] = c2
+                rec(t, used, jok + j, c2)
+                for s in suits:
+                    used[s] -= 1
+
+        rec(0, [0, 0, 0, 0], 0, ())
+        res = [(k2[0], k2[1], sets) for k2, sets in out.items()]
+        self.set_memo[key] = res
+        return res
+
+    # --- the sweep -----------------------------------------------------------------
+
+    def naturals_at(self, pos: int, carried: tuple[int, ...]) -> tuple[int, ...]:
+        if pos == 14 and self.carry:
+            return carried
+        return tuple(self._natural_count(s, pos) for s in range(4))
+
+    def solve(
+        self, pos: int, runs: tuple[tuple[Status, ...], ...], jl: int,
+        carried: tuple[int, ...], lf: int,
+    ) -> int:
+        key = (pos, runs, jl, carried, lf)
+        got = self.memo.get(key)
+        if got is not None:
+            return got[0]
+        best = NEG
+        choice = None
+        if pos > self.hi:
+            if all(self._closable(st) for rs in runs for st in rs):
+                if min(lf + jl, self.min_left) >= self.min_left:
+                    if not (self.required_joker and jl >= self.j0):
+                        best = self.left_jokers(jl)
+            self.memo[key] = (best, None)
+            return best
+        n = self.naturals_at(pos, carried)
+        carry_pos = self.carry and pos == 1
+        sets_here = 2 <= pos <= 13 or pos == self.set_pos
+        set_opts = self.set_options(n, jl) if sets_here and any(n) else [((0, 0, 0, 0), 0, ())]
+        rpts = self.run_pts[pos]
+        spts = self.set_pts[pos]
+        req = self.required
+        for used, js, sets in set_opts:
+            jl1 = jl - js
+            base = self.placed(spts * (sum(used) + js))
+            m = [n[s] - used[s] for s in range(4)]
+            opts = [self.suit_options(pos, s, runs[s], m[s], jl1) for s in range(4)]
+            # combine the four suits
+            for o0 in opts[0]:
+                j_a = o0[2]
+                if j_a > jl1:
+                    continue
+                for o1 in opts[1]:
+                    j_b = j_a + o1[2]
+                    if j_b > jl1:
+                        continue
+                    for o2 in opts[2]:
+                        j_c = j_b + o2[2]
+                        if j_c > jl1:
+                            continue
+                        for o3 in opts[3]:
+                            j_d = j_c + o3[2]
+                            if j_d > jl1:
+                                continue
+                            sel = (o0, o1, o2, o3)
+                            if carry_pos:
+                                new_carried = tuple(o[1] for o in sel)
+                                left = 0
+                            else:
+                                new_carried = carried
+                                left = o0[1] + o1[1] + o2[1] + o3[1]
+                                if req is not None and req[1] == (1 if pos == 14 else pos):
+                                    s_req = req[0]
+                                    total = (
+                                        self.counts[s_req][1]
+                                        if pos in (1, 14)
+                                        else self.counts[s_req][pos]
+                                    )
+                                    if sel[s_req][1] >= total:
+                                        continue
+                            placed_runs = sum(m) - sum(o[1] for o in sel) + (j_d - 0)
+                            gain = base + self.placed(rpts * placed_runs)
+                            if not carry_pos:
+                                for s in range(4):
+                                    gain += self.left_nat(pos, sel[s][1])
+                            new_runs = (o0[0], o1[0], o2[0], o3[0])
+                            lf2 = min(lf + left, self.min_left)
+                            sub = self.solve(pos + 1, new_runs, jl1 - j_d, new_carried, lf2)
+                            if sub == NEG:
+                                continue
+                            tot = gain + sub
+                            if tot > best:
+                                best = tot
+                                choice = (sets, js, sel, new_runs, jl1 - j_d, new_carried, lf2)
+        self.memo[key] = (best, choice)
+        return best
+
+    def start(self) -> tuple[int, tuple]:
+        carried = (0, 0, 0, 0)
+        runs: tuple[tuple[Status, ...], ...] = ((), (), (), ())
+        return (self.lo, runs, self.j0, carried, 0)
+
+    def run(self) -> SweepResult | None:
+        st = self.start()
+        best = self.solve(*st)
+        if best == NEG:
+            return None
+        return self._replay(st, best)
+
+    def _replay(self, st: tuple, best: int) -> SweepResult:
+        pos, runs, jl, carried, lf = st
+        # concrete open runs per suit, aligned with the sorted statuses
+        open_runs: list[list[tuple[Status, list[tuple[int, int | None]]]]] = [[], [], [], []]
+        done_runs: list[list[tuple[int, int | None]]] = []
+        done_sets: list[tuple[int, list[int], int]] = []
+        while pos <= self.hi:
+            _score, choice = self.memo[(pos, runs, jl, carried, lf)]
+            sets, _js, sel, new_runs, jl2, carried2, lf2 = choice
+            for suits, j in sets:
+                done_sets.append((pos, list(suits), j))
+            for s in range(4):
+                _nr, _left, _jused, plan = sel[s]
+                acts, a, b = plan
+                cur = open_runs[s]
+                nxt: list[tuple[Status, list[tuple[int, int | None]]]] = []
+                for (status, cells), act in zip(cur, acts, strict=True):
+                    L, k, low, jlow = status
+                    if act == "c":
+                        done_runs.append(cells)
+                        continue
+                    nl = 3 if L >= 2 else L + 1
+                    if act == "n":
+                        nxt.append(((nl, self._k_nat(k), low, jlow), cells + [(pos, s)]))
+                    else:
+                        nxt.append(((nl, self._k_jok(k), low, jlow), cells + [(pos, None)]))
+                for _ in range(a):
+                    nxt.append(((1, self._k_nat(0) if self.not_more else 1, pos == 1, False),
+                                [(pos, s)]))
+                for _ in range(b):
+                    nxt.append(((1, -1 if self.not_more else 0, pos == 1, self.monotone),
+                                [(pos, None)]))
+                nxt.sort(key=lambda t: t[0])
+                assert tuple(t[0] for t in nxt) == sel[s][0]
+                open_runs[s] = nxt
+            pos, runs, jl, carried, lf = pos + 1, new_runs, jl2, carried2, lf2
+        for s in range(4):
+            for _status, cells in open_runs[s]:
+                done_runs.append(cells)
+        return SweepResult(best, done_runs, done_sets)
 def _joker_ok(variant: Variant, n_nat: int, n_jok: int) -> bool:
     if n_nat == 0:
         return False
@@ -99,74 +472,117 @@ def _shapes_from(variant: Variant, counts: Sequence[int], jokers: int, fi: int) 
     return out
 
 
-Score = tuple[int, int]
 
 
-class _Search:
-    def __init__(
-        self,
-        variant: Variant,
-        objective: str,
-        required: Face | None,
-        required_count: int,
-    ) -> None:
-        self.v = variant
-        self.objective = objective
-        self.required = FACE_INDEX[required] if required else None
-        self.required_count = required_count
-        self.solve = lru_cache(maxsize=None)(self._solve)
+# --- public API ----------------------------------------------------------------------
 
-    def leftover_score(self, fi: int | None) -> Score:
-        """Score of leaving one card over (``fi`` None = a joker)."""
-        if self.objective == "points":
-            return (0, -1)
-        if fi is None:
-            return (-self.v.hand_joker_points, 0)
-        r = FACES[fi][0]
-        pts = self.v.hand_ace_points if r == 1 else min(r, 10)
-        return (-pts, 0)
 
-    def meld_score(self, shape: Shape) -> Score:
-        kind, _faces, ranks = shape
-        pts = sum(rank_points(self.v, r, kind == "set") for r in ranks)
-        return (pts, 0) if self.objective == "points" else (0, pts)
+def _count_cards(cards: Iterable[Card]) -> tuple[list[list[int]], int]:
+    counts = [[0] * 14 for _ in range(4)]
+    jokers = 0
+    for c in cards:
+        if c.is_joker:
+            jokers += 1
+        else:
+            counts[SUITS.index(c.suit)][c.rank] += 1  # type: ignore[arg-type]
+    return counts, jokers
 
-    def _solve(
-        self, counts: tuple[int, ...], jokers: int
-    ) -> tuple[Score, tuple[Shape, ...]] | None:
-        fi = next((i for i, c in enumerate(counts) if c), None)
-        if fi is None:
-            s = self.leftover_score(None)
-            return ((s[0] * jokers, s[1] * jokers), ())
-        best: tuple[Score, tuple[Shape, ...]] | None = None
-        lst = list(counts)
-        pending_required = fi == self.required and counts[fi] == self.required_count
-        if not pending_required:
-            lst[fi] -= 1
-            sub = self.solve(tuple(lst), jokers)
-            lst[fi] += 1
-            if sub is not None:
-                ls = self.leftover_score(fi)
-                best = ((sub[0][0] + ls[0], sub[0][1] + ls[1]), sub[1])
-        for shape in _shapes_from(self.v, counts, jokers, fi):
-            _kind, faces, _ranks = shape
-            n_jok = 0
-            for f in faces:
-                if f is None:
-                    n_jok += 1
-                else:
-                    lst[FACE_INDEX[f]] -= 1
-            sub = self.solve(tuple(lst), jokers - n_jok)
-            for f in faces:
-                if f is not None:
-                    lst[FACE_INDEX[f]] += 1
-            if sub is None:
-                continue
-            ms = self.meld_score(shape)
-            cand = ((sub[0][0] + ms[0], sub[0][1] + ms[1]), (shape,) + sub[1])
-            if best is None or cand[0] > best[0]:
-                best = cand
-        return best
+
+def _materialise(
+    variant: Variant, cards: Sequence[Card], res: SweepResult, required: Card | None
+) -> Partition:
+    pool: dict[tuple[int, str | None], list[Card]] = {}
+    for c in cards:
+        pool.setdefault(c.face, []).append(c)
+    if required is not None and required in cards:
+        lst = pool[required.face]
+        lst.remove(required)
+        lst.insert(0, required)
+
+    def take(face: tuple[int, str | None]) -> Card:
+        return pool[face].pop(0)
+
+    melds: list[Meld] = []
+    for pos, suits, j in res.sets:
+        rank = 1 if pos in (1, 14) else pos
+        chosen = [take((rank, SUITS[s])) for s in suits] + [take((0, None)) for _ in range(j)]
+        melds.append(build_set(variant, chosen))
+    for cells in res.runs:
+        chosen = []
+        for pos, s in sorted(cells, key=lambda t: t[0]):
+            if s is None:
+                chosen.append(take((0, None)))
+            else:
+                chosen.append(take((1 if pos in (1, 14) else pos, SUITS[s])))
+        melds.append(build_run(variant, chosen))
+    leftover = [c for lst in pool.values() for c in lst]
+    leftover.sort(key=Card.sort_key)
+    melds.sort(key=lambda m: (m.kind != "set", m.suits[0] or "", m.lo))
+    return Partition(
+        [list(m.cards) for m in melds],
+        sum(m.points(variant) for m in melds),
+        leftover,
+        tuple(melds),
+    )
+
+
+def _search(
+    variant: Variant,
+    cards: Sequence[Card],
+    objective: str = "points",
+    required: Card | None = None,
+    min_leftover: int = 0,
+) -> Partition | None:
+    counts, jokers = _count_cards(cards)
+    req: tuple[int, int] | None = None
+    if required is not None and not required.is_joker:
+        req = (SUITS.index(required.suit), required.rank)  # type: ignore[arg-type]
+    sweep = Sweep(
+        variant,
+        counts,
+        jokers,
+        objective,
+        required=req,
+        required_joker=required is not None and required.is_joker,
+        min_leftover=min_leftover,
+    )
+    res = sweep.run()
+    if res is None:
+        return None
+    return _materialise(variant, cards, res, required)
+
+
+def best_partition(variant: str | Variant, cards: Sequence[Card]) -> Partition:
+    """The partition into valid melds with maximum total meld points.
+
+    Ties are broken by fewer leftover cards. Exact (see the module docstring).
+    """
+    v = get_variant(variant)
+    res = _search(v, list(cards), "points")
+    assert res is not None
+    return res
+
+
+def min_hand_partition(variant: str | Variant, cards: Sequence[Card]) -> Partition:
+    """The partition that leaves the fewest hand (penalty) points, then most meld points."""
+    v = get_variant(variant)
+    res = _search(v, list(cards), "hand")
+    assert res is not None
+    return res
+
+
+def best_partition_with(
+    variant: str | Variant, cards: Sequence[Card], required: Card, min_leftover: int = 0
+) -> Partition | None:
+    """Best partition in which ``required`` is melded, leaving ``min_leftover`` cards.
+
+    None when no partition melds ``required`` with at least that many cards left over.
+    """
+    v = get_variant(variant)
+    cards = list(cards)
+    if required not in cards:
+        return None
+    return _search(v, cards, "points", required, min_leftover)
 
 
 def _counts(cards: Iterable[Card]) -> tuple[list[int], int]:
@@ -178,129 +594,6 @@ def _counts(cards: Iterable[Card]) -> tuple[list[int], int]:
         else:
             counts[FACE_INDEX[(c.rank, c.suit)]] += 1  # type: ignore[index]
     return counts, jokers
-
-
-def _materialise(
-    variant: Variant, cards: Sequence[Card], shapes: Sequence[Shape], owner: int = -1
-) -> Partition:
-    pool: dict[Face | None, list[Card]] = {}
-    for c in cards:
-        pool.setdefault(None if c.is_joker else (c.rank, c.suit), []).append(c)  # type: ignore[arg-type]
-    melds: list[Meld] = []
-    for kind, faces, _ranks in shapes:
-        chosen = [pool[f].pop(0) for f in faces]
-        melds.append(
-            build_set(variant, chosen, owner)
-            if kind == "set"
-            else build_run(variant, chosen, owner)
-        )
-    leftover = [c for lst in pool.values() for c in lst]
-    leftover.sort(key=Card.sort_key)
-    return Partition(
-        [list(m.cards) for m in melds],
-        sum(m.points(variant) for m in melds),
-        leftover,
-        tuple(melds),
-    )
-
-
-def _run_search(
-    variant: Variant,
-    cards: Sequence[Card],
-    objective: str,
-    required: Card | None = None,
-) -> Partition | None:
-    counts, jokers = _counts(cards)
-    req_face: Face | None = None
-    req_count = 0
-    if required is not None and not required.is_joker:
-        req_face = (required.rank, required.suit)  # type: ignore[assignment]
-        req_count = counts[FACE_INDEX[req_face]]
-    search = _Search(variant, objective, req_face, req_count)
-    res = search.solve(tuple(counts), jokers)
-    if res is None:
-        return None
-    part = _materialise(variant, cards, res[1])
-    if required is not None and required.is_joker:
-        if not any(c.is_joker for m in part.melds for c in m):
-            return None
-    return _swap_in(part, required)
-
-
-def _swap_in(part: Partition, required: Card | None) -> Partition:
-    """Make sure the required physical card (not just its face) is the melded copy."""
-    if required is None or any(required in m for m in part.melds):
-        return part
-    for m in part.melds:
-        for i, c in enumerate(m):
-            if c.face == required.face:
-                m[i] = required
-                left = [x if x != required else c for x in part.leftover]
-                metas = tuple(
-                    Meld(
-                        o.kind,
-                        tuple(m) if list(o.cards) == [*m[:i], c, *m[i + 1 :]] else o.cards,
-                        o.ranks,
-                        o.suits,
-                        o.owner,
-                    )
-                    for o in part.meld_objects
-                )
-                return Partition(part.melds, part.points, left, metas)
-    return part
-
-
-def best_partition(variant: str | Variant, cards: Sequence[Card]) -> Partition:
-    """The partition into valid melds with maximum total meld points.
-
-    Ties are broken by fewer leftover cards. Exact (see the module docstring).
-    """
-    v = get_variant(variant)
-    res = _run_search(v, list(cards), "points")
-    assert res is not None
-    return res
-
-
-def min_hand_partition(variant: str | Variant, cards: Sequence[Card]) -> Partition:
-    """The partition that leaves the fewest hand (penalty) points, then most meld points."""
-    v = get_variant(variant)
-    res = _run_search(v, list(cards), "hand")
-    assert res is not None
-    return res
-
-
-def best_partition_with(
-    variant: str | Variant, cards: Sequence[Card], required: Card, min_leftover: int = 0
-) -> Partition | None:
-    """Best partition in which ``required`` is melded, leaving ``min_leftover`` cards.
-
-    None when no partition melds ``required`` (with that many cards left over).
-    """
-    v = get_variant(variant)
-    cards = list(cards)
-    best = _run_search(v, cards, "points", required)
-    if best is None or len(best.leftover) >= min_leftover:
-        return best
-    if min_leftover > 1:
-        raise ValueError("min_leftover above 1 is not supported")
-    # Force one card out: try each distinct face (and a joker) other than the required card.
-    result: Partition | None = None
-    tried: set[tuple[int, str | None]] = set()
-    for c in cards:
-        if c == required or c.face in tried:
-            continue
-        tried.add(c.face)
-        rest = [x for x in cards if x != c]
-        p = _run_search(v, rest, "points", required)
-        if p is None:
-            continue
-        cand = Partition(p.melds, p.points, p.leftover + [c], p.meld_objects)
-        if result is None or (cand.points, -len(cand.leftover)) > (
-            result.points,
-            -len(result.leftover),
-        ):
-            result = cand
-    return result
 
 
 def enumerate_melds(variant: str | Variant, cards: Sequence[Card]) -> list[Meld]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 import reprlib
 import struct
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar, Final, Literal, NamedTuple, TypeVar
 
@@ -44,6 +44,8 @@ __all__ = [
     "MAX_FRAME",
     "MAX_ITEMS",
     "MAX_SEATS",
+    "MAX_UINT",
+    "NEXT_ROUND_CHOICES",
     "PROTOCOL_VERSION",
     "REFUSED_CODES",
     "ROUND_TAG_LEN",
@@ -421,7 +423,7 @@ class Message:
         return wire
 
     @classmethod
-    def from_wire(cls, wire: Mapping[str, Any]) -> Message:
+    def from_wire(cls, wire: dict[str, Any]) -> Message:
         """Build a message from its decoded map, validating every field strictly.
 
         Called on :class:`Message` itself, dispatches on ``"k"``; called on a subclass,
@@ -806,7 +808,7 @@ class Session:
         """
         cls = type(message)
         if KINDS.get(getattr(cls, "KIND", "")) is not cls:
-            raise LocalProtocolError(f"not a protocol message: {message!r}")
+            raise LocalProtocolError(f"not a protocol message: {_show(message)}")
         kind = cls.KIND
         if self._local_closed:
             raise LocalProtocolError(f"cannot send {kind!r}: this side is closed")

@@ -1,0 +1,43 @@
+"""The interactive program: the lobby (``rami-lan`` with no command) and the table app.
+
+`run(args)` opens the lobby; `run_table_app(session, settings)` shows one table and
+returns when the player leaves it (used by ``rami-lan solo``).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rami_lan.cli.settings import Settings, load_settings
+from rami_lan.i18n import set_language
+from rami_lan.net.table_session import TableSession
+
+
+def apply_settings_language(args: argparse.Namespace, settings: Settings) -> None:
+    """``--lang`` wins; otherwise the saved language; otherwise the locale (main.py)."""
+    if getattr(args, "lang", None):
+        return
+    if settings.lang:
+        set_language(settings.lang)
+
+
+def run_table_app(session: TableSession, settings: Settings) -> int:
+    from rami_lan.cli.ui.shell import Shell
+    from rami_lan.cli.ui.table_screen import TableScreen
+
+    shell = Shell()
+    screen = TableScreen(session, four_colour=settings.four_colour, on_leave=shell.exit)
+    shell.show(screen)
+    return int(shell.app.run() or 0)
+
+
+def run(args: argparse.Namespace) -> int:
+    from rami_lan.cli.ui.lobby import Lobby
+    from rami_lan.cli.ui.shell import Shell
+
+    settings = load_settings()
+    apply_settings_language(args, settings)
+    shell = Shell()
+    lobby = Lobby(shell, settings)
+    shell.show(lobby)
+    return int(shell.app.run() or 0)

@@ -1,0 +1,125 @@
+"""``rami-lan host``: open a table on the LAN and host it.
+
+Every table setting is an option. Without ``--headless`` the host also plays: after
+the table starts, a client connects to it on 127.0.0.1 (the same code path as any
+other player) and the game is played in this terminal. With ``--headless`` the host
+has no seat; it prints the table's progress and exits when the match is over.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import sys
+from typing import Any
+
+from rami_lan.i18n import _, language
+
+VARIANTS = ("rami", "classique", "multi", "500", "40")
+LEVELS = ("debutant", "moyen", "expert")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--name", default=None, help=_("table name (default: NICK's table)"))
+    parser.add_argument("--variant", choices=VARIANTS, default="rami", help=_("rules variant"))
+    parser.add_argument("--seats", type=int, choices=(2, 3, 4), default=4,
+                        help=_("number of seats (2-4)"))
+    parser.add_argument("--bot", action="append", default=[], metavar="SEAT=LEVEL",
+                        help=_("a bot on seat SEAT (1-based) of LEVEL debutant|moyen|expert "
+                               "(repeatable)"))
+    parser.add_argument("--limit", type=int, default=None,
+                        help=_("point limit / target (default: the variant's)"))
+    parser.add_argument("--quick", action="store_true", help=_("quick match (500: 3 rounds)"))
+    parser.add_argument("--knock", action="store_true", help=_("allow knocking (frapper)"))
+    parser.add_argument("--timer", type=int, default=0,
+                        help=_("seconds per move, 0 = no timer"))
+    parser.add_argument("--code", default=None, help=_("join code the players must give"))
+    parser.add_argument("--no-advertise", action="store_true",
+                        help=_("do not advertise the table with mDNS"))
+    parser.add_argument("--interface", action="append", metavar="IP",
+                        help=_("listen and advertise on this local address only "
+                               "(repeatable; default all)"))
+    parser.add_argument("--port", type=int, default=0, help=_("TCP port (default: any free)"))
+    parser.add_argument("--nick", default=None, help=_("your nickname"))
+    parser.add_argument("--record-dir", default=None,
+                        help=_("write the match record (for rami-lan verify) in this folder"))
+    parser.add_argument("--headless", action="store_true",
+                        help=_("host without playing (no seat for the host)"))
+    parser.add_argument("--start-after", type=float, default=None, metavar="S",
+                        help=_("start after S seconds even if seats are empty (bots fill them)"))
+
+
+def parse_bots(specs: list[str], seats: int) -> dict[int, str]:
+    bots: dict[int, str] = {}
+    for spec in specs:
+        seat_text, sep, level = spec.partition("=")
+        if not sep or not seat_text.isdigit() or level not in LEVELS:
+            raise ValueError(spec)
+        seat = int(seat_text) - 1
+        if not 0 <= seat < seats:
+            raise ValueError(spec)
+        bots[seat] = level
+    return bots
+
+
+def run(args: argparse.Namespace) -> int:
+    from rami_lan.net.host import TableConfig
+
+    nick = (args.nick or getpass.getuser() or "host")[:24].strip() or "host"
+    try:
+        bots = parse_bots(args.bot, args.seats)
+        config = TableConfig(
+            name=args.name or _("{nick}'s table").format(nick=nick)[:64],
+            variant=args.variant, seats=args.seats, bots=bots, limit=args.limit,
+            quick=args.quick, knock=args.knock, timer=args.timer, join_code=args.code,
+            advertise=not args.no_advertise, interfaces=args.interface or "all",
+            port=args.port, host_nickname=nick, record_dir=args.record_dir,
+            headless=args.headless,
+        )
+    except ValueError as exc:
+        print(_("Invalid table settings: {err}").format(err=exc), file=sys.stderr)
+        return 2
+    try:
+        return asyncio.run(_main(config, args.start_after))
+    except OSError as exc:
+        print(_("Could not open the table: {err}").format(err=exc), file=sys.stderr)
+        return 1
+
+
+async def _main(config: Any, start_after: float | None) -> int:
+    from rami_lan.net.host import TableHost
+
+    host = TableHost(config)
+    port = await host.start()
+    print(_("Table {name!r} open on port {port} ({variant}, {seats} seats).").format(
+        name=config.name, port=port, variant=config.variant, seats=config.seats), flush=True)
+    starter = None
+    if start_after is not None:
+        async def later() -> None:
+            await asyncio.sleep(start_after)
+            await host.start_match()
+        starter = asyncio.create_task(later())
+    try:
+        if config.headless:
+            await host.finished.wait()
+            if host.record_path is not None:
+                print(_("Match record: {path}").format(path=host.record_path))
+            m = host.match
+            if m.winner is not None:
+                print(_("Winner: seat {seat}").format(seat=m.winner + 1))
+            return 0
+        from rami_lan.cli.cmd_join import play_in_terminal
+        from rami_lan.net.client import open_session
+
+        local = "127.0.0.1" if config.interfaces == "all" else config.interfaces[0]
+        session = await open_session(local, port, nickname=config.host_nickname,
+                                     lang=language(), token=host.owner_token)
+        try:
+            return await play_in_terminal(session)
+        finally:
+            await session.close()
+    finally:
+        if starter is not None:
+            starter.cancel()
+        await host.stop()

@@ -1,0 +1,272 @@
+"""``rami-lan join TABLE|HOST:PORT``: take a seat at a table on the LAN.
+
+``TABLE`` is a table name (or the start of its id) found by mDNS; ``HOST:PORT`` skips
+discovery. With ``--bot LEVEL`` a bot plays the seat headless until the match ends and
+a summary is printed. Otherwise the table is played in the terminal: the full screen
+of ``rami_lan.cli.app`` when it is installed, else a minimal line-based client
+(`play_in_terminal`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from rami_lan.i18n import _, language
+
+LEVELS = ("debutant", "moyen", "expert")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("table", help=_("table name (or id) on the LAN, or HOST:PORT"))
+    parser.add_argument("--bot", choices=LEVELS, help=_("let a bot of this level play the seat"))
+    parser.add_argument("--code", help=_("the table's join code"))
+    parser.add_argument("--nick", default=None, help=_("your nickname"))
+    parser.add_argument("--timeout", type=float, default=3.0,
+                        help=_("seconds to look for the table on the LAN (default 3)"))
+    parser.add_argument("--interface", action="append", metavar="IP",
+                        help=_("only browse on this local address (repeatable; default all)"))
+
+
+def _split_address(text: str) -> tuple[str, int] | None:
+    host, sep, port = text.rpartition(":")
+    if sep and host and port.isdigit():
+        return host.strip("[]"), int(port)
+    return None
+
+
+async def resolve_table(text: str, timeout: float, interfaces: Any) -> tuple[str, int]:
+    """``HOST:PORT`` as is, or find a table by name / id with mDNS."""
+    addr = _split_address(text)
+    if addr is not None:
+        return addr
+    from rami_lan.net.discovery import find_tables
+
+    tables = await find_tables(max(0.1, timeout), interfaces)
+    want = text.casefold()
+    for t in tables:
+        if (t.name.casefold() == want or t.table_id.startswith(want)
+                or t.service_name.casefold().startswith(want)):
+            if not t.addresses or t.port is None:
+                continue
+            return t.addresses[0], t.port
+    raise LookupError(text)
+
+
+def run(args: argparse.Namespace) -> int:
+    import getpass
+
+    nick = (args.nick or getpass.getuser() or "player")[:24].strip() or "player"
+    if args.bot and not args.nick:
+        nick = f"bot-{args.bot}"
+    try:
+        return asyncio.run(_main(args, nick))
+    except LookupError:
+        print(_("No table named {name!r} on the network.").format(name=args.table),
+              file=sys.stderr)
+        return 1
+
+
+async def _main(args: argparse.Namespace, nick: str) -> int:
+    from rami_lan.net.client import JoinRefused, open_session
+
+    host, port = await resolve_table(args.table, args.timeout, args.interface or "all")
+    try:
+        session = await open_session(host, port, nickname=nick, lang=language(),
+                                     code=args.code, bot=bool(args.bot))
+    except JoinRefused as exc:
+        print(_("The table refused us: {why}").format(why=exc.message), file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(_("Could not connect to {host}:{port}: {err}").format(
+            host=host, port=port, err=exc), file=sys.stderr)
+        return 1
+    try:
+        if args.bot:
+            return await run_bot(session, args.bot)
+        return await play_in_terminal(session)
+    finally:
+        await session.close()
+
+
+async def run_bot(session: Any, level: str) -> int:
+    """Let a bot play ``session`` until the match ends; print a summary."""
+    from rami_lan.net.bot_client import BotClient
+
+    print(_("Seated at seat {seat}; a {level} bot plays.").format(seat=session.seat + 1,
+                                                                  level=level))
+    summary = await BotClient(session, level=level).run()
+    print(_("Rounds played: {n}").format(n=summary.rounds))
+    if summary.totals:
+        totals = ", ".join(f"{s + 1}: {t}" for s, t in sorted(summary.totals.items()))
+        print(_("Totals: {totals}").format(totals=totals))
+    if summary.winner is not None:
+        print(_("Winner: seat {seat}").format(seat=summary.winner + 1))
+    bad = [d for ok, d in summary.fairness if not ok]
+    if bad:
+        print(_("Fairness check FAILED:"))
+        for d in bad:
+            print(d)
+        return 3
+    print(_("Fairness checks passed: {n}").format(n=len(summary.fairness)))
+    return 0 if summary.finished else 1
+
+
+# ---------------------------------------------------------------------- terminal play
+
+HELP = ("""commands: d = draw from the stock, p [N] = take the discard (N deep),
+x CARD = discard, l CARDS [/ CARDS ...] = lay down melds, o CARD MELD# [low|high] = lay off,
+j MELD# CARDS = take a joker back, k = knock (frapper), c = continue, q = leave, ? = help""")
+
+
+def _show(view: Any, names: dict[int, str]) -> str:
+    hand = " ".join(str(c) for c in view.hand)
+    lines = [_("Round {r}, turn {t}: {who} to play ({phase})").format(
+        r=view.round_no, t=view.turn_no,
+        who=names.get(view.turn, str(view.turn)) if view.turn is not None else "-",
+        phase=view.phase)]
+    for i, m in enumerate(view.melds):
+        lines.append(f"  #{i}: " + " ".join(str(c) for c in m.cards))
+    top = " ".join(str(c) for c in view.discard) or "-"
+    lines.append(_("discard: {top}   stock: {n}").format(top=top, n=view.stock_size))
+    lines.append(_("your hand: {hand}").format(hand=hand))
+    return "\n".join(lines)
+
+
+def parse_command(line: str, seat: int) -> Any:
+    """Turn a typed command into a core action, a between-rounds choice, or None."""
+    from rami_lan.core import actions as A
+    from rami_lan.core.cards import parse_cards
+
+    parts = line.split()
+    if not parts:
+        return None
+    cmd, rest = parts[0].lower(), parts[1:]
+    if cmd == "d":
+        return A.DrawStock(seat)
+    if cmd == "p":
+        return A.DrawDiscard(seat, int(rest[0]) if rest else 1)
+    if cmd == "k":
+        return A.Knock(seat)
+    if cmd == "x" and len(rest) == 1:
+        return A.Discard(seat, parse_cards(rest[0])[0])
+    if cmd == "l" and rest:
+        groups = " ".join(rest).split("/")
+        return A.LayDown(seat, tuple(A.MeldSpec(tuple(parse_cards(g))) for g in groups))
+    if cmd == "o" and len(rest) >= 2:
+        end = rest[2] if len(rest) > 2 and rest[2] in ("low", "high") else None
+        return A.LayOff(seat, parse_cards(rest[0])[0], int(rest[1]), end)  # type: ignore[arg-type]
+    if cmd == "j" and len(rest) >= 2:
+        return A.RecoverJoker(seat, int(rest[0]), tuple(parse_cards(" ".join(rest[1:]))))
+    if cmd in ("c", "q"):
+        return "continue" if cmd == "c" else "leave"
+    raise ValueError(cmd)
+
+
+def _with_copies(action: Any, hand: tuple[Any, ...]) -> Any:
+    """Typed cards have copy 0; pick the physical cards of the same face in the hand."""
+    from dataclasses import replace
+
+    from rami_lan.core import actions as A
+
+    pool = list(hand)
+
+    def pick(card: Any) -> Any:
+        for c in pool:
+            if c.face == card.face:
+                pool.remove(c)
+                return c
+        return card
+
+    if isinstance(action, A.Discard | A.LayOff):
+        return replace(action, card=pick(action.card))
+    if isinstance(action, A.LayDown):
+        return replace(action, melds=tuple(
+            A.MeldSpec(tuple(pick(c) for c in m.cards), m.kind) for m in action.melds))
+    if isinstance(action, A.RecoverJoker):
+        return replace(action, cards=tuple(pick(c) for c in action.cards))
+    return action
+
+
+async def play_in_terminal(session: Any) -> int:
+    """Play a `TableSession` with the full-screen UI if available, else line by line."""
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        try:
+            from rami_lan.cli.settings import load_settings
+            from rami_lan.cli.ui.shell import Shell
+            from rami_lan.cli.ui.table_screen import TableScreen
+        except ImportError:
+            pass
+        else:
+            # rami_lan.cli.app.run_table_app does this with a blocking app.run(); the
+            # session's network tasks live on this loop, so run the same screen here.
+            settings = load_settings()
+            shell = Shell()
+            screen = TableScreen(session, four_colour=settings.four_colour, on_leave=shell.exit)
+            shell.show(screen)
+            return int(await shell.app.run_async() or 0)
+    return await _line_client(session)
+
+
+async def _line_client(session: Any) -> int:
+    loop = asyncio.get_running_loop()
+    names: dict[int, str] = {}
+    view = None
+    print(_("Seated at seat {seat}. Type ? for help.").format(seat=session.seat + 1))
+
+    async def reader() -> None:
+        while True:
+            line = await loop.run_in_executor(None, sys.stdin.readline)
+            if not line:
+                await session.close()
+                return
+            if line.strip() == "?":
+                print(_(HELP))
+                continue
+            try:
+                cmd = parse_command(line, session.seat)
+            except (ValueError, IndexError, TypeError):
+                print(_("Unknown command. Type ? for help."))
+                continue
+            if cmd in ("continue", "leave"):
+                await session.next_round(cmd)
+            elif cmd is not None:
+                await session.act(_with_copies(cmd, view.hand if view else ()))
+
+    task = asyncio.create_task(reader())
+    try:
+        async for up in session.updates():
+            names.update(up.nicknames)
+            for ev in up.events:
+                print("  " + type(ev).__name__ + ": " + _short(ev))
+            if up.error:
+                print(_("Refused: {why}").format(why=up.error))
+            if up.notice:
+                print(up.notice)
+            if up.fairness is not None:
+                print(up.fairness[1])
+            if up.view is not None:
+                view = up.view
+                print(_show(view, names))
+                if view.match_over:
+                    print(_("The match is over."))
+                    break
+                if view.phase == "between":
+                    print(_("Round over: c = continue, q = leave."))
+    finally:
+        task.cancel()
+    return 0
+
+
+def _short(ev: Any) -> str:
+    from dataclasses import fields
+
+    parts = []
+    for f in fields(ev):
+        value = getattr(ev, f.name)
+        if isinstance(value, tuple):
+            value = " ".join(str(x) for x in value)
+        parts.append(f"{f.name}={value}")
+    return ", ".join(parts)[:200]

@@ -1,0 +1,86 @@
+"""``rami-lan solo``: play at once against bots, on a table held in this process."""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+
+from rami_lan.cli.local_session import BOT_LEVELS, LocalTableSession
+from rami_lan.cli.settings import default_nickname
+from rami_lan.core.match import MatchOptions
+from rami_lan.core.variants import VARIANTS, get_variant
+from rami_lan.i18n import _
+
+DEFAULT_THINK = 0.5
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--variant", choices=tuple(VARIANTS), default="rami",
+                        help=_("the variant (default: rami)"))
+    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
+                        help=_("players at the table, you included (default: 2)"))
+    parser.add_argument("--level", choices=BOT_LEVELS, default="moyen",
+                        help=_("the bots' level (default: moyen)"))
+    parser.add_argument("--seed", default=None, help=_("deal seed, to replay the same cards"))
+    parser.add_argument("--limit", type=int, default=None,
+                        help=_("point limit or target (default: the variant's)"))
+    parser.add_argument("--frapper", action="store_true", help=_("enable frapper (knock)"))
+    parser.add_argument("--timer", type=int, default=0, choices=(0, 15, 30, 60),
+                        help=_("seconds per move, 0 = off"))
+    parser.add_argument("--think", type=float, default=DEFAULT_THINK,
+                        help=_("seconds a bot waits before playing"))
+
+
+def make_solo_session(
+    variant: str = "rami",
+    players: int = 2,
+    level: str = "moyen",
+    seed: str | int | None = None,
+    *,
+    limit: int | None = None,
+    knock: bool = False,
+    timer: int = 0,
+    think: float = DEFAULT_THINK,
+    nickname: str = "",
+    bots: dict[int, str] | None = None,
+) -> LocalTableSession:
+    """A local table: you at seat 0, bots everywhere else."""
+    v = get_variant(variant)
+    levels = bots if bots is not None else {s: level for s in range(1, players)}
+    names = {0: nickname or default_nickname()}
+    names.update({s: f"Bot {s}" for s in levels})
+    return LocalTableSession(
+        v.id,
+        players,
+        0,
+        levels,
+        MatchOptions(limit=limit, knock=knock and v.knock_supported),
+        seed if seed is not None else secrets.token_hex(8),
+        think,
+        timer=timer,
+        nicknames=names,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from rami_lan.cli.app import apply_settings_language, run_table_app
+    from rami_lan.cli.settings import load_settings
+
+    settings = load_settings()
+    apply_settings_language(args, settings)
+    try:
+        session = make_solo_session(
+            args.variant,
+            args.players,
+            args.level,
+            args.seed,
+            limit=args.limit,
+            knock=args.frapper,
+            timer=args.timer,
+            think=args.think,
+            nickname=settings.nickname,
+        )
+    except ValueError as e:
+        print(_("Can not open this table: {err}").format(err=e))
+        return 2
+    return run_table_app(session, settings)

@@ -1,0 +1,88 @@
+"""Events as one line of text for the log ("what just happened"), in the UI language."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rami_lan.cli.ui.cards import cards_plain, face_text
+from rami_lan.core import events as E
+from rami_lan.i18n import _
+
+Names = Callable[[int], str]
+
+
+def reason_text(reason: str) -> str:
+    return {
+        "out": _("a player went out"),
+        "stock": _("the stock is empty"),
+        "blocked": _("nobody can draw any more"),
+        "cap": _("the round reached its move limit"),
+    }.get(reason, reason)
+
+
+def describe(ev: E.Event, me: int, name: Names) -> str | None:
+    """One log line for ``ev`` as seen by seat ``me``; None for events not worth a line."""
+    mine = getattr(ev, "seat", None) == me
+    who = name(getattr(ev, "seat", -1)) if hasattr(ev, "seat") else ""
+    if isinstance(ev, E.RoundStarted):
+        return _("Round {n}: {dealer} deals, {first} plays first.").format(
+            n=ev.round_no, dealer=name(ev.dealer), first=name(ev.first_player)
+        )
+    if isinstance(ev, E.StockDrawn):
+        if ev.reason != "draw":
+            return None
+        if mine and ev.card is not None:
+            return _("You draw {card}.").format(card=face_text(ev.card))
+        return _("{who} draws from the stock.").format(who=who)
+    if isinstance(ev, E.DiscardTaken):
+        if mine:
+            return _("You take {cards} from the discard pile.").format(cards=cards_plain(ev.cards))
+        return _("{who} takes {cards} from the discard pile.").format(
+            who=who, cards=cards_plain(ev.cards)
+        )
+    if isinstance(ev, E.Melded):
+        melds = "  ".join(cards_plain(m.cards) for m in ev.melds)
+        if mine:
+            text = _("You lay {melds}.").format(melds=melds)
+        else:
+            text = _("{who} lays {melds}.").format(who=who, melds=melds)
+        return text + (" " + _("(opened)") if ev.opened else "")
+    if isinstance(ev, E.LaidOff):
+        if mine:
+            return _("You add {card} to meld {n}.").format(card=face_text(ev.card), n=ev.target + 1)
+        return _("{who} adds {card} to meld {n}.").format(
+            who=who, card=face_text(ev.card), n=ev.target + 1
+        )
+    if isinstance(ev, E.JokerRecovered):
+        return _("{who} takes the joker back from meld {n} with {cards}.").format(
+            who=who, n=ev.target + 1, cards=cards_plain(ev.cards)
+        )
+    if isinstance(ev, E.Discarded):
+        if mine:
+            return _("You discard {card}.").format(card=face_text(ev.card))
+        return _("{who} discards {card}.").format(who=who, card=face_text(ev.card))
+    if isinstance(ev, E.Knocked):
+        return _("{who} knocks and takes {card} plus two cards!").format(
+            who=who, card=face_text(ev.card)
+        )
+    if isinstance(ev, E.StockRefilled):
+        return _("The stock is rebuilt from the discard pile.")
+    if isinstance(ev, E.TimedOut):
+        if ev.away:
+            return _("{who} ran out of time again and is marked away.").format(who=who)
+        return _("{who} ran out of time: the table played for them.").format(who=who)
+    if isinstance(ev, E.TurnStarted):
+        return _("Your turn!") if mine else None
+    if isinstance(ev, E.RoundEnded):
+        if ev.winner is None:
+            return _("Round over: {reason}.").format(reason=reason_text(ev.reason))
+        if ev.rami_sec:
+            return _("{who} goes out in one go: rami!").format(who=name(ev.winner))
+        return _("{who} goes out!").format(who=name(ev.winner))
+    if isinstance(ev, E.PlayersEliminated):
+        return _("Eliminated: {names}.").format(names=", ".join(name(s) for s in ev.seats))
+    if isinstance(ev, E.MatchEnded):
+        if ev.winner is None:
+            return _("The match is over.")
+        return _("{who} wins the match!").format(who=name(ev.winner))
+    return None

@@ -1,0 +1,74 @@
+"""The help overlay's text: the keys, and the rules of the variant being played."""
+
+from __future__ import annotations
+
+from rami_lan.core.variants import get_variant
+from rami_lan.i18n import _
+
+
+def variant_rules(variant: str) -> list[str]:
+    """A short summary of ``variant``'s rules, one line each."""
+    v = get_variant(variant)
+    common = [
+        _("Melds: a set is 3 or 4 cards of one rank in different suits; a run is 3 or more "
+          "cards of one suit in order. K A 2 never counts."),
+        _("A turn: draw (stock or discard), lay melds or add to the table, then discard."),
+    ]
+    per = {
+        "rami": [
+            _("2 decks + 6 jokers, 13 cards each. Open with at least 30 points."),
+            _("After opening: add to any meld, take a joker back with the card it stands for."),
+            _("Never more jokers than natural cards in a meld (A JK JK is refused)."),
+            _("In hand at the end: A 15, joker 30, figures 10. Rami sec doubles the penalties."),
+            _("Over the point limit you are eliminated; the last player left wins."),
+            _("Frapper (if on): after a discard, take it plus two cards and play at once."),
+        ],
+        "classique": [
+            _("2 decks + 6 jokers, 13 cards each. Open with any meld of your own."),
+            _("A joker may not be discarded, except as the last card. A joker taken back "
+              "must be played in the same turn."),
+            _("You go out by discarding your last card. In hand: A 11, joker 30."),
+            _("Rami sec: +25 to every other player. Over the limit: eliminated."),
+        ],
+        "multi": [
+            _("1 deck, no jokers; 10 cards each with 2 players, 7 with 3 or 4."),
+            _("No opening: lay off on any meld at any time. Ace low only."),
+            _("A card taken from the discard pile may not be discarded the same turn."),
+            _("The winner scores the others' hands (rami sec doubles); first to 100 wins."),
+        ],
+        "500": [
+            _("1 deck + 2 jokers, 7 cards each. The whole discard pile is visible."),
+            _("Take any card of the pile with every card above it (+/- picks the depth); "
+              "the deepest card taken must be laid this turn."),
+            _("Every card you lay scores for you; the cards left in hand count against you "
+              "(A 15, joker 15)."),
+            _("First to the target (500) wins."),
+        ],
+        "40": [
+            _("2 decks + 2 jokers, 13 cards each. Open with at least 40 points."),
+            _("Before opening, take the discard only to open with it this turn."),
+            _("Ace high only (Q K A, 11 points). In hand: A 11, joker 15."),
+            _("Sets free their joker only when both missing suits are added."),
+            _("Go out by discarding. Going rami: +25 to every other player."),
+        ],
+    }
+    return [v.name, *per.get(v.id, []), *common]
+
+
+def key_help() -> list[str]:
+    return [
+        _("← → or h l: move in your hand · Space: select · 1-9, 0: jump to a card"),
+        _("Shift+← → or H L: move a card · s / r: sort by suit / by rank"),
+        _("d: draw from the stock · t: take the discard (500: + - choose the depth)"),
+        _("m: lay down the selection (nothing selected: prepare the hinted melds)"),
+        _("g: put the selection aside as one meld, to lay several at once"),
+        _("↑ ↓ or k j: choose a table meld · o: lay off on it · c: take its joker back"),
+        _("x: discard · f: Frapper · Enter: the obvious action · Esc: clear"),
+        _("Mouse: click cards, the stock, the discard, a meld or a button."),
+        _("Underlined cards form melds. (8♣) on the table: a joker standing for 8♣."),
+        _("? or F1: this help · q: leave the table"),
+    ]
+
+
+def help_lines(variant: str) -> list[str]:
+    return [*variant_rules(variant), "", *key_help()]

@@ -1,0 +1,331 @@
+"""The table screen's view-model: plain data built from `SessionUpdate`s.
+
+It holds what the player sees (the seat's view, nicknames, the log, the clock) and
+what is purely local (the order of the hand, the cursor, selected cards, melds being
+prepared, the chosen table meld, the depth in the discard pile). Actions are *built*
+here from that state; whether they are legal is always asked of the core
+(`rami_lan.core.shadow`), never decided here.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from rami_lan.cli.ui.describe import describe
+from rami_lan.core import actions as A
+from rami_lan.core.cards import Card
+from rami_lan.core.shadow import is_legal_for_view, legal_actions_for_view
+from rami_lan.core.solver import best_partition
+from rami_lan.core.views import SeatView
+from rami_lan.i18n import _
+from rami_lan.net.table_session import SessionUpdate
+
+LOG_KEEP = 50
+
+try:  # another module may offer richer hints; the solver is the fallback
+    from rami_lan.core import hints as _hints  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - depends on what is installed
+    _hints = None
+
+
+def hint_groups(variant: str, hand: tuple[Card, ...]) -> list[list[Card]]:
+    """Groups of hand cards that form melds (underlined on screen)."""
+    if _hints is not None:
+        for name in ("meld_hints", "hint_groups", "hints"):
+            fn = getattr(_hints, name, None)
+            if callable(fn):
+                try:
+                    groups = fn(variant, hand)
+                    return [list(getattr(g, "cards", g)) for g in groups]
+                except Exception:  # noqa: BLE001 - fall back to the solver
+                    break
+    return [list(m) for m in best_partition(variant, hand).melds]
+
+
+@dataclass
+class TableModel:
+    seat: int
+    variant: str
+    view: SeatView | None = None
+    nicknames: dict[int, str] = field(default_factory=dict)
+    connection: str = "connecting"
+    deadline: float | None = None
+    log: list[str] = field(default_factory=list)
+    error: str | None = None
+    notice: str | None = None
+    fairness: tuple[bool, str] | None = None
+    order: list[Card] = field(default_factory=list)
+    cursor: int = 0
+    selected: list[Card] = field(default_factory=list)
+    staged: list[list[Card]] = field(default_factory=list)
+    target: int = 0
+    depth: int = 1
+    sort_mode: str | None = None
+    show_help: bool = False
+    updates_seen: int = 0
+    closed: bool = False
+    _hint_key: tuple = ()
+    _hints: list[list[Card]] = field(default_factory=list)
+    _legal_key: tuple = ()
+    _legal: dict[str, bool] = field(default_factory=dict)
+    _any_lay_key: object = None
+    _any_lay: bool = False
+
+    # --- updates from the session -----------------------------------------------------
+
+    def name(self, seat: int) -> str:
+        return self.nicknames.get(seat) or _("Seat {n}").format(n=seat + 1)
+
+    def apply(self, upd: SessionUpdate) -> None:
+        self.updates_seen += 1
+        if upd.nicknames:
+            self.nicknames.update(upd.nicknames)
+        if upd.connection is not None:
+            self.connection = upd.connection
+            if upd.connection == "closed":
+                self.closed = True
+        if upd.notice:
+            self.notice = upd.notice
+            self._log(upd.notice)
+        if upd.fairness is not None:
+            self.fairness = upd.fairness
+        for ev in upd.events:
+            line = describe(ev, self.seat, self.name)
+            if line:
+                self._log(line)
+        if upd.view is not None:
+            self.deadline = upd.deadline
+            old = self.view
+            self.view = upd.view
+            if old is None or old.hand != upd.view.hand:
+                self._sync_hand(upd.view.hand)
+            if old is None or old.turn_no != upd.view.turn_no or old.round_no != upd.view.round_no:
+                self.depth = 1
+            if self.target >= len(upd.view.melds):
+                self.target = max(0, len(upd.view.melds) - 1)
+        if upd.error:
+            self.error = upd.error
+        elif upd.events:
+            self.error = None
+
+    def _log(self, line: str) -> None:
+        self.log.append(line)
+        del self.log[:-LOG_KEEP]
+
+    def _sync_hand(self, hand: tuple[Card, ...]) -> None:
+        left = list(hand)
+        kept = []
+        for c in self.order:
+            if c in left:
+                left.remove(c)
+                kept.append(c)
+        self.order = kept + left
+        if self.sort_mode:
+            self.sort(self.sort_mode)
+        held = set(self.order)
+        self.selected = [c for c in self.selected if c in held]
+        self.staged = [g for g in self.staged if all(c in held for c in g)]
+        self.cursor = min(self.cursor, max(0, len(self.order) - 1))
+
+    # --- local hand handling ---------------------------------------------------------
+
+    @property
+    def hand(self) -> list[Card]:
+        return self.order
+
+    @property
+    def cursor_card(self) -> Card | None:
+        return self.order[self.cursor] if 0 <= self.cursor < len(self.order) else None
+
+    def staged_cards(self) -> set[Card]:
+        return {c for g in self.staged for c in g}
+
+    def move_cursor(self, delta: int) -> None:
+        if self.order:
+            self.cursor = (self.cursor + delta) % len(self.order)
+
+    def jump(self, index: int) -> None:
+        if 0 <= index < len(self.order):
+            self.cursor = index
+
+    def toggle(self, index: int | None = None) -> None:
+        i = self.cursor if index is None else index
+        if not 0 <= i < len(self.order):
+            return
+        self.cursor = i
+        c = self.order[i]
+        if c in self.selected:
+            self.selected.remove(c)
+        elif c not in self.staged_cards():
+            self.selected.append(c)
+
+    def clear_selection(self) -> None:
+        self.selected = []
+        self.staged = []
+
+    def move_card(self, delta: int) -> None:
+        """Move the card under the cursor left or right (a local ordering only)."""
+        i, j = self.cursor, self.cursor + delta
+        if 0 <= i < len(self.order) and 0 <= j < len(self.order):
+            self.order[i], self.order[j] = self.order[j], self.order[i]
+            self.cursor = j
+            self.sort_mode = None
+
+    def sort(self, mode: str) -> None:
+        """``suit``: by suit then rank; ``rank``: by rank then suit; jokers last."""
+        cur = self.cursor_card
+        if mode == "rank":
+            self.order.sort(key=lambda c: (c.is_joker, c.rank, c.sort_key()))
+        else:
+            self.order.sort(key=lambda c: c.sort_key())
+        self.sort_mode = mode
+        if cur is not None:
+            self.cursor = self.order.index(cur)
+
+    def stage(self) -> bool:
+        """Put the selected cards aside as one meld of a coming lay-down."""
+        if not self.selected:
+            return False
+        self.staged.append(list(self.selected))
+        self.selected = []
+        return True
+
+    def stage_hints(self) -> bool:
+        """Prepare the hinted melds (the player confirms with Déposer)."""
+        groups = self.hints()
+        if not groups:
+            return False
+        self.staged = [list(g) for g in groups]
+        self.selected = []
+        return True
+
+    def set_depth(self, delta: int) -> None:
+        v = self.view
+        if v is None:
+            return
+        top = max(1, len(v.discard))
+        self.depth = min(max(1, self.depth + delta), top)
+
+    def set_target(self, delta: int) -> None:
+        if self.view and self.view.melds:
+            self.target = (self.target + delta) % len(self.view.melds)
+
+    # --- hints ------------------------------------------------------------------------
+
+    def hints(self) -> list[list[Card]]:
+        key = tuple(self.order)
+        if key != self._hint_key:
+            self._hint_key = key
+            self._hints = hint_groups(self.variant, key) if key else []
+        return self._hints
+
+    def hinted(self) -> dict[Card, int]:
+        return {c: i for i, g in enumerate(self.hints()) for c in g}
+
+    # --- building actions -------------------------------------------------------------
+
+    def _focus_card(self) -> Card | None:
+        if len(self.selected) == 1:
+            return self.selected[0]
+        if not self.selected:
+            return self.cursor_card
+        return None
+
+    def draw_stock(self) -> A.Action:
+        return A.DrawStock(self.seat)
+
+    def take_discard(self, depth: int | None = None) -> A.Action:
+        return A.DrawDiscard(self.seat, depth or self.depth)
+
+    def lay_action(self) -> A.Action | None:
+        groups = [list(g) for g in self.staged]
+        if self.selected:
+            groups.append(list(self.selected))
+        if not groups:
+            return None
+        return A.LayDown(self.seat, tuple(A.MeldSpec(tuple(g)) for g in groups))
+
+    def layoff_action(self) -> A.Action | None:
+        card = self._focus_card()
+        v = self.view
+        if card is None or v is None or not v.melds:
+            return None
+        target = min(self.target, len(v.melds) - 1)
+        if card.is_joker and v.melds[target].kind == "run":
+            for end in ("high", "low"):
+                a = A.LayOff(self.seat, card, target, end)  # type: ignore[arg-type]
+                if is_legal_for_view(v, a):
+                    return a
+            return A.LayOff(self.seat, card, target, "high")
+        return A.LayOff(self.seat, card, target)
+
+    def recover_action(self) -> A.Action | None:
+        v = self.view
+        cards = tuple(self.selected) or ((self.cursor_card,) if self.cursor_card else ())
+        if v is None or not v.melds or not cards:
+            return None
+        return A.RecoverJoker(self.seat, min(self.target, len(v.melds) - 1), cards)
+
+    def discard_action(self) -> A.Action | None:
+        card = self._focus_card()
+        return A.Discard(self.seat, card) if card is not None else None
+
+    def knock_action(self) -> A.Action:
+        return A.Knock(self.seat)
+
+    # --- legality, asked of the core ------------------------------------------------
+
+    def legal(self) -> dict[str, bool]:
+        """Which buttons are active now (cached until the view or the selection changes)."""
+        v = self.view
+        key = (
+            id(v),
+            tuple(self.selected),
+            tuple(tuple(g) for g in self.staged),
+            self.target,
+            self.depth,
+            self.cursor,
+        )
+        if key == self._legal_key:
+            return self._legal
+        self._legal_key = key
+        flags = dict.fromkeys(
+            ("draw", "take", "lay", "layoff", "recover", "discard", "knock"), False
+        )
+        if v is not None and v.seat is not None:
+            flags["knock"] = v.can_knock and v.phase == "draw"
+            if v.my_turn:
+
+                def ok(a: A.Action | None) -> bool:
+                    return a is not None and is_legal_for_view(v, a)
+
+                if v.phase == "draw":
+                    flags["draw"] = ok(self.draw_stock())
+                    flags["take"] = ok(self.take_discard())
+                else:
+                    lay = self.lay_action()
+                    flags["lay"] = ok(lay) if lay is not None else self.any_lay_legal()
+                    flags["layoff"] = ok(self.layoff_action())
+                    flags["recover"] = ok(self.recover_action())
+                    flags["discard"] = ok(self.discard_action())
+        self._legal = flags
+        return flags
+
+    def any_lay_legal(self) -> bool:
+        """Is some lay-down legal now? (Déposer is active when nothing is selected.)"""
+        v = self.view
+        if v is None:
+            return False
+        if self._any_lay_key is not v:
+            self._any_lay_key = v
+            self._any_lay = any(isinstance(a, A.LayDown) for a in legal_actions_for_view(v))
+        return self._any_lay
+
+    # --- clock ------------------------------------------------------------------------
+
+    def seconds_left(self, now: float | None = None) -> int | None:
+        if self.deadline is None:
+            return None
+        t = time.monotonic() if now is None else now
+        return max(0, int(self.deadline - t + 0.999))

@@ -1,0 +1,62 @@
+"""One prompt_toolkit Application showing one screen at a time (lobby, form, table).
+
+A screen has a ``container``, ``key_bindings``, a focusable ``focus`` window and an
+``attach(shell)`` hook called when it is shown (to start its background tasks).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings
+from prompt_toolkit.layout import DynamicContainer, Layout, Window
+from prompt_toolkit.layout.containers import Container
+
+from rami_lan.cli.ui.styles import STYLE
+
+REFRESH = 0.5
+
+
+class Screen(Protocol):
+    container: Container
+    key_bindings: KeyBindings
+    focus: Window
+
+    def attach(self, shell: Shell) -> None: ...
+
+
+class Shell:
+    """The application: ``show(screen)`` switches what is on screen."""
+
+    def __init__(self) -> None:
+        self.screen: Screen | None = None
+        self.result: int = 0
+        self._empty = Window()
+        self.app: Application[int] = Application(
+            layout=Layout(DynamicContainer(self._container)),
+            key_bindings=DynamicKeyBindings(self._bindings),
+            full_screen=True,
+            mouse_support=True,
+            style=STYLE,
+            refresh_interval=REFRESH,
+        )
+
+    def _container(self) -> Container:
+        return self.screen.container if self.screen is not None else self._empty
+
+    def _bindings(self) -> KeyBindings | None:
+        return self.screen.key_bindings if self.screen is not None else None
+
+    def show(self, screen: Screen) -> None:
+        self.screen = screen
+        screen.attach(self)
+        try:
+            self.app.layout.focus(screen.focus)
+        except ValueError:
+            pass
+        self.app.invalidate()
+
+    def exit(self, code: int = 0) -> None:
+        if self.app.is_running and not self.app.future.done():  # type: ignore[union-attr]
+            self.app.exit(result=code)

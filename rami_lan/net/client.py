@@ -1,0 +1,457 @@
+"""The network client: one seat at a remote (or loopback) table, as a `TableSession`.
+
+`open_session(host, port, nickname=...)` connects, says hello and returns a
+`RemoteTableSession` once the host has seated us. The session then
+
+- turns the host's messages into `SessionUpdate`s (views decoded with
+  ``view_from_plain``, events with ``event_from_plain``, errors, notices, the move
+  timer's deadline, connection state, nicknames);
+- takes part in the fair shuffle: a fresh secret and its commitment when asked, the
+  reveal only once the commitment list has arrived; it keeps what it saw of the deck
+  (its dealt cards and their stock positions, the first discard, its stock draws, the
+  reshuffled piles) and runs ``shuffle.check_round`` when the round's secrets arrive,
+  delivering ``SessionUpdate(fairness=(ok, details))``;
+- reconnects with its token after a drop (bounded retries with backoff); the host
+  then sends the full view again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from rami_lan.core import actions as A
+from rami_lan.core.cards import card_id
+from rami_lan.core.codec import action_to_plain, event_from_plain, view_from_plain
+from rami_lan.core.errors import MalformedAction
+from rami_lan.core.events import (
+    CardsDealt,
+    Event,
+    RoundStarted,
+    StockDrawn,
+    StockRefilled,
+    TurnStarted,
+)
+from rami_lan.core.variants import get_variant
+from rami_lan.core.views import SeatView
+from rami_lan.i18n import _
+from rami_lan.net import protocol as P
+from rami_lan.net.shuffle import (
+    DealerSeen,
+    DealtCard,
+    FirstDiscard,
+    Observation,
+    ReshuffledDraw,
+    StockDraw,
+    check_round,
+    commitment,
+    new_secret,
+)
+from rami_lan.net.table_session import ConnectionState, SessionUpdate
+
+log = logging.getLogger(__name__)
+
+__all__ = ["JoinRefused", "RemoteTableSession", "open_session"]
+
+TABLE_NOTICE = "TableNotice"
+
+
+class JoinRefused(ConnectionError):
+    """The host turned us away (``code`` from protocol.REFUSED_CODES)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass
+class _RoundCheck:
+    """What the client knows of one round's fair shuffle."""
+
+    tag: bytes
+    seat: int | None = None  # the seat we committed for
+    secret: bytes | None = None
+    commitments: dict[int, bytes] | None = None
+    observations: list[Observation] = field(default_factory=list)
+    piles: dict[int, tuple[tuple[int, ...], bool]] = field(default_factory=dict)
+    revealed: bool = False
+    checked: bool = False
+
+
+class RemoteTableSession:
+    """A `TableSession` over TCP. Create it with `open_session`."""
+
+    def __init__(self, host: str, port: int, *, nickname: str, lang: str = "en",
+                 code: str | None = None, token: bytes | None = None, bot: bool = False,
+                 retries: int = 8, backoff: float = 0.1, max_backoff: float = 2.0) -> None:
+        self.host = host
+        self.port = port
+        self.nickname = nickname
+        self.lang = lang
+        self.code = code
+        self.token = token
+        self.bot = bot
+        self.retries = retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.seat = -1
+        self.variant = "rami"
+        self.table_id = b""
+        self.table: dict[str, Any] = {}
+        self.players: list[dict[str, Any]] = []
+        self.view: SeatView | None = None
+        self.fairness: list[tuple[bool, str]] = []
+        self.mismatches: list[Any] = []
+        self.connection: ConnectionState = "connecting"
+        self._queue: asyncio.Queue[SessionUpdate | None] = asyncio.Queue()
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._session: P.Session | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._closing = False
+        self._seq = 0
+        self._rounds: dict[bytes, _RoundCheck] = {}
+        self._current_tag: bytes | None = None
+        self._pending_events: list[Event] = []
+        self._n_decks = 1
+        self._n_cards = 52
+
+    @property
+    def connected(self) -> bool:
+        return self.connection == "connected"
+
+    # ------------------------------------------------------------------ TableSession
+
+    async def start(self) -> None:
+        """Connect and get seated; raises `JoinRefused` or OSError."""
+        await self._connect()
+        self._task = asyncio.create_task(self._run(), name=f"rami-client-{self.nickname}")
+
+    async def updates(self) -> AsyncIterator[SessionUpdate]:  # type: ignore[override]
+        while True:
+            up = await self._queue.get()
+            if up is None:
+                return
+            yield up
+
+    async def act(self, action: A.Action) -> None:
+        self._seq += 1
+        if isinstance(action, A.Knock):
+            await self._send(P.Knock(seq=self._seq))
+        else:
+            await self._send(P.Action(seq=self._seq, action=action_to_plain(action, self.variant)))
+
+    async def next_round(self, choice: Literal["continue", "leave"]) -> None:
+        await self._send(P.NextRound(choice=choice))
+
+    async def chat(self, text: str) -> None:
+        await self._send(P.Chat(text=text))
+
+    async def close(self) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        with contextlib.suppress(Exception):
+            await self._send(P.Bye())
+        self._drop_transport()
+        if self._task is not None and self._task is not asyncio.current_task():
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+        self._set_connection("closed")
+        self._queue.put_nowait(None)
+
+    def abort_transport(self) -> None:
+        """Drop the TCP connection abruptly (tests: a client killed mid-turn)."""
+        if self._writer is not None:
+            self._writer.transport.abort()
+
+    # ------------------------------------------------------------------ connection
+
+    async def _connect(self) -> None:
+        reader, writer = await asyncio.open_connection(self.host, self.port)
+        session = P.Session("client")
+        try:
+            writer.write(session.send(P.Hello(
+                nick=self.nickname, lang=self.lang, token=self.token,
+                code=None if self.token else self.code, bot=self.bot,
+            )))
+            welcome: P.Welcome | None = None
+            early: list[P.Message] = []
+            while welcome is None:
+                data = await reader.read(65536)
+                if not data:
+                    raise ConnectionError("the host closed the connection")
+                for msg in session.receive_data(data):
+                    if isinstance(msg, P.Refused):
+                        raise JoinRefused(msg.code, msg.message)
+                    if isinstance(msg, P.Welcome):
+                        welcome = msg
+                    elif welcome is not None:
+                        early.append(msg)
+        except BaseException:
+            writer.close()
+            raise
+        self._reader, self._writer, self._session = reader, writer, session
+        self.seat = welcome.seat
+        self.token = welcome.token
+        self.table_id = welcome.table_id
+        self.table = dict(welcome.table)
+        self.variant = str(self.table.get("variant", "rami"))
+        v = get_variant(self.variant)
+        self._n_decks, self._n_cards = v.n_decks, v.deck_size
+        self.players = list(welcome.players)
+        self._set_connection("connected", nicknames=self._nicknames())
+        for msg in early:
+            await self._handle(msg)
+
+    def _nicknames(self) -> dict[int, str]:
+        return {int(p["seat"]): str(p.get("nick", "")) for p in self.players if "seat" in p}
+
+    def _set_connection(self, state: ConnectionState, **extra: Any) -> None:
+        self.connection = state
+        self._queue.put_nowait(SessionUpdate(connection=state, **extra))
+
+    def _drop_transport(self) -> None:
+        if self._writer is not None:
+            with contextlib.suppress(Exception):
+                self._writer.close()
+
+    async def _send(self, msg: P.Message) -> None:
+        if self._session is None or self._writer is None or self.connection != "connected":
+            if not isinstance(msg, P.Bye):
+                self._queue.put_nowait(SessionUpdate(error=_("Not connected to the table.")))
+            return
+        try:
+            self._writer.write(self._session.send(msg))
+        except P.LocalProtocolError as exc:
+            log.error("client tried to send an invalid message: %s", exc)
+        except (ConnectionError, OSError):
+            pass
+
+    async def _run(self) -> None:
+        while not self._closing:
+            ended_by_host = await self._read_loop()
+            if self._closing or ended_by_host:
+                break
+            if not await self._reconnect():
+                break
+        if not self._closing:
+            self._closing = True
+            self._set_connection("closed")
+            self._queue.put_nowait(None)
+
+    async def _read_loop(self) -> bool:
+        """Read until the connection ends; True if the host ended it on purpose."""
+        reader, session = self._reader, self._session
+        assert reader is not None and session is not None
+        try:
+            while True:
+                data = await reader.read(65536)
+                if not data:
+                    return session.remote_closed
+                try:
+                    msgs = session.receive_data(data)
+                except P.RemoteProtocolError as exc:
+                    for m in exc.received:
+                        await self._handle(m)
+                    log.warning("protocol error from the host: %s", exc)
+                    self._queue.put_nowait(SessionUpdate(notice=_("The host sent invalid data.")))
+                    return True
+                for m in msgs:
+                    await self._handle(m)
+                if session.remote_closed:
+                    return True
+        except (ConnectionError, OSError):
+            return False
+
+    async def _reconnect(self) -> bool:
+        self._drop_transport()
+        self._set_connection("reconnecting")
+        delay = self.backoff
+        for _attempt in range(self.retries):
+            if self._closing:
+                return False
+            try:
+                await asyncio.wait_for(self._connect(), 5.0)
+                self._queue.put_nowait(SessionUpdate(notice=_("Reconnected to the table.")))
+                return True
+            except JoinRefused as exc:
+                self._queue.put_nowait(SessionUpdate(
+                    notice=_("The table refused to take us back: {why}").format(why=exc.message)))
+                return False
+            except (OSError, ConnectionError, TimeoutError, P.ProtocolError):
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self.max_backoff)
+        self._queue.put_nowait(SessionUpdate(notice=_("Could not reconnect to the table.")))
+        return False
+
+    # ------------------------------------------------------------------ messages
+
+    async def _handle(self, msg: P.Message) -> None:
+        if isinstance(msg, P.Events):
+            self._on_events(msg)
+        elif isinstance(msg, P.View):
+            try:
+                self.view = view_from_plain(msg.view)
+            except (MalformedAction, TypeError, KeyError, ValueError) as exc:
+                log.warning("bad view from the host: %s", exc)
+                return
+            events, self._pending_events = tuple(self._pending_events), []
+            self._queue.put_nowait(SessionUpdate(view=self.view, events=events))
+        elif isinstance(msg, P.Error):
+            if msg.code == "reveal_mismatch":
+                self._queue.put_nowait(SessionUpdate(notice=msg.message))
+            else:
+                self._queue.put_nowait(SessionUpdate(error=msg.message))
+        elif isinstance(msg, P.CommitRequest):
+            await self._on_commit_request(msg)
+        elif isinstance(msg, P.Commitments):
+            await self._on_commitments(msg)
+        elif isinstance(msg, P.RoundSecrets):
+            self._on_secrets(msg)
+        elif isinstance(msg, P.ChatMsg):
+            who = self._nicknames().get(msg.seat, str(msg.seat))
+            self._queue.put_nowait(SessionUpdate(notice=f"<{who}> {msg.text}"))
+        elif isinstance(msg, P.Ping):
+            await self._send(P.Pong(n=msg.n))
+        elif isinstance(msg, P.Bye):
+            self._queue.put_nowait(SessionUpdate(
+                notice=_("The host closed the table: {why}").format(why=msg.reason or "-")))
+
+    def _on_events(self, msg: P.Events) -> None:
+        decoded: list[Event] = []
+        for plain in msg.events:
+            if plain.get("type") == TABLE_NOTICE:
+                self._on_table_notice(plain)
+                continue
+            try:
+                ev = event_from_plain(plain, self.variant)
+            except (MalformedAction, TypeError, KeyError, ValueError) as exc:
+                log.warning("bad event from the host: %s", exc)
+                continue
+            decoded.append(ev)
+            self._observe(ev)
+        self._pending_events.extend(decoded)
+
+    def _on_table_notice(self, plain: dict[str, Any]) -> None:
+        players = plain.get("players")
+        if isinstance(players, list):
+            self.players = [p for p in players if isinstance(p, dict)]
+        text = plain.get("text")
+        self._queue.put_nowait(SessionUpdate(
+            nicknames=self._nicknames(), notice=text if isinstance(text, str) else None))
+
+    # ------------------------------------------------------------------ fair shuffle
+
+    def _check_for(self, tag: bytes) -> _RoundCheck:
+        rc = self._rounds.get(tag)
+        if rc is None:
+            rc = self._rounds[tag] = _RoundCheck(tag)
+        return rc
+
+    async def _on_commit_request(self, msg: P.CommitRequest) -> None:
+        rc = self._check_for(msg.round_tag)
+        if rc.secret is None:
+            rc.seat = msg.seat
+            rc.secret = new_secret()
+        await self._send(P.Commit(round_tag=msg.round_tag,
+                                  commit=commitment(msg.round_tag, msg.seat, rc.secret)))
+
+    async def _on_commitments(self, msg: P.Commitments) -> None:
+        rc = self._check_for(msg.round_tag)
+        if rc.commitments is None:
+            rc.commitments = dict(msg.commits)
+        self._current_tag = msg.round_tag
+        # Reveal only now, and only if the list holds the commitment we sent.
+        if rc.secret is not None and not rc.revealed and rc.seat is not None:
+            rc.revealed = True
+            if rc.commitments.get(rc.seat) == commitment(rc.tag, rc.seat, rc.secret):
+                await self._send(P.Reveal(round_tag=msg.round_tag, secret=rc.secret))
+            else:
+                self._queue.put_nowait(SessionUpdate(notice=_(
+                    "Our commitment is missing from the host's list: we play this round "
+                    "without our secret.")))
+
+    def _cid(self, card: Any) -> int:
+        return card_id(card, self._n_decks)
+
+    def _observe(self, ev: Event) -> None:
+        tag = self._current_tag
+        if tag is None:
+            return
+        rc = self._check_for(tag)
+        if rc.checked:
+            return
+        obs = rc.observations
+        if isinstance(ev, RoundStarted):
+            n = len(ev.players)
+            obs.append(FirstDiscard(n * ev.hand_size, self._cid(ev.first_discard)))
+            if ev.round_no == 1 and ev.dealer in ev.players:
+                obs.append(DealerSeen(n, list(ev.players).index(ev.dealer)))
+        elif isinstance(ev, CardsDealt) and ev.cards is not None:
+            for pos, card in zip(ev.positions, ev.cards, strict=False):
+                obs.append(DealtCard(pos, self._cid(card)))
+        elif isinstance(ev, StockRefilled):
+            rc.piles[ev.reshuffle] = (tuple(self._cid(c) for c in ev.pile), ev.shuffled)
+        elif isinstance(ev, StockDrawn) and ev.card is not None:
+            cid = self._cid(ev.card)
+            if ev.reshuffle == 0:
+                obs.append(StockDraw(ev.position, cid))
+            elif ev.reshuffle in rc.piles:
+                pile, shuffled = rc.piles[ev.reshuffle]
+                obs.append(ReshuffledDraw(ev.reshuffle, ev.position, cid, pile, shuffled))
+        elif isinstance(ev, TurnStarted):
+            timer = self.table.get("timer") or 0
+            if isinstance(timer, int) and timer > 0:
+                self._queue.put_nowait(SessionUpdate(deadline=time.monotonic() + timer))
+
+    def _on_secrets(self, msg: P.RoundSecrets) -> None:
+        rc = self._rounds.get(msg.round_tag)
+        if rc is None or rc.checked:
+            return
+        rc.checked = True
+        if rc.commitments is None:
+            details = _("The round's commitments never arrived: the deck can not be checked.")
+            self._report_fairness(False, details)
+            return
+        own = {}
+        if rc.secret is not None and rc.revealed and rc.seat is not None:
+            own = {"own_seat": rc.seat, "own_secret": rc.secret}
+        try:
+            found = check_round(
+                msg.round_tag, rc.commitments, msg.secrets, self._n_cards, rc.observations,
+                excluded=msg.excluded, **own,
+            )
+        except (ValueError, TypeError) as exc:
+            self._report_fairness(False, _("The round could not be checked: {err}").format(err=exc))
+            return
+        self.mismatches.extend(found)
+        if found:
+            log.warning("fairness check failed: %s", found)
+            details = _("Fairness check FAILED: the host did not deal the agreed shuffle.")
+            details += "\n" + "\n".join(m.reason for m in found)
+            self._report_fairness(False, details)
+        else:
+            self._report_fairness(True, _("Fair shuffle checked: {n} cards match.").format(
+                n=len(rc.observations)))
+
+    def _report_fairness(self, ok: bool, details: str) -> None:
+        self.fairness.append((ok, details))
+        self._queue.put_nowait(SessionUpdate(fairness=(ok, details)))
+
+
+async def open_session(host: str, port: int, *, nickname: str, lang: str = "en",
+                       code: str | None = None, token: bytes | None = None,
+                       bot: bool = False, **options: Any) -> RemoteTableSession:
+    """Connect to a table and return the seated session (its updates already flowing)."""
+    session = RemoteTableSession(host, port, nickname=nickname, lang=lang, code=code,
+                                 token=token, bot=bot, **options)
+    await session.start()
+    return session

@@ -1,0 +1,372 @@
+"""The match record a host writes, and `verify`: re-check a whole match offline.
+
+Format (JSON, bytes as lowercase hex)::
+
+    {"format": "rami-lan-record", "version": 1,
+     "table_id": hex16, "match_no": 1, "variant": "rami",
+     "options": {"limit": 1, "quick": false, "knock": false}, "seats": 3,
+     "players": [{"seat": 0, "nick": "...", "kind": "human"}, ...],
+     "rounds": [{"round_no": 1, "round_tag": hex, "host_seat": 0 | 255,
+                 "participants": [1, 2], "commitments": {"0": hex, ...},
+                 "secrets": {"0": hex, ...}, "excluded": [], "seed": hex,
+                 "players": [0, 1, 2], "dealer": 2, "n_cards": 110,
+                 "deck": [ids, top first], "abandoned": false,
+                 "events": [core events as plain data, unredacted]}, ...],
+     "result": {"winner": 1, "totals": {"0": 12, ...}, "reason": "..."}}
+
+A round is appended to the record only once it is over and its secrets are out, so
+the event log (which names every card dealt and drawn) reveals nothing that the
+secrets do not already reveal.
+
+`verify(record)` follows FAIR_SHUFFLE.md alone: every commitment against its secret,
+the seed, the deck (= ``deck_order(seed, n)``), the first dealer, every dealt card and
+its stock position, the first discard, and every card drawn from the stock (reshuffles
+recomputed from the public pile) in the event log.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rami_lan.core.codec import event_to_plain
+from rami_lan.core.events import Event
+from rami_lan.core.variants import Variant, get_variant
+from rami_lan.net.shuffle import (
+    CommitmentRound,
+    commitment,
+    deal_positions,
+    deck_order,
+    first_dealer,
+    reshuffle,
+    round_tag,
+    seed_from_secrets,
+    turn_over,
+)
+
+if TYPE_CHECKING:
+    from rami_lan.core.match import MatchState
+
+__all__ = ["RECORD_FORMAT", "MatchRecord", "VerifyReport", "load_record", "verify", "verify_file"]
+
+RECORD_FORMAT = "rami-lan-record"
+RECORD_VERSION = 1
+
+
+def _hexmap(m: Mapping[int, bytes]) -> dict[str, str]:
+    return {str(k): v.hex() for k, v in sorted(m.items())}
+
+
+@dataclass
+class MatchRecord:
+    """The record being built by a host (plain data, ready for JSON)."""
+
+    data: dict[str, Any]
+    _current: dict[str, Any] | None = None
+
+    @classmethod
+    def new(cls, host: Any, config: Any) -> MatchRecord:
+        o = host.match.options
+        return cls(
+            {
+                "format": RECORD_FORMAT,
+                "version": RECORD_VERSION,
+                "table_id": host.table_id.hex(),
+                "match_no": host.match_no,
+                "name": config.name,
+                "variant": config.variant,
+                "options": {"limit": o.limit, "quick": o.quick, "knock": o.knock},
+                "seats": config.seats,
+                "players": [],
+                "rounds": [],
+                "result": None,
+            }
+        )
+
+    def set_players(self, players: Sequence[Mapping[str, Any]]) -> None:
+        self.data["players"] = [
+            {"seat": p["seat"], "nick": p["nick"], "kind": p["kind"]} for p in players
+        ]
+
+    def begin_round(
+        self, host: Any, tag: bytes, commit: CommitmentRound, deck: Sequence[int], seed: bytes
+    ) -> None:
+        self._current = {
+            "round_no": host.match.round_no + 1,
+            "round_tag": tag.hex(),
+            "host_seat": commit.host_seat,
+            "participants": sorted(commit.participants - {commit.host_seat}),
+            "commitments": _hexmap(commit.commitment_list()),
+            "secrets": {},
+            "excluded": [],
+            "seed": seed.hex(),
+            "players": [],
+            "dealer": None,
+            "n_cards": len(deck),
+            "deck": list(deck),
+            "abandoned": False,
+            "events": [],
+        }
+
+    def set_round_players(self, m: MatchState) -> None:
+        if self._current is not None and m.round is not None:
+            self._current["players"] = list(m.round.players)
+            self._current["dealer"] = m.round.dealer
+
+    def log_events(self, evs: Sequence[Event], variant: Variant) -> None:
+        if self._current is not None:
+            self._current["events"].extend(event_to_plain(e, variant) for e in evs)
+
+    def end_round(
+        self, m: MatchState, secrets: Mapping[int, bytes], excluded: Sequence[int],
+        abandoned: bool = False,
+    ) -> None:
+        cur, self._current = self._current, None
+        if cur is None:
+            return
+        cur["secrets"] = _hexmap(secrets)
+        cur["excluded"] = list(excluded)
+        cur["abandoned"] = abandoned
+        self.data["rounds"].append(cur)
+
+    def finish(self, m: MatchState) -> None:
+        self.data["result"] = {
+            "winner": m.winner,
+            "totals": {str(s): t for s, t in enumerate(m.totals)},
+            "reason": m.end_reason,
+        }
+
+    def to_plain(self) -> dict[str, Any]:
+        return self.data
+
+
+# ---------------------------------------------------------------------------- verify
+
+
+@dataclass
+class VerifyReport:
+    """What `verify` found: ``ok`` when ``problems`` is empty."""
+
+    rounds: int = 0
+    checked_cards: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.rounds > 0
+
+    def text(self) -> str:
+        lines = [f"rounds checked: {self.rounds}, cards checked: {self.checked_cards}"]
+        if self.rounds == 0 and not self.problems:
+            lines.append("FAIL: the record holds no round")
+        lines += [f"FAIL: {p}" for p in self.problems]
+        if self.ok:
+            lines.append("OK: every round matches the agreed shuffle")
+        return "\n".join(lines)
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    """Read a record file (JSON); raise ValueError if it is not one."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"can not read {path}: {exc}") from None
+    if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
+        raise ValueError(f"{path} is not a rami-lan match record")
+    return data
+
+
+def verify_file(path: str | Path) -> VerifyReport:
+    return verify(load_record(path))
+
+
+class _Bad(Exception):
+    pass
+
+
+def _unhex(value: Any, size: int | None, what: str) -> bytes:
+    try:
+        raw = bytes.fromhex(value)
+    except (TypeError, ValueError):
+        raise _Bad(f"{what} is not hex") from None
+    if size is not None and len(raw) != size:
+        raise _Bad(f"{what} is not {size} bytes")
+    return raw
+
+
+def _seat_map(value: Any, what: str) -> dict[int, bytes]:
+    if not isinstance(value, dict):
+        raise _Bad(f"{what} is not a map")
+    out: dict[int, bytes] = {}
+    for k, v in value.items():
+        try:
+            seat = int(k)
+        except ValueError:
+            raise _Bad(f"{what}: bad seat {k!r}") from None
+        out[seat] = _unhex(v, 32, f"{what}[{k}]")
+    return out
+
+
+def verify(record: Mapping[str, Any]) -> VerifyReport:
+    """Re-check every round of a match record against FAIR_SHUFFLE.md."""
+    rep = VerifyReport()
+    try:
+        table_id = _unhex(record.get("table_id"), 16, "table_id")
+        variant = get_variant(str(record.get("variant")))
+        match_no = int(record.get("match_no", 1))
+        rounds = record.get("rounds")
+        if not isinstance(rounds, list):
+            raise _Bad("rounds is not a list")
+    except (_Bad, ValueError, KeyError) as exc:
+        rep.problems.append(f"record header: {exc}")
+        return rep
+    for index, rnd in enumerate(rounds):
+        label = f"round {rnd.get('round_no', index + 1) if isinstance(rnd, dict) else index + 1}"
+        try:
+            _verify_round(rep, rnd, table_id, match_no, variant, label)
+        except _Bad as exc:
+            rep.problems.append(f"{label}: {exc}")
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            rep.problems.append(f"{label}: malformed ({type(exc).__name__}: {exc})")
+        rep.rounds += 1
+    return rep
+
+
+def _verify_round(
+    rep: VerifyReport, rnd: Any, table_id: bytes, match_no: int, variant: Variant, label: str
+) -> None:
+    if not isinstance(rnd, dict):
+        raise _Bad("not a map")
+    problems = rep.problems
+    round_no = int(rnd["round_no"])
+    tag = _unhex(rnd["round_tag"], None, "round_tag")
+    if tag != round_tag(table_id, match_no, round_no):
+        problems.append(f"{label}: the round tag is not the one of table/match/round numbers")
+    commits = _seat_map(rnd["commitments"], "commitments")
+    secrets = _seat_map(rnd["secrets"], "secrets")
+    excluded = set(rnd.get("excluded") or [])
+    if not secrets:
+        raise _Bad("no secrets were published: the deck can not be checked")
+    for seat in sorted(commits.keys() | secrets.keys()):
+        c, s = commits.get(seat), secrets.get(seat)
+        if s is None:
+            if seat not in excluded:
+                problems.append(f"{label}: seat {seat} committed but its secret is missing")
+            continue
+        if seat in excluded:
+            problems.append(f"{label}: seat {seat} is excluded but its secret is used")
+        if c is None:
+            problems.append(f"{label}: seat {seat} has a secret but no commitment")
+        elif commitment(tag, seat, s) != c:
+            problems.append(f"{label}: seat {seat}'s secret does not match its commitment")
+    host_seat = rnd.get("host_seat")
+    if host_seat not in secrets:
+        problems.append(f"{label}: the host's own secret (seat {host_seat}) is missing")
+    seed = seed_from_secrets(tag, secrets)
+    if rnd.get("seed") not in (None, seed.hex()):
+        problems.append(f"{label}: the recorded seed is not the one the secrets give")
+    n = int(rnd.get("n_cards", variant.deck_size))
+    if n != variant.deck_size:
+        problems.append(f"{label}: {n} cards, the variant {variant.id} has {variant.deck_size}")
+        n = variant.deck_size
+    deck = deck_order(seed, n)
+    recorded = list(rnd.get("deck") or [])
+    if recorded != deck:
+        diff = [i for i in range(min(len(deck), len(recorded))) if deck[i] != recorded[i]]
+        problems.append(
+            f"{label}: the deck used is not deck_order(seed) "
+            f"(differs at positions {diff[:10]}{'...' if len(diff) > 10 else ''})"
+        )
+    _verify_events(rep, rnd, deck, seed, variant, label)
+
+
+def _card(value: Any) -> int | None:
+    if isinstance(value, dict) and set(value) == {"card"}:
+        return value["card"]
+    return None
+
+
+def _verify_events(
+    rep: VerifyReport, rnd: dict[str, Any], deck: list[int], seed: bytes, variant: Variant,
+    label: str,
+) -> None:
+    problems = rep.problems
+    events = rnd.get("events") or []
+    stocks: dict[int, list[int]] = {0: deck}
+    next_pos: dict[int, int] = {}
+    started = False
+    for ev in events:
+        kind = ev.get("type")
+        if kind == "RoundStarted":
+            started = True
+            players = list(ev["players"])
+            hs = int(ev["hand_size"])
+            dealer = ev["dealer"]
+            layout = deal_positions(len(players), hs)
+            i = players.index(dealer)
+            order = players[i + 1:] + players[: i + 1]
+            rep_first = _card(ev["first_discard"])
+            rep.checked_cards += 1
+            if rep_first != deck[layout.first_discard]:
+                problems.append(
+                    f"{label}: first discard is card {rep_first}, the shuffle gives "
+                    f"{deck[layout.first_discard]} at position {layout.first_discard}"
+                )
+            next_pos[0] = layout.stock_start
+            expected_positions = {seat: layout.hands[k] for k, seat in enumerate(order)}
+            if int(ev["round_no"]) == 1:
+                want = players[first_dealer(seed, len(players))]
+                if dealer != want:
+                    problems.append(
+                        f"{label}: first dealer is seat {dealer}, the seed gives {want}"
+                    )
+        elif kind == "CardsDealt":
+            if not started:
+                raise _Bad("cards dealt before the round started")
+            seat = ev["seat"]
+            positions = tuple(ev["positions"])
+            if positions != tuple(expected_positions.get(seat, ())):
+                problems.append(f"{label}: seat {seat} was dealt from the wrong stock positions")
+            for pos, c in zip(positions, ev.get("cards") or [], strict=False):
+                rep.checked_cards += 1
+                cid = _card(c)
+                if not 0 <= pos < len(deck) or cid != deck[pos]:
+                    problems.append(
+                        f"{label}: seat {seat} was dealt card {cid} at position {pos}, "
+                        f"the shuffle gives {deck[pos] if 0 <= pos < len(deck) else None}"
+                    )
+        elif kind == "StockRefilled":
+            r = int(ev["reshuffle"])
+            pile = [_card(c) for c in ev["pile"]]
+            if None in pile:
+                raise _Bad(f"reshuffle {r}: the pile holds an unknown card")
+            ids = [int(x) for x in pile if x is not None]
+            stocks[r] = reshuffle(seed, r, ids) if ev["shuffled"] else turn_over(ids)
+            next_pos[r] = 0
+            if bool(ev["shuffled"]) != (variant.stock_rule != "turn_over"):
+                problems.append(f"{label}: reshuffle {r} does not follow the variant's rule")
+        elif kind == "StockDrawn":
+            r = int(ev["reshuffle"])
+            pos = int(ev["position"])
+            cid = _card(ev["card"])
+            stock = stocks.get(r)
+            rep.checked_cards += 1
+            if stock is None:
+                problems.append(f"{label}: a card was drawn from unknown reshuffle {r}")
+                continue
+            if pos != next_pos.get(r):
+                problems.append(
+                    f"{label}: a card was drawn from position {pos} of stock {r}, "
+                    f"the top was position {next_pos.get(r)}"
+                )
+            next_pos[r] = pos + 1
+            if not 0 <= pos < len(stock) or cid != stock[pos]:
+                problems.append(
+                    f"{label}: card {cid} was drawn from position {pos} of stock {r}, "
+                    f"the shuffle gives {stock[pos] if 0 <= pos < len(stock) else None}"
+                )
+    if not started and not rnd.get("abandoned"):
+        problems.append(f"{label}: the event log has no RoundStarted")

@@ -1,0 +1,164 @@
+"""No leak: every message the host sends to a seat, during whole matches, is decoded and
+its cards compared with the host's true state at send time. No card of another seat's
+hand (unless it got there publicly, from the discard pile or a meld) and no stock card
+may appear before the rules reveal it (the end of the round); round secrets (which fix
+the stock order) only go out once the round is over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Any
+
+import msgpack
+import pytest
+
+from rami_lan.core.cards import Card, card_id
+from rami_lan.core.codec import event_from_plain, view_from_plain
+from rami_lan.core.events import DiscardTaken, Event, JokerRecovered, Knocked, RoundStarted
+from rami_lan.net import protocol as P
+from rami_lan.net.bot_client import BotClient
+from rami_lan.net.client import open_session
+from rami_lan.net.host import TABLE_NOTICE, TableConfig, TableHost
+
+
+def run(coro, timeout: float = 60.0):  # type: ignore[no-untyped-def]
+    async def guarded():  # type: ignore[no-untyped-def]
+        return await asyncio.wait_for(coro, timeout)
+
+    return asyncio.run(guarded())
+
+
+class SpyHost(TableHost):
+    """Records every frame sent, with the set of card ids the seat may not know then."""
+
+    def __init__(self, config: TableConfig) -> None:
+        super().__init__(config)
+        self.sent: list[tuple[int | None, bytes, frozenset[int], bool]] = []
+        self.public_in_hand: dict[int, set[int]] = {}
+
+    def _cid(self, card: Card) -> int:
+        return card_id(card, self.variant.n_decks)
+
+    def _on_applied(self, events: Any) -> None:
+        for ev in events:
+            if isinstance(ev, RoundStarted):
+                self.public_in_hand = {s: set() for s in range(self.config.seats)}
+            elif isinstance(ev, DiscardTaken):
+                self.public_in_hand[ev.seat].update(self._cid(c) for c in ev.cards)
+            elif isinstance(ev, Knocked):
+                self.public_in_hand[ev.seat].add(self._cid(ev.card))
+            elif isinstance(ev, JokerRecovered):
+                self.public_in_hand[ev.seat].add(self._cid(ev.joker))
+
+    def hidden_for(self, seat: int | None) -> frozenset[int]:
+        r = self.match.round
+        if r is None or r.phase == "over":
+            return frozenset()
+        hidden = {self._cid(c) for c in r.stock}
+        for t in range(self.config.seats):
+            if t != seat:
+                hidden |= {self._cid(c) for c in r.hands[t]} - self.public_in_hand.get(t, set())
+        return frozenset(hidden)
+
+    def _on_send(self, seat: int | None, msg: P.Message, data: bytes) -> None:
+        r = self.match.round
+        round_over = r is None or r.phase == "over"
+        self.sent.append((seat, bytes(data), self.hidden_for(seat), round_over))
+
+
+def _cards_in(value: Any) -> list[Card]:
+    out: list[Card] = []
+    if isinstance(value, Card):
+        out.append(value)
+    elif isinstance(value, tuple | list):
+        for x in value:
+            out += _cards_in(x)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            out += _cards_in(getattr(value, f.name))
+    return out
+
+
+def _check_frames(host: SpyHost) -> tuple[int, int]:
+    n_decks = host.variant.n_decks
+    variant = host.variant.id
+    frames = cards_seen = 0
+    for seat, data, hidden, round_over in host.sent:
+        length = int.from_bytes(data[:4], "big")
+        assert length == len(data) - 4
+        msg = P.Message.from_wire(msgpack.unpackb(data[4:], raw=False, strict_map_key=True))
+        frames += 1
+        cards: list[Card] = []
+        if isinstance(msg, P.View):
+            view = view_from_plain(msg.view)
+            assert view.seat == seat, "a view of another seat was sent"
+            cards = _cards_in(view)
+        elif isinstance(msg, P.Events):
+            for plain in msg.events:
+                if plain.get("type") == TABLE_NOTICE:
+                    continue
+                ev: Event = event_from_plain(plain, variant)
+                cards += _cards_in(ev)
+        elif isinstance(msg, P.RoundSecrets):
+            assert round_over, "round secrets sent while the round was running"
+        elif isinstance(msg, P.Reveal):
+            raise AssertionError("the host relayed a reveal")
+        ids = {card_id(c, n_decks) for c in cards}
+        cards_seen += len(ids)
+        leaked = ids & hidden
+        assert not leaked, f"seat {seat} was sent hidden cards {sorted(leaked)} in {msg.KIND}"
+    return frames, cards_seen
+
+
+async def _spy_match(**table: Any) -> SpyHost:
+    seats = table.pop("seats", 3)
+    config = TableConfig(name="spy", seats=seats, headless=True, advertise=False,
+                         interfaces=["127.0.0.1"], bot_delay=0.0, **table)
+    host = SpyHost(config)
+    port = await host.start()
+    try:
+        humans = seats - len(config.bots)
+        sessions = [await open_session("127.0.0.1", port, nickname=f"p{i}")
+                    for i in range(humans)]
+        await asyncio.gather(*(BotClient(s, delay=0.0, seed=i).run()
+                               for i, s in enumerate(sessions)))
+        await host.wait_finished(10)
+        for s in sessions:
+            await s.close()
+    finally:
+        await host.stop()
+    return host
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        {"variant": "rami", "limit": 1, "knock": True, "seats": 4, "bots": {3: "moyen"}},
+        {"variant": "500", "quick": True},
+        {"variant": "40", "limit": 50, "seats": 2},
+    ],
+)
+def test_no_card_leaks_to_any_seat(table: dict) -> None:
+    host = run(_spy_match(**dict(table)))
+    assert host.match.over
+    frames, cards = _check_frames(host)
+    assert frames > 100 and cards > 100
+
+
+def test_spy_detects_a_leak() -> None:
+    """The checker itself: a frame naming a hidden card (here: as a discard) is caught."""
+    host = run(_spy_match(variant="rami", limit=1))
+    seat, _data, hidden, over = next(x for x in host.sent if x[2] and x[0] is not None)
+    other = (seat + 1) % host.config.seats
+    fake = P.Events(seq=1, events=[{"type": "Discarded", "seat": other,
+                                    "card": {"card": min(hidden)}}])
+    host.sent = [(seat, _frame(fake), hidden, over)]
+    with pytest.raises(AssertionError, match="hidden cards"):
+        _check_frames(host)
+
+
+def _frame(msg: P.Message) -> bytes:
+    body = msgpack.packb(msg.to_wire(), use_bin_type=True)
+    return len(body).to_bytes(4, "big") + body

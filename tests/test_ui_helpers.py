@@ -1,0 +1,74 @@
+"""Helpers for the in-process UI tests: run the app on a pipe, send keys and clicks."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from rami_lan.cli.ui.shell import Shell
+
+
+@dataclass
+class Driver:
+    shell: Shell
+    inp: object
+
+    def keys(self, text: str) -> None:
+        self.inp.send_text(text)  # type: ignore[attr-defined]
+
+    async def settle(self) -> None:
+        """Wait for a fresh frame, so clicks hit what the model shows now."""
+        app = self.shell.app
+        seen = app.render_counter
+        app.invalidate()
+        await until(lambda: app.render_counter > seen, 5, "a new frame")
+
+    def click(self, row: int, col: int) -> None:
+        """SGR mouse press + release at 0-based ``row``, ``col``."""
+        self.keys(f"\x1b[<0;{col + 1};{row + 1}M\x1b[<0;{col + 1};{row + 1}m")
+
+
+def locate(frags: list, pred: Callable[[str], bool]) -> tuple[int, int] | None:
+    """(row, col) of the first fragment whose text satisfies ``pred``."""
+    row = col = 0
+    for f in frags:
+        text = f[1]
+        if pred(text):
+            return row, col
+        for ch in text:
+            if ch == "\n":
+                row, col = row + 1, 0
+            else:
+                col += 1
+    return None
+
+
+async def until(pred: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
+    end = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > end:
+            raise AssertionError(f"timed out waiting for {what or pred}")
+        await asyncio.sleep(0.005)
+
+
+@contextlib.asynccontextmanager
+async def running(make: Callable[[], Shell], timeout: float = 30.0) -> AsyncIterator[Driver]:
+    """Build the app with ``make()`` on a pipe input and a dummy output; run it."""
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        shell = make()
+        task = asyncio.ensure_future(asyncio.wait_for(shell.app.run_async(), timeout))
+        await until(lambda: shell.app.is_running, 5, "app start")
+        try:
+            yield Driver(shell, inp)
+        finally:
+            if not task.done():
+                shell.exit(0)
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(task, 5)
