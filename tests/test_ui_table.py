@@ -12,7 +12,6 @@ from rami_lan.cli.local_session import LocalTableSession
 from rami_lan.cli.ui.shell import Shell
 from rami_lan.cli.ui.table_screen import TableScreen
 from rami_lan.core import actions as A
-from rami_lan.core import events as E
 from rami_lan.core.melds import hand_points
 from rami_lan.core.variants import get_variant
 from rami_lan.i18n import set_language
@@ -92,7 +91,7 @@ async def play_turn(d: Driver, screen: TableScreen, turn: int, use_mouse: bool) 
             await until(lambda: not m.staged, what="cleared")
             break
         d.keys("m")
-        await until(lambda: m.updates_seen > seen, what="lay down")
+        await until(lambda seen=seen: m.updates_seen > seen, what="lay down")
         if m.view.phase not in ("play",):
             return
     if not m.view.my_turn or m.view.phase != "play":

@@ -28,7 +28,7 @@ def run_table_app(session: TableSession, settings: Settings) -> int:
     shell = Shell()
     screen = TableScreen(session, four_colour=settings.four_colour, on_leave=shell.exit)
     shell.show(screen)
-    return int(shell.app.run() or 0)
+    return shell.run()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,4 +40,4 @@ def run(args: argparse.Namespace) -> int:
     shell = Shell()
     lobby = Lobby(shell, settings)
     shell.show(lobby)
-    return int(shell.app.run() or 0)
+    return shell.run()

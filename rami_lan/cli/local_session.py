@@ -131,7 +131,13 @@ class LocalTableSession:
 
     # --- TableSession ----------------------------------------------------------------
 
+    @property
+    def started(self) -> bool:
+        return self._driver is not None
+
     async def start(self) -> None:
+        if self._driver is not None:
+            return
         self._emit([], connection="connected", nicknames=dict(self.nicknames))
         self._deal()
         self._driver = asyncio.get_running_loop().create_task(self._drive())

@@ -92,6 +92,7 @@ class Sweep:
         self.hi = 14 if v.ace_high else 13
         self.carry = v.ace_low and v.ace_high
         self.not_more = v.joker_limit == "not_more_than_naturals"
+        self.kcap = max(jokers, 1)
         run_pts = [0] * 15
         set_pts = [0] * 15
         for p in range(1, 15):
@@ -122,6 +123,7 @@ class Sweep:
                 self.nat_after[s][p] = seen
                 if self._natural_count(s, p):
                     seen = True
+        self.greedy_ok = min_leftover == 0  # "meld rather than leave over" dominances
         self.memo: dict = {}
         self.suit_memo: dict = {}
         self.set_memo: dict = {}
@@ -161,8 +163,17 @@ class Sweep:
             return False
         return st[1] >= 0 if self.not_more else st[1] >= 1
 
+    def norm(self, runs: tuple[tuple[Status, ...], ...], jl: int) -> tuple:
+        """Cap balances at the free jokers: a run with balance >= jl stays valid anyway."""
+        out = []
+        for rs in runs:
+            if rs and any(st[1] > jl for st in rs):
+                rs = tuple(sorted((L, min(k, jl), low, jlow) for L, k, low, jlow in rs))
+            out.append(rs)
+        return tuple(out)
+
     def _k_nat(self, k: int) -> int:
-        return min(k + 1, max(self.j0, 1)) if self.not_more else 1
+        return min(k + 1, self.kcap) if self.not_more else 1
 
     def _k_jok(self, k: int) -> int:
         return k - 1 if self.not_more else k
@@ -184,7 +195,8 @@ class Sweep:
         can_start_nat = pos <= self.hi - 2
         top = self.hi
         n = len(runs)
-        no_swap = (self.carry and pos == 1) or not self.swap_prune
+        carry = self.carry and pos == 1
+        no_swap = carry or not self.swap_prune
 
         def rec(i: int, new: list[Status], acts: list[str], nat: int, jok: int) -> None:
             if i == n:
@@ -192,9 +204,10 @@ class Sweep:
                 return
             st = runs[i]
             L, k, low, jlow = st
+            can_extend = pos <= top and not (low and pos == 14)
             if not jlow and self._closable(st):
-                rec(i + 1, new, acts + ["c"], nat, jok)
-            if pos <= top and not (low and pos == 14):
+                rec(i + 1, new, acts + ["C" if can_extend else "c"], nat, jok)
+            if can_extend:
                 nl = 3 if L >= 2 else L + 1
                 if nat < m:
                     rec(i + 1, new + [(nl, self._k_nat(k), low, jlow)], acts + ["n"], nat + 1, jok)
@@ -206,6 +219,8 @@ class Sweep:
             max_a = rest if can_start_nat else 0
             for a in range(max_a + 1):
                 left = rest - a
+                if left and not carry and self.greedy_ok and "C" in acts:
+                    continue  # a run closes while a natural that extends it is left over
                 if jok and left and not no_swap:
                     continue  # a natural of this face left while a joker plays it
                 news = new + [(1, self._k_nat(0) if self.not_more else 1, pos == 1, False)] * a
@@ -288,6 +303,8 @@ class Sweep:
         self, pos: int, runs: tuple[tuple[Status, ...], ...], jl: int,
         carried: tuple[int, ...], lf: int,
     ) -> int:
+        if self.not_more and jl < self.kcap:
+            runs = self.norm(runs, jl)
         key = (pos, runs, jl, carried, lf)
         got = self.memo.get(key)
         if got is not None:
@@ -310,6 +327,13 @@ class Sweep:
         req = self.required
         for used, js, sets in set_opts:
             jl1 = jl - js
+            completable = 0  # suits a natural of which, if left over, would better go in a set
+            if self.greedy_ok and not carry_pos:
+                for suits, j in sets:
+                    if len(suits) + j == 3 or (j and self.swap_prune):
+                        for s in range(4):
+                            if s not in suits:
+                                completable |= 1 << s
             base = self.placed(spts * (sum(used) + js))
             m = [n[s] - used[s] for s in range(4)]
             opts = [self.suit_options(pos, s, runs[s], m[s], jl1) for s in range(4)]
@@ -331,6 +355,10 @@ class Sweep:
                             if j_d > jl1:
                                 continue
                             sel = (o0, o1, o2, o3)
+                            if completable and any(
+                                sel[s][1] and completable >> s & 1 for s in range(4)
+                            ):
+                                continue
                             if carry_pos:
                                 new_carried = tuple(o[1] for o in sel)
                                 left = 0
@@ -393,7 +421,7 @@ class Sweep:
                 nxt: list[tuple[Status, list[tuple[int, int | None]]]] = []
                 for (status, cells), act in zip(cur, acts, strict=True):
                     L, k, low, jlow = status
-                    if act == "c":
+                    if act in ("c", "C"):
                         done_runs.append(cells)
                         continue
                     nl = 3 if L >= 2 else L + 1
@@ -411,6 +439,14 @@ class Sweep:
                 assert tuple(t[0] for t in nxt) == sel[s][0]
                 open_runs[s] = nxt
             pos, runs, jl, carried, lf = pos + 1, new_runs, jl2, carried2, lf2
+            if self.not_more and jl < self.kcap:
+                runs = self.norm(runs, jl)
+                for s in range(4):
+                    open_runs[s] = sorted(
+                        (((L, min(k, jl), low, jlow), cells)
+                         for (L, k, low, jlow), cells in open_runs[s]),
+                        key=lambda t: t[0],
+                    )
         for s in range(4):
             for _status, cells in open_runs[s]:
                 done_runs.append(cells)

@@ -53,7 +53,9 @@ class Lines:
         self.col = 0
         self.rows = 0
 
-    def add(self, style: str, text: str, handler: Callable[[MouseEvent], object] | None = None) -> None:
+    def add(
+        self, style: str, text: str, handler: Callable[[MouseEvent], object] | None = None
+    ) -> None:
         if not text:
             return
         self.frags.append((style, text, handler) if handler else (style, text))
@@ -160,9 +162,9 @@ def render_players(lines: Lines, model: TableModel, width: int) -> None:
         if get_variant(v.variant).scoring == "laid_minus_hand":
             lines.add("class:dim", _("laid {n}").format(n=p.laid_points).ljust(10))
         elif p.opened:
-            lines.add("class:opened", _("opened").ljust(10))
+            lines.add("class:opened", _("opened").ljust(11))
         else:
-            lines.add("class:dim", _("not opened").ljust(10))
+            lines.add("class:dim", _("not opened").ljust(11))
         if p.away:
             lines.add("class:warn", _("away"))
         elif s == me:

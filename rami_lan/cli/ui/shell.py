@@ -33,6 +33,7 @@ class Shell:
         self.screen: Screen | None = None
         self.result: int = 0
         self._empty = Window()
+        self._pending: Screen | None = None
         self.app: Application[int] = Application(
             layout=Layout(DynamicContainer(self._container)),
             key_bindings=DynamicKeyBindings(self._bindings),
@@ -49,13 +50,29 @@ class Shell:
         return self.screen.key_bindings if self.screen is not None else None
 
     def show(self, screen: Screen) -> None:
+        """Put ``screen`` on display (its tasks start once the app runs)."""
         self.screen = screen
-        screen.attach(self)
+        self._pending = screen
+        if self.app.is_running:
+            self._attach()
+        elif self._attach not in self.app.pre_run_callables:
+            self.app.pre_run_callables.append(self._attach)
         try:
             self.app.layout.focus(screen.focus)
         except ValueError:
             pass
         self.app.invalidate()
+
+    def _attach(self) -> None:
+        screen, self._pending = self._pending, None
+        if screen is not None:
+            screen.attach(self)
+
+    def run(self) -> int:
+        return int(self.app.run() or 0)
+
+    async def run_async(self) -> int:
+        return int(await self.app.run_async() or 0)
 
     def exit(self, code: int = 0) -> None:
         if self.app.is_running and not self.app.future.done():  # type: ignore[union-attr]

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from prompt_toolkit.application import get_app
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
-from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Float,
@@ -82,7 +81,9 @@ class TableScreen:
 
     async def _read(self) -> None:
         try:
-            await self.session.start()
+            # open_session() returns a started session; a local table waits for us.
+            if not getattr(self.session, "started", True):
+                await self.session.start()
             async for upd in self.session.updates():
                 self.model.apply(upd)
                 self._invalidate()

@@ -1,0 +1,530 @@
+"""The lobby: tables found on the LAN (live), Nouvelle table, Solo, settings.
+
+The list comes from a `TableBrowser` started in the background after the first
+frame, so the lobby appears at once. Joining and opening a table use the network
+layer's entry points (`rami_lan.net.client.open_session`, `rami_lan.net.host`); when
+they are not installed the lobby says so and stays usable (Solo always works).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import FormattedTextControl, Window
+
+from rami_lan.cli.settings import Settings, clean_nickname, save_settings
+from rami_lan.cli.ui.forms import Field, Form
+from rami_lan.cli.ui.render import Lines, on_click
+from rami_lan.cli.ui.shell import Shell
+from rami_lan.core.variants import VARIANTS, get_variant
+from rami_lan.i18n import _, detect_language, language, set_language
+
+BrowserFactory = Callable[[], Any]
+LEVELS = ("debutant", "moyen", "expert")
+
+
+def level_text(level: str) -> str:
+    return {"debutant": _("beginner"), "moyen": _("medium"), "expert": _("expert")}.get(
+        level, level
+    )
+
+
+def default_browser() -> Any:
+    from rami_lan.net.discovery import TableBrowser
+
+    return TableBrowser()
+
+
+class Lobby:
+    """The first screen of ``rami-lan``."""
+
+    def __init__(
+        self,
+        shell: Shell,
+        settings: Settings,
+        *,
+        browser_factory: BrowserFactory | None = default_browser,
+        save: Callable[[Settings], object] = save_settings,
+        solo_think: float = 0.5,
+    ) -> None:
+        self.shell = shell
+        self.settings = settings
+        self.browser_factory = browser_factory
+        self.save = save
+        self.solo_think = solo_think
+        self.browser: Any = None
+        self.tables: list[Any] = []
+        self.index = 0
+        self.mode = "main"  # main, new, settings, code
+        self.message: str | None = None
+        self.busy = False
+        self.host: Any = None
+        self.pending_join: Any = None
+        self.new_form = self._new_table_form()
+        self.settings_form = self._settings_form()
+        self.code_form = Form(
+            title=lambda: _("This table needs a join code"),
+            fields=[Field("code", lambda: _("Join code"), max_len=16)],
+            values={"code": ""},
+            submit_label=lambda: _("Join"),
+        )
+        self.control = FormattedTextControl(self.fragments, focusable=True, show_cursor=False)
+        self.focus = Window(self.control, wrap_lines=False, always_hide_cursor=True)
+        self.container = self.focus
+        self.key_bindings = self._bindings()
+        self._browse_task: asyncio.Task[None] | None = None
+
+    # --- life cycle ---------------------------------------------------------------
+
+    def attach(self, shell: Shell) -> None:
+        self.shell = shell
+        if self.browser_factory is not None and self._browse_task is None:
+            self._browse_task = shell.app.create_background_task(self._browse())
+
+    async def _browse(self) -> None:
+        await asyncio.sleep(0)  # the first frame first
+        try:
+            self.browser = self.browser_factory()  # type: ignore[misc]
+            await self.browser.start()
+        except Exception as e:  # noqa: BLE001 - no network: the lobby still works
+            self.message = _("Can not look for tables on the network: {err}").format(err=e)
+            self.browser = None
+            self._invalidate()
+            return
+        try:
+            while True:
+                snap = list(self.browser.snapshot())
+                if snap != self.tables:
+                    self.tables = snap
+                    self.index = min(self.index, len(self.items()) - 1)
+                    self._invalidate()
+                await asyncio.sleep(0.25)
+        finally:
+            with contextlib.suppress(Exception):
+                await self.browser.stop()
+
+    def _invalidate(self) -> None:
+        self.shell.app.invalidate()
+
+    # --- the main list ------------------------------------------------------------
+
+    def items(self) -> list[tuple[str, Any]]:
+        out: list[tuple[str, Any]] = [("table", t) for t in self.tables]
+        out += [("new", None), ("solo", None), ("settings", None), ("quit", None)]
+        return out
+
+    def activate(self, i: int | None = None) -> None:
+        items = self.items()
+        if i is not None:
+            self.index = i
+        kind, ad = items[self.index]
+        self.message = None
+        if kind == "table":
+            self.join(ad)
+        elif kind == "new":
+            self.mode = "new"
+        elif kind == "solo":
+            self.solo()
+        elif kind == "settings":
+            self.settings_form.values = self._settings_values()
+            self.mode = "settings"
+        elif kind == "quit":
+            self.quit()
+
+    def quit(self) -> None:
+        if self._browse_task is not None:
+            self._browse_task.cancel()
+        self.shell.exit(0)
+
+    # --- starting a table -------------------------------------------------------------
+
+    def _table_done(self) -> None:
+        """Back from a table to the lobby."""
+
+        async def back() -> None:
+            if self.host is not None:
+                host, self.host = self.host, None
+                with contextlib.suppress(Exception):
+                    await host.stop()
+            self.mode = "main"
+            self.shell.show(self)
+
+        self.shell.app.create_background_task(back())
+
+    def _show_table(self, session: Any) -> None:
+        from rami_lan.cli.ui.table_screen import TableScreen
+
+        screen = TableScreen(
+            session, four_colour=self.settings.four_colour, on_leave=self._table_done
+        )
+        self.shell.show(screen)
+
+    def solo(self) -> None:
+        from rami_lan.cli.cmd_solo import make_solo_session
+
+        vals = self.new_form.values
+        bots = {s: vals.get(f"seat{s}", "moyen") for s in range(1, vals["seats"])}
+        bots = {s: (lvl if lvl != "human" else "moyen") for s, lvl in bots.items()}
+        limit, quick = self._limit_value()
+        session = make_solo_session(
+            vals["variant"],
+            vals["seats"],
+            bots=bots,
+            limit=limit,
+            knock=bool(vals.get("knock")) and get_variant(vals["variant"]).knock_supported,
+            timer=0,
+            think=self.solo_think,
+            nickname=self.settings.nickname,
+        )
+        self._show_table(session)
+
+    def join(self, ad: Any, code: str | None = None) -> None:
+        if getattr(ad, "code_required", False) and code is None:
+            self.pending_join = ad
+            self.code_form.values = {"code": ""}
+            self.code_form.index = 0
+            self.mode = "code"
+            return
+        self._run_async(self._join(ad, code))
+
+    async def _join(self, ad: Any, code: str | None) -> None:
+        try:
+            from rami_lan.net.client import open_session
+        except ImportError:
+            self.message = _("Joining a table is not available in this version yet.")
+            return
+        if not ad.addresses or not ad.port:
+            self.message = _("This table has no address yet; try again in a moment.")
+            return
+        session = await open_session(
+            ad.addresses[0], ad.port, nickname=self.settings.nickname, lang=language(), code=code
+        )
+        self._show_table(session)
+
+    def _limit_value(self) -> tuple[int | None, bool]:
+        lim = self.new_form.values.get("limit")
+        if lim == "quick":
+            return None, True
+        return lim, False
+
+    def open_table(self) -> None:
+        self._run_async(self._open_table())
+
+    async def _open_table(self) -> None:
+        try:
+            from rami_lan.net.client import open_session
+            from rami_lan.net.host import TableConfig, TableHost
+        except ImportError:
+            self.message = _("Opening a table on the network is not available in this version "
+                             "yet. Solo works.")
+            self.mode = "main"
+            return
+        vals = self.new_form.values
+        v = get_variant(vals["variant"])
+        bots = {
+            s: vals[f"seat{s}"] for s in range(1, vals["seats"]) if vals.get(f"seat{s}") != "human"
+        }
+        limit, quick = self._limit_value()
+        code = vals.get("code") if vals.get("who") == "code" else None
+        config = TableConfig(
+            name=vals.get("name") or _("{nick}'s table").format(nick=self.settings.nickname),
+            variant=v.id,
+            seats=vals["seats"],
+            bots=bots,
+            limit=limit if limit is not None else v.default_limit,
+            quick=quick,
+            knock=bool(vals.get("knock")) and v.knock_supported,
+            timer=vals.get("timer", 0),
+            join_code=code or None,
+            advertise=True,
+            interfaces="all",
+            port=0,
+        )
+        host = TableHost(config)
+        port = await host.start()
+        self.host = host
+        session = await open_session(
+            "127.0.0.1", port, nickname=self.settings.nickname, lang=language(), code=code or None
+        )
+        self._show_table(session)
+
+    def _run_async(self, coro: Any) -> None:
+        async def guarded() -> None:
+            self.busy = True
+            self._invalidate()
+            try:
+                await coro
+            except Exception as e:  # noqa: BLE001 - a failed join must not crash the lobby
+                self.message = _("That did not work: {err}").format(err=e)
+                self.mode = "main"
+            finally:
+                self.busy = False
+                self._invalidate()
+
+        self.shell.app.create_background_task(guarded())
+
+    # --- forms ------------------------------------------------------------------------
+
+    def _new_table_form(self) -> Form:
+        def variant() -> Any:
+            return get_variant(values["variant"])
+
+        def limits() -> list[tuple[Any, str]]:
+            v = variant()
+            if v.match_rule == "elimination":
+                return [(n, _("single round") if n == 1 else str(n)) for n in v.point_limits]
+            out: list[tuple[Any, str]] = [(n, str(n)) for n in v.point_limits]
+            if v.quick_rounds:
+                out.append(("quick", _("quick: {n} rounds").format(n=v.quick_rounds)))
+            return out
+
+        def seat_field(s: int) -> Field:
+            return Field(
+                f"seat{s}",
+                lambda: _("Seat {n}").format(n=s + 1),
+                lambda: [("human", _("a player"))] + [(lv, _("bot, {lv}").format(
+                    lv=level_text(lv))) for lv in LEVELS],
+                visible=lambda: values["seats"] > s,
+            )
+
+        values: dict[str, Any] = {
+            "name": "",
+            "variant": "rami",
+            "seats": 2,
+            "seat1": "moyen",
+            "seat2": "moyen",
+            "seat3": "moyen",
+            "who": "anyone",
+            "code": "",
+            "limit": 100,
+            "timer": 0,
+            "knock": False,
+        }
+        fields = [
+            Field("name", lambda: _("Table name"), max_len=32),
+            Field("variant", lambda: _("Variant"),
+                  lambda: [(k, f"{v.name} ({k})") for k, v in VARIANTS.items()]),
+            Field("seats", lambda: _("Seats"), lambda: [(n, str(n)) for n in (2, 3, 4)]),
+            seat_field(1),
+            seat_field(2),
+            seat_field(3),
+            Field("who", lambda: _("Who may sit"),
+                  lambda: [("anyone", _("anyone")), ("code", _("with a join code"))]),
+            Field("code", lambda: _("Join code"), visible=lambda: values["who"] == "code",
+                  max_len=16),
+            Field("limit", lambda: _("Points"), limits),
+            Field("timer", lambda: _("Move timer"),
+                  lambda: [(0, _("off"))] + [(n, _("{n} s").format(n=n)) for n in (15, 30, 60)]),
+            Field("knock", lambda: _("Frapper"),
+                  lambda: [(False, _("off")), (True, _("on"))],
+                  visible=lambda: variant().knock_supported),
+        ]
+        form = Form(lambda: _("New table"), fields, values,
+                    submit_label=lambda: _("Open the table"))
+        form.fix()
+        return form
+
+    def _settings_values(self) -> dict[str, Any]:
+        return {
+            "nickname": self.settings.nickname,
+            "lang": self.settings.lang or "auto",
+            "four": self.settings.four_colour,
+        }
+
+    def _settings_form(self) -> Form:
+        fields = [
+            Field("nickname", lambda: _("Nickname")),
+            Field("lang", lambda: _("Language"),
+                  lambda: [("auto", _("from the system")), ("fr", "Français"), ("en", "English")]),
+            Field("four", lambda: _("Four-colour deck"),
+                  lambda: [(False, _("off")), (True, _("on"))]),
+        ]
+        return Form(lambda: _("Settings"), fields, self._settings_values(),
+                    submit_label=lambda: _("Save"))
+
+    def submit(self) -> None:
+        if self.mode == "new":
+            self.open_table()
+        elif self.mode == "settings":
+            vals = self.settings_form.values
+            self.settings.nickname = clean_nickname(vals["nickname"]) or self.settings.nickname
+            self.settings.lang = None if vals["lang"] == "auto" else vals["lang"]
+            self.settings.four_colour = bool(vals["four"])
+            set_language(self.settings.lang or detect_language())
+            try:
+                self.save(self.settings)
+                self.message = _("Settings saved.")
+            except OSError as e:
+                self.message = _("Could not save the settings: {err}").format(err=e)
+            self.mode = "main"
+        elif self.mode == "code":
+            ad, self.pending_join = self.pending_join, None
+            self.mode = "main"
+            if ad is not None:
+                self.join(ad, self.code_form.values.get("code") or "")
+
+    def form(self) -> Form | None:
+        return {"new": self.new_form, "settings": self.settings_form, "code": self.code_form}.get(
+            self.mode
+        )
+
+    # --- rendering ----------------------------------------------------------------------
+
+    def fragments(self):  # type: ignore[no-untyped-def]
+        lines = Lines()
+        title = " rami-lan — " + _("Lobby")
+        who = _("Nickname: {nick}").format(nick=self.settings.nickname) + " "
+        lines.add("class:lobby.title", title + " " * max(1, 80 - len(title) - len(who)) + who)
+        lines.nl()
+        lines.nl()
+        form = self.form()
+        if form is not None:
+            self._render_form(lines, form)
+        else:
+            self._render_main(lines)
+        lines.nl()
+        if self.busy:
+            lines.add("class:warn", _("Please wait…"))
+        elif self.message:
+            lines.add("class:error", self.message[:79])
+        lines.nl()
+        return lines.frags
+
+    def _render_main(self, lines: Lines) -> None:
+        lines.add("class:label", _("Tables on the network"))
+        lines.nl()
+        if not self.tables:
+            lines.add("class:dim", "  " + _("(no table found yet — looking…)"))
+            lines.nl()
+        for i, (kind, ad) in enumerate(self.items()):
+            if kind != "table":
+                continue
+            style = "class:lobby.current" if i == self.index else "class:lobby.item"
+            seats = _("{taken}/{total} seats").format(taken=ad.seats_taken, total=ad.seats_total)
+            code = _("code") if ad.code_required else ""
+            text = (f"  {ad.name[:20]:<20} {ad.host[:12]:<12} {ad.variant:<9} {seats:<10} "
+                    f"{code:<5} {_('limit {n}').format(n=ad.point_limit)}")
+            lines.add(style, text[:79], on_click(lambda i=i: self.activate(i)))
+            lines.nl()
+        lines.nl()
+        labels = {
+            "new": _("Nouvelle table — open a table on the network"),
+            "solo": _("Solo — play at once against bots"),
+            "settings": _("Settings — nickname, language, colours"),
+            "quit": _("Quit"),
+        }
+        keys = {"new": "n", "solo": "s", "settings": "o", "quit": "q"}
+        for i, (kind, _ad) in enumerate(self.items()):
+            if kind == "table":
+                continue
+            style = "class:lobby.current" if i == self.index else "class:lobby.item"
+            lines.add(style, f"  [{keys[kind]}] {labels[kind]}  ",
+                      on_click(lambda i=i: self.activate(i)))
+            lines.nl()
+        lines.nl()
+        lines.add("class:status", _("↑ ↓ choose · Enter: join / open · n s o q · ? rules in game"))
+        lines.nl()
+
+    def _render_form(self, lines: Lines, form: Form) -> None:
+        lines.add("class:label", form.title())
+        lines.nl()
+        lines.nl()
+        for i, f in enumerate(form.shown()):
+            cur = i == form.index
+            style = "class:lobby.current" if cur else "class:lobby.item"
+
+            def click(i: int = i, f: Field = f) -> None:
+                form.index = i
+                form.change(1)
+
+            lines.add(style, f"  {f.label():<22}", on_click(click))
+            val = form.value_text(f)
+            if f.choices is None:
+                val = val + ("_" if cur else "")
+                lines.add("class:lobby.value", f" {val}")
+            else:
+                lines.add("class:lobby.value", f" ‹ {val} ›", on_click(click))
+            lines.nl()
+        lines.nl()
+        style = "class:lobby.current" if form.on_submit else "class:button"
+        lines.add(style, f"  [ {form.submit_label()} ]  ", on_click(self.submit))
+        lines.add("", "  ")
+        lines.add("class:button.off", "[ " + _("Back (Esc)") + " ]", on_click(self.back))
+        lines.nl()
+        lines.nl()
+        lines.add(
+            "class:status", _("↑ ↓ field · ← → change · type text · Enter confirm · Esc back")
+        )
+        lines.nl()
+
+    def back(self) -> None:
+        self.mode = "main"
+        self.message = None
+
+    # --- keys -----------------------------------------------------------------------
+
+    def _bindings(self) -> KeyBindings:
+        kb = KeyBindings()
+        main = Condition(lambda: self.mode == "main")
+        in_form = Condition(lambda: self.mode != "main")
+        text = in_form & Condition(lambda: self.form() is not None and self.form().editing_text())  # type: ignore[union-attr]
+
+        def items_move(d: int) -> None:
+            self.index = (self.index + d) % len(self.items())
+
+        def act(fn: Callable[[], None]) -> Callable[[KeyPressEvent], None]:
+            def handler(e: KeyPressEvent) -> None:
+                fn()
+                self._invalidate()
+
+            return handler
+
+        kb.add("up", filter=main)(act(lambda: items_move(-1)))
+        kb.add("k", filter=main)(act(lambda: items_move(-1)))
+        kb.add("down", filter=main)(act(lambda: items_move(1)))
+        kb.add("j", filter=main)(act(lambda: items_move(1)))
+        kb.add("enter", filter=main)(act(self.activate))
+        kb.add("n", filter=main)(act(lambda: setattr(self, "mode", "new")))
+        kb.add("s", filter=main)(act(self.solo))
+        kb.add("o", filter=main)(act(lambda: self.activate(len(self.items()) - 2)))
+        kb.add("q", filter=main)(act(self.quit))
+        kb.add("c-c")(act(self.quit))
+
+        def form_do(fn: Callable[[Form], None]) -> Callable[[], None]:
+            return lambda: fn(self.form()) if self.form() is not None else None  # type: ignore[arg-type]
+
+        kb.add("up", filter=in_form)(act(form_do(lambda f: f.move(-1))))
+        kb.add("s-tab", filter=in_form)(act(form_do(lambda f: f.move(-1))))
+        kb.add("down", filter=in_form)(act(form_do(lambda f: f.move(1))))
+        kb.add("tab", filter=in_form)(act(form_do(lambda f: f.move(1))))
+        kb.add("left", filter=in_form)(act(form_do(lambda f: f.change(-1))))
+        kb.add("right", filter=in_form)(act(form_do(lambda f: f.change(1))))
+        kb.add("space", filter=in_form & ~text)(act(form_do(lambda f: f.change(1))))
+        kb.add("escape", filter=in_form)(act(self.back))
+
+        def enter() -> None:
+            f = self.form()
+            if f is None:
+                return
+            if f.on_submit or self.mode == "code":
+                self.submit()
+            else:
+                f.move(1)
+
+        kb.add("enter", filter=in_form)(act(enter))
+        kb.add("backspace", filter=text)(act(form_do(lambda f: f.backspace())))
+
+        @kb.add(Keys.Any, filter=text)
+        def _type(e: KeyPressEvent) -> None:
+            f = self.form()
+            if f is not None:
+                f.type_text(e.data)
+            self._invalidate()
+
+        return kb

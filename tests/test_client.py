@@ -1,0 +1,166 @@
+"""RemoteTableSession against a scripted host: the commit-reveal order, updates,
+refusal and a failed fairness check (loopback only)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from rami_lan.core import actions as A
+from rami_lan.net import protocol as P
+from rami_lan.net.client import JoinRefused, open_session
+from rami_lan.net.shuffle import commitment, round_tag
+
+TABLE_ID = bytes(range(16))
+
+
+def run(coro, timeout: float = 20.0):  # type: ignore[no-untyped-def]
+    async def guarded():  # type: ignore[no-untyped-def]
+        return await asyncio.wait_for(coro, timeout)
+
+    return asyncio.run(guarded())
+
+
+class ScriptedHost:
+    """A one-connection host speaking the protocol by hand."""
+
+    def __init__(self) -> None:
+        self.received: asyncio.Queue[P.Message] = asyncio.Queue()
+        self.session = P.Session("host")
+        self.writer: asyncio.StreamWriter | None = None
+        self.server: asyncio.Server | None = None
+        self.refuse: str | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.writer = writer
+        while data := await reader.read(65536):
+            for msg in self.session.receive_data(data):
+                if isinstance(msg, P.Hello):
+                    if self.refuse:
+                        self.send(P.Refused(code=self.refuse, message="no"))
+                        return
+                    self.send(P.Welcome(table_id=TABLE_ID, seat=1, token=bytes(16),
+                                        table={"variant": "rami", "timer": 0},
+                                        players=[{"seat": 0, "nick": "h"},
+                                                 {"seat": 1, "nick": "me"}]))
+                await self.received.put(msg)
+
+    def send(self, msg: P.Message) -> None:
+        assert self.writer is not None
+        self.writer.write(self.session.send(msg))
+
+    async def next(self, kind: type, timeout: float = 2.0) -> Any:
+        while True:
+            msg = await asyncio.wait_for(self.received.get(), timeout)
+            if isinstance(msg, kind):
+                return msg
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+
+async def _commit_reveal_order() -> None:
+    host = ScriptedHost()
+    port = await host.start()
+    client = await open_session("127.0.0.1", port, nickname="me")
+    try:
+        assert client.seat == 1 and client.variant == "rami"
+        await host.next(P.Hello)
+        tag = round_tag(TABLE_ID, 1, 1)
+        host.send(P.CommitRequest(round_tag=tag, seat=1))
+        commit = await host.next(P.Commit)
+        assert commit.round_tag == tag
+        # no reveal before the commitment list
+        with pytest.raises(TimeoutError):
+            await host.next(P.Reveal, timeout=0.2)
+        host_secret = bytes([7]) * 32
+        host.send(P.Commitments(round_tag=tag, commits={
+            0: commitment(tag, 0, host_secret), 1: commit.commit}))
+        reveal = await host.next(P.Reveal)
+        assert commitment(tag, 1, reveal.secret) == commit.commit
+        # end of round with a wrong secret for seat 0: the client reports it
+        host.send(P.RoundSecrets(round_tag=tag, secrets={0: bytes(32), 1: reveal.secret},
+                                 excluded=[]))
+        async for up in client.updates():
+            if up.fairness is not None:
+                ok, details = up.fairness
+                assert not ok and "commitment" in details
+                break
+        # actions go out as protocol messages
+        await client.act(A.DrawStock(1))
+        msg = await host.next(P.Action)
+        assert msg.action == {"kind": "draw_stock", "seat": 1}
+        await client.act(A.Knock(1))
+        assert isinstance(await host.next(P.Knock), P.Knock)
+        await client.next_round("continue")
+        assert (await host.next(P.NextRound)).choice == "continue"
+    finally:
+        await client.close()
+        await host.stop()
+
+
+def test_reveal_only_after_the_commitment_list() -> None:
+    run(_commit_reveal_order())
+
+
+async def _commitments_without_ours() -> None:
+    host = ScriptedHost()
+    port = await host.start()
+    client = await open_session("127.0.0.1", port, nickname="me")
+    try:
+        tag = round_tag(TABLE_ID, 1, 1)
+        host.send(P.CommitRequest(round_tag=tag, seat=1))
+        await host.next(P.Commit)
+        host.send(P.Commitments(round_tag=tag, commits={0: bytes(32)}))
+        with pytest.raises(TimeoutError):
+            await host.next(P.Reveal, timeout=0.2)
+    finally:
+        await client.close()
+        await host.stop()
+
+
+def test_no_reveal_if_our_commitment_is_missing() -> None:
+    run(_commitments_without_ours())
+
+
+async def _refused() -> None:
+    host = ScriptedHost()
+    host.refuse = "table_full"
+    port = await host.start()
+    try:
+        with pytest.raises(JoinRefused) as info:
+            await open_session("127.0.0.1", port, nickname="me")
+        assert info.value.code == "table_full"
+    finally:
+        await host.stop()
+
+
+def test_refusal_raises() -> None:
+    run(_refused())
+
+
+async def _host_goes_away() -> list[str]:
+    host = ScriptedHost()
+    port = await host.start()
+    client = await open_session("127.0.0.1", port, nickname="me", retries=2, backoff=0.01)
+    states = []
+    await host.stop()
+    assert host.writer is not None
+    host.writer.transport.abort()
+    async for up in client.updates():
+        if up.connection:
+            states.append(up.connection)
+    await client.close()
+    return states
+
+
+def test_gives_up_reconnecting_after_bounded_retries() -> None:
+    states = run(_host_goes_away())
+    assert states == ["connected", "reconnecting", "closed"]
