@@ -68,8 +68,12 @@ def test_malformed_actions_are_refused(bad: object) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
-                    lambda ch: st.lists(ch, max_size=4) | st.dictionaries(st.text(max_size=6), ch, max_size=4)))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+        lambda ch: st.lists(ch, max_size=4) | st.dictionaries(st.text(max_size=6), ch, max_size=4),
+    )
+)
 def test_random_plain_data_never_crashes_the_decoder(data: object) -> None:
     try:
         action_from_plain(data, "500")

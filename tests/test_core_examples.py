@@ -36,7 +36,12 @@ def test_text_form_round_trips() -> None:
 def test_canonical_ids_follow_the_shuffle_spec() -> None:
     two = full_deck(2, 6)
     assert [str(c) for c in (two[0], two[12], two[13], two[51], two[52], two[103])] == [
-        "Ac", "Kc", "As", "Kd", "Ac", "Kd",
+        "Ac",
+        "Kc",
+        "As",
+        "Kd",
+        "Ac",
+        "Kd",
     ]
     assert two[52].copy == 1 and two[104].is_joker
     for i, c in enumerate(two):

@@ -176,9 +176,7 @@ def test_whole_matches_end_with_the_variants_rule(vid: str, seed: int, n: int) -
 @pytest.mark.parametrize("vid", VARIANT_IDS)
 @settings(max_examples=max(3, EXAMPLES // 3), deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(2, 4), cut=st.integers(0, 120))
-def test_snapshot_restored_mid_round_plays_on_identically(
-    vid: str, seed: int, n: int, cut: int
-) -> None:
+def test_snapshot_restored_mid_round_plays_on_identically(vid: str, seed: int, n: int, cut: int) -> None:
     rng = random.Random(seed)
     m = new_match(vid, n, _options(vid, rng))
     m, _ = start_round(m, deck_for(m, rng), rng.randbytes(32))

@@ -323,7 +323,10 @@ def match_from_plain(d: dict) -> MatchState:
         round=None if d["round"] is None else _round_from_plain(d["round"], v, d["n_seats"], cc),
         history=tuple(
             RoundSummary(
-                h["round_no"], h["winner"], h["rami_sec"], h["reason"],
+                h["round_no"],
+                h["winner"],
+                h["rami_sec"],
+                h["reason"],
                 tuple(tuple(p) for p in h["scores"]),  # type: ignore[misc]
             )
             for h in d["history"]

@@ -142,9 +142,7 @@ def build_set(variant: Variant, cards: Sequence[Card], owner: int = -1) -> Meld:
     return Meld("set", tuple(naturals + jokers), (rank,) * len(cards), tuple(all_suits), owner)
 
 
-def _run_positions(
-    variant: Variant, cards: Sequence[Card], ace_as: int
-) -> list[tuple[int, Card]] | None:
+def _run_positions(variant: Variant, cards: Sequence[Card], ace_as: int) -> list[tuple[int, Card]] | None:
     """Positions of a run for one reading of the ace (1 or 14), or None if impossible."""
     naturals = [c for c in cards if not c.is_joker]
     jokers = [c for c in cards if c.is_joker]
@@ -251,9 +249,7 @@ def check_meld(
 # --- changing melds on the table -------------------------------------------------
 
 
-def lay_off(
-    variant: Variant, meld: Meld, card: Card, end: Literal["low", "high"] | None = None
-) -> Meld:
+def lay_off(variant: Variant, meld: Meld, card: Card, end: Literal["low", "high"] | None = None) -> Meld:
     """The meld with ``card`` added; raise `_Invalid` with a reason if it does not fit."""
     if meld.kind == "set":
         if len(meld.cards) >= 4:

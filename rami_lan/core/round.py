@@ -130,9 +130,7 @@ def deal(
     if not 2 <= len(players) <= 4:
         raise ValueError("a round needs 2 to 4 players")
     if len(deck) != variant.deck_size or len(set(deck)) != len(deck):
-        raise ValueError(
-            f"the deck must hold the {variant.deck_size} distinct cards of {variant.id}"
-        )
+        raise ValueError(f"the deck must hold the {variant.deck_size} distinct cards of {variant.id}")
     hs = variant.cards_per_player(len(players))
     i = players.index(dealer)
     order = players[i + 1 :] + players[: i + 1]
@@ -168,9 +166,7 @@ def deal(
         timeouts=z,
         away=f,
     )
-    evs: list[E.Event] = [
-        E.RoundStarted(round_no, dealer, order[0], players, hs, len(st.stock), top)
-    ]
+    evs: list[E.Event] = [E.RoundStarted(round_no, dealer, order[0], players, hs, len(st.stock), top)]
     for s in players:
         evs.append(E.CardsDealt(s, st.hands[s], tuple(positions[s])))
     evs.append(E.TurnStarted(order[0], 1))
@@ -407,14 +403,10 @@ def _lay_down(st: RoundState, a: A.LayDown) -> tuple[RoundState, list[E.Event]]:
     total = sum(m.points(v) for m in built)
     opening = v.requires_opening and not st.opened[seat]
     if opening and total < v.open_min_points:
-        raise IllegalAction(
-            seat, st.phase, f"may not open with {total} points (needs {v.open_min_points})"
-        )
+        raise IllegalAction(seat, st.phase, f"may not open with {total} points (needs {v.open_min_points})")
     for c in st.must_use:
         if c in st.hands[seat] and v.unopened_take_must_open and opening and c not in all_cards:
-            raise IllegalAction(
-                seat, st.phase, f"the opening must use {c}, taken from the discard pile"
-            )
+            raise IllegalAction(seat, st.phase, f"the opening must use {c}, taken from the discard pile")
     hand = _remove(st.hands[seat], all_cards)
     first = len(st.melds)
     nst = replace(
@@ -463,9 +455,7 @@ def _recover(st: RoundState, a: A.RecoverJoker) -> tuple[RoundState, list[E.Even
     if v.joker_recovery == "none":
         raise IllegalAction(seat, st.phase, "this variant has no joker recovery")
     if not st.can_lay_on_table(seat):
-        raise IllegalAction(
-            seat, st.phase, f"may not take a joker back before opening ({st.opening_need()})"
-        )
+        raise IllegalAction(seat, st.phase, f"may not take a joker back before opening ({st.opening_need()})")
     if len(set(a.cards)) != len(a.cards):
         raise IllegalAction(seat, st.phase, "the same card is used twice")
     _holds(st, seat, a.cards)
@@ -486,9 +476,7 @@ def _recover(st: RoundState, a: A.RecoverJoker) -> tuple[RoundState, list[E.Even
         laid_points=_set(st.laid_points, seat, st.laid_points[seat] + pts),
         must_use=must,
     )
-    return _after_laying(
-        nst, seat, a.cards, [E.JokerRecovered(seat, a.target, a.cards, joker, new)]
-    )
+    return _after_laying(nst, seat, a.cards, [E.JokerRecovered(seat, a.target, a.cards, joker, new)])
 
 
 def _discard(st: RoundState, a: A.Discard) -> tuple[RoundState, list[E.Event]]:
@@ -553,9 +541,7 @@ def _knock(st: RoundState, a: A.Knock) -> tuple[RoundState, list[E.Event]]:
     if not st.knock_enabled:
         raise IllegalAction(seat, st.phase, "knocking (frapper) is not enabled at this table")
     if seat not in st.knock_window:
-        raise IllegalAction(
-            seat, st.phase, "may not knock now (the window is closed or not theirs)"
-        )
+        raise IllegalAction(seat, st.phase, "may not knock now (the window is closed or not theirs)")
     card = st.discard[-1]
     st = replace(
         st,

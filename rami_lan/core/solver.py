@@ -107,9 +107,7 @@ class Sweep:
         # the meld valid and the leftover count; it needs a joker to cost at least as
         # much in hand as any natural, and no obligation to meld a joker.
         max_nat = max(v.hand_ace_points, 10)
-        self.swap_prune = not required_joker and (
-            not self.hand_obj or v.hand_joker_points >= max_nat
-        )
+        self.swap_prune = not required_joker and (not self.hand_obj or v.hand_joker_points >= max_nat)
         # empties[s][p]: positions p..hi of suit s holding no natural of the hand.
         self.empties = [[0] * 16 for _ in range(4)]
         self.nat_after = [[False] * 16 for _ in range(4)]
@@ -300,8 +298,12 @@ class Sweep:
         return tuple(self._natural_count(s, pos) for s in range(4))
 
     def solve(
-        self, pos: int, runs: tuple[tuple[Status, ...], ...], jl: int,
-        carried: tuple[int, ...], lf: int,
+        self,
+        pos: int,
+        runs: tuple[tuple[Status, ...], ...],
+        jl: int,
+        carried: tuple[int, ...],
+        lf: int,
     ) -> int:
         if self.not_more and jl < self.kcap:
             runs = self.norm(runs, jl)
@@ -355,9 +357,7 @@ class Sweep:
                             if j_d > jl1:
                                 continue
                             sel = (o0, o1, o2, o3)
-                            if completable and any(
-                                sel[s][1] and completable >> s & 1 for s in range(4)
-                            ):
+                            if completable and any(sel[s][1] and completable >> s & 1 for s in range(4)):
                                 continue
                             if carry_pos:
                                 new_carried = tuple(o[1] for o in sel)
@@ -368,9 +368,7 @@ class Sweep:
                                 if req is not None and req[1] == (1 if pos == 14 else pos):
                                     s_req = req[0]
                                     total = (
-                                        self.counts[s_req][1]
-                                        if pos in (1, 14)
-                                        else self.counts[s_req][pos]
+                                        self.counts[s_req][1] if pos in (1, 14) else self.counts[s_req][pos]
                                     )
                                     if sel[s_req][1] >= total:
                                         continue
@@ -430,11 +428,9 @@ class Sweep:
                     else:
                         nxt.append(((nl, self._k_jok(k), low, jlow), cells + [(pos, None)]))
                 for _ in range(a):
-                    nxt.append(((1, self._k_nat(0) if self.not_more else 1, pos == 1, False),
-                                [(pos, s)]))
+                    nxt.append(((1, self._k_nat(0) if self.not_more else 1, pos == 1, False), [(pos, s)]))
                 for _ in range(b):
-                    nxt.append(((1, -1 if self.not_more else 0, pos == 1, self.monotone),
-                                [(pos, None)]))
+                    nxt.append(((1, -1 if self.not_more else 0, pos == 1, self.monotone), [(pos, None)]))
                 nxt.sort(key=lambda t: t[0])
                 assert tuple(t[0] for t in nxt) == sel[s][0]
                 open_runs[s] = nxt
@@ -443,14 +439,15 @@ class Sweep:
                 runs = self.norm(runs, jl)
                 for s in range(4):
                     open_runs[s] = sorted(
-                        (((L, min(k, jl), low, jlow), cells)
-                         for (L, k, low, jlow), cells in open_runs[s]),
+                        (((L, min(k, jl), low, jlow), cells) for (L, k, low, jlow), cells in open_runs[s]),
                         key=lambda t: t[0],
                     )
         for s in range(4):
             for _status, cells in open_runs[s]:
                 done_runs.append(cells)
         return SweepResult(best, done_runs, done_sets)
+
+
 def _joker_ok(variant: Variant, n_nat: int, n_jok: int) -> bool:
     if n_nat == 0:
         return False
@@ -506,8 +503,6 @@ def _shapes_from(variant: Variant, counts: Sequence[int], jokers: int, fi: int) 
                                 faces.append(None)
                         out.append(("run", tuple(faces), tuple(range(lo, hi + 1))))
     return out
-
-
 
 
 # --- public API ----------------------------------------------------------------------
@@ -667,4 +662,108 @@ def enumerate_melds(variant: str | Variant, cards: Sequence[Card]) -> list[Meld]
                 taken[f] = i + 1
                 chosen.append(pool[f][i])
             out.append(build_set(v, chosen) if kind == "set" else build_run(v, chosen))
+    return out
+
+
+# --- what the game asks on top of the partition ---------------------------------------
+
+
+@dataclass(frozen=True)
+class OpeningPlan:
+    """Can a hand open now, and with which melds (the best-scoring ones)."""
+
+    ok: bool
+    points: int
+    need: int
+    melds: list[list[Card]] = field(default_factory=list)
+    meld_objects: tuple[Meld, ...] = ()
+
+
+def can_open(
+    variant: str | Variant,
+    hand: Sequence[Card],
+    must_use: Sequence[Card] = (),
+    keep: int | None = None,
+) -> OpeningPlan:
+    """The best opening lay-down of ``hand``: ok when it reaches the variant's threshold.
+
+    ``must_use``: cards that must be among the melds (40's discard taken before opening;
+    only the first is enforced exactly, the others are checked). ``keep``: cards that
+    must stay in hand (default: one when the variant makes players discard to go out).
+    For variants without a threshold any meld opens.
+    """
+    v = get_variant(variant)
+    hand = list(hand)
+    if keep is None:
+        keep = 1 if v.must_discard_to_go_out else 0
+    must = [c for c in must_use if c in hand]
+    if must:
+        part = best_partition_with(v, hand, must[0], min_leftover=keep)
+    else:
+        part = _search(v, hand, "points", None, keep)
+    need = v.open_min_points
+    if part is None or not part.melds:
+        return OpeningPlan(False, 0, need)
+    melded = {c for m in part.melds for c in m}
+    ok = part.points >= need and all(c in melded for c in must)
+    return OpeningPlan(ok, part.points, need, part.melds, part.meld_objects)
+
+
+def lay_off_options(
+    variant: str | Variant, table: Sequence[Meld], hand: Sequence[Card]
+) -> list[tuple[Card, int, str | None]]:
+    """(card, table meld index, end) for every hand card that fits a table meld now.
+
+    One entry per card face and meld; ``end`` is ``"low"``/``"high"`` for a joker on a
+    run, else None. Whether the seat may lay off at all (opening) is not checked here.
+    """
+    v = get_variant(variant)
+    out: list[tuple[Card, int, str | None]] = []
+    seen: set = set()
+    for c in hand:
+        for i, m in enumerate(table):
+            if (c.face, i) in seen:
+                continue
+            ends: tuple[str | None, ...] = (
+                ("low", "high") if c.is_joker and m.kind == "run" else (None,)
+            )
+            for end in ends:
+                try:
+                    lay_off(v, m, c, end)  # type: ignore[arg-type]
+                except InvalidMeld:
+                    continue
+                out.append((c, i, end))
+            seen.add((c.face, i))
+    return out
+
+
+def joker_recoveries(
+    variant: str | Variant, table: Sequence[Meld], hand: Sequence[Card]
+) -> list[tuple[int, tuple[Card, ...]]]:
+    """(table meld index, hand cards to give) for every joker the hand can take back."""
+    from rami_lan.core.melds import recover_joker
+
+    v = get_variant(variant)
+    if v.joker_recovery == "none":
+        return []
+    naturals = []
+    faces: set = set()
+    for c in hand:
+        if not c.is_joker and c.face not in faces:
+            faces.add(c.face)
+            naturals.append(c)
+    out: list[tuple[int, tuple[Card, ...]]] = []
+    for i, m in enumerate(table):
+        if not m.n_jokers:
+            continue
+        if m.kind == "set" and v.set_joker_recovery_needs_two:
+            groups: list[tuple[Card, ...]] = list(combinations(naturals, 2))
+        else:
+            groups = [(c,) for c in naturals]
+        for g in groups:
+            try:
+                recover_joker(v, m, g)
+            except InvalidMeld:
+                continue
+            out.append((i, g))
     return out
