@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -61,7 +61,7 @@ def brute(v: Variant, cards: Sequence[Card], objective: str = "points",
     """Best (score) over every partition, by exhaustive search on card subsets."""
     cards = tuple(sorted(cards, key=Card.sort_key))
 
-    @lru_cache(maxsize=None)
+    @cache
     def go(rest: tuple[Card, ...]) -> list[tuple[int, int, bool, int]]:
         """All reachable (points, hand points left, required melded, n left) summaries."""
         if not rest:
@@ -169,15 +169,19 @@ def test_greedy_grouping_trap():
     assert part.leftover == []
 
 
-def test_leftover_tie_break():
-    # 8h 9h 10h + 10c 10s: "10c 10s 10h" is 30 points like "8 9 10" (27)? no: prefer points.
-    cards = parse_cards("Jh Qh Kh Js Jc")
-    part = best_partition("rami", cards)
+def test_points_first_then_fewer_leftovers():
+    # Jc Js Jh (30) and Jh Qh Kh (30) tie on points and leftovers: either is fine.
+    part = best_partition("rami", parse_cards("Jh Qh Kh Js Jc"))
     assert part.points == 30 and len(part.leftover) == 2
-    # Two readings worth 30: Jc Js Jh (leaves Qh Kh) vs Jh Qh Kh (leaves Js Jc): both 2 left.
-    cards = parse_cards("5c 5s 5h 5d 6d 7d")
-    part = best_partition("rami", cards)
-    assert part.points == 38 and len(part.leftover) == 0  # 5c 5s 5h + 5d 6d 7d
+    # A carre of fives (20) loses to 5c 5s 5h + 5d 6d 7d (33).
+    part = best_partition("rami", parse_cards("5c 5s 5h 5d 6d 7d"))
+    assert part.points == 33 and part.leftover == []
+    part = best_partition("multi", parse_cards("2c 2s 2h 3h 4h"))
+    # 2c 2s 2h (6) vs 2h 3h 4h (9): points first.
+    assert part.points == 9 and len(part.leftover) == 2
+    part = best_partition("multi", parse_cards("3c 3s 3h 3d 4d 5d 6d"))
+    # 3c 3s 3h + 3d 4d 5d 6d = 9 + 18 = 27 with nothing left.
+    assert part.points == 27 and part.leftover == []
 
 
 def test_ace_rules_per_variant():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -22,40 +22,58 @@ def _h(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
-class ByteStream:
-    """``H(k || u64(0)) || H(k || u64(1)) || ...`` consumed as big-endian u32 words."""
+WORD_SPACE = 2**32
+
+
+def draw_uniform(next_word: Callable[[], int], m: int) -> int:
+    """An integer in ``0 .. m-1`` from 32-bit words, by rejection sampling.
+
+    ``limit = 2^32 - (2^32 mod m)``; words ``>= limit`` are discarded.
+    """
+    if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= WORD_SPACE:
+        raise ValueError(f"m must be an integer in 1..2^32, got {m!r}")
+    limit = WORD_SPACE - WORD_SPACE % m
+    while True:
+        word = next_word()
+        if word < limit:
+            return word % m
+
+
+class KeyStream:
+    """``H(k || u64(0)) || H(k || u64(1)) || ...`` read as big-endian u32 words."""
+
+    __slots__ = ("_key", "_counter", "_words")
 
     def __init__(self, key: bytes) -> None:
+        if not isinstance(key, bytes):
+            raise TypeError(f"key must be bytes, not {type(key).__name__}")
         if len(key) != 32:
-            raise ValueError(f"a stream key is 32 bytes, not {len(key)}")
+            raise ValueError(f"key must be exactly 32 bytes, got {len(key)}")
         self._key = key
-        self._words: Iterator[int] = self._gen()
+        self._counter = 0
+        self._words: list[int] = []
 
-    def _gen(self) -> Iterator[int]:
-        block = 0
-        while True:
-            digest = _h(self._key + struct.pack(">Q", block))
-            block += 1
-            yield from struct.unpack(">8I", digest)
+    @property
+    def blocks_used(self) -> int:
+        """How many 32-byte blocks have been hashed so far."""
+        return self._counter
 
-    def word(self) -> int:
-        return next(self._words)
+    def next_word(self) -> int:
+        if not self._words:
+            digest = _h(self._key + struct.pack(">Q", self._counter))
+            self._counter += 1
+            self._words = list(reversed(struct.unpack(">8I", digest)))
+        return self._words.pop()
 
     def uniform(self, m: int) -> int:
-        """An integer in ``0 .. m-1`` by rejection sampling."""
-        if m < 1:
-            raise ValueError("uniform(m) needs m >= 1")
-        limit = 2**32 - (2**32 % m)
-        while True:
-            w = self.word()
-            if w < limit:
-                return w % m
+        """An integer in ``0 .. m-1`` (see `draw_uniform`)."""
+        return draw_uniform(self.next_word, m)
 
 
 def shuffle(items: Sequence[T], key: bytes) -> list[T]:
     """Fisher-Yates from the end with the stream of ``key``; returns a new list."""
     out = list(items)
-    stream = ByteStream(key)
+    stream = KeyStream(key)
     for i in range(len(out) - 1, 0, -1):
         j = stream.uniform(i + 1)
         out[i], out[j] = out[j], out[i]
@@ -67,9 +85,13 @@ def deck_order(seed: bytes, n_cards: int) -> list[int]:
     return shuffle(range(n_cards), seed)
 
 
+def dealer_key(seed: bytes) -> bytes:
+    return _h(DEALER_LABEL + seed)
+
+
 def first_dealer_index(seed: bytes, n_players: int) -> int:
     """Index (0-based, among the players in seat order) of the first dealer."""
-    return ByteStream(_h(DEALER_LABEL + seed)).uniform(n_players)
+    return KeyStream(dealer_key(seed)).uniform(n_players)
 
 
 def reshuffle_key(seed: bytes, r: int) -> bytes:

@@ -30,7 +30,15 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from rami_lan.core.cards import SUITS, Card
-from rami_lan.core.melds import Meld, build_run, build_set, rank_points
+from rami_lan.core.melds import (
+    InvalidMeld,
+    Meld,
+    build_run,
+    build_set,
+    lay_off,
+    rank_points,
+    recover_joker,
+)
 from rami_lan.core.variants import Variant, get_variant
 
 Face = tuple[int, str]
@@ -741,8 +749,6 @@ def joker_recoveries(
     variant: str | Variant, table: Sequence[Meld], hand: Sequence[Card]
 ) -> list[tuple[int, tuple[Card, ...]]]:
     """(table meld index, hand cards to give) for every joker the hand can take back."""
-    from rami_lan.core.melds import recover_joker
-
     v = get_variant(variant)
     if v.joker_recovery == "none":
         return []

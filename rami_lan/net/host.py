@@ -202,6 +202,7 @@ class TableHost:
         self.port = 0
         self.finished = asyncio.Event()
         self._server: asyncio.Server | None = None
+        self._servers: list[asyncio.Server] = []
         self._conns: set[_Conn] = set()
         self._advertiser: Any = None
         self._start_event = asyncio.Event()
@@ -223,9 +224,23 @@ class TableHost:
     async def start(self) -> int:
         """Listen (and advertise); return the TCP port."""
         cfg = self.config
-        hosts: list[str] | None = None if cfg.interfaces == "all" else list(cfg.interfaces)
-        self._server = await asyncio.start_server(self._on_connect, host=hosts, port=cfg.port)
-        self.port = self._server.sockets[0].getsockname()[1]
+        # One port for every address: bind the first, then the others to its port.
+        hosts = ["0.0.0.0", "::"] if cfg.interfaces == "all" else list(cfg.interfaces)
+        first = await asyncio.start_server(self._on_connect, host=hosts[0], port=cfg.port)
+        self.port = first.sockets[0].getsockname()[1]
+        self._servers = [first]
+        for extra in hosts[1:]:
+            try:
+                self._servers.append(
+                    await asyncio.start_server(self._on_connect, host=extra, port=self.port)
+                )
+            except OSError as exc:
+                if cfg.interfaces != "all":
+                    for srv in self._servers:
+                        srv.close()
+                    raise
+                log.debug("not listening on %s: %s", extra, exc)
+        self._server = first
         for s, seat in self.seats.items():
             if seat.kind == "bot":
                 seat.policy = make_policy(seat.level, s, secrets.randbits(32))
@@ -259,10 +274,11 @@ class TableHost:
         for conn in list(self._conns):
             self._send(conn, P.Bye(reason="table closed"))
             self._close_conn(conn)
-        if self._server is not None:
-            self._server.close()
+        for server in self._servers:
+            server.close()
+        for server in self._servers:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._server.wait_closed(), 1.0)
+                await asyncio.wait_for(server.wait_closed(), 1.0)
         for task in list(self._conn_tasks):
             task.cancel()
         if self._conn_tasks:

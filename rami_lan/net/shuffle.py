@@ -29,11 +29,15 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from secrets import token_bytes
 from typing import TypeVar
+
+from rami_lan.core.deckrng import KeyStream, draw_uniform, shuffle
+from rami_lan.core.deckrng import dealer_key as _core_dealer_key
+from rami_lan.core.deckrng import reshuffle_key as _core_reshuffle_key
 
 __all__ = [
     "COMMIT_LABEL",
@@ -212,66 +216,8 @@ def seed_from_secrets(tag: bytes, secrets: Mapping[int, bytes]) -> bytes:
 # --------------------------------------------------------------------------- random stream
 
 
-def draw_uniform(next_word: Callable[[], int], m: int) -> int:
-    """Return an integer in ``0 .. m-1`` from 32-bit words, by rejection sampling.
-
-    ``limit = 2^32 - (2^32 mod m)``; words ``>= limit`` are discarded and the next one
-    is drawn; the first word below ``limit`` gives ``word mod m``.
-    """
-    _check_int("m", m, 1, _WORD_SPACE)
-    limit = _WORD_SPACE - _WORD_SPACE % m
-    while True:
-        word = next_word()
-        if word < limit:
-            return word % m
-
-
-class KeyStream:
-    """The spec's deterministic byte stream for a 32-byte key ``k``.
-
-    The stream is ``H(k || u64(0)) || H(k || u64(1)) || ...``, read four bytes at a time
-    as big-endian 32-bit words.
-    """
-
-    __slots__ = ("_key", "_counter", "_block", "_offset")
-
-    def __init__(self, key: bytes) -> None:
-        self._key = _check_bytes("key", key, KEY_SIZE)
-        self._counter = 0
-        self._block = b""
-        self._offset = 0
-
-    @property
-    def blocks_used(self) -> int:
-        """How many 32-byte blocks have been hashed so far."""
-        return self._counter
-
-    def next_word(self) -> int:
-        """Return the next 32-bit big-endian word of the stream."""
-        if self._offset >= len(self._block):
-            self._block = _sha256(self._key, _u64(self._counter))
-            self._counter += 1
-            self._offset = 0
-        chunk = self._block[self._offset : self._offset + _WORD_SIZE]
-        self._offset += _WORD_SIZE
-        return int.from_bytes(chunk, "big")
-
-    def uniform(self, m: int) -> int:
-        """Return an integer in ``0 .. m-1`` (``1 <= m <= 2^32``), see :func:`draw_uniform`."""
-        return draw_uniform(self.next_word, m)
-
-
-def shuffle(items: Sequence[T], key: bytes) -> list[T]:
-    """Return a new list: ``items`` shuffled with ``key`` (Fisher–Yates from the end).
-
-    For ``i = n-1`` down to ``1``: ``j = uniform(i+1)``; swap ``L[i]`` and ``L[j]``.
-    """
-    stream = KeyStream(key)
-    out = list(items)
-    for i in range(len(out) - 1, 0, -1):
-        j = stream.uniform(i + 1)
-        out[i], out[j] = out[j], out[i]
-    return out
+# draw_uniform, KeyStream and shuffle are the core's (rami_lan.core.deckrng): the
+# engine reshuffles with the very same code the clients verify with.
 
 
 # --------------------------------------------------------------------------- deck, dealer, deal
@@ -288,7 +234,7 @@ def deck_order(seed: bytes, n_cards: int) -> list[int]:
 
 def dealer_key(seed: bytes) -> bytes:
     """Return the first-dealer key ``H("rami-lan dealer v1" || seed)``."""
-    return _sha256(DEALER_LABEL, _check_bytes("seed", seed, DIGEST_SIZE))
+    return _core_dealer_key(_check_bytes("seed", seed, DIGEST_SIZE))
 
 
 def first_dealer(seed: bytes, n_players: int) -> int:
@@ -337,7 +283,7 @@ def deal_positions(n_players_in_order: int, hand_size: int) -> DealLayout:
 def reshuffle_key(seed: bytes, r: int) -> bytes:
     """Return the ``r``-th reshuffle key: ``H("rami-lan reshuffle v1" || seed || u32(r))``."""
     key = _check_bytes("seed", seed, DIGEST_SIZE)
-    return _sha256(RESHUFFLE_LABEL, key, _u32(_check_int("r", r, 1, _U32_MAX)))
+    return _core_reshuffle_key(key, _check_int("r", r, 1, _U32_MAX))
 
 
 def reshuffle(seed: bytes, r: int, pile_ids_bottom_to_top: Sequence[int]) -> list[int]:

@@ -1,0 +1,98 @@
+"""Three "laptops" in their own network namespaces joined by a private bridge: the host
+advertises with mDNS, two bot clients find it across the bridge, play a match to the
+end and check the shuffle; the record verifies. Needs root and ``ip netns``; skipped
+otherwise. Every namespace, link and address is made by this test and removed in a
+``finally``; nothing leaves the machine."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True, timeout=10)
+
+
+@pytest.fixture
+def lan() -> Iterator[dict[str, str]]:
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        pytest.skip("network namespaces need root")
+    tag = secrets.token_hex(2)
+    names = {"host": f"rlh{tag}", "c1": f"rla{tag}", "c2": f"rlb{tag}"}
+    bridge = f"rlbr{tag}"
+    addrs = {"host": "10.231.0.1", "c1": "10.231.0.2", "c2": "10.231.0.3"}
+    made: list[str] = []
+    try:
+        try:
+            _ip("link", "add", bridge, "type", "bridge")
+        except (subprocess.CalledProcessError, FileNotFoundError, OSError) as exc:
+            pytest.skip(f"cannot make a bridge: {exc}")
+        _ip("link", "set", bridge, "up")
+        for role, ns in names.items():
+            try:
+                _ip("netns", "add", ns)
+            except (subprocess.CalledProcessError, OSError) as exc:
+                pytest.skip(f"ip netns fails: {exc}")
+            made.append(ns)
+            _ip("link", "add", f"v{ns}", "type", "veth", "peer", "name", f"e{ns}")
+            _ip("link", "set", f"v{ns}", "master", bridge)
+            _ip("link", "set", f"v{ns}", "up")
+            _ip("link", "set", f"e{ns}", "netns", ns)
+            _ip("-n", ns, "link", "set", "lo", "up")
+            _ip("-n", ns, "link", "set", f"e{ns}", "up")
+            _ip("-n", ns, "addr", "add", f"{addrs[role]}/24", "dev", f"e{ns}")
+            _ip("-n", ns, "route", "add", "224.0.0.0/4", "dev", f"e{ns}")
+        yield names
+    finally:
+        for ns in made:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=10)
+        subprocess.run(["ip", "link", "del", bridge], capture_output=True, timeout=10)
+
+
+def _cmd(ns: str, *args: str) -> list[str]:
+    return ["ip", "netns", "exec", ns, sys.executable, "-m", "rami_lan.cli.main", *args]
+
+
+def test_match_across_namespaces(lan: dict[str, str], tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "LANG": "C"}
+    name = f"netns {secrets.token_hex(2)}"
+    host = subprocess.Popen(
+        _cmd(lan["host"], "--lang", "en", "host", "--headless", "--name", name, "--seats", "2",
+             "--variant", "rami", "--limit", "1", "--record-dir", str(tmp_path)),
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    clients = []
+    try:
+        for role in ("c1", "c2"):
+            clients.append(subprocess.Popen(
+                _cmd(lan[role], "--lang", "en", "join", name, "--bot", "moyen",
+                     "--timeout", "4"),
+                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            ))
+        outs = [c.communicate(timeout=60)[0] for c in clients]
+        for c, out in zip(clients, outs, strict=True):
+            assert c.returncode == 0, out
+            assert "Fairness checks passed: 1" in out, out
+        host_out = host.communicate(timeout=20)[0]
+        assert host.returncode == 0, host_out
+    finally:
+        for p in [host, *clients]:
+            if p.poll() is None:
+                p.kill()
+                p.wait(5)
+    records = list(tmp_path.glob("*.json"))
+    assert len(records) == 1
+    check = subprocess.run(
+        [sys.executable, "-m", "rami_lan.cli.main", "verify", str(records[0])],
+        env=env, capture_output=True, text=True, timeout=30,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
