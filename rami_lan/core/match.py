@@ -18,7 +18,7 @@ Match rules by variant (`Variant.match_rule`):
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
@@ -76,7 +76,6 @@ class MatchState:
     over: bool = False
     winner: int | None = None
     end_reason: str = ""
-    extra: dict = field(default_factory=dict, compare=False)
 
     @property
     def phase(self) -> str:

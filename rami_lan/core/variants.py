@@ -38,7 +38,7 @@ class Variant:
     # Deck and deal
     n_decks: int
     n_jokers: int
-    hand_size: Mapping[int, int]  # players -> cards each
+    hand_size: tuple[tuple[int, int], ...]  # (players, cards each)
     # Drawing
     discard_draw: DiscardDraw  # "top" or "any_depth" (500: a card and all above it)
     discard_pile_visible: bool  # the whole pile is public (500) vs its top card only
@@ -76,17 +76,18 @@ class Variant:
     notes: tuple[str, ...] = field(default=())
 
     def cards_per_player(self, n_players: int) -> int:
-        if n_players not in self.hand_size:
-            raise ValueError(f"{self.id} is played by 2 to 4 players, not {n_players}")
-        return self.hand_size[n_players]
+        for players, size in self.hand_size:
+            if players == n_players:
+                return size
+        raise ValueError(f"{self.id} is played by 2 to 4 players, not {n_players}")
 
     @property
     def deck_size(self) -> int:
         return 52 * self.n_decks + self.n_jokers
 
 
-def _hs(n: int) -> Mapping[int, int]:
-    return MappingProxyType({2: n, 3: n, 4: n})
+def _hs(n: int) -> tuple[tuple[int, int], ...]:
+    return ((2, n), (3, n), (4, n))
 
 
 RAMI = Variant(
@@ -165,7 +166,7 @@ MULTI = Variant(
     source="002_5736626b8208523a.txt",
     n_decks=1,
     n_jokers=0,
-    hand_size=MappingProxyType({2: 10, 3: 7, 4: 7}),
+    hand_size=((2, 10), (3, 7), (4, 7)),
     discard_draw="top",
     discard_pile_visible=False,
     unopened_take_must_open=False,
