@@ -17,6 +17,8 @@ from rami_lan.net.protocol import (
     ERROR_CODES,
     KINDS,
     MAX_FRAME,
+    MAX_PAKE_MSG,
+    PAKE_KINDS,
     PROTOCOL_VERSION,
     REFUSED_CODES,
     ROUND_TAG_LEN,
@@ -35,6 +37,8 @@ from rami_lan.net.protocol import (
     LocalProtocolError,
     Message,
     NextRound,
+    Pake,
+    PakeConfirm,
     Ping,
     Pong,
     ProtocolError,
@@ -61,6 +65,11 @@ WELCOME = Welcome(
     table={"variant": "rami", "seats": 4, "open": True, "code": None, "salt": b"\x00\x01"},
     players=[{"seat": 0, "nick": "Host", "bot": False}, {"seat": 1, "nick": "Anne"}],
 )
+
+PAKE_H = Pake(msg=b"B" + b"\x01" * 32)
+PAKE_C = Pake(msg=b"A" + b"\x02" * 32)
+CONFIRM_C = PakeConfirm(mac=b"\x03" * 32)
+CONFIRM_H = PakeConfirm(mac=b"\x04" * 32)
 
 # Every kind at least once; handshake kinds are exercised by the pair itself.
 CLIENT_MESSAGES: list[Message] = [
@@ -98,6 +107,10 @@ HANDSHAKE_MESSAGES: list[Message] = [
     Hello(nick="Bob 2", lang="en", token=b"\x07" * 16, code="ABCD-1234", bot=True),
     WELCOME,
     Refused(code="table_full", message="4 players already"),
+    # The join-code exchange, only between hello and welcome (see the PAKE tests below).
+    Pake(msg=b"B" + bytes(range(32))),
+    Pake(msg=b"\x00" * MAX_PAKE_MSG),
+    PakeConfirm(mac=b"\x5a" * 32),
 ]
 
 
@@ -119,6 +132,17 @@ def established() -> tuple[Session, Session]:
     assert host.receive_data(client.send(HELLO)) == [HELLO]
     assert client.receive_data(host.send(WELCOME)) == [WELCOME]
     assert client.established and host.established
+    return client, host
+
+
+def pake_pair(next_client_kind: str) -> tuple[Session, Session]:
+    """(client, host) in the join-code exchange, where the client's ``pake`` (after the
+    host's) or its ``pake_confirm`` (after both ``pake``) is the next message due."""
+    client, host = Session("client"), Session("host")
+    host.receive_data(client.send(HELLO))
+    client.receive_data(host.send(PAKE_H))
+    if next_client_kind == "pake_confirm":
+        host.receive_data(client.send(PAKE_C))
     return client, host
 
 
@@ -146,10 +170,10 @@ def test_samples_cover_every_kind() -> None:
     assert {m.KIND for m in samples} == set(KINDS)
     assert {m.KIND for m in CLIENT_MESSAGES} == {
         k for k, cls in KINDS.items() if "client" in cls.SENDERS
-    } - {"hello"}
+    } - {"hello"} - PAKE_KINDS
     assert {m.KIND for m in HOST_MESSAGES} == {
         k for k, cls in KINDS.items() if "host" in cls.SENDERS
-    } - {"welcome", "refused"}
+    } - {"welcome", "refused"} - PAKE_KINDS
 
 
 @pytest.mark.parametrize("message", CLIENT_MESSAGES + HOST_MESSAGES, ids=repr)
@@ -482,7 +506,7 @@ def test_extra_field_is_rejected(message: Message) -> None:
         with pytest.raises(RemoteProtocolError) as info:
             type(message).from_wire(message.to_wire() | extra)
         assert info.value.code == "bad_field"
-    if message.KIND not in ("hello", "welcome", "refused"):
+    if message.KIND not in ("hello", "welcome", "refused", *PAKE_KINDS):
         sender, receiver = receiver_of(message)
         error = remote_error(receiver, wire_frame(message.to_wire() | {"extra": None}))
         assert (error.code, "extra" in error.message) == ("bad_field", True)
@@ -612,6 +636,15 @@ BAD_FIELDS: list[tuple[str, str, Any]] = [
     ("pong", "n", b"\x01"),
     ("bye", "reason", ""),
     ("bye", "reason", 0),
+    ("pake", "msg", b""),
+    ("pake", "msg", b"\x00" * (MAX_PAKE_MSG + 1)),
+    ("pake", "msg", "B" * 33),  # str for bytes
+    ("pake", "msg", [66, 0]),
+    ("pake", "msg", None),
+    ("pake_confirm", "mac", bytes(31)),
+    ("pake_confirm", "mac", bytes(33)),
+    ("pake_confirm", "mac", "m" * 32),
+    ("pake_confirm", "mac", 0),
 ]
 
 
@@ -632,6 +665,8 @@ def test_bad_field_is_rejected(kind: str, name: str, value: Any) -> None:
     elif kind in ("welcome", "refused"):
         receiver = Session("client")
         receiver.send(HELLO)
+    elif kind in PAKE_KINDS:
+        receiver = pake_pair(kind)[1]  # a host, where the client's `kind` is due
     else:
         receiver = receiver_of(sample)[1]
     assert remote_error(receiver, wire_frame(wire)).code == "bad_field"
@@ -644,6 +679,8 @@ def test_bad_field_is_rejected(kind: str, name: str, value: Any) -> None:
     elif kind in ("welcome", "refused"):
         sender = Session("host")
         sender.receive_data(Session("client").send(HELLO))
+    elif kind in PAKE_KINDS:
+        sender = pake_pair(kind)[0]
     else:
         sender = receiver_of(sample)[0]
     with pytest.raises(LocalProtocolError):
@@ -984,3 +1021,132 @@ def test_docs_describe_every_kind_field_and_code() -> None:
     for code in ERROR_CODES | REFUSED_CODES:
         assert f"`{code}`" in text, code
     assert str(MAX_FRAME) in text or "256 KiB" in text
+
+
+# --------------------------------------------------------------------------- join-code exchange
+
+
+def pake_through(client: Session, host: Session) -> None:
+    """The whole exchange in its one valid order (the MACs are not checked by the session)."""
+    assert client.receive_data(host.send(PAKE_H)) == [PAKE_H]
+    data = client.send(PAKE_C) + client.send(CONFIRM_C)
+    assert host.receive_data(data) == [PAKE_C, CONFIRM_C]
+    assert client.receive_data(host.send(CONFIRM_H)) == [CONFIRM_H]
+
+
+def test_pake_exchange_then_welcome() -> None:
+    client, host = Session("client"), Session("host")
+    host.receive_data(client.send(HELLO))
+    assert not host.pake_started and not client.pake_started
+    pake_through(client, host)
+    assert host.pake_started and client.pake_started
+    assert host.pake_complete and client.pake_complete and not host.established
+    assert client.receive_data(host.send(WELCOME)) == [WELCOME]
+    assert client.established and host.established
+    # After the handshake the exchange may not happen again.
+    for session, peer in ((client, host), (host, client)):
+        for message in (PAKE_H, CONFIRM_H):
+            with pytest.raises(LocalProtocolError, match="after the handshake"):
+                session.send(message)
+        assert remote_error(peer, wire_frame(PAKE_C.to_wire())).code == "unexpected"
+
+
+def test_pake_is_optional() -> None:
+    client, host = established()
+    assert not host.pake_started and not host.pake_complete
+
+
+def pake_steps(steps: int) -> tuple[Session, Session]:
+    """(client, host) after the first ``steps`` messages of hello + the exchange."""
+    client, host = Session("client"), Session("host")
+    host.receive_data(client.send(HELLO))
+    order = [(host, client, PAKE_H), (client, host, PAKE_C), (client, host, CONFIRM_C)]
+    for sender, receiver, message in order[:steps]:
+        receiver.receive_data(sender.send(message))
+    return client, host
+
+
+# (messages done before, sender, message, why it is refused)
+PAKE_ORDER_ERRORS: list[tuple[int, str, Message, str]] = [
+    (0, "client", PAKE_C, "before the host's"),
+    (0, "client", CONFIRM_C, "before both"),
+    (0, "host", CONFIRM_H, "before both"),
+    (1, "host", PAKE_H, "second 'pake'"),
+    (1, "client", CONFIRM_C, "before both"),
+    (1, "host", CONFIRM_H, "before both"),
+    (1, "host", WELCOME, "before the join-code exchange is confirmed"),
+    (2, "client", PAKE_C, "second 'pake'"),
+    (2, "host", CONFIRM_H, "before the client's"),
+    (2, "host", WELCOME, "before the join-code exchange is confirmed"),
+    (3, "client", CONFIRM_C, "second 'pake_confirm'"),
+    (3, "host", WELCOME, "before the join-code exchange is confirmed"),
+    (3, "client", Chat(text="hi"), "before the handshake is done"),
+]
+
+
+@pytest.mark.parametrize(("steps", "role", "message", "why"), PAKE_ORDER_ERRORS, ids=repr)
+def test_pake_order_is_enforced(steps: int, role: str, message: Message, why: str) -> None:
+    client, host = pake_steps(steps)
+    sender, receiver = (client, host) if role == "client" else (host, client)
+    with pytest.raises(LocalProtocolError, match=why):
+        sender.send(message)
+    error = remote_error(receiver, wire_frame(message.to_wire()))
+    assert error.code == "unexpected" and why in error.message
+
+
+def test_pake_before_hello_is_unexpected() -> None:
+    with pytest.raises(LocalProtocolError, match="before hello"):
+        Session("host").send(PAKE_H)
+    assert remote_error(Session("client"), wire_frame(PAKE_H.to_wire())).code == "unexpected"
+    assert remote_error(Session("host"), wire_frame(PAKE_C.to_wire())).code == "unexpected"
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3])
+def test_host_may_refuse_during_the_exchange(steps: int) -> None:
+    client, host = pake_steps(steps)
+    refused = Refused(code="bad_code", message="wrong join code")
+    assert client.receive_data(host.send(refused)) == [refused]
+    assert client.local_closed and client.remote_closed and not client.established
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3])
+def test_client_may_leave_during_the_exchange(steps: int) -> None:
+    client, host = pake_steps(steps)
+    assert host.receive_data(client.send(Bye(reason="cancel"))) == [Bye(reason="cancel")]
+    assert host.remote_closed
+    with pytest.raises(LocalProtocolError):
+        client.send(CONFIRM_C)
+
+
+def test_pake_error_reply_is_refused_protocol_error() -> None:
+    _, host = pake_steps(1)
+    error = remote_error(host, wire_frame({"k": "pake", "msg": b""}))
+    assert error.code == "bad_field"
+    reply = host.error_reply(error)
+    assert isinstance(reply, Refused) and reply.code == "protocol_error"
+
+
+def test_pake_stream_split_at_every_byte_boundary() -> None:
+    client, host = pake_steps(1)
+    data = client.send(PAKE_C) + client.send(CONFIRM_C)
+    for cut in range(len(data) + 1):
+        _, receiver = pake_steps(1)
+        got = receiver.receive_data(data[:cut]) + receiver.receive_data(data[cut:])
+        assert got == [PAKE_C, CONFIRM_C], cut
+
+
+@pytest.mark.parametrize("message", [PAKE_C, CONFIRM_C], ids=repr)
+def test_pake_extra_field_through_a_session(message: Message) -> None:
+    _, host = pake_pair(message.KIND)
+    error = remote_error(host, wire_frame(message.to_wire() | {"code": "1234"}))
+    assert (error.code, "code" in error.message) == ("bad_field", True)
+
+
+@FUZZ
+@given(st.integers(0, 2**64))
+def test_fuzz_during_the_exchange(seed: int) -> None:
+    rng = random.Random(seed)
+    for steps in range(4):
+        _, host = pake_steps(steps)
+        data = b"".join(wire_frame(mutated_message(rng)) for _ in range(rng.randrange(1, 4)))
+        feed_and_check(host, split_randomly(rng, data))

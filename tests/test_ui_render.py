@@ -9,7 +9,8 @@ import pytest
 
 from rami_lan.cli.local_session import LocalTableSession
 from rami_lan.cli.ui.model import TableModel
-from rami_lan.cli.ui.render import fragments_text, render_result, render_table
+from rami_lan.cli.ui.render import render_result, render_table
+from rami_lan.cli.ui.text import fragments_text
 from rami_lan.core import actions as A
 from rami_lan.core.match import MatchOptions
 from rami_lan.i18n import set_language

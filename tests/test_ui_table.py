@@ -170,3 +170,77 @@ def test_whole_solo_round_keys_and_mouse():
         assert not shell.app.is_running
 
     asyncio.run(main())
+
+
+def test_help_overlay_sort_and_move_cards_while_others_play():
+    async def main() -> None:
+        session = make_solo_session("40", 3, "moyen", "ui-keys", think=0.3)
+        box, make = table_app(session)
+        async with running(make, timeout=20) as d:
+            shell, screen = box
+            m = screen.model
+            await until(lambda: len(m.hand) >= 13, what="deal")
+            d.keys("?")
+            await until(lambda: m.show_help, what="help")
+            from rami_lan.cli.ui.help import help_lines
+
+            assert "Rami 40" in help_lines("40")[0]
+            assert any("40 points" in line for line in help_lines("40"))
+            d.keys("?")
+            await until(lambda: not m.show_help, what="help closed")
+            d.keys("r")  # sort by rank
+            await until(lambda: m.sort_mode == "rank")
+            ranks = [c.rank for c in m.hand if not c.is_joker]
+            assert ranks == sorted(ranks)
+            d.keys("s")  # by suit
+            await until(lambda: m.sort_mode == "suit")
+            keys = [c.sort_key() for c in m.hand]
+            assert keys == sorted(keys)
+            first, second = m.hand[0], m.hand[1]
+            d.keys("1L")  # cursor on card 1, move it right: a local order only
+            await until(lambda: m.hand[1] == first, what="moved")
+            assert m.hand[0] == second and m.sort_mode is None
+            assert sorted(m.hand) == sorted(session.view().hand)
+            d.keys(" ")
+            await until(lambda: m.selected == [first])
+            assert "Sort" in screen.text()
+            d.keys("q")
+            d.keys("q")
+            await until(lambda: not shell.app.is_running, what="left")
+
+    asyncio.run(main())
+
+
+def test_french_catalog_covers_every_ui_string():
+    import ast
+    from pathlib import Path
+
+    import rami_lan
+    from rami_lan.i18n import parse_po
+
+    root = Path(rami_lan.__file__).parent
+    catalog = parse_po((root / "locale" / "fr" / "ui.po").read_text(encoding="utf-8"))
+    files = [root / "cli" / n for n in ("app.py", "cmd_solo.py", "local_session.py",
+                                         "settings.py")]
+    files += sorted((root / "cli" / "ui").glob("*.py"))
+    missing = []
+    for f in files:
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "_" and node.args
+                    and isinstance(node.args[0], ast.Constant)):
+                if not catalog.get(node.args[0].value):
+                    missing.append((f.name, node.args[0].value))
+    assert not missing
+    set_language("fr")
+    from rami_lan.cli.ui.render import button_label
+
+    assert button_label("lay") == "Déposer" and button_label("leave") == "Terminer"
+    assert button_label("continue") == "Continuer" and button_label("knock") == "Frapper"
+
+
+def test_solo_variant_ids_match_the_core():
+    from rami_lan.cli.cmd_solo import VARIANT_IDS
+    from rami_lan.core.variants import VARIANTS
+
+    assert tuple(VARIANTS) == VARIANT_IDS

@@ -7,10 +7,17 @@ returns when the player leaves it (used by ``rami-lan solo``).
 from __future__ import annotations
 
 import argparse
+import os
+from typing import TYPE_CHECKING
 
 from rami_lan.cli.settings import Settings, load_settings
 from rami_lan.i18n import set_language
-from rami_lan.net.table_session import TableSession
+
+if TYPE_CHECKING:
+    from rami_lan.net.table_session import TableSession
+
+NO_BROWSE_ENV = "RAMI_LAN_NO_BROWSE"
+"""Set to 1 to open the lobby without looking for tables (benchmarks, offline use)."""
 
 
 def apply_settings_language(args: argparse.Namespace, settings: Settings) -> None:
@@ -38,6 +45,9 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings()
     apply_settings_language(args, settings)
     shell = Shell()
-    lobby = Lobby(shell, settings)
+    if os.environ.get(NO_BROWSE_ENV):
+        lobby = Lobby(shell, settings, browser_factory=None)
+    else:
+        lobby = Lobby(shell, settings)
     shell.show(lobby)
     return shell.run()

@@ -1,21 +1,28 @@
-"""``rami-lan solo``: play at once against bots, on a table held in this process."""
+"""``rami-lan solo``: play at once against bots, on a table held in this process.
+
+Only argparse and i18n are imported at module level: ``rami-lan --help`` imports every
+command module, and must stay fast. The rules core is imported when a game starts.
+"""
 
 from __future__ import annotations
 
 import argparse
 import secrets
+from typing import TYPE_CHECKING
 
-from rami_lan.cli.local_session import BOT_LEVELS, LocalTableSession
-from rami_lan.cli.settings import default_nickname
-from rami_lan.core.match import MatchOptions
-from rami_lan.core.variants import VARIANTS, get_variant
 from rami_lan.i18n import _
+
+if TYPE_CHECKING:
+    from rami_lan.cli.local_session import LocalTableSession
+
+VARIANT_IDS = ("rami", "classique", "multi", "500", "40")  # = tuple(core.VARIANTS), tested
+BOT_LEVELS = ("debutant", "moyen", "expert")
 
 DEFAULT_THINK = 0.5
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--variant", choices=tuple(VARIANTS), default="rami",
+    parser.add_argument("--variant", choices=VARIANT_IDS, default="rami",
                         help=_("the variant (default: rami)"))
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4),
                         help=_("players at the table, you included (default: 2)"))
@@ -45,6 +52,11 @@ def make_solo_session(
     bots: dict[int, str] | None = None,
 ) -> LocalTableSession:
     """A local table: you at seat 0, bots everywhere else."""
+    from rami_lan.cli.local_session import LocalTableSession
+    from rami_lan.cli.settings import default_nickname
+    from rami_lan.core.match import MatchOptions
+    from rami_lan.core.variants import get_variant
+
     v = get_variant(variant)
     levels = bots if bots is not None else {s: level for s in range(1, players)}
     names = {0: nickname or default_nickname()}

@@ -110,7 +110,7 @@ class LocalTableSession:
         self.nicknames: dict[int, str] = dict(nicknames or {})
         for s in range(seats):
             if s not in self.nicknames:
-                self.nicknames[s] = f"Bot {s + 1}" if s in self._bots else f"Joueur {s + 1}"
+                self.nicknames[s] = f"Bot {s}" if s in self._bots else f"Joueur {s + 1}"
         self._queue: asyncio.Queue[SessionUpdate | None] = asyncio.Queue()
         self._wake = asyncio.Event()
         self._driver: asyncio.Task[None] | None = None

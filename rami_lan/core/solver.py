@@ -59,8 +59,9 @@ class Partition:
     meld_objects: tuple[Meld, ...] = ()
 
 
-# A run's status: (length capped at 3, balance, started at the low ace, started with a joker)
-Status = tuple[int, int, bool, bool]
+# A run's status: (length capped at 3, joker balance, starts at the low ace, starts with a
+# joker, ends with a joker)
+Status = tuple[int, int, bool, bool, bool]
 NEG = -(10**18)
 POINTS_SCALE = 64
 HAND_SCALE = 4096
@@ -90,8 +91,8 @@ class Sweep:
     ) -> None:
         v = variant
         self.v = v
-        self.counts = counts
         self.j0 = jokers
+        counts = [list(row) for row in counts]
         self.hand_obj = objective == "hand"
         self.required = required
         self.required_joker = required_joker
@@ -116,6 +117,27 @@ class Sweep:
         # much in hand as any natural, and no obligation to meld a joker.
         max_nat = max(v.hand_ace_points, 10)
         self.swap_prune = not required_joker and (not self.hand_obj or v.hand_joker_points >= max_nat)
+        self.greedy_ok = min_leftover == 0  # "meld rather than leave over" dominances
+        # Naturals that can be in no meld at all are left over at once.
+        self.base = 0
+        self.lf0 = 0
+        removed = []
+        for si in range(4):
+            for r in range(1, 14):
+                if counts[si][r] and not self._meldable(counts, si, r, required):
+                    removed.append((si, r, counts[si][r]))
+        for si, r, c in removed:
+            counts[si][r] = 0
+            self.base += self.left_nat(r, c)
+            self.lf0 += c
+        self.counts = counts
+        # next_nat[p]: the first position after p holding a natural (14 if aces wait there)
+        self.next_nat = [self.hi + 1] * 16
+        nxt = self.hi + 1
+        for p in range(self.hi, 0, -1):
+            self.next_nat[p] = nxt
+            if any(self._natural_count(si, p) for si in range(4)):
+                nxt = p
         # empties[s][p]: positions p..hi of suit s holding no natural of the hand.
         self.empties = [[0] * 16 for _ in range(4)]
         self.nat_after = [[False] * 16 for _ in range(4)]
@@ -129,7 +151,6 @@ class Sweep:
                 self.nat_after[s][p] = seen
                 if self._natural_count(s, p):
                     seen = True
-        self.greedy_ok = min_leftover == 0  # "meld rather than leave over" dominances
         self.memo: dict = {}
         self.suit_memo: dict = {}
         self.set_memo: dict = {}
@@ -164,6 +185,36 @@ class Sweep:
             return 0
         return self.counts[s][p]
 
+    def _meldable(
+        self, counts: list[list[int]], si: int, r: int, required: tuple[int, int] | None
+    ) -> bool:
+        """Could face (suit ``si``, rank ``r``) be in any meld of this hand? (superset)"""
+        if required == (si, r):
+            return True
+        J = self.j0
+        if not self.not_more and J >= 2:
+            return True
+        others = sum(1 for s2 in range(4) if s2 != si and counts[s2][r])
+        if others >= 2 or (others and J):
+            return True
+        row = counts[si]
+
+        def held(q: int) -> bool:
+            if q in (1, 14):
+                return bool(row[1]) and (self.v.ace_low if q == 1 else self.v.ace_high)
+            return 1 < q < 14 and bool(row[q])
+
+        positions = [p for p in ((1, 14) if r == 1 else (r,)) if self.lo <= p <= self.hi]
+        for p in positions:
+            if J == 0:
+                if (held(p - 1) and held(p + 1)) or (held(p + 1) and held(p + 2)) or (
+                    held(p - 1) and held(p - 2)
+                ):
+                    return True
+            elif any(held(p + d) or held(p - d) for d in range(1, J + 2)):
+                return True
+        return False
+
     def _closable(self, st: Status) -> bool:
         if st[0] < 3:
             return False
@@ -188,73 +239,114 @@ class Sweep:
 
     def suit_options(
         self, pos: int, s: int, runs: tuple[Status, ...], m: int, jl: int
-    ) -> list[tuple[tuple[Status, ...], int, int, tuple]]:
-        """Ways to use ``m`` naturals and up to ``jl`` jokers of suit ``s`` at ``pos``.
+    ) -> list[tuple[tuple[Status, ...], int, int, int, tuple]]:
+        """Ways to use ``m`` naturals and up to ``jl`` jokers in runs of suit ``s`` at ``pos``.
 
-        Returns (new runs, naturals not used, jokers used, plan) without duplicates.
+        Canonical runs: a run starts at its first natural (with its leading jokers, if
+        any, chosen then) and is closed after its last natural (with its trailing
+        jokers chosen then); a joker inside the run (a gap) must be followed by a
+        natural. Returns (new runs, naturals not used, jokers used, run points, plan).
         """
         key = (pos, s, runs, m, jl)
         got = self.suit_memo.get(key)
         if got is not None:
             return got
         out: dict[tuple, tuple] = {}
-        can_start_nat = pos <= self.hi - 2
-        top = self.hi
         n = len(runs)
         carry = self.carry and pos == 1
         no_swap = carry or not self.swap_prune
+        rp = self.run_pts
+        hi = self.hi
+        # a gap joker needs a natural of this suit soon after
+        gap_ok = self.next_suit_nat[s][pos] - pos - 1 < jl
 
-        def rec(i: int, new: list[Status], acts: list[str], nat: int, jok: int) -> None:
+        def rec(i: int, new: list, acts: list, nat: int, jok: int, pts: int, ext: bool) -> None:
             if i == n:
-                finish(new, acts, nat, jok)
+                finish(new, acts, nat, jok, pts, ext)
                 return
             st = runs[i]
-            L, k, low, jlow = st
-            can_extend = pos <= top and not (low and pos == 14)
-            if not jlow and self._closable(st):
-                rec(i + 1, new, acts + ["C" if can_extend else "c"], nat, jok)
+            L, k, low, jlow, gap = st
+            can_extend = pos <= hi and not (low and pos == 14)
+            if not jlow and not gap:
+                # close after pos - 1, with t trailing jokers at pos .. pos + t - 1
+                for t in range(0, jl - jok + 1):
+                    end = pos + t - 1
+                    if t and (end > hi or (low and end >= 14)):
+                        break
+                    if min(L + t, 3) < 3 or (self.not_more and k - t < 0):
+                        continue
+                    tp = sum(rp[pos:pos + t])
+                    rec(i + 1, new, acts + [("c", t)], nat, jok + t, pts + tp,
+                        ext or (can_extend and t == 0))
             if can_extend:
                 nl = 3 if L >= 2 else L + 1
                 if nat < m:
-                    rec(i + 1, new + [(nl, self._k_nat(k), low, jlow)], acts + ["n"], nat + 1, jok)
-                if jok < jl:
-                    rec(i + 1, new + [(nl, self._k_jok(k), low, jlow)], acts + ["j"], nat, jok + 1)
+                    rec(i + 1, new + [(nl, self._k_nat(k), low, jlow, False)], acts + [("n", 0)],
+                        nat + 1, jok, pts + rp[pos], ext)
+                if jok < jl and gap_ok and pos < hi:
+                    rec(i + 1, new + [(nl, self._k_jok(k), low, jlow, True)], acts + [("j", 0)],
+                        nat, jok + 1, pts + rp[pos], ext)
 
-        def finish(new: list[Status], acts: list[str], nat: int, jok: int) -> None:
+        def starts(a: int, min_t: int, jl_left: int) -> list[tuple[tuple[int, ...], int, int]]:
+            """Leading-joker counts (non-decreasing) for ``a`` new natural runs."""
+            if a == 0:
+                return [((), 0, 0)]
+            res = []
+            for t in range(min_t, jl_left + 1):
+                if t and not self._lead_ok(pos, s, t, jl_left):
+                    break
+                tp = sum(rp[pos - t:pos])
+                for rest, used, p2 in starts(a - 1, t, jl_left - t):
+                    res.append(((t,) + rest, used + t, p2 + tp))
+            return res
+
+        def finish(new: list, acts: list, nat: int, jok: int, pts: int, ext: bool) -> None:
             rest = m - nat
-            max_a = rest if can_start_nat else 0
+            if not jok and not rest:
+                pass
+            can_start = pos <= hi - 2 or (self.monotone and pos <= hi)
+            max_a = rest if can_start else 0
+            gap_jok = sum(1 for act, _t in acts if act == "j")
             for a in range(max_a + 1):
                 left = rest - a
-                if left and not carry and self.greedy_ok and "C" in acts:
+                if left and not carry and self.greedy_ok and ext:
                     continue  # a run closes while a natural that extends it is left over
-                if jok and left and not no_swap:
+                if gap_jok and left and not no_swap:
                     continue  # a natural of this face left while a joker plays it
-                news = new + [(1, self._k_nat(0) if self.not_more else 1, pos == 1, False)] * a
-                for b in range(0, jl - jok + 1):
-                    if b:
-                        if left and not no_swap:
-                            break
-                        if not self._joker_start_ok(pos, s, jl - jok, b):
-                            break
-                    st_j = (1, -1 if self.not_more else 0, pos == 1, self.monotone)
-                    full = tuple(sorted(news + [st_j] * b))
-                    k2 = (full, left, jok + b)
-                    if k2 not in out:
-                        out[k2] = (tuple(acts), a, b)
+                for ts, used, p2 in starts(a, 0, jl - jok):
+                    news = list(new)
+                    for t in ts:
+                        if t == 0:
+                            if pos > hi - 2:
+                                break
+                            news.append((1, self._k_nat(0), pos == 1, False, False))
+                        else:
+                            news.append((min(t + 1, 3), 1 - t if self.not_more else 1,
+                                         pos - t == 1, self.monotone, False))
+                    else:
+                        full = tuple(sorted(news))
+                        k2 = (full, left, jok + used)
+                        total = pts + p2 + rp[pos] * a
+                        old = out.get(k2)
+                        if old is None or total > old[0]:
+                            out[k2] = (total, (tuple(acts), ts))
 
-        rec(0, [], [], 0, 0)
-        res = [(k2[0], k2[1], k2[2], plan) for k2, plan in out.items()]
+        rec(0, [], [], 0, 0, 0, False)
+        res = [(k2[0], k2[1], k2[2], val[0], val[1]) for k2, val in out.items()]
         self.suit_memo[key] = res
         return res
 
-    def _joker_start_ok(self, pos: int, s: int, jl: int, b: int) -> bool:
-        """May ``b`` runs of suit ``s`` start with a joker at ``pos``?"""
-        if not self.monotone:
-            return self.nat_after[s][pos] and pos <= self.hi - 2
-        # Dominance: such a run must end at the top position (else move the joker up).
-        if self.hi - pos + 1 > 13 or (pos == 1 and self.hi == 14):
+    def _lead_ok(self, pos: int, s: int, t: int, jl: int) -> bool:
+        """May a run of suit ``s`` whose first natural is at ``pos`` start ``t`` jokers lower?"""
+        start = pos - t
+        if start < self.lo:
             return False
-        return self.empties[s][pos] * b <= jl and self.nat_after[s][pos]
+        if not self.monotone:
+            return True
+        # Dominance: unless the run reaches the top, its low-end jokers could move up.
+        if self.hi - start + 1 > 13 or (start == 1 and self.hi == 14):
+            return False
+        return self.empties[s][pos] + t <= jl
 
     # --- sets at one rank ----------------------------------------------------------
 
@@ -329,6 +421,14 @@ class Sweep:
             self.memo[key] = (best, None)
             return best
         n = self.naturals_at(pos, carried)
+        if not any(n) and not any(runs):
+            nxt = max(pos + 1, self.next_nat[pos] - jl)
+            if self.carry and any(carried):
+                nxt = min(nxt, 14)
+            if nxt > pos + 1:
+                best = self.solve(nxt, runs, jl, carried, lf)
+                self.memo[key] = (best, ("skip", nxt))
+                return best
         carry_pos = self.carry and pos == 1
         sets_here = 2 <= pos <= 13 or pos == self.set_pos
         set_opts = self.set_options(n, jl) if sets_here and any(n) else [((0, 0, 0, 0), 0, ())]
@@ -400,14 +500,14 @@ class Sweep:
     def start(self) -> tuple[int, tuple]:
         carried = (0, 0, 0, 0)
         runs: tuple[tuple[Status, ...], ...] = ((), (), (), ())
-        return (self.lo, runs, self.j0, carried, 0)
+        return (self.lo, runs, self.j0, carried, min(self.lf0, self.min_left))
 
     def run(self) -> SweepResult | None:
         st = self.start()
         best = self.solve(*st)
         if best == NEG:
             return None
-        return self._replay(st, best)
+        return self._replay(st, best + self.base)
 
     def _replay(self, st: tuple, best: int) -> SweepResult:
         pos, runs, jl, carried, lf = st
@@ -417,6 +517,9 @@ class Sweep:
         done_sets: list[tuple[int, list[int], int]] = []
         while pos <= self.hi:
             _score, choice = self.memo[(pos, runs, jl, carried, lf)]
+            if choice[0] == "skip":
+                pos = choice[1]
+                continue
             sets, _js, sel, new_runs, jl2, carried2, lf2 = choice
             for suits, j in sets:
                 done_sets.append((pos, list(suits), j))

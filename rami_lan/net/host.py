@@ -596,11 +596,16 @@ class TableHost:
         for s in range(self.config.seats):
             self._bot_events[s].extend(e.for_seat(s) for e in evs)
         v = self.variant
+        # Encode each public event once; only events redacted per seat are encoded per seat.
+        public = [event_to_plain(e, v) if e.for_seat(None) is e else None for e in evs]
         for conn in list(self._conns):
             seat = conn.seat
             if seat is None:
                 continue
-            plain = [event_to_plain(e.for_seat(seat), v) for e in evs]
+            plain = [
+                pub if pub is not None else event_to_plain(e.for_seat(seat), v)
+                for e, pub in zip(evs, public, strict=True)
+            ]
             if plain:
                 self._send(conn, P.Events(seq=self.seq, events=plain))
             self._send(conn, P.View(seq=self.seq, view=view_to_plain(view_for(m, seat))))

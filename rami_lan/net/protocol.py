@@ -17,6 +17,10 @@ Each message kind may be sent by the client, by the host, or by both. The sessio
 enforces the handshake: the client speaks first with ``hello``; the host answers
 ``welcome`` (the session is then established) or ``refused`` (the session is over); a
 host may refuse before reading the ``hello``. ``bye`` closes the sender's direction.
+At a table with a join code, the host runs a PAKE between ``hello`` and ``welcome``
+(``pake`` host first, then the client's ``pake`` and ``pake_confirm``, then the host's
+``pake_confirm``), and may only send ``welcome`` once that has gone through; the
+cryptography is in ``rami_lan.net.pake``, the session only checks the order.
 
 Two kinds of failures, as in h11: :class:`LocalProtocolError` means *we* tried to send
 something invalid (a bug in our code); :class:`RemoteProtocolError` means the peer sent
@@ -44,6 +48,7 @@ __all__ = [
     "MAX_FRAME",
     "MAX_ITEMS",
     "MAX_SEATS",
+    "MAX_PAKE_MSG",
     "MAX_UINT",
     "NEXT_ROUND_CHOICES",
     "PROTOCOL_VERSION",
@@ -64,6 +69,10 @@ __all__ = [
     "LocalProtocolError",
     "Message",
     "NextRound",
+    "PAKE_KINDS",
+    "PAKE_MAC_LEN",
+    "Pake",
+    "PakeConfirm",
     "Ping",
     "Pong",
     "ProtocolError",
@@ -100,6 +109,12 @@ MAX_NICK: Final = 24
 MAX_CODE: Final = 32
 MAX_CHAT: Final = 200
 MAX_MESSAGE: Final = 500
+MAX_PAKE_MSG: Final = 256
+"""Largest SPAKE2 message in a ``pake`` message, in bytes."""
+PAKE_MAC_LEN: Final = 32
+"""Length of the key confirmation in a ``pake_confirm`` message (HMAC-SHA256)."""
+PAKE_KINDS: Final = frozenset({"pake", "pake_confirm"})
+"""Kinds of the join-code exchange, allowed only between ``hello`` and ``welcome``."""
 
 LANGS: Final = ("fr", "en")
 NEXT_ROUND_CHOICES: Final = ("continue", "leave")
@@ -275,6 +290,19 @@ def _bytes(length: int) -> _Parse:
 
 _bytes16 = _bytes(16)
 _bytes32 = _bytes(32)
+
+
+def _bytes_upto(high: int) -> _Parse:
+    def parse(value: Any) -> bytes:
+        if type(value) is not bytes or not 1 <= len(value) <= high:
+            raise ValueError(f"expected 1..{high} bytes, got {_show(value)}")
+        return value
+
+    return parse
+
+
+_pake_msg = _bytes_upto(MAX_PAKE_MSG)
+_pake_mac = _bytes(PAKE_MAC_LEN)
 
 
 def _text(low: int, high: int) -> _Parse:
@@ -661,6 +689,22 @@ class Bye(Message):
     reason: str | None = _wire(_text(1, MAX_CHAT), default=None)
 
 
+@_kind("pake", "client", "host")
+@_message
+class Pake(Message):
+    """Join-code exchange: one SPAKE2 message (the host's first, then the client's)."""
+
+    msg: bytes = _wire(_pake_msg)
+
+
+@_kind("pake_confirm", "client", "host")
+@_message
+class PakeConfirm(Message):
+    """Join-code exchange: HMAC over the sender's role and the certificate fingerprint it sees."""
+
+    mac: bytes = _wire(_pake_mac)
+
+
 # --------------------------------------------------------------------------- session
 
 
@@ -690,6 +734,8 @@ class Session:
         self._local_closed = False  # we sent bye; or refused went either way
         self._remote_closed = False  # the peer sent bye; or refused went either way
         self._error: RemoteProtocolError | None = None
+        self._pake_sent: set[Role] = set()  # who sent its ``pake``
+        self._confirm_sent: set[Role] = set()  # who sent its ``pake_confirm``
 
     @property
     def role(self) -> Role:
@@ -713,6 +759,20 @@ class Session:
     def remote_closed(self) -> bool:
         """True once the peer may send nothing more (it sent ``bye``, or ``refused`` went by)."""
         return self._remote_closed
+
+    @property
+    def pake_started(self) -> bool:
+        """True once the host sent its ``pake`` (the table has a join code)."""
+        return "host" in self._pake_sent
+
+    @property
+    def pake_complete(self) -> bool:
+        """True once both ``pake_confirm`` messages went through (in order).
+
+        The session checks the order only: whether the confirmations *match* is decided
+        by ``rami_lan.net.pake`` (``check_confirmation``), which the caller must run.
+        """
+        return self._confirm_sent == {"host", "client"}
 
     @property
     def error(self) -> RemoteProtocolError | None:
@@ -867,10 +927,33 @@ class Session:
         if not self._hello_done:
             return f"{kind!r} before hello" if kind != "hello" else None
         if not self._established:
+            if kind in PAKE_KINDS:
+                return self._pake_problem(sender, kind)
             allowed = "bye" if sender == "client" else "welcome"
-            return None if kind == allowed else f"{kind!r} before the handshake is done"
-        if kind in ("hello", "welcome", "refused"):
+            if kind != allowed:
+                return f"{kind!r} before the handshake is done"
+            if kind == "welcome" and self._pake_sent and "host" not in self._confirm_sent:
+                return "'welcome' before the join-code exchange is confirmed"
+            return None
+        if kind in ("hello", "welcome", "refused") or kind in PAKE_KINDS:
             return f"{kind!r} after the handshake"
+        return None
+
+    def _pake_problem(self, sender: Role, kind: str) -> str | None:
+        """Order of the join-code exchange: host ``pake``, client ``pake``, client
+        ``pake_confirm``, host ``pake_confirm``; each at most once."""
+        if kind == "pake":
+            if sender in self._pake_sent:
+                return f"a second 'pake' from the {sender}"
+            if sender == "client" and "host" not in self._pake_sent:
+                return "'pake' from the client before the host's"
+            return None
+        if sender in self._confirm_sent:
+            return f"a second 'pake_confirm' from the {sender}"
+        if self._pake_sent != {"host", "client"}:
+            return "'pake_confirm' before both 'pake' messages"
+        if sender == "host" and "client" not in self._confirm_sent:
+            return "the host's 'pake_confirm' before the client's"
         return None
 
     def _advance(self, kind: str, sender: Role) -> None:
@@ -878,6 +961,10 @@ class Session:
             self._hello_done = True
         elif kind == "welcome":
             self._established = True
+        elif kind == "pake":
+            self._pake_sent.add(sender)
+        elif kind == "pake_confirm":
+            self._confirm_sent.add(sender)
         elif kind == "refused":
             self._local_closed = self._remote_closed = True
         elif kind == "bye":

@@ -20,9 +20,8 @@ from prompt_toolkit.layout import FormattedTextControl, Window
 
 from rami_lan.cli.settings import Settings, clean_nickname, save_settings
 from rami_lan.cli.ui.forms import Field, Form
-from rami_lan.cli.ui.render import Lines, on_click
 from rami_lan.cli.ui.shell import Shell
-from rami_lan.core.variants import VARIANTS, get_variant
+from rami_lan.cli.ui.text import Lines, on_click
 from rami_lan.i18n import _, detect_language, language, set_language
 
 BrowserFactory = Callable[[], Any]
@@ -66,7 +65,7 @@ class Lobby:
         self.busy = False
         self.host: Any = None
         self.pending_join: Any = None
-        self.new_form = self._new_table_form()
+        self._new_form: Form | None = None  # built on first use: it needs the rules core
         self.settings_form = self._settings_form()
         self.code_form = Form(
             title=lambda: _("This table needs a join code"),
@@ -80,6 +79,12 @@ class Lobby:
         self.key_bindings = self._bindings()
         self._browse_task: asyncio.Task[None] | None = None
 
+    @property
+    def new_form(self) -> Form:
+        if self._new_form is None:
+            self._new_form = self._new_table_form()
+        return self._new_form
+
     # --- life cycle ---------------------------------------------------------------
 
     def attach(self, shell: Shell) -> None:
@@ -88,7 +93,7 @@ class Lobby:
             self._browse_task = shell.app.create_background_task(self._browse())
 
     async def _browse(self) -> None:
-        await asyncio.sleep(0)  # the first frame first
+        await asyncio.sleep(0.05)  # the first frame first (zeroconf takes a while to import)
         try:
             self.browser = self.browser_factory()  # type: ignore[misc]
             await self.browser.start()
@@ -167,6 +172,7 @@ class Lobby:
 
     def solo(self) -> None:
         from rami_lan.cli.cmd_solo import make_solo_session
+        from rami_lan.core.variants import get_variant
 
         vals = self.new_form.values
         bots = {s: vals.get(f"seat{s}", "moyen") for s in range(1, vals["seats"])}
@@ -218,6 +224,7 @@ class Lobby:
 
     async def _open_table(self) -> None:
         try:
+            from rami_lan.core.variants import get_variant
             from rami_lan.net.client import open_session
             from rami_lan.net.host import TableConfig, TableHost
         except ImportError:
@@ -272,6 +279,8 @@ class Lobby:
     # --- forms ------------------------------------------------------------------------
 
     def _new_table_form(self) -> Form:
+        from rami_lan.core.variants import VARIANTS, get_variant
+
         def variant() -> Any:
             return get_variant(values["variant"])
 
@@ -370,9 +379,9 @@ class Lobby:
                 self.join(ad, self.code_form.values.get("code") or "")
 
     def form(self) -> Form | None:
-        return {"new": self.new_form, "settings": self.settings_form, "code": self.code_form}.get(
-            self.mode
-        )
+        if self.mode == "new":
+            return self.new_form
+        return {"settings": self.settings_form, "code": self.code_form}.get(self.mode)
 
     # --- rendering ----------------------------------------------------------------------
 

@@ -54,6 +54,7 @@ class TableModel:
     log: list[str] = field(default_factory=list)
     error: str | None = None
     notice: str | None = None
+    confirm: str | None = None  # a question waiting for the same key again
     fairness: tuple[bool, str] | None = None
     order: list[Card] = field(default_factory=list)
     cursor: int = 0

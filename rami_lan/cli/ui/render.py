@@ -9,15 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
-
 from rami_lan.cli.ui.cards import card_style, chip_width, face_text, stands_text
 from rami_lan.cli.ui.model import TableModel
+from rami_lan.cli.ui.text import Fragment, Lines, on_click
 from rami_lan.core.melds import hand_points
 from rami_lan.core.variants import get_variant
 from rami_lan.i18n import _
 
-Fragment = tuple  # (style, text) or (style, text, mouse handler)
 HAND_ROW_CARDS = 15
 
 
@@ -29,47 +27,6 @@ class Clicks(Protocol):
     def discard(self, depth: int) -> None: ...
     def meld(self, index: int) -> None: ...
     def button(self, name: str) -> None: ...
-
-
-def on_click(fn: Callable[[], None]) -> Callable[[MouseEvent], object]:
-    """A mouse handler acting on mouse-up (press is swallowed)."""
-
-    def handler(ev: MouseEvent) -> object:
-        if ev.event_type == MouseEventType.MOUSE_UP:
-            fn()
-            return None
-        if ev.event_type == MouseEventType.MOUSE_DOWN:
-            return None
-        return NotImplemented
-
-    return handler
-
-
-class Lines:
-    """Accumulates fragments line by line and tracks the current width."""
-
-    def __init__(self) -> None:
-        self.frags: list[Fragment] = []
-        self.col = 0
-        self.rows = 0
-
-    def add(
-        self, style: str, text: str, handler: Callable[[MouseEvent], object] | None = None
-    ) -> None:
-        if not text:
-            return
-        self.frags.append((style, text, handler) if handler else (style, text))
-        self.col += len(text)
-
-    def nl(self) -> None:
-        self.frags.append(("", "\n"))
-        self.col = 0
-        self.rows += 1
-
-
-def fragments_text(frags: list[Fragment]) -> str:
-    """The plain text of fragments (for tests and tmux-like assertions)."""
-    return "".join(f[1] for f in frags)
 
 
 def limit_text(model: TableModel) -> str:
@@ -344,7 +301,9 @@ def render_buttons(lines: Lines, model: TableModel, clicks: Clicks | None) -> No
 
 
 def render_log(lines: Lines, model: TableModel, width: int) -> None:
-    if model.error:
+    if model.confirm:
+        lines.add("class:warn", model.confirm[: width - 1])
+    elif model.error:
         lines.add("class:error", (_("Refused: {why}").format(why=model.error))[: width - 1])
     elif model.log:
         lines.add("class:log", model.log[-1][: width - 1])

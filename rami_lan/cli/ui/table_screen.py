@@ -301,6 +301,9 @@ class TableScreen:
         return kb
 
     def _key(self, fn: Callable[[], None]) -> None:
+        if fn != self._quit:
+            self._quit_armed = False
+            self.model.confirm = None
         fn()
         self._invalidate()
 
@@ -309,4 +312,4 @@ class TableScreen:
             self.do("leave")
             return
         self._quit_armed = True
-        self.model.error = _("Press q again to leave the table.")
+        self.model.confirm = _("Press q again to leave the table.")

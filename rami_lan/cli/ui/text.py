@@ -1,0 +1,50 @@
+"""Formatted-text building blocks shared by every screen (no rules imports: fast)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+
+Fragment = tuple  # (style, text) or (style, text, mouse handler)
+
+
+def on_click(fn: Callable[[], None]) -> Callable[[MouseEvent], object]:
+    """A mouse handler acting on mouse-up (press is swallowed)."""
+
+    def handler(ev: MouseEvent) -> object:
+        if ev.event_type == MouseEventType.MOUSE_UP:
+            fn()
+            return None
+        if ev.event_type == MouseEventType.MOUSE_DOWN:
+            return None
+        return NotImplemented
+
+    return handler
+
+
+class Lines:
+    """Accumulates fragments line by line and tracks the current width."""
+
+    def __init__(self) -> None:
+        self.frags: list[Fragment] = []
+        self.col = 0
+        self.rows = 0
+
+    def add(
+        self, style: str, text: str, handler: Callable[[MouseEvent], object] | None = None
+    ) -> None:
+        if not text:
+            return
+        self.frags.append((style, text, handler) if handler else (style, text))
+        self.col += len(text)
+
+    def nl(self) -> None:
+        self.frags.append(("", "\n"))
+        self.col = 0
+        self.rows += 1
+
+
+def fragments_text(frags: list[Fragment]) -> str:
+    """The plain text of fragments (for tests and tmux-like assertions)."""
+    return "".join(f[1] for f in frags)

@@ -1,0 +1,1068 @@
+"""Players on the LAN: presence over mDNS, and invitations to a table (sans I/O).
+
+Presence
+--------
+A running rami-lan advertises its player with a second DNS-SD service type,
+``_rami-player._tcp.local.`` (:data:`PLAYER_SERVICE_TYPE`), in the same way
+:mod:`rami_lan.net.discovery` advertises tables. The instance name is the nickname made
+DNS-SD safe plus a short id (``"marie (3fa2c1)"``); the SRV port is the port where the
+player accepts invitations; the TXT record is a :class:`PlayerAd`: protocol version,
+player id, nickname, language, status (``lobby`` / ``at_table``) and, at a table, the
+table id. :class:`PlayerAdvertiser` registers / updates / unregisters it;
+:class:`PlayerBrowser` keeps a live dict of valid players (optionally hiding our own
+player id). Received records are never trusted: anything malformed is logged and
+skipped. Like tables, every published TXT carries a revision key ``r`` so an update
+back to an earlier value is still seen, and probing is off by default (the instance
+name carries a random id), so a player appears within milliseconds.
+
+Invitations
+-----------
+A small sans-I/O exchange; the transport (a connection to the invited player's
+advertised port) comes later. Messages are plain data (msgpack-ready maps with ``k``):
+
+* ``invite`` (owner -> player): an :class:`Invitation`: table id and name, variant,
+  inviting player's nickname and id, host addresses and port, table fingerprint,
+  lifetime, whether a code is needed, a single-use ``ticket`` for an "invited only"
+  table, and the table's join code **only over an encrypted connection**
+  (:meth:`Invitation.to_plain` leaves it out otherwise and :meth:`Invitation.from_plain`
+  refuses an invitation that carries one over a plain connection);
+* ``invite_reply`` (player -> owner): an :class:`InviteReply` (accept / decline / busy);
+* ``invite_cancel`` (owner -> player): the invitation is withdrawn.
+
+:class:`Guestlist` is the owner's side: the "who may sit" rule (:class:`WhoMaySit`:
+anyone / code only / invited only), the invitations it issued, and :meth:`Guestlist.admit`
+which the host calls with ``hello.code`` when a new player says hello.
+:class:`InvitationInbox` is the invited player's side: pending invitations with their
+deadlines; accepting one gives the reply to send and the ``code`` to put in ``hello``.
+
+Network rule for tests: only ``interfaces=["127.0.0.1"]`` with ``IPVersion.V4Only``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import enum
+import logging
+import re
+import secrets
+import time
+import types
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from zeroconf import BadTypeInNameException, IPVersion, ServiceStateChange, Zeroconf
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+from rami_lan.i18n import _
+from rami_lan.net.discovery import (
+    MAX_FINGERPRINT_CHARS,
+    MAX_INSTANCE_BYTES,
+    MAX_NAME_BYTES,
+    MAX_TXT_ITEM_BYTES,
+    PROTOCOL_VERSION,
+    REVISION_KEY,
+    SHORT_ID_LEN,
+    VARIANT_IDS,
+    Interfaces,
+    TableEventKind,
+    _cancel_quietly,
+    _check_int,
+    _check_text,
+    _default_addresses,
+    _is_unsafe_char,
+    _normalize_address,
+    _parse_int,
+    _zeroconf_interfaces,
+)
+
+__all__ = [
+    "INVITATION_TTL",
+    "MAX_NICK_BYTES",
+    "PLAYER_SERVICE_TYPE",
+    "PLAYER_TXT_KEYS",
+    "Admission",
+    "Guestlist",
+    "InviteAnswer",
+    "InviteReply",
+    "Invitation",
+    "InvitationInbox",
+    "PlayerAd",
+    "PlayerAdvertiser",
+    "PlayerBrowser",
+    "PlayerEvent",
+    "PlayerStatus",
+    "PresenceEventKind",
+    "WhoMaySit",
+    "cancel_to_plain",
+    "decode_invite_message",
+    "find_players",
+    "player_instance_name",
+    "player_service_name",
+]
+
+log = logging.getLogger(__name__)
+
+PLAYER_SERVICE_TYPE: Final = "_rami-player._tcp.local."
+MAX_NICK_BYTES: Final = 96
+"""A nickname is at most 24 characters (protocol), so at most 96 UTF-8 bytes."""
+MAX_NICK_CHARS: Final = 24
+INVITATION_TTL: Final = 120.0
+"""Seconds an invitation stays valid by default."""
+MAX_TTL: Final = 3600
+MAX_CODE: Final = 32
+MAX_ADDRESSES: Final = 8
+MAX_PENDING: Final = 8
+
+_ID32_RE: Final = re.compile(r"[0-9a-f]{32}")
+_TABLE_ID_RE: Final = re.compile(r"[0-9a-f]{8,32}")
+_FINGERPRINT_RE: Final = re.compile(r"[A-Za-z0-9:+/=_.-]*")
+
+_K_PV: Final = "pv"
+_K_ID: Final = "id"
+_K_NICK: Final = "n"
+_K_LANG: Final = "l"
+_K_STATUS: Final = "s"
+_K_TABLE: Final = "t"
+PLAYER_TXT_KEYS: Final = (_K_PV, _K_ID, _K_NICK, _K_LANG, _K_STATUS, _K_TABLE)
+LANGS: Final = ("fr", "en")
+
+
+class PlayerStatus(enum.StrEnum):
+    LOBBY = "lobby"
+    AT_TABLE = "at_table"
+
+
+def _check_nick(value: object) -> None:
+    _check_text("nickname", value, MAX_NICK_BYTES)
+    assert isinstance(value, str)
+    if len(value) > MAX_NICK_CHARS:
+        raise ValueError(f"nickname is longer than {MAX_NICK_CHARS} characters")
+
+
+def _check_id32(field: str, value: object) -> None:
+    if not isinstance(value, str) or not _ID32_RE.fullmatch(value):
+        raise ValueError(f"{field} must be 32 lowercase hex digits")
+
+
+def _check_fingerprint(value: object) -> None:
+    if (
+        not isinstance(value, str)
+        or len(value) > MAX_FINGERPRINT_CHARS
+        or not _FINGERPRINT_RE.fullmatch(value)
+    ):
+        raise ValueError("fingerprint must be at most 128 chars of [A-Za-z0-9:+/=_.-]")
+
+
+# --------------------------------------------------------------------------- presence
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlayerAd:
+    """A player as advertised on the LAN. Construction validates every field.
+
+    ``addresses``, ``port`` (where invitations are accepted) and ``service_name`` come
+    from the SRV/A records once browsed, and are set by :class:`PlayerAdvertiser`.
+    """
+
+    player_id: str
+    nickname: str
+    lang: str = "fr"
+    status: PlayerStatus = PlayerStatus.LOBBY
+    table_id: str = ""
+    """The table the player sits at (``at_table``), else empty."""
+    protocol_version: int = PROTOCOL_VERSION
+    addresses: tuple[str, ...] = ()
+    port: int | None = None
+    service_name: str = ""
+
+    def __post_init__(self) -> None:
+        _check_id32("player_id", self.player_id)
+        _check_nick(self.nickname)
+        if self.lang not in LANGS:
+            raise ValueError(f"lang must be one of {LANGS}")
+        try:
+            object.__setattr__(self, "status", PlayerStatus(self.status))
+        except ValueError:
+            raise ValueError(f"unknown status {self.status!r}") from None
+        if self.status is PlayerStatus.AT_TABLE:
+            if not isinstance(self.table_id, str) or not _TABLE_ID_RE.fullmatch(self.table_id):
+                raise ValueError("at a table, table_id must be 8 to 32 lowercase hex digits")
+        elif self.table_id != "":
+            raise ValueError("table_id must be empty in the lobby")
+        _check_int("protocol_version", self.protocol_version, 1, 255)
+        if isinstance(self.addresses, str | bytes) or not isinstance(self.addresses, Iterable):
+            raise ValueError("addresses must be a sequence of IP address strings")
+        object.__setattr__(self, "addresses", tuple(_normalize_address(a) for a in self.addresses))
+        if self.port is not None:
+            _check_int("port", self.port, 1, 65535)
+        if not isinstance(self.service_name, str):
+            raise ValueError("service_name must be a str")
+
+    @property
+    def short_id(self) -> str:
+        return self.player_id[:SHORT_ID_LEN]
+
+    @property
+    def compatible(self) -> bool:
+        return self.protocol_version == PROTOCOL_VERSION
+
+    @property
+    def invitable(self) -> bool:
+        """In the lobby, speaking our protocol, with a known invitation port."""
+        return self.compatible and self.status is PlayerStatus.LOBBY and self.port is not None
+
+    def status_text(self) -> str:
+        """Translated status for the lobby's player list."""
+        if self.status is PlayerStatus.AT_TABLE:
+            return _("at a table")
+        return _("in the lobby")
+
+    def to_txt(self) -> dict[str, str]:
+        txt = {
+            _K_PV: str(self.protocol_version),
+            _K_ID: self.player_id,
+            _K_NICK: self.nickname,
+            _K_LANG: self.lang,
+            _K_STATUS: str(self.status),
+            _K_TABLE: self.table_id,
+        }
+        for key, value in txt.items():
+            if len(key.encode()) + 1 + len(value.encode("utf-8")) > MAX_TXT_ITEM_BYTES:
+                raise ValueError(f"TXT item {key!r} is too long")
+        return txt
+
+    @classmethod
+    def from_txt(
+        cls,
+        props: Mapping[bytes, bytes | None],
+        *,
+        addresses: Iterable[str] = (),
+        port: int | None = None,
+        service_name: str = "",
+    ) -> PlayerAd:
+        """Parse a received TXT record; ValueError on anything malformed.
+
+        Unknown keys (including the revision key) are ignored.
+        """
+        if not isinstance(props, Mapping):
+            raise ValueError("TXT properties must be a mapping")
+        got: dict[str, str] = {}
+        for key in PLAYER_TXT_KEYS:
+            raw = props.get(key.encode("ascii"))
+            if raw is None:
+                raise ValueError(f"TXT key {key!r} is missing or has no value")
+            if not isinstance(raw, bytes) or len(raw) > MAX_TXT_ITEM_BYTES:
+                raise ValueError(f"TXT value for {key!r} is not short bytes")
+            try:
+                got[key] = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ValueError(f"TXT value for {key!r} is not UTF-8") from None
+        return cls(
+            protocol_version=_parse_int(_K_PV, got[_K_PV]),
+            player_id=got[_K_ID],
+            nickname=got[_K_NICK],
+            lang=got[_K_LANG],
+            status=got[_K_STATUS],  # type: ignore[arg-type]
+            table_id=got[_K_TABLE],
+            addresses=tuple(addresses),
+            port=port,
+            service_name=service_name,
+        )
+
+
+def player_instance_name(ad: PlayerAd) -> str:
+    """DNS-SD instance name: the nickname, cleaned, plus ``" (<short id>)"``."""
+    suffix = f" ({ad.short_id})"
+    text = unicodedata.normalize("NFC", ad.nickname).replace(".", " ").replace("\\", " ")
+    text = "".join(" " if _is_unsafe_char(ch) else ch for ch in text)
+    text = " ".join(text.split()).lstrip("_ ")
+    budget = MAX_INSTANCE_BYTES - len(suffix.encode("utf-8"))
+    encoded = text.encode("utf-8")
+    if len(encoded) > budget:
+        text = encoded[:budget].decode("utf-8", errors="ignore").rstrip()
+    return (text or "Joueur") + suffix
+
+
+def player_service_name(ad: PlayerAd) -> str:
+    return f"{player_instance_name(ad)}.{PLAYER_SERVICE_TYPE}"
+
+
+_FIXED: Final = frozenset({"player_id", "protocol_version", "addresses", "port", "service_name"})
+
+
+class PlayerAdvertiser:
+    """Advertise the local player while rami-lan runs.
+
+    ``async with PlayerAdvertiser(ad, invite_port, interfaces=[...]) as adv`` or
+    ``start()`` / ``update(status=PlayerStatus.AT_TABLE, table_id=...)`` / ``stop()``.
+    Pass ``zeroconf`` to share an ``AsyncZeroconf`` with the table advertiser/browser.
+    """
+
+    def __init__(
+        self,
+        ad: PlayerAd,
+        port: int,
+        *,
+        interfaces: Interfaces = "all",
+        addresses: Sequence[str] | None = None,
+        ip_version: IPVersion = IPVersion.V4Only,
+        zeroconf: AsyncZeroconf | None = None,
+        probe: bool = False,
+    ) -> None:
+        _check_int("port", port, 1, 65535)
+        self._zc_interfaces = _zeroconf_interfaces(interfaces)
+        self._ip_version = ip_version
+        if addresses is None:
+            published = _default_addresses(interfaces, ip_version)
+        else:
+            published = tuple(_normalize_address(a) for a in addresses)
+            if not published:
+                raise ValueError("addresses must not be empty")
+        self._ad = dataclasses.replace(
+            ad, port=port, addresses=published, service_name=player_service_name(ad)
+        )
+        self._server = f"rami-player-{ad.player_id[:16]}.local."
+        self._azc = zeroconf
+        self._owns_zc = zeroconf is None
+        self._probe = probe
+        self._revision = secrets.randbelow(1 << 32)
+        self._info: AsyncServiceInfo | None = None
+        self._broadcast: asyncio.Future[Any] | None = None
+        self._lock = asyncio.Lock()
+
+    @property
+    def ad(self) -> PlayerAd:
+        return self._ad
+
+    @property
+    def service_name(self) -> str:
+        return self._ad.service_name
+
+    @property
+    def running(self) -> bool:
+        return self._info is not None
+
+    def _make_info(self, ad: PlayerAd) -> AsyncServiceInfo:
+        txt = ad.to_txt()
+        txt[REVISION_KEY] = f"{self._revision:x}"
+        return AsyncServiceInfo(
+            PLAYER_SERVICE_TYPE,
+            ad.service_name,
+            port=ad.port,
+            properties=txt,
+            server=self._server,
+            parsed_addresses=list(ad.addresses),
+        )
+
+    async def start(self) -> None:
+        async with self._lock:
+            if self._info is not None:
+                raise RuntimeError("advertiser already started")
+            if self._azc is None:
+                self._azc = AsyncZeroconf(interfaces=self._zc_interfaces, ip_version=self._ip_version)
+            info = self._make_info(self._ad)
+            try:
+                self._broadcast = await self._azc.async_register_service(
+                    info, allow_name_change=self._probe, cooperating_responders=not self._probe
+                )
+            except BaseException:
+                await self._close_owned_zc()
+                raise
+            self._info = info
+            if info.name != self._ad.service_name:
+                self._ad = dataclasses.replace(self._ad, service_name=info.name)
+
+    async def update(self, **changes: Any) -> PlayerAd:
+        """Change nickname, language, status or table id and re-announce if changed.
+
+        Going to the lobby clears ``table_id`` unless it is given.
+        """
+        fixed = _FIXED.intersection(changes)
+        if fixed:
+            raise ValueError(f"cannot update {', '.join(sorted(fixed))}")
+        if changes.get("status") == PlayerStatus.LOBBY and "table_id" not in changes:
+            changes["table_id"] = ""
+        async with self._lock:
+            new = dataclasses.replace(self._ad, **changes)
+            if new == self._ad:
+                return new
+            new.to_txt()
+            self._ad = new
+            self._revision = (self._revision + 1) % (1 << 32)
+            info = self._make_info(new)
+            if self._info is None or self._azc is None:
+                return new
+            await _cancel_quietly(self._broadcast)
+            self._broadcast = await self._azc.async_update_service(info)
+            self._info = info
+            return new
+
+    async def stop(self) -> None:
+        async with self._lock:
+            info, self._info = self._info, None
+            try:
+                await _cancel_quietly(self._broadcast)
+                self._broadcast = None
+                if info is not None and self._azc is not None and not self._azc.zeroconf.done:
+                    goodbye = await self._azc.async_unregister_service(info)
+                    await goodbye
+            finally:
+                await self._close_owned_zc()
+
+    async def _close_owned_zc(self) -> None:
+        if self._owns_zc and self._azc is not None:
+            azc, self._azc = self._azc, None
+            await azc.async_close()
+
+    async def __aenter__(self) -> PlayerAdvertiser:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+
+PresenceEventKind = TableEventKind
+"""``added`` / ``updated`` / ``removed``, shared with table discovery."""
+
+
+@dataclass(frozen=True)
+class PlayerEvent:
+    """A change in the browsed players; for REMOVED, ``player`` is the last known ad."""
+
+    kind: PresenceEventKind
+    player: PlayerAd
+
+
+class PlayerBrowser:
+    """Browse ``_rami-player._tcp`` and keep a live dict of valid players.
+
+    ``exclude_player_id`` hides our own advertisement. Changes go to ``on_change``
+    (called in the event loop; its exceptions are logged) and to :attr:`events`
+    (bounded; the oldest event is dropped when nobody reads).
+    """
+
+    def __init__(
+        self,
+        *,
+        interfaces: Interfaces = "all",
+        ip_version: IPVersion = IPVersion.V4Only,
+        zeroconf: AsyncZeroconf | None = None,
+        resolve_timeout: float = 3.0,
+        on_change: Callable[[PlayerEvent], None] | None = None,
+        exclude_player_id: str | None = None,
+        max_players: int = 256,
+        queue_size: int = 1024,
+    ) -> None:
+        if resolve_timeout <= 0:
+            raise ValueError("resolve_timeout must be positive")
+        self._zc_interfaces = _zeroconf_interfaces(interfaces)
+        self._ip_version = ip_version
+        self._azc = zeroconf
+        self._owns_zc = zeroconf is None
+        self._timeout_ms = resolve_timeout * 1000.0
+        self._on_change = on_change
+        self._exclude = exclude_player_id
+        self._max = max_players
+        self._players: dict[str, PlayerAd] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._dirty: set[str] = set()
+        self._browser: AsyncServiceBrowser | None = None
+        self.events: asyncio.Queue[PlayerEvent] = asyncio.Queue(maxsize=queue_size)
+
+    @property
+    def players(self) -> Mapping[str, PlayerAd]:
+        """Read-only live view: service name -> PlayerAd."""
+        return types.MappingProxyType(self._players)
+
+    @property
+    def running(self) -> bool:
+        return self._browser is not None
+
+    def snapshot(self) -> list[PlayerAd]:
+        """Players sorted by nickname (case-insensitive), then service name."""
+        return sorted(self._players.values(), key=lambda p: (p.nickname.casefold(), p.service_name))
+
+    def by_id(self, player_id: str) -> PlayerAd | None:
+        return next((p for p in self._players.values() if p.player_id == player_id), None)
+
+    async def start(self) -> None:
+        if self._browser is not None:
+            raise RuntimeError("browser already started")
+        if self._azc is None:
+            self._azc = AsyncZeroconf(interfaces=self._zc_interfaces, ip_version=self._ip_version)
+        self._browser = AsyncServiceBrowser(
+            self._azc.zeroconf, PLAYER_SERVICE_TYPE, handlers=[self._on_state_change]
+        )
+
+    async def stop(self) -> None:
+        browser, self._browser = self._browser, None
+        try:
+            if browser is not None:
+                await browser.async_cancel()
+            tasks = list(self._tasks.values())
+            self._tasks.clear()
+            self._dirty.clear()
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.wait(tasks)
+        finally:
+            if self._owns_zc and self._azc is not None:
+                azc, self._azc = self._azc, None
+                await azc.async_close()
+
+    async def __aenter__(self) -> PlayerBrowser:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+    def _on_state_change(
+        self, zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
+    ) -> None:
+        if self._browser is None:
+            return
+        if state_change is ServiceStateChange.Removed:
+            task = self._tasks.pop(name, None)
+            if task is not None:
+                task.cancel()
+            self._dirty.discard(name)
+            self._remove(name)
+            return
+        if name in self._tasks:
+            self._dirty.add(name)
+            return
+        self._tasks[name] = asyncio.get_running_loop().create_task(
+            self._resolve_loop(name), name=f"rami-presence-resolve:{name}"
+        )
+
+    async def _resolve_loop(self, name: str) -> None:
+        try:
+            while True:
+                self._dirty.discard(name)
+                await self._resolve(name)
+                if name not in self._dirty:
+                    return
+        finally:
+            if self._tasks.get(name) is asyncio.current_task():
+                del self._tasks[name]
+
+    async def _resolve(self, name: str) -> None:
+        azc = self._azc
+        if azc is None:
+            return
+        try:
+            info = AsyncServiceInfo(PLAYER_SERVICE_TYPE, name)
+            if not await info.async_request(azc.zeroconf, self._timeout_ms):
+                log.debug("could not resolve player %r in time", name)
+                return
+            ad = PlayerAd.from_txt(
+                info.properties,
+                addresses=info.parsed_addresses(),
+                port=info.port,
+                service_name=name,
+            )
+        except asyncio.CancelledError:
+            raise
+        except (ValueError, BadTypeInNameException) as exc:
+            log.warning("skipping invalid player record %r: %s", name, exc)
+            self._remove(name)
+            return
+        except Exception:
+            log.exception("unexpected error resolving player %r; skipped", name)
+            return
+        if ad.player_id == self._exclude:
+            return
+        old = self._players.get(name)
+        if old == ad:
+            return
+        if old is None and len(self._players) >= self._max:
+            log.warning("more than %d players; %r skipped", self._max, name)
+            return
+        self._players[name] = ad
+        kind = PresenceEventKind.ADDED if old is None else PresenceEventKind.UPDATED
+        self._emit(PlayerEvent(kind, ad))
+
+    def _remove(self, name: str) -> None:
+        old = self._players.pop(name, None)
+        if old is not None:
+            self._emit(PlayerEvent(PresenceEventKind.REMOVED, old))
+
+    def _emit(self, event: PlayerEvent) -> None:
+        if self.events.full():
+            with contextlib.suppress(asyncio.QueueEmpty):
+                self.events.get_nowait()
+        self.events.put_nowait(event)
+        if self._on_change is not None:
+            try:
+                self._on_change(event)
+            except Exception:
+                log.exception("player browser on_change callback failed")
+
+
+async def find_players(
+    timeout: float = 2.0,
+    interfaces: Interfaces = "all",
+    *,
+    ip_version: IPVersion = IPVersion.V4Only,
+    zeroconf: AsyncZeroconf | None = None,
+    exclude_player_id: str | None = None,
+) -> list[PlayerAd]:
+    """Browse for ``timeout`` seconds and return the valid players seen."""
+    if timeout <= 0:
+        raise ValueError("timeout must be positive")
+    browser = PlayerBrowser(
+        interfaces=interfaces,
+        ip_version=ip_version,
+        zeroconf=zeroconf,
+        resolve_timeout=timeout,
+        exclude_player_id=exclude_player_id,
+    )
+    await browser.start()
+    try:
+        await asyncio.sleep(timeout)
+        return browser.snapshot()
+    finally:
+        await browser.stop()
+
+
+# --------------------------------------------------------------------------- invitations
+
+
+class WhoMaySit(enum.StrEnum):
+    """The table owner's choice of who may take a free seat."""
+
+    ANYONE = "anyone"
+    CODE = "code"
+    """Only with the join code (typed, or carried by an invitation over encryption)."""
+    INVITED = "invited"
+    """Only with the single-use ticket of an invitation."""
+
+    def label(self) -> str:
+        return {
+            WhoMaySit.ANYONE: _("Anyone"),
+            WhoMaySit.CODE: _("Code only"),
+            WhoMaySit.INVITED: _("Invited only"),
+        }[self]
+
+
+_INVITE_KEYS: Final = frozenset(
+    {"k", "id", "table_id", "table", "variant", "from_nick", "from_id", "addresses", "port",
+     "fingerprint", "ttl", "code_required", "ticket", "code"}
+)
+
+
+def _exact_keys(data: Mapping[str, Any], required: frozenset[str], optional: frozenset[str]) -> None:
+    keys = set(data)
+    if not required <= keys or not keys <= required | optional:
+        raise ValueError(f"expected keys {sorted(required)} (+ {sorted(optional)}), got {sorted(keys)}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Invitation:
+    """An invitation to sit at a table. Construction validates every field."""
+
+    invitation_id: str
+    """32 hex digits, random, names this invitation in replies and cancels."""
+    table_id: str
+    table_name: str
+    variant: str
+    from_nick: str
+    from_player_id: str
+    addresses: tuple[str, ...]
+    """Where the table's host listens (1 to 8 IP addresses)."""
+    port: int
+    fingerprint: str = ""
+    """The table's TLS certificate fingerprint (empty until TLS exists)."""
+    ttl: int = int(INVITATION_TTL)
+    """Seconds the invitation stays valid, counted by the receiver from reception."""
+    code_required: bool = False
+    """The table wants a join code; if ``join_code`` is None the player must type it."""
+    ticket: str | None = None
+    """Single-use admission ticket (32 hex) for an "invited only" table."""
+    join_code: str | None = None
+    """Only ever present on an invitation sent or received over an encrypted connection."""
+
+    def __post_init__(self) -> None:
+        _check_id32("invitation_id", self.invitation_id)
+        if not isinstance(self.table_id, str) or not _TABLE_ID_RE.fullmatch(self.table_id):
+            raise ValueError("table_id must be 8 to 32 lowercase hex digits")
+        _check_text("table_name", self.table_name, MAX_NAME_BYTES)
+        if self.variant not in VARIANT_IDS:
+            raise ValueError(f"unknown variant {self.variant!r}")
+        _check_nick(self.from_nick)
+        _check_id32("from_player_id", self.from_player_id)
+        if isinstance(self.addresses, str | bytes) or not isinstance(self.addresses, Iterable):
+            raise ValueError("addresses must be a list of IP addresses")
+        addrs = tuple(_normalize_address(a) for a in self.addresses)
+        if not 1 <= len(addrs) <= MAX_ADDRESSES:
+            raise ValueError(f"an invitation names 1 to {MAX_ADDRESSES} addresses")
+        object.__setattr__(self, "addresses", addrs)
+        _check_int("port", self.port, 1, 65535)
+        _check_fingerprint(self.fingerprint)
+        _check_int("ttl", self.ttl, 1, MAX_TTL)
+        if not isinstance(self.code_required, bool):
+            raise ValueError("code_required must be a bool")
+        if self.ticket is not None:
+            _check_id32("ticket", self.ticket)
+        if self.join_code is not None:
+            if not self.code_required:
+                raise ValueError("a join code for a table that wants none")
+            if (
+                not isinstance(self.join_code, str)
+                or not 1 <= len(self.join_code) <= MAX_CODE
+                or not self.join_code.isprintable()
+            ):
+                raise ValueError(f"join_code must be 1..{MAX_CODE} printable characters")
+
+    def hello_code(self) -> str | None:
+        """What to send as ``hello.code``: the ticket, else the join code, else None."""
+        return self.ticket if self.ticket is not None else self.join_code
+
+    @property
+    def needs_typed_code(self) -> bool:
+        """The player must type the join code (it could not travel with the invitation)."""
+        return self.code_required and self.ticket is None and self.join_code is None
+
+    def prompt(self) -> str:
+        """The translated one-line prompt shown to the invited player."""
+        return _("{nick} invites you to the table “{table}” ({variant}). Join?").format(
+            nick=self.from_nick, table=self.table_name, variant=self.variant
+        )
+
+    def to_plain(self, *, encrypted: bool) -> dict[str, Any]:
+        """The ``invite`` message; the join code is included only if ``encrypted``."""
+        d: dict[str, Any] = {
+            "k": "invite",
+            "id": self.invitation_id,
+            "table_id": self.table_id,
+            "table": self.table_name,
+            "variant": self.variant,
+            "from_nick": self.from_nick,
+            "from_id": self.from_player_id,
+            "addresses": list(self.addresses),
+            "port": self.port,
+            "fingerprint": self.fingerprint,
+            "ttl": self.ttl,
+            "code_required": self.code_required,
+        }
+        if self.ticket is not None:
+            d["ticket"] = self.ticket
+        if self.join_code is not None and encrypted:
+            d["code"] = self.join_code
+        return d
+
+    @classmethod
+    def from_plain(cls, data: object, *, encrypted: bool) -> Invitation:
+        """Strictly decode an ``invite`` message; ValueError on anything unexpected.
+
+        A join code received over a plain (unencrypted) connection is refused: a peer
+        that sends one breaks the rules, and we will not use a code every listener saw.
+        """
+        if not isinstance(data, dict):
+            raise ValueError("an invitation is a map")
+        _exact_keys(data, _INVITE_KEYS - {"ticket", "code"}, frozenset({"ticket", "code"}))
+        if data["k"] != "invite":
+            raise ValueError("not an invite message")
+        if "code" in data and not encrypted:
+            raise ValueError("a join code must not travel over an unencrypted connection")
+        addresses = data["addresses"]
+        if not isinstance(addresses, list | tuple):
+            raise ValueError("addresses must be a list")
+        return cls(
+            invitation_id=data["id"],
+            table_id=data["table_id"],
+            table_name=data["table"],
+            variant=data["variant"],
+            from_nick=data["from_nick"],
+            from_player_id=data["from_id"],
+            addresses=tuple(addresses),
+            port=data["port"],
+            fingerprint=data["fingerprint"],
+            ttl=data["ttl"],
+            code_required=data["code_required"],
+            ticket=data.get("ticket"),
+            join_code=data.get("code"),
+        )
+
+
+class InviteAnswer(enum.StrEnum):
+    ACCEPT = "accept"
+    DECLINE = "decline"
+    BUSY = "busy"
+    """Sent automatically when the player is at a table or has too many invitations."""
+
+
+@dataclass(frozen=True)
+class InviteReply:
+    invitation_id: str
+    answer: InviteAnswer
+
+    def __post_init__(self) -> None:
+        _check_id32("invitation_id", self.invitation_id)
+        try:
+            object.__setattr__(self, "answer", InviteAnswer(self.answer))
+        except ValueError:
+            raise ValueError(f"unknown answer {self.answer!r}") from None
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"k": "invite_reply", "id": self.invitation_id, "answer": str(self.answer)}
+
+    @classmethod
+    def from_plain(cls, data: object) -> InviteReply:
+        if not isinstance(data, dict):
+            raise ValueError("a reply is a map")
+        _exact_keys(data, frozenset({"k", "id", "answer"}), frozenset())
+        if data["k"] != "invite_reply":
+            raise ValueError("not an invite_reply message")
+        return cls(data["id"], data["answer"])
+
+
+def cancel_to_plain(invitation_id: str) -> dict[str, Any]:
+    _check_id32("invitation_id", invitation_id)
+    return {"k": "invite_cancel", "id": invitation_id}
+
+
+def decode_invite_message(data: object, *, encrypted: bool) -> Invitation | InviteReply | str:
+    """Decode any invitation message: an Invitation, an InviteReply, or (cancel) the id."""
+    if not isinstance(data, dict):
+        raise ValueError("a message is a map")
+    kind = data.get("k")
+    if kind == "invite":
+        return Invitation.from_plain(data, encrypted=encrypted)
+    if kind == "invite_reply":
+        return InviteReply.from_plain(data)
+    if kind == "invite_cancel":
+        _exact_keys(data, frozenset({"k", "id"}), frozenset())
+        _check_id32("invitation_id", data["id"])
+        return str(data["id"])
+    raise ValueError(f"unknown invitation message kind {kind!r}")
+
+
+@dataclass(frozen=True)
+class Admission:
+    """The verdict on a ``hello`` without a reconnect token.
+
+    When ``ok`` is False, send ``refused`` with ``code`` (one of the protocol's
+    ``REFUSED_CODES``) and ``message``.
+    """
+
+    ok: bool
+    code: str = ""
+    message: str = ""
+    invitation: Invitation | None = None
+    """The invitation redeemed (invited-only tables)."""
+
+
+@dataclass
+class _Issued:
+    invitation: Invitation
+    player_id: str
+    deadline: float
+    answer: InviteAnswer | None = None
+    redeemed: bool = False
+
+
+class Guestlist:
+    """The table owner's side: "who may sit" and the invitations issued.
+
+    ``clock`` is monotonic seconds (injectable for tests). A ticket is valid until its
+    invitation's deadline (plus ``grace`` seconds for the connection to arrive) and
+    admits exactly one hello.
+    """
+
+    def __init__(
+        self,
+        who: WhoMaySit | str = WhoMaySit.ANYONE,
+        *,
+        join_code: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        grace: float = 30.0,
+    ) -> None:
+        self.who = WhoMaySit(who)
+        if self.who is WhoMaySit.CODE and not join_code:
+            raise ValueError("a 'code only' table needs a join code")
+        self.join_code = join_code
+        self._clock = clock
+        self._grace = grace
+        self._issued: dict[str, _Issued] = {}
+
+    def set_rule(self, who: WhoMaySit | str, join_code: str | None = None) -> None:
+        """The owner changes the rule (existing invitations stay valid)."""
+        who = WhoMaySit(who)
+        if who is WhoMaySit.CODE and not (join_code or self.join_code):
+            raise ValueError("a 'code only' table needs a join code")
+        self.who = who
+        if join_code is not None:
+            self.join_code = join_code
+
+    def invite(
+        self,
+        player: PlayerAd,
+        *,
+        table_id: str,
+        table_name: str,
+        variant: str,
+        from_nick: str,
+        from_player_id: str,
+        addresses: Sequence[str],
+        port: int,
+        fingerprint: str = "",
+        encrypted: bool = False,
+        ttl: int = int(INVITATION_TTL),
+    ) -> Invitation:
+        """Make an invitation for ``player``; send ``inv.to_plain(encrypted=...)``.
+
+        The ticket is included for "invited only" tables; the join code only when
+        ``encrypted`` is True (the connection carrying the invitation is encrypted).
+        """
+        code_required = self.who is WhoMaySit.CODE
+        inv = Invitation(
+            invitation_id=secrets.token_hex(16),
+            table_id=table_id,
+            table_name=table_name,
+            variant=variant,
+            from_nick=from_nick,
+            from_player_id=from_player_id,
+            addresses=tuple(addresses),
+            port=port,
+            fingerprint=fingerprint,
+            ttl=ttl,
+            code_required=code_required,
+            ticket=secrets.token_hex(16) if self.who is WhoMaySit.INVITED else None,
+            join_code=self.join_code if code_required and encrypted else None,
+        )
+        self._expire()
+        self._issued[inv.invitation_id] = _Issued(inv, player.player_id, self._clock() + ttl)
+        return inv
+
+    def on_reply(self, reply: InviteReply) -> Invitation | None:
+        """Record an answer; returns the invitation, or None if unknown (or expired)."""
+        self._expire()
+        issued = self._issued.get(reply.invitation_id)
+        if issued is None:
+            return None
+        issued.answer = reply.answer
+        if reply.answer is not InviteAnswer.ACCEPT:
+            del self._issued[reply.invitation_id]  # its ticket is void
+        return issued.invitation
+
+    def cancel(self, invitation_id: str) -> bool:
+        """Withdraw an invitation (send ``cancel_to_plain(id)``); its ticket is void."""
+        return self._issued.pop(invitation_id, None) is not None
+
+    def pending(self) -> list[Invitation]:
+        """Invitations still open (not expired, declined, cancelled or used)."""
+        self._expire()
+        return [i.invitation for i in self._issued.values() if not i.redeemed]
+
+    def invited_player_ids(self) -> set[str]:
+        self._expire()
+        return {i.player_id for i in self._issued.values()}
+
+    def _expire(self) -> None:
+        now = self._clock()
+        for key in [k for k, i in self._issued.items() if now > i.deadline + self._grace]:
+            del self._issued[key]
+
+    def admit(self, code: str | None) -> Admission:
+        """Judge a ``hello`` without a reconnect token, from its ``code`` field.
+
+        Call it at the top of the host's hello handling, before looking for a free
+        seat; on an invited-only table an accepted ticket is used up.
+        """
+        if self.who is WhoMaySit.ANYONE:
+            return Admission(ok=True)
+        if self.who is WhoMaySit.CODE:
+            assert self.join_code is not None
+            if code is not None and secrets.compare_digest(
+                code.encode("utf-8"), self.join_code.encode("utf-8")
+            ):
+                return Admission(ok=True)
+            return Admission(ok=False, code="bad_code", message="wrong join code")
+        self._expire()
+        if code is not None:
+            for issued in self._issued.values():
+                ticket = issued.invitation.ticket
+                if (
+                    ticket is not None
+                    and not issued.redeemed
+                    and issued.answer is not InviteAnswer.DECLINE
+                    and secrets.compare_digest(code.encode("utf-8"), ticket.encode("utf-8"))
+                ):
+                    issued.redeemed = True
+                    return Admission(ok=True, invitation=issued.invitation)
+        return Admission(ok=False, code="bad_code", message="this table is by invitation only")
+
+
+@dataclass
+class _Received:
+    invitation: Invitation
+    deadline: float
+    sender: str | None
+
+
+class InvitationInbox:
+    """The invited player's side: pending invitations, newest last.
+
+    :meth:`receive` returns the invitation to prompt for, or None (ignored:
+    duplicate, or ``busy``: then send the returned reply). Keeps at most
+    ``max_pending`` invitations (extra ones are answered ``busy``).
+    """
+
+    def __init__(
+        self, *, clock: Callable[[], float] = time.monotonic, max_pending: int = MAX_PENDING
+    ) -> None:
+        self._clock = clock
+        self._max = max_pending
+        self._pending: dict[str, _Received] = {}
+        self.busy = False
+        """Set while the player sits at a table: every invitation is answered ``busy``."""
+
+    def receive(
+        self, data: object, *, encrypted: bool, sender: str | None = None
+    ) -> tuple[Invitation | None, InviteReply | None]:
+        """Take an ``invite`` message; ``(invitation to prompt for, reply to send now)``.
+
+        Raises ValueError if the message is malformed (close that connection).
+        """
+        inv = Invitation.from_plain(data, encrypted=encrypted)
+        self._expire()
+        if inv.invitation_id in self._pending:
+            return None, None
+        if self.busy or len(self._pending) >= self._max:
+            return None, InviteReply(inv.invitation_id, InviteAnswer.BUSY)
+        self._pending[inv.invitation_id] = _Received(inv, self._clock() + inv.ttl, sender)
+        return inv, None
+
+    def cancel(self, invitation_id: str) -> Invitation | None:
+        """The owner withdrew it (``invite_cancel``); returns it if it was pending."""
+        received = self._pending.pop(invitation_id, None)
+        return None if received is None else received.invitation
+
+    def pending(self) -> list[Invitation]:
+        self._expire()
+        return [r.invitation for r in self._pending.values()]
+
+    def accept(self, invitation_id: str) -> tuple[Invitation, InviteReply]:
+        """Accept: returns the invitation (connect to its host, send ``hello`` with
+        ``code=inv.hello_code()``, or the typed code if ``inv.needs_typed_code``) and the
+        reply to send. KeyError if it is unknown or expired."""
+        self._expire()
+        received = self._pending.pop(invitation_id)
+        return received.invitation, InviteReply(invitation_id, InviteAnswer.ACCEPT)
+
+    def decline(self, invitation_id: str) -> InviteReply:
+        self._pending.pop(invitation_id, None)
+        return InviteReply(invitation_id, InviteAnswer.DECLINE)
+
+    def _expire(self) -> None:
+        now = self._clock()
+        for key in [k for k, r in self._pending.items() if now > r.deadline]:
+            del self._pending[key]

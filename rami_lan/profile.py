@@ -1,0 +1,175 @@
+"""The local player's profile: nickname, a stable random player id, preferred language.
+
+Stored as ``profile.json`` in the config folder, next to ``settings.json``
+(:func:`rami_lan.cli.settings.config_dir`: ``$RAMI_LAN_CONFIG_DIR`` when set, else
+``$XDG_CONFIG_HOME/rami-lan``, else the platform's usual folder).
+
+The player id is 16 random bytes in lowercase hex, made once on first run and never
+changed: it tells the same person apart across nickname changes (presence, invitations,
+"Info joueur"). It is an identifier, not a secret: it is advertised on the LAN.
+
+Loading never fails: a missing file makes a new profile (nickname and language taken
+from the saved settings when there are some) and saves it; a damaged file is kept
+aside as ``profile.json.bad`` and, when its player id is still readable, that id is
+kept. Saving writes a temporary file in the same folder, flushes it and renames it
+over the old one, so a crash never leaves half a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import secrets
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Final
+
+from rami_lan.cli.settings import MAX_NICKNAME, clean_nickname, config_dir, default_nickname
+
+__all__ = [
+    "LANGS",
+    "PLAYER_ID_RE",
+    "PROFILE_FILE",
+    "PROFILE_VERSION",
+    "Profile",
+    "load_profile",
+    "new_player_id",
+    "profile_path",
+    "save_profile",
+]
+
+PROFILE_FILE: Final = "profile.json"
+PROFILE_VERSION: Final = 1
+LANGS: Final = ("fr", "en")
+PLAYER_ID_RE: Final = re.compile(r"[0-9a-f]{32}")
+
+
+def new_player_id() -> str:
+    """A fresh random player id: 32 lowercase hex digits."""
+    return secrets.token_hex(16)
+
+
+def _check_nickname(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"nickname must be a str, got {type(value).__name__}")
+    if not value or value != value.strip() or len(value) > MAX_NICKNAME or not value.isprintable():
+        raise ValueError(
+            f"nickname must be 1..{MAX_NICKNAME} printable characters without outer spaces"
+        )
+    return value
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The local player. Construction validates every field."""
+
+    nickname: str
+    player_id: str
+    lang: str = "fr"
+
+    def __post_init__(self) -> None:
+        _check_nickname(self.nickname)
+        if not isinstance(self.player_id, str) or not PLAYER_ID_RE.fullmatch(self.player_id):
+            raise ValueError("player_id must be 32 lowercase hex digits")
+        if self.lang not in LANGS:
+            raise ValueError(f"lang must be one of {LANGS}, not {self.lang!r}")
+
+    @property
+    def short_id(self) -> str:
+        """The first 6 hex digits, shown next to the nickname to tell namesakes apart."""
+        return self.player_id[:6]
+
+    def renamed(self, nickname: str) -> Profile:
+        """The same player with a new nickname (cleaned: printable, trimmed, 24 chars)."""
+        return replace(self, nickname=clean_nickname(nickname) or default_nickname())
+
+    def with_lang(self, lang: str) -> Profile:
+        return replace(self, lang=lang)
+
+    def to_plain(self) -> dict[str, Any]:
+        return {
+            "version": PROFILE_VERSION,
+            "nickname": self.nickname,
+            "player_id": self.player_id,
+            "lang": self.lang,
+        }
+
+    @classmethod
+    def from_plain(cls, data: object) -> Profile:
+        """Strict: raises ValueError on anything but a valid profile map."""
+        if not isinstance(data, dict):
+            raise ValueError("a profile is a map")
+        version = data.get("version")
+        if version != PROFILE_VERSION:
+            raise ValueError(f"unknown profile version {version!r}")
+        return cls(nickname=data.get("nickname"), player_id=data.get("player_id"),
+                   lang=data.get("lang"))  # type: ignore[arg-type]
+
+
+def profile_path(environ: dict[str, str] | None = None) -> Path:
+    """``<config folder>/profile.json``."""
+    return config_dir(environ) / PROFILE_FILE
+
+
+def _defaults(environ: dict[str, str] | None) -> tuple[str, str]:
+    """Nickname and language for a new profile, from the saved settings if any."""
+    from rami_lan.cli.settings import load_settings, settings_path
+    from rami_lan.i18n import detect_language
+
+    settings = load_settings(settings_path(environ))
+    lang = settings.lang or detect_language(environ)
+    return settings.nickname, lang if lang in LANGS else "en"
+
+
+def load_profile(path: Path | None = None, *, environ: dict[str, str] | None = None) -> Profile:
+    """The saved profile; created (and saved) on first run or when damaged."""
+    p = profile_path(environ) if path is None else Path(path)
+    data: Any = None
+    try:
+        raw = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raw = None
+    except OSError:
+        raw = ""
+    if raw is not None:
+        with contextlib.suppress(ValueError):
+            data = json.loads(raw)
+        try:
+            return Profile.from_plain(data)
+        except ValueError:
+            with contextlib.suppress(OSError):
+                os.replace(p, p.with_name(p.name + ".bad"))
+    nickname, lang = _defaults(environ)
+    old_id = data.get("player_id") if isinstance(data, dict) else None
+    pid = old_id if isinstance(old_id, str) and PLAYER_ID_RE.fullmatch(old_id) else new_player_id()
+    if isinstance(data, dict):
+        with contextlib.suppress(ValueError, TypeError):
+            nickname = _check_nickname(data.get("nickname"))
+        if data.get("lang") in LANGS:
+            lang = data["lang"]
+    profile = Profile(nickname=nickname, player_id=pid, lang=lang)
+    with contextlib.suppress(OSError):
+        save_profile(profile, p)
+    return profile
+
+
+def save_profile(profile: Profile, path: Path | None = None) -> Path:
+    """Write the profile atomically (temporary file, fsync, rename); returns the path."""
+    p = profile_path() if path is None else Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(profile.to_plain(), ensure_ascii=False, indent=2) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=".profile-", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return p
