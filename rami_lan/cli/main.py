@@ -35,7 +35,24 @@ def _lang_from_argv(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _chosen_command(argv: Sequence[str]) -> str | None:
+    """The sub-command named in ``argv`` (the first word that is one), if any."""
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a == "--lang":
+            skip = True
+            continue
+        if a.startswith("-"):
+            continue
+        return a if a in COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; only the chosen sub-command's module is imported."""
     p = argparse.ArgumentParser(
         prog="rami-lan",
         description=_("Rami (French rummy) on your local network. With no command: the lobby."),
@@ -47,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=_(helptext))
         sp.set_defaults(_module=module)
         sp.add_argument("--lang", choices=("en", "fr"), default=argparse.SUPPRESS)
+        if name != only:
+            continue
         try:
             mod = importlib.import_module(module)
         except ImportError:
@@ -62,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         set_language(lang)
     except ValueError:
         set_language("en")
-    args = build_parser().parse_args(argv)
+    args = build_parser(_chosen_command(argv)).parse_args(argv)
     module = getattr(args, "_module", "rami_lan.cli.app")
     try:
         mod = importlib.import_module(module)

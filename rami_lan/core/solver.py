@@ -151,6 +151,13 @@ class Sweep:
                 self.nat_after[s][p] = seen
                 if self._natural_count(s, p):
                     seen = True
+        self.next_suit_nat = [[99] * 16 for _ in range(4)]
+        for si in range(4):
+            nxt = 99
+            for p in range(self.hi, 0, -1):
+                self.next_suit_nat[si][p] = nxt
+                if self._natural_count(si, p):
+                    nxt = p
         self.memo: dict = {}
         self.suit_memo: dict = {}
         self.set_memo: dict = {}
@@ -216,18 +223,10 @@ class Sweep:
         return False
 
     def _closable(self, st: Status) -> bool:
-        if st[0] < 3:
+        """Can this open run end where it stands (no trailing jokers)?"""
+        if st[0] < 3 or st[4]:
             return False
         return st[1] >= 0 if self.not_more else st[1] >= 1
-
-    def norm(self, runs: tuple[tuple[Status, ...], ...], jl: int) -> tuple:
-        """Cap balances at the free jokers: a run with balance >= jl stays valid anyway."""
-        out = []
-        for rs in runs:
-            if rs and any(st[1] > jl for st in rs):
-                rs = tuple(sorted((L, min(k, jl), low, jlow) for L, k, low, jlow in rs))
-            out.append(rs)
-        return tuple(out)
 
     def _k_nat(self, k: int) -> int:
         return min(k + 1, self.kcap) if self.not_more else 1
@@ -302,8 +301,6 @@ class Sweep:
 
         def finish(new: list, acts: list, nat: int, jok: int, pts: int, ext: bool) -> None:
             rest = m - nat
-            if not jok and not rest:
-                pass
             can_start = pos <= hi - 2 or (self.monotone and pos <= hi)
             max_a = rest if can_start else 0
             gap_jok = sum(1 for act, _t in acts if act == "j")
@@ -422,7 +419,7 @@ class Sweep:
             return best
         n = self.naturals_at(pos, carried)
         if not any(n) and not any(runs):
-            nxt = max(pos + 1, self.next_nat[pos] - jl)
+            nxt = self.next_nat[pos]
             if self.carry and any(carried):
                 nxt = min(nxt, 14)
             if nxt > pos + 1:
@@ -432,7 +429,6 @@ class Sweep:
         carry_pos = self.carry and pos == 1
         sets_here = 2 <= pos <= 13 or pos == self.set_pos
         set_opts = self.set_options(n, jl) if sets_here and any(n) else [((0, 0, 0, 0), 0, ())]
-        rpts = self.run_pts[pos]
         spts = self.set_pts[pos]
         req = self.required
         for used, js, sets in set_opts:
@@ -480,11 +476,11 @@ class Sweep:
                                     )
                                     if sel[s_req][1] >= total:
                                         continue
-                            placed_runs = sum(m) - sum(o[1] for o in sel) + (j_d - 0)
-                            gain = base + self.placed(rpts * placed_runs)
+                            gain = base + self.placed(o0[3] + o1[3] + o2[3] + o3[3])
                             if not carry_pos:
                                 for s in range(4):
-                                    gain += self.left_nat(pos, sel[s][1])
+                                    if sel[s][1]:
+                                        gain += self.left_nat(pos, sel[s][1])
                             new_runs = (o0[0], o1[0], o2[0], o3[0])
                             lf2 = min(lf + left, self.min_left)
                             sub = self.solve(pos + 1, new_runs, jl1 - j_d, new_carried, lf2)
@@ -524,34 +520,36 @@ class Sweep:
             for suits, j in sets:
                 done_sets.append((pos, list(suits), j))
             for s in range(4):
-                _nr, _left, _jused, plan = sel[s]
-                acts, a, b = plan
-                cur = open_runs[s]
+                acts, ts = sel[s][4]
                 nxt: list[tuple[Status, list[tuple[int, int | None]]]] = []
-                for (status, cells), act in zip(cur, acts, strict=True):
-                    L, k, low, jlow = status
-                    if act in ("c", "C"):
-                        done_runs.append(cells)
+                for (status, cells), (act, t) in zip(open_runs[s], acts, strict=True):
+                    L, k, low, jlow, _gap = status
+                    if act == "c":
+                        done_runs.append(cells + [(pos + i, None) for i in range(t)])
                         continue
                     nl = 3 if L >= 2 else L + 1
                     if act == "n":
-                        nxt.append(((nl, self._k_nat(k), low, jlow), cells + [(pos, s)]))
+                        nxt.append(((nl, self._k_nat(k), low, jlow, False), cells + [(pos, s)]))
                     else:
-                        nxt.append(((nl, self._k_jok(k), low, jlow), cells + [(pos, None)]))
-                for _ in range(a):
-                    nxt.append(((1, self._k_nat(0) if self.not_more else 1, pos == 1, False), [(pos, s)]))
-                for _ in range(b):
-                    nxt.append(((1, -1 if self.not_more else 0, pos == 1, self.monotone), [(pos, None)]))
-                nxt.sort(key=lambda t: t[0])
-                assert tuple(t[0] for t in nxt) == sel[s][0]
+                        nxt.append(((nl, self._k_jok(k), low, jlow, True), cells + [(pos, None)]))
+                for t in ts:
+                    cells = [(pos - t + i, None) for i in range(t)] + [(pos, s)]
+                    if t == 0:
+                        status = (1, self._k_nat(0), pos == 1, False, False)
+                    else:
+                        status = (min(t + 1, 3), 1 - t if self.not_more else 1,
+                                  pos - t == 1, self.monotone, False)
+                    nxt.append((status, cells))
+                nxt.sort(key=lambda x: x[0])
+                assert tuple(x[0] for x in nxt) == sel[s][0]
                 open_runs[s] = nxt
             pos, runs, jl, carried, lf = pos + 1, new_runs, jl2, carried2, lf2
             if self.not_more and jl < self.kcap:
                 runs = self.norm(runs, jl)
                 for s in range(4):
                     open_runs[s] = sorted(
-                        (((L, min(k, jl), low, jlow), cells) for (L, k, low, jlow), cells in open_runs[s]),
-                        key=lambda t: t[0],
+                        (((st[0], min(st[1], jl)) + st[2:], cells) for st, cells in open_runs[s]),
+                        key=lambda x: x[0],
                     )
         for s in range(4):
             for _status, cells in open_runs[s]:
