@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import gettext
 import os
+import re
 from importlib import resources
 
 SUPPORTED = ("en", "fr")
@@ -104,3 +105,47 @@ def _(message: str) -> str:
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     return _current.ngettext(singular, plural, n)
+
+
+_TEMPLATES: list[tuple[re.Pattern[str], str]] | None = None
+
+
+def _templates() -> list[tuple[re.Pattern[str], str]]:
+    """The rules core's message templates (catalog ``rules.po``) as anchored regexes."""
+    global _TEMPLATES
+    if _TEMPLATES is None:
+        folder = resources.files("rami_lan") / "locale" / "fr" / "rules.po"
+        msgids = parse_po(folder.read_text(encoding="utf-8")) if folder.is_file() else {}
+        out = []
+        for msgid in msgids:
+            if "{" not in msgid:
+                continue
+            parts = re.split(r"\{(\w+)\}", msgid)
+            rx = "".join(
+                re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts)
+            )
+            out.append((re.compile(f"^{rx}$", re.S), msgid))
+        # the most specific (longest literal text) first
+        out.sort(key=lambda t: -len(re.sub(r"\{\w+\}", "", t[1])))
+        _TEMPLATES = out
+    return _TEMPLATES
+
+
+def translate_message(message: str, depth: int = 0) -> str:
+    """Translate a message of the rules core (English, built from templates).
+
+    The core is pure and speaks English; players read French where chosen. A message is
+    matched against the templates of ``rules.po``; the values in it are translated in
+    turn (a nested reason) or kept (cards, numbers).
+    """
+    if _lang == "en" or depth > 4:
+        return message
+    direct = _current.gettext(message)
+    if direct != message:
+        return direct
+    for rx, msgid in _templates():
+        m = rx.match(message)
+        if m:
+            values = {k: translate_message(v, depth + 1) for k, v in m.groupdict().items()}
+            return _current.gettext(msgid).format(**values)
+    return message

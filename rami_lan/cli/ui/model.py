@@ -18,7 +18,7 @@ from rami_lan.core.cards import Card
 from rami_lan.core.shadow import is_legal_for_view, legal_actions_for_view
 from rami_lan.core.solver import best_partition
 from rami_lan.core.views import SeatView
-from rami_lan.i18n import _
+from rami_lan.i18n import _, translate_message
 from rami_lan.net.table_session import SessionUpdate
 
 LOG_KEEP = 50
@@ -106,7 +106,7 @@ class TableModel:
             if self.target >= len(upd.view.melds):
                 self.target = max(0, len(upd.view.melds) - 1)
         if upd.error:
-            self.error = upd.error
+            self.error = translate_message(upd.error)
         elif upd.events:
             self.error = None
 
