@@ -28,6 +28,18 @@ def apply_settings_language(args: argparse.Namespace, settings: Settings) -> Non
         set_language(settings.lang)
 
 
+async def run_table_screen(session: TableSession, settings: Settings) -> int:
+    """Show the table screen for ``session`` on the running event loop (the loop that
+    owns the session's network tasks) until the player leaves."""
+    from rami_lan.cli.ui.shell import Shell
+    from rami_lan.cli.ui.table_screen import TableScreen
+
+    shell = Shell()
+    screen = TableScreen(session, four_colour=settings.four_colour, on_leave=shell.exit)
+    shell.show(screen)
+    return int(await shell.app.run_async() or 0)
+
+
 def run_table_app(session: TableSession, settings: Settings) -> int:
     from rami_lan.cli.ui.shell import Shell
     from rami_lan.cli.ui.table_screen import TableScreen

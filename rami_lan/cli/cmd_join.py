@@ -194,19 +194,12 @@ async def play_in_terminal(session: Any) -> int:
     """Play a `TableSession` with the full-screen UI if available, else line by line."""
     if sys.stdin.isatty() and sys.stdout.isatty():
         try:
+            from rami_lan.cli.app import run_table_screen
             from rami_lan.cli.settings import load_settings
-            from rami_lan.cli.ui.shell import Shell
-            from rami_lan.cli.ui.table_screen import TableScreen
         except ImportError:
             pass
         else:
-            # rami_lan.cli.app.run_table_app does this with a blocking app.run(); the
-            # session's network tasks live on this loop, so run the same screen here.
-            settings = load_settings()
-            shell = Shell()
-            screen = TableScreen(session, four_colour=settings.four_colour, on_leave=shell.exit)
-            shell.show(screen)
-            return int(await shell.app.run_async() or 0)
+            return await run_table_screen(session, load_settings())
     return await _line_client(session)
 
 

@@ -28,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("players at the table, you included (default: 2)"))
     parser.add_argument("--level", choices=BOT_LEVELS, default="moyen",
                         help=_("the bots' level (default: moyen)"))
-    parser.add_argument("--seed", default=None, help=_("deal seed, to replay the same cards"))
+    parser.add_argument("--seed", default=None,
+                        help=_("deal seed, to replay the same cards (plays in-process)"))
     parser.add_argument("--limit", type=int, default=None,
                         help=_("point limit or target (default: the variant's)"))
     parser.add_argument("--frapper", action="store_true", help=_("enable frapper (knock)"))
@@ -75,11 +76,24 @@ def make_solo_session(
 
 
 def run(args: argparse.Namespace) -> int:
+    """Solo: a table host on loopback (not advertised) and its player, like any table.
+
+    With ``--seed`` the deal is reproducible, so the table is held in-process instead
+    (the fair shuffle draws fresh secrets every round).
+    """
     from rami_lan.cli.app import apply_settings_language, run_table_app
     from rami_lan.cli.settings import load_settings
 
     settings = load_settings()
     apply_settings_language(args, settings)
+    if args.seed is None:
+        import asyncio
+
+        try:
+            return asyncio.run(_solo_over_loopback(args, settings))
+        except (OSError, ValueError) as e:
+            print(_("Can not open this table: {err}").format(err=e))
+            return 2
     try:
         session = make_solo_session(
             args.variant,
@@ -96,3 +110,40 @@ def run(args: argparse.Namespace) -> int:
         print(_("Can not open this table: {err}").format(err=e))
         return 2
     return run_table_app(session, settings)
+
+
+async def _solo_over_loopback(args: argparse.Namespace, settings: object) -> int:
+    from rami_lan.cli.app import run_table_screen
+    from rami_lan.cli.settings import default_nickname
+    from rami_lan.core.variants import get_variant
+    from rami_lan.i18n import language
+    from rami_lan.net.client import open_session
+    from rami_lan.net.host import TableConfig, TableHost
+
+    v = get_variant(args.variant)
+    nick = getattr(settings, "nickname", "") or default_nickname()
+    config = TableConfig(
+        name="Solo",
+        variant=v.id,
+        seats=args.players,
+        bots={s: args.level for s in range(1, args.players)},
+        limit=args.limit,
+        knock=args.frapper and v.knock_supported,
+        timer=args.timer,
+        advertise=False,
+        interfaces=["127.0.0.1"],
+        host_nickname=nick,
+        bot_delay=args.think,
+    )
+    host = TableHost(config)
+    port = await host.start()
+    try:
+        session = await open_session(
+            "127.0.0.1", port, nickname=nick, lang=language(), token=host.owner_token
+        )
+        try:
+            return await run_table_screen(session, settings)  # type: ignore[arg-type]
+        finally:
+            await session.close()
+    finally:
+        await host.stop()
