@@ -20,6 +20,7 @@ SUITS: tuple[str, ...] = ("c", "s", "h", "d")
 """Suit letters in canonical (and display) order: clubs, spades, hearts, diamonds."""
 
 SUIT_SYMBOLS: dict[str, str] = {"c": "♣", "s": "♠", "h": "♥", "d": "♦"}
+SYMBOL_SUITS: dict[str, str] = {v: k for k, v in SUIT_SYMBOLS.items()}
 RANK_TEXT: dict[int, str] = {1: "A", 11: "J", 12: "Q", 13: "K"}
 TEXT_RANK: dict[str, int] = {"A": 1, "J": 11, "Q": 12, "K": 13}
 JOKER_RANK = 0
@@ -80,13 +81,13 @@ def joker(copy: int = 0) -> Card:
 
 
 def parse_card(text: str, copy: int = 0) -> Card:
-    """Parse one card in text form (``10h``, ``Qs``, ``*``); case-insensitive suit."""
+    """Parse one card in text form (``10h``, ``Qs``, ``*``; ``10♥`` too); case-insensitive."""
     t = text.strip()
     if t in ("*", "JK", "Jk", "jk", "joker"):
         return joker(copy)
     if len(t) < 2:
         raise MalformedAction(f"not a card: {text!r}")
-    rank_s, suit = t[:-1].upper(), t[-1].lower()
+    rank_s, suit = t[:-1].upper(), SYMBOL_SUITS.get(t[-1], t[-1].lower())
     if suit not in SUITS:
         raise MalformedAction(f"not a card: {text!r} (suit must be one of c s h d)")
     if rank_s in TEXT_RANK:
