@@ -53,6 +53,7 @@ __all__ = [
     "RoundRecord",
     "Step",
     "replay_from_plain",
+    "replay_help",
 ]
 
 REPLAY_FORMAT: Final = "rami-lan-replay"
@@ -395,6 +396,18 @@ class Replay:
         return _("Replay — round {round} of {rounds} — step {step} of {steps}").format(
             round=self.round_at(i), rounds=self.n_rounds, step=i, steps=self.last
         )
+
+
+def replay_help() -> list[str]:
+    """Translated key help for the replay screen (the keys suggested in docs/players.md)."""
+    return [
+        _("→ / ←: next / previous action"),
+        _("PgDn / PgUp: next / previous round"),
+        _("Home / End: start / end of the match"),
+        _("g: go to round…"),
+        _("v: verify the record's fair shuffle"),
+        _("q: leave the replay"),
+    ]
 
 
 def replay_from_plain(data: object) -> Replay:

@@ -5,7 +5,8 @@ when set, else ``$XDG_DATA_HOME/rami-lan``, else ``~/.local/share/rami-lan`` (Li
 other Unixes), ``~/Library/Application Support/rami-lan`` (macOS),
 ``%LOCALAPPDATA%\\rami-lan`` (Windows).
 
-What: :meth:`StatsDB.record_match` reads a finished :class:`~rami_lan.core.MatchState`
+What: :meth:`StatsDB.record_match` (or :meth:`StatsDB.record_events`, for a client that
+only saw events) reads a finished :class:`~rami_lan.core.MatchState`
 (its ``history`` of ``RoundSummary``, ``winner``, ``totals``) from the point of view of
 the local player's seat and stores one match row and one row per round that seat
 played. It is idempotent per ``match_id`` (recording the same match twice is a no-op).
@@ -38,14 +39,15 @@ import re
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Final
 
+from rami_lan.core.events import Event, MatchEnded, RoundEnded
 from rami_lan.core.match import MatchState
-from rami_lan.core.variants import VARIANTS
-from rami_lan.i18n import _
+from rami_lan.core.variants import VARIANTS, Variant, get_variant
+from rami_lan.i18n import _, language
 
 __all__ = [
     "DB_FILE",
@@ -58,6 +60,7 @@ __all__ = [
     "StatsDB",
     "StatsSchemaError",
     "card_lines",
+    "card_title",
     "connection_label",
     "data_dir",
     "default_db_path",
@@ -363,22 +366,70 @@ class StatsDB:
         Raises ValueError if the match is not over, the seat is not at the table or
         ``match_id`` is empty / longer than 128 characters.
         """
-        if not isinstance(match_id, str) or not 1 <= len(match_id) <= MAX_MATCH_ID:
-            raise ValueError(f"match_id must be 1..{MAX_MATCH_ID} characters")
         if not match.over:
             raise ValueError("only a finished match can be recorded")
-        if type(player_seat) is not int or not 0 <= player_seat < match.n_seats:
-            raise ValueError(f"seat {player_seat!r} is not at this {match.n_seats}-seat table")
-        variant = match.variant
+        return self._record(
+            player_seat,
+            match.variant,
+            match.n_seats,
+            [(h.round_no, h.winner, h.rami_sec, h.scores) for h in match.history],
+            match.winner,
+            match.totals,
+            match.end_reason,
+            match_id,
+        )
+
+    def record_events(
+        self, player_seat: int, variant: str | Variant, n_seats: int, events: Iterable[Event],
+        match_id: str,
+    ) -> bool:
+        """Same as :meth:`record_match`, from the events a client received.
+
+        A remote client has views, not the host's ``MatchState``; the public
+        ``RoundEnded`` and ``MatchEnded`` events carry everything needed. Pass every
+        event of the match (others are ignored); ValueError without ``MatchEnded``.
+        """
+        v = get_variant(variant)
+        rounds: list[tuple[int, int | None, bool, tuple[tuple[int, int], ...]]] = []
+        end: MatchEnded | None = None
+        for ev in events:
+            if isinstance(ev, RoundEnded):
+                rounds.append((len(rounds) + 1, ev.winner, ev.rami_sec, ev.scores))
+            elif isinstance(ev, MatchEnded):
+                end = ev
+        if end is None:
+            raise ValueError("only a finished match can be recorded (no MatchEnded event)")
+        totals = [0] * n_seats
+        for seat, total in end.totals:
+            if 0 <= seat < n_seats:
+                totals[seat] = total
+        return self._record(
+            player_seat, v, n_seats, rounds, end.winner, tuple(totals), end.reason, match_id
+        )
+
+    def _record(
+        self,
+        player_seat: int,
+        variant: Variant,
+        n_seats: int,
+        history: Sequence[tuple[int, int | None, bool, tuple[tuple[int, int], ...]]],
+        winner: int | None,
+        totals: Sequence[int],
+        end_reason: str,
+        match_id: str,
+    ) -> bool:
+        if not isinstance(match_id, str) or not 1 <= len(match_id) <= MAX_MATCH_ID:
+            raise ValueError(f"match_id must be 1..{MAX_MATCH_ID} characters")
+        if type(player_seat) is not int or not 0 <= player_seat < n_seats:
+            raise ValueError(f"seat {player_seat!r} is not at this {n_seats}-seat table")
         rounds = []
-        for summary in match.history:
-            scores = dict(summary.scores)
+        for round_no, round_winner, rami_sec, round_scores in history:
+            scores = dict(round_scores)
             if player_seat not in scores:
                 continue  # eliminated, or not in a tie-break round
-            won = summary.winner == player_seat
+            won = round_winner == player_seat
             rounds.append(
-                (match_id, summary.round_no, int(won), scores[player_seat],
-                 int(won and summary.rami_sec))
+                (match_id, round_no, int(won), scores[player_seat], int(won and rami_sec))
             )
         with self._transaction() as db:
             cur = db.execute(
@@ -389,10 +440,10 @@ class StatsDB:
                     variant.id,
                     variant.scoring,
                     player_seat,
-                    match.n_seats,
-                    int(match.winner == player_seat),
-                    match.totals[player_seat],
-                    match.end_reason,
+                    n_seats,
+                    int(winner == player_seat),
+                    totals[player_seat],
+                    end_reason,
                     float(self._clock()),
                 ),
             )
@@ -466,6 +517,11 @@ class StatsDB:
 # --------------------------------------------------------------------------- display
 
 
+def card_title() -> str:
+    """The translated title of the panel ("Info joueur")."""
+    return _("Player info")
+
+
 def connection_label(connection: Connection) -> str:
     """The translated name of a connection state."""
     labels = {
@@ -489,7 +545,10 @@ def _stats_lines(stats: PlayerStats) -> list[str]:
     ]
     avg = stats.average_penalty
     if avg is not None:
-        lines.append(_("Average penalty: {avg:.1f} points").format(avg=avg))
+        shown = f"{avg:.1f}"
+        if language() == "fr":
+            shown = shown.replace(".", ",")
+        lines.append(_("Average penalty: {avg} points").format(avg=shown))
     lines.append(_("Rami secs: {n}").format(n=stats.rami_secs))
     lines.append(_("Best streak: {best} (current: {current})").format(
         best=stats.best_streak, current=stats.current_streak

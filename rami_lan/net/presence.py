@@ -730,6 +730,10 @@ class Invitation:
         """The player must type the join code (it could not travel with the invitation)."""
         return self.code_required and self.ticket is None and self.join_code is None
 
+    def sent_text(self, nickname: str) -> str:
+        """Translated line for the owner's log area once the invitation is sent."""
+        return _("Invitation sent to {nick}.").format(nick=nickname)
+
     def prompt(self) -> str:
         """The translated one-line prompt shown to the invited player."""
         return _("{nick} invites you to the table “{table}” ({variant}). Join?").format(
@@ -813,6 +817,14 @@ class InviteReply:
 
     def to_plain(self) -> dict[str, Any]:
         return {"k": "invite_reply", "id": self.invitation_id, "answer": str(self.answer)}
+
+    def describe(self, nickname: str) -> str:
+        """Translated line for the owner's log area."""
+        if self.answer is InviteAnswer.ACCEPT:
+            return _("{nick} accepted your invitation.").format(nick=nickname)
+        if self.answer is InviteAnswer.DECLINE:
+            return _("{nick} declined your invitation.").format(nick=nickname)
+        return _("{nick} is busy.").format(nick=nickname)
 
     @classmethod
     def from_plain(cls, data: object) -> InviteReply:

@@ -1,0 +1,408 @@
+"""Tests for rami_lan.net.presence: player ads, live presence on loopback, invitations.
+
+Live tests only ever start zeroconf with ``interfaces=["127.0.0.1"]`` and
+``IPVersion.V4Only``, and only look at this test's own player ids (other processes may
+use loopback mDNS at the same time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import secrets
+import struct
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import msgpack
+import pytest
+from zeroconf import IPVersion, service_type_name
+
+from rami_lan.i18n import set_language
+from rami_lan.net.presence import (
+    PLAYER_SERVICE_TYPE,
+    Guestlist,
+    Invitation,
+    InvitationInbox,
+    InviteAnswer,
+    InviteReply,
+    PlayerAd,
+    PlayerAdvertiser,
+    PlayerBrowser,
+    PlayerStatus,
+    PresenceEventKind,
+    WhoMaySit,
+    cancel_to_plain,
+    decode_invite_message,
+    find_players,
+    player_instance_name,
+)
+
+LOOPBACK: dict[str, Any] = {"interfaces": ["127.0.0.1"], "ip_version": IPVersion.V4Only}
+LIVE_TIMEOUT = 8.0
+WITHIN = 1.0  # presence must appear and disappear within a second
+TABLE_ID = "3fa2c1d4e5f60718"
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def make_player(**changes: Any) -> PlayerAd:
+    fields: dict[str, Any] = {"player_id": secrets.token_hex(16), "nickname": "Marie", "lang": "fr"}
+    fields.update(changes)
+    return PlayerAd(**fields)
+
+
+def run_live(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    asyncio.run(asyncio.wait_for(test(), LIVE_TIMEOUT))
+
+
+async def wait_until(predicate: Callable[[], bool], what: str, timeout: float = WITHIN) -> float:
+    start = time.monotonic()
+    while not predicate():
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        await asyncio.sleep(0.01)
+    return time.monotonic() - start
+
+
+# --------------------------------------------------------------------------- ads
+
+
+def test_service_type_is_valid_dns_sd() -> None:
+    assert service_type_name(PLAYER_SERVICE_TYPE) == PLAYER_SERVICE_TYPE
+
+
+def test_txt_round_trip_and_unknown_keys() -> None:
+    for ad in (
+        make_player(),
+        make_player(nickname="Zoé ♥", lang="en", status=PlayerStatus.AT_TABLE, table_id=TABLE_ID),
+    ):
+        props = {k.encode(): v.encode() for k, v in ad.to_txt().items()}
+        props[b"r"] = b"1f"
+        props[b"future"] = b"x"
+        back = PlayerAd.from_txt(props, addresses=["127.0.0.1"], port=4000, service_name="s")
+        assert back == dataclasses.replace(ad, addresses=("127.0.0.1",), port=4000, service_name="s")
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda p: p.pop(b"id"),
+        lambda p: p.update({b"id": b"ABC"}),
+        lambda p: p.update({b"n": b""}),
+        lambda p: p.update({b"n": b"a\x1bb"}),
+        lambda p: p.update({b"n": b"x" * 25}),
+        lambda p: p.update({b"n": b"\xff"}),
+        lambda p: p.update({b"l": b"de"}),
+        lambda p: p.update({b"s": b"away"}),
+        lambda p: p.update({b"s": b"at_table"}),  # at a table without a table id
+        lambda p: p.update({b"t": TABLE_ID.encode()}),  # a table id in the lobby
+        lambda p: p.update({b"pv": b"01"}),
+        lambda p: p.update({b"pv": None}),
+    ],
+)
+def test_from_txt_rejects_malformed(mutate: Callable[[dict[bytes, bytes | None]], None]) -> None:
+    props: dict[bytes, bytes | None] = {k.encode(): v.encode() for k, v in make_player().to_txt().items()}
+    mutate(props)
+    with pytest.raises(ValueError):
+        PlayerAd.from_txt(props)
+
+
+def test_instance_name_and_status_text() -> None:
+    ad = make_player(nickname="_M. Du\\pont")
+    assert player_instance_name(ad) == f"M Du pont ({ad.player_id[:6]})"
+    with pytest.raises(ValueError):
+        make_player(nickname="evil\u202e")
+    try:
+        set_language("fr")
+        assert ad.status_text() == "dans le salon"
+        assert dataclasses.replace(ad, status="at_table", table_id=TABLE_ID).status_text() == "à une table"
+    finally:
+        set_language("en")
+
+
+# --------------------------------------------------------------------------- live
+
+
+def test_presence_appears_updates_and_disappears_within_a_second() -> None:
+    async def scenario() -> None:
+        me = make_player(nickname="Moi")
+        friend = make_player(nickname="Paul")
+        changes: list[Any] = []
+        async with PlayerBrowser(
+            **LOOPBACK, exclude_player_id=me.player_id, on_change=changes.append
+        ) as browser:
+            async with PlayerAdvertiser(me, 45001, **LOOPBACK):
+                adv = PlayerAdvertiser(friend, 45002, **LOOPBACK)
+                await adv.start()
+                try:
+                    await wait_until(lambda: browser.by_id(friend.player_id) is not None, "seen")
+                    seen = browser.by_id(friend.player_id)
+                    assert seen == dataclasses.replace(
+                        friend, addresses=("127.0.0.1",), port=45002, service_name=adv.service_name
+                    )
+                    assert seen is not None and seen.invitable
+                    await adv.update(status=PlayerStatus.AT_TABLE, table_id=TABLE_ID)
+                    await wait_until(
+                        lambda: getattr(browser.by_id(friend.player_id), "table_id", "") == TABLE_ID,
+                        "at a table",
+                    )
+                    assert not browser.by_id(friend.player_id).invitable  # type: ignore[union-attr]
+                    await adv.update(status=PlayerStatus.LOBBY)  # back: table id cleared
+                    await wait_until(
+                        lambda: getattr(browser.by_id(friend.player_id), "status", None)
+                        is PlayerStatus.LOBBY,
+                        "back in the lobby",
+                    )
+                    with pytest.raises(ValueError):
+                        await adv.update(player_id=secrets.token_hex(16))
+                finally:
+                    await adv.stop()
+                await wait_until(lambda: browser.by_id(friend.player_id) is None, "removed")
+                # Our own advertisement is never listed.
+                assert browser.by_id(me.player_id) is None
+        kinds = [e.kind for e in changes if e.player.player_id == friend.player_id]
+        assert kinds[0] is PresenceEventKind.ADDED and kinds[-1] is PresenceEventKind.REMOVED
+        assert all(e.player.player_id != me.player_id for e in changes)
+
+    run_live(scenario)
+
+
+def test_find_players_on_loopback() -> None:
+    async def scenario() -> None:
+        ad = make_player(nickname="Léa")
+        async with PlayerAdvertiser(ad, 45003, **LOOPBACK):
+            found = await find_players(0.5, **LOOPBACK)
+        assert ad.player_id in {p.player_id for p in found}
+
+    run_live(scenario)
+
+
+# --------------------------------------------------------------------------- invitations
+
+
+def owner_invite(guests: Guestlist, player: PlayerAd, *, encrypted: bool) -> Invitation:
+    return guests.invite(
+        player,
+        table_id=TABLE_ID,
+        table_name="Chez Marie",
+        variant="rami",
+        from_nick="Marie",
+        from_player_id="ab" * 16,
+        addresses=["127.0.0.1"],
+        port=47000,
+        fingerprint="sha256:00ff",
+        encrypted=encrypted,
+    )
+
+
+def wire(d: dict[str, Any]) -> Any:
+    """Through msgpack, as the transport will carry it."""
+    return msgpack.unpackb(msgpack.packb(d, use_bin_type=True), raw=False)
+
+
+def test_invitation_accepted_end_to_end_over_loopback() -> None:
+    """Presence finds the player, the invite goes to its advertised port, the invited
+    player accepts, and the host's hello check admits exactly that player once."""
+
+    async def scenario() -> None:
+        inbox = InvitationInbox()
+        prompts: list[Invitation] = []
+
+        async def invitee_server(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            (n,) = struct.unpack(">I", await reader.readexactly(4))
+            msg = msgpack.unpackb(await reader.readexactly(n), raw=False)
+            inv, auto = inbox.receive(msg, encrypted=False, sender=writer.get_extra_info("peername")[0])
+            assert inv is not None and auto is None
+            prompts.append(inv)
+            _, reply = inbox.accept(inv.invitation_id)  # the player pressed the key
+            body = msgpack.packb(reply.to_plain(), use_bin_type=True)
+            writer.write(struct.pack(">I", len(body)) + body)
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(invitee_server, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        friend = make_player(nickname="Paul")
+        guests = Guestlist(WhoMaySit.INVITED)
+        try:
+            async with PlayerBrowser(**LOOPBACK) as browser, PlayerAdvertiser(friend, port, **LOOPBACK):
+                await wait_until(lambda: browser.by_id(friend.player_id) is not None, "player seen")
+                target = browser.by_id(friend.player_id)
+                assert target is not None and target.invitable
+                inv = owner_invite(guests, target, encrypted=False)
+                reader, writer = await asyncio.open_connection(target.addresses[0], target.port)
+                body = msgpack.packb(inv.to_plain(encrypted=False), use_bin_type=True)
+                writer.write(struct.pack(">I", len(body)) + body)
+                await writer.drain()
+                (n,) = struct.unpack(">I", await reader.readexactly(4))
+                reply = decode_invite_message(
+                    msgpack.unpackb(await reader.readexactly(n), raw=False), encrypted=False
+                )
+                writer.close()
+        finally:
+            server.close()
+            await server.wait_closed()
+        assert isinstance(reply, InviteReply) and reply.answer is InviteAnswer.ACCEPT
+        assert guests.on_reply(reply) == inv
+        received = prompts[0]
+        assert received == inv and received.join_code is None
+        # The invited player says hello with the ticket: admitted once, never twice.
+        ok = guests.admit(received.hello_code())
+        assert ok.ok and ok.invitation == inv
+        again = guests.admit(received.hello_code())
+        assert not again.ok and again.code == "bad_code"
+
+    run_live(scenario)
+
+
+def test_invited_only_refuses_the_uninvited() -> None:
+    clock = FakeClock()
+    guests = Guestlist(WhoMaySit.INVITED, join_code="sesame", clock=clock, grace=10)
+    for code in (None, "sesame", secrets.token_hex(16), ""):
+        verdict = guests.admit(code)
+        assert not verdict.ok and verdict.code == "bad_code"
+        assert "invitation" in verdict.message
+    paul = make_player(nickname="Paul")
+    inv = owner_invite(guests, paul, encrypted=True)
+    assert inv.ticket is not None and inv.join_code is None  # no code on an invited-only table
+    assert guests.invited_player_ids() == {paul.player_id}
+    # Declined: the ticket is void.
+    assert guests.on_reply(InviteReply(inv.invitation_id, "decline")) == inv
+    assert not guests.admit(inv.ticket).ok
+    # Cancelled: void too.
+    inv2 = owner_invite(guests, paul, encrypted=False)
+    assert guests.cancel(inv2.invitation_id) and not guests.cancel(inv2.invitation_id)
+    assert not guests.admit(inv2.ticket).ok
+    # Expired (ttl + grace): void.
+    inv3 = owner_invite(guests, paul, encrypted=False)
+    clock.t += inv3.ttl + 11
+    assert not guests.admit(inv3.ticket).ok
+    assert guests.pending() == []
+    # Within the deadline: admitted once.
+    inv4 = owner_invite(guests, paul, encrypted=False)
+    clock.t += inv4.ttl
+    assert guests.admit(inv4.ticket).ok
+    assert guests.on_reply(InviteReply(secrets.token_hex(16), "accept")) is None
+
+
+def test_code_only_and_anyone() -> None:
+    with pytest.raises(ValueError):
+        Guestlist(WhoMaySit.CODE)
+    guests = Guestlist("code", join_code="sesame")
+    assert guests.admit("sesame").ok
+    assert not guests.admit("Sesame").ok and not guests.admit(None).ok
+    paul = make_player()
+    secure = owner_invite(guests, paul, encrypted=True)
+    plain = owner_invite(guests, paul, encrypted=False)
+    assert secure.join_code == "sesame" and secure.hello_code() == "sesame"
+    assert not secure.needs_typed_code
+    assert plain.join_code is None and plain.code_required and plain.needs_typed_code
+    # The code goes on the wire only over an encrypted connection.
+    assert secure.to_plain(encrypted=True)["code"] == "sesame"
+    assert "code" not in secure.to_plain(encrypted=False)
+    assert "ticket" not in secure.to_plain(encrypted=True)
+    assert Invitation.from_plain(wire(secure.to_plain(encrypted=True)), encrypted=True) == secure
+    with pytest.raises(ValueError, match="unencrypted"):
+        Invitation.from_plain(wire(secure.to_plain(encrypted=True)), encrypted=False)
+    guests.set_rule(WhoMaySit.ANYONE)
+    assert guests.admit(None).ok and guests.admit("anything").ok
+    assert Guestlist().admit(None).ok
+
+
+INVITE_OK = {
+    "k": "invite", "id": "0" * 32, "table_id": TABLE_ID, "table": "Chez Marie", "variant": "rami",
+    "from_nick": "Marie", "from_id": "a" * 32, "addresses": ["127.0.0.1"], "port": 47000,
+    "fingerprint": "", "ttl": 120, "code_required": False,
+}
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d.update(extra=1),
+        lambda d: d.pop("ttl"),
+        lambda d: d.update(k="invitation"),
+        lambda d: d.update(id="zz"),
+        lambda d: d.update(table_id="XYZ"),
+        lambda d: d.update(table=""),
+        lambda d: d.update(table="a\u202eb"),
+        lambda d: d.update(variant="poker"),
+        lambda d: d.update(from_nick="x" * 25),
+        lambda d: d.update(addresses=[]),
+        lambda d: d.update(addresses="127.0.0.1"),
+        lambda d: d.update(addresses=["localhost"]),
+        lambda d: d.update(addresses=["127.0.0.1"] * 9),
+        lambda d: d.update(port=0),
+        lambda d: d.update(port=True),
+        lambda d: d.update(fingerprint="bad fp!"),
+        lambda d: d.update(ttl=0),
+        lambda d: d.update(ttl=10**6),
+        lambda d: d.update(code_required=1),
+        lambda d: d.update(ticket="short"),
+        lambda d: d.update(code="sesame"),  # a code for a table that wants none
+        lambda d: d.update(code_required=True, code="x" * 33),
+        lambda d: d.update(code_required=True, code="a\nb"),
+    ],
+)
+def test_invitation_from_plain_is_strict(mutate: Callable[[dict[str, Any]], None]) -> None:
+    Invitation.from_plain(dict(INVITE_OK), encrypted=True)
+    bad = dict(INVITE_OK)
+    mutate(bad)
+    with pytest.raises(ValueError):
+        Invitation.from_plain(bad, encrypted=True)
+
+
+def test_messages_decode_and_inbox_rules() -> None:
+    clock = FakeClock()
+    inbox = InvitationInbox(clock=clock, max_pending=2)
+    guests = Guestlist()
+    paul = make_player()
+    a, b, c = (owner_invite(guests, paul, encrypted=False) for _ in range(3))
+    assert inbox.receive(wire(a.to_plain(encrypted=False)), encrypted=False) == (a, None)
+    assert inbox.receive(a.to_plain(encrypted=False), encrypted=False) == (None, None)  # duplicate
+    assert inbox.receive(b.to_plain(encrypted=False), encrypted=False)[0] == b
+    inv, busy = inbox.receive(c.to_plain(encrypted=False), encrypted=False)
+    assert inv is None and busy == InviteReply(c.invitation_id, InviteAnswer.BUSY)
+    assert inbox.pending() == [a, b]
+    assert inbox.decline(a.invitation_id).to_plain() == {
+        "k": "invite_reply", "id": a.invitation_id, "answer": "decline"
+    }
+    assert decode_invite_message(cancel_to_plain(b.invitation_id), encrypted=False) == b.invitation_id
+    assert inbox.cancel(b.invitation_id) == b and inbox.pending() == []
+    inbox.receive(c.to_plain(encrypted=False), encrypted=False)
+    clock.t += c.ttl + 1
+    with pytest.raises(KeyError):
+        inbox.accept(c.invitation_id)  # expired
+    inbox.busy = True
+    assert inbox.receive(c.to_plain(encrypted=False), encrypted=False)[1].answer is InviteAnswer.BUSY
+    reply = InviteReply(a.invitation_id, "accept")
+    assert decode_invite_message(wire(reply.to_plain()), encrypted=False) == reply
+    for bad in ({"k": "nope"}, [], {"k": "invite_reply", "id": a.invitation_id, "answer": "maybe"},
+                {"k": "invite_cancel", "id": "x"}, {"k": "invite_reply", "id": a.invitation_id}):
+        with pytest.raises(ValueError):
+            decode_invite_message(bad, encrypted=True)
+
+
+def test_invitation_texts_in_both_languages() -> None:
+    inv = Invitation.from_plain(dict(INVITE_OK), encrypted=False)
+    reply = InviteReply(inv.invitation_id, "busy")
+    try:
+        set_language("en")
+        assert inv.prompt() == "Marie invites you to the table “Chez Marie” (rami). Join?"
+        assert reply.describe("Paul") == "Paul is busy."
+        assert WhoMaySit.INVITED.label() == "Invited only"
+        set_language("fr")
+        assert inv.prompt() == "Marie vous invite à la table « Chez Marie » (rami). Rejoindre ?"
+        assert InviteReply(inv.invitation_id, "accept").describe("Paul") == "Paul a accepté votre invitation."
+        assert inv.sent_text("Paul") == "Invitation envoyée à Paul."
+        assert [w.label() for w in WhoMaySit] == ["Tout le monde", "Avec le code", "Sur invitation"]
+    finally:
+        set_language("en")
