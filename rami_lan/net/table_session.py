@@ -31,6 +31,13 @@ class SessionUpdate:
     deadline: float | None = None  # time.monotonic() when the current move timer ends
     connection: ConnectionState | None = None
     nicknames: dict[int, str] = field(default_factory=dict)  # seat -> nickname, when changed
+    connections: dict[int, str] = field(default_factory=dict)
+    """seat -> "you" / "connected" / "reconnecting" / "left" / "bot", when changed."""
+    chat: tuple[tuple[int, str], ...] = ()  # new chat lines: (seat, text)
+    cards: dict[int, dict] = field(default_factory=dict)
+    """seat -> a player's "Info joueur" card as plain data (`rami_lan.stats.PlayerCard`)."""
+    table: dict | None = None
+    """Table facts when they change: name, fingerprint (short form), who may sit, ..."""
 
 
 class TableSession(Protocol):
@@ -53,3 +60,6 @@ class TableSession(Protocol):
 
     async def close(self) -> None:
         """Leave the table and release every resource."""
+
+    async def send_chat(self, text: str) -> None:
+        """Say something at the table (the host applies the chat limits)."""
