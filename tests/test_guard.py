@@ -1,0 +1,280 @@
+"""Tests of rami_lan.net.guard, with a hand-driven clock (nothing sleeps)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rami_lan.net import guard
+from rami_lan.net.guard import (
+    ConnectionLimiter,
+    Deadline,
+    GuardConfig,
+    HostGuard,
+    JoinAttempts,
+    RateLimiter,
+    TokenBucket,
+    address_key,
+)
+
+
+class FakeClock:
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+# --------------------------------------------------------------------------- token bucket
+
+
+def test_bucket_starts_full_then_refills_at_rate() -> None:
+    clock = FakeClock()
+    bucket = TokenBucket(rate=2, burst=5, clock=clock)
+    assert [bucket.allow() for _ in range(6)] == [True] * 5 + [False]
+    assert bucket.retry_after() == pytest.approx(0.5)
+    clock.advance(0.49)
+    assert not bucket.allow()
+    clock.advance(0.01)
+    assert bucket.allow() and not bucket.allow()
+    clock.advance(100)
+    assert bucket.tokens == 5  # never more than the burst
+
+
+def test_bucket_costs_and_impossible_costs() -> None:
+    clock = FakeClock()
+    bucket = TokenBucket(rate=1, burst=10, clock=clock)
+    assert bucket.allow(7) and not bucket.allow(4) and bucket.allow(3)
+    assert not bucket.allow(11) and bucket.retry_after(11) == math.inf
+
+
+def test_bucket_ignores_a_clock_going_backwards() -> None:
+    clock = FakeClock()
+    bucket = TokenBucket(rate=1, burst=2, clock=clock)
+    bucket.allow(2)
+    clock.advance(-50)
+    assert bucket.tokens == 0
+    clock.advance(50.5)
+    assert bucket.tokens == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("bad", [0, -1, math.inf, math.nan, True, "1"])
+def test_bucket_arguments(bad: object) -> None:
+    with pytest.raises(ValueError):
+        TokenBucket(bad, 1)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        TokenBucket(1, bad)  # type: ignore[arg-type]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 5), st.integers(1, 3)), max_size=60))
+def test_bucket_never_allows_more_than_burst_plus_rate_times_time(
+    steps: list[tuple[float, int]],
+) -> None:
+    clock = FakeClock()
+    bucket = TokenBucket(rate=3, burst=4, clock=clock)
+    allowed = 0.0
+    elapsed = 0.0
+    for dt, cost in steps:
+        clock.advance(dt)
+        elapsed += dt
+        if bucket.allow(cost):
+            allowed += cost
+        assert allowed <= 4 + 3 * elapsed + 1e-9
+
+
+def test_rate_limiter_counts_messages_and_bytes() -> None:
+    clock = FakeClock()
+    limiter = RateLimiter(10, 3, 100, 250, clock)
+    assert limiter.allow(size=100) and limiter.allow(size=100)
+    assert not limiter.allow(size=100)  # bytes exhausted (50 left); refusal charges nothing
+    assert limiter.messages.tokens == 1
+    assert limiter.allow(size=50)
+    assert not limiter.allow(size=1)  # messages exhausted
+    clock.advance(1)
+    assert limiter.allow(size=100)
+    assert not limiter.allow(messages=4)  # more than the burst in one read
+    assert limiter.allow(messages=0, size=0)
+
+
+# --------------------------------------------------------------------------- addresses
+
+
+@pytest.mark.parametrize(
+    ("peer", "key"),
+    [
+        (("127.0.0.1", 5000), "127.0.0.1"),
+        ("192.168.1.20", "192.168.1.20"),
+        (("::ffff:10.0.0.7", 1, 0, 0), "10.0.0.7"),
+        (("fd00:1:2:3:aaaa:bbbb:cccc:dddd", 1, 0, 0), "fd00:1:2:3::/64"),
+        (("fe80::1%eth0", 1, 0, 2), "fe80::/64"),
+        (None, "?"),
+        ((), "?"),
+        ("not an address", "not an address"),
+    ],
+)
+def test_address_key(peer: object, key: str) -> None:
+    assert address_key(peer) == key
+
+
+def test_one_machine_with_many_ipv6_addresses_is_one_key() -> None:
+    keys = {address_key(f"2001:db8:1:2::{i:x}") for i in range(100)}
+    assert keys == {"2001:db8:1:2::/64"}
+
+
+# --------------------------------------------------------------------------- connections
+
+
+def test_connection_caps() -> None:
+    limiter = ConnectionLimiter(max_total=4, max_per_address=2)
+    assert limiter.admit("a") and limiter.admit("a")
+    assert not limiter.admit("a") and "from this address" in (limiter.refusal("a") or "")
+    assert limiter.admit("b") and limiter.admit("c")
+    assert not limiter.admit("d") and "4 connections" in (limiter.refusal("d") or "")
+    assert limiter.total == 4 and limiter.count("a") == 2
+    limiter.release("a")
+    assert limiter.admit("d") and not limiter.admit("e")
+    for address in ("a", "b", "c", "d"):
+        limiter.release(address)
+    assert limiter.total == 0 and limiter.count("a") == 0
+    with pytest.raises(ValueError):
+        limiter.release("a")
+    with pytest.raises(ValueError):
+        ConnectionLimiter(0, 1)
+
+
+# --------------------------------------------------------------------------- join attempts
+
+
+def attempts(clock: FakeClock, **kw: object) -> JoinAttempts:
+    options: dict[str, object] = dict(base_delay=1, max_delay=16, lockout_after=6, lockout=600)
+    options.update(kw)
+    return JoinAttempts(clock=clock, **options)  # type: ignore[arg-type]
+
+
+def test_delays_double_then_lock_out() -> None:
+    clock = FakeClock()
+    joins = attempts(clock)
+    assert joins.retry_after("x") == 0
+    waits = []
+    for _ in range(6):
+        assert joins.retry_after("x") == 0
+        waits.append(joins.failure("x"))
+        clock.advance(joins.retry_after("x"))
+    assert waits == [1, 2, 4, 8, 16, 600]
+    assert joins.failures("x") == 6
+
+
+def test_attempt_during_the_wait_must_wait() -> None:
+    clock = FakeClock()
+    joins = attempts(clock)
+    joins.failure("x")
+    joins.failure("x")
+    assert joins.retry_after("x") == 2
+    clock.advance(1.5)
+    assert joins.retry_after("x") == pytest.approx(0.5)
+    assert joins.retry_after("y") == 0  # other addresses are not affected
+
+
+def test_lockout_window() -> None:
+    clock = FakeClock()
+    joins = attempts(clock, lockout_after=3, lockout=300, forget_after=100)
+    for _ in range(3):
+        joins.failure("x")
+    assert joins.locked_out("x") and joins.retry_after("x") == 300
+    clock.advance(299)
+    assert joins.locked_out("x") and joins.failures("x") == 3  # not forgotten while locked
+    clock.advance(1)
+    assert not joins.locked_out("x") and joins.retry_after("x") == 0
+    assert joins.failures("x") == 0  # last failure 300 s ago > forget_after
+
+
+def test_success_and_time_forget_failures() -> None:
+    clock = FakeClock()
+    joins = attempts(clock, forget_after=60)
+    joins.failure("x")
+    joins.failure("x")
+    joins.success("x")
+    assert joins.failures("x") == 0 and joins.retry_after("x") == 0
+    joins.failure("y")
+    clock.advance(59)
+    assert joins.failures("y") == 1
+    clock.advance(1)
+    assert joins.failures("y") == 0
+    assert joins.failure("y") == 1  # starts over from the first delay
+
+
+def test_global_cap_across_addresses() -> None:
+    clock = FakeClock()
+    joins = attempts(clock, global_max=5, global_window=60)
+    for i in range(5):
+        joins.failure(f"10.0.0.{i}")
+        clock.advance(1)
+    assert joins.retry_after("10.0.0.99") == pytest.approx(55)  # the oldest leaves at 60
+    clock.advance(55)
+    assert joins.retry_after("10.0.0.99") == 0
+
+
+def test_records_are_bounded() -> None:
+    clock = FakeClock()
+    joins = attempts(clock, max_addresses=100, global_max=10**6)
+    for i in range(10_000):
+        joins.failure(f"spoof-{i}")
+    assert len(joins._by_address) == 100
+    assert joins.failures("spoof-9999") == 1 and joins.failures("spoof-0") == 0
+
+
+def test_join_arguments() -> None:
+    with pytest.raises(ValueError):
+        JoinAttempts(base_delay=0)
+    with pytest.raises(ValueError):
+        JoinAttempts(lockout_after=0)
+
+
+# --------------------------------------------------------------------------- deadlines
+
+
+def test_deadline() -> None:
+    clock = FakeClock()
+    deadline = Deadline(guard.HELLO_DEADLINE, clock)
+    assert deadline.remaining() == guard.HELLO_DEADLINE and not deadline.expired
+    clock.advance(guard.HELLO_DEADLINE - 1)
+    assert deadline.remaining() == 1
+    clock.advance(5)
+    assert deadline.remaining() == 0 and deadline.expired
+    with pytest.raises(ValueError):
+        Deadline(0, clock)
+
+
+def test_constants_are_sane() -> None:
+    assert 0 < guard.TLS_HANDSHAKE_TIMEOUT <= guard.HANDSHAKE_DEADLINE
+    assert 0 < guard.HELLO_DEADLINE <= guard.HANDSHAKE_DEADLINE
+    assert guard.PING_INTERVAL * 3 <= guard.IDLE_TIMEOUT
+    assert guard.WRITE_TIMEOUT > 0 and guard.READ_CHUNK >= 4096
+
+
+# --------------------------------------------------------------------------- host guard
+
+
+def test_host_guard_wires_the_config() -> None:
+    clock = FakeClock()
+    config = GuardConfig(max_connections=3, max_connections_per_address=1, message_burst=2)
+    host = HostGuard(config, clock)
+    assert host.connections.admit("a") and not host.connections.admit("a")
+    limiter = host.rate_limiter()
+    assert limiter.allow(size=10) and limiter.allow(size=10) and not limiter.allow(size=10)
+    other = host.rate_limiter()  # each connection has its own
+    assert other.allow(size=10)
+    deadline = host.hello_deadline()
+    clock.advance(config.hello_deadline)
+    assert deadline.expired and not host.handshake_deadline().expired
+    host.join_attempts.failure("a")
+    assert host.join_attempts.retry_after("a") == config.join_base_delay
+    assert HostGuard().config == GuardConfig()
