@@ -47,7 +47,8 @@ def tmux(tmp_path):
 
 def test_solo_in_tmux_draw_and_discard(tmux, tmp_path):
     cmd = " ".join(shlex.quote(x) for x in [
-        "env", f"RAMI_LAN_CONFIG_DIR={tmp_path}", "LANG=C.UTF-8", sys.executable, "-m",
+        "env", f"RAMI_LAN_CONFIG_DIR={tmp_path}", f"RAMI_LAN_DATA_DIR={tmp_path}",
+        "LANG=C.UTF-8", sys.executable, "-m",
         "rami_lan.cli.main", "solo", "--seed", "tmux-1", "--think", "0.05", "--lang", "en",
         "--players", "4",
     ])

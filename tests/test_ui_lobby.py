@@ -21,6 +21,8 @@ from rami_lan.net.discovery import TableAd
 @pytest.fixture(autouse=True)
 def english(tmp_path, monkeypatch):
     monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("RAMI_LAN_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("RAMI_LAN_NO_BROWSE", "1")  # no presence on the real interface
     set_language("en")
     yield
     set_language("en")
@@ -196,3 +198,23 @@ def test_saved_language_is_used(tmp_path):
     set_language("en")
     apply_settings_language(Namespace(lang="en"), load_settings())
     assert language() == "en"
+
+
+def test_lobby_statistics_page_and_profile_in_sync(tmp_path):
+    from rami_lan.profile import load_profile
+
+    async def main():
+        box: list = []
+        async with running(lobby_app(FakeBrowser([]), box), timeout=10) as d:
+            shell, lobby = box
+            assert lobby.profile.nickname == "Tester"  # the settings' nickname wins
+            assert load_profile().nickname == "Tester"
+            assert not lobby.presence  # RAMI_LAN_NO_BROWSE: no presence at all
+            d.keys("t")
+            await until(lambda: lobby.mode == "stats", what="stats page")
+            assert "Matches: 0 played, 0 won" in text(lobby)
+            d.keys("\x1b")
+            await until(lambda: lobby.mode == "main")
+            shell.exit(0)
+
+    asyncio.run(main())

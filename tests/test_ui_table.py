@@ -18,7 +18,9 @@ from rami_lan.i18n import set_language
 
 
 @pytest.fixture(autouse=True)
-def english():
+def english(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("RAMI_LAN_DATA_DIR", str(tmp_path))  # statistics of finished matches
     set_language("en")
     yield
     set_language("en")
@@ -221,7 +223,7 @@ def test_french_catalog_covers_every_ui_string():
     root = Path(rami_lan.__file__).parent
     catalog = parse_po((root / "locale" / "fr" / "ui.po").read_text(encoding="utf-8"))
     files = [root / "cli" / n for n in ("app.py", "cmd_solo.py", "local_session.py",
-                                         "settings.py")]
+                                         "settings.py", "cmd_replay.py")]
     files += sorted((root / "cli" / "ui").glob("*.py"))
     missing = []
     for f in files:

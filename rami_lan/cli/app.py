@@ -35,9 +35,20 @@ async def run_table_screen(session: TableSession, settings: Settings) -> int:
     from rami_lan.cli.ui.table_screen import TableScreen
 
     shell = Shell()
-    screen = TableScreen(session, four_colour=settings.four_colour, on_leave=shell.exit)
+    screen = TableScreen(session, four_colour=settings.four_colour, on_leave=shell.exit,
+                         profile=_profile())
     shell.show(screen)
     return int(await shell.app.run_async() or 0)
+
+
+def _profile() -> object:
+    """The local profile (nickname, player id) for "Info joueur"; None if unreadable."""
+    try:
+        from rami_lan.profile import load_profile
+
+        return load_profile()
+    except Exception:  # noqa: BLE001 - never stop a game for the profile
+        return None
 
 
 def run_table_app(session: TableSession, settings: Settings) -> int:
@@ -45,7 +56,8 @@ def run_table_app(session: TableSession, settings: Settings) -> int:
     from rami_lan.cli.ui.table_screen import TableScreen
 
     shell = Shell()
-    screen = TableScreen(session, four_colour=settings.four_colour, on_leave=shell.exit)
+    screen = TableScreen(session, four_colour=settings.four_colour, on_leave=shell.exit,
+                         profile=_profile())
     shell.show(screen)
     return shell.run()
 
@@ -57,8 +69,8 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings()
     apply_settings_language(args, settings)
     shell = Shell()
-    if os.environ.get(NO_BROWSE_ENV):
-        lobby = Lobby(shell, settings, browser_factory=None)
+    if os.environ.get(NO_BROWSE_ENV):  # no tables, no presence, no invitations
+        lobby = Lobby(shell, settings, browser_factory=None, presence=False)
     else:
         lobby = Lobby(shell, settings)
     shell.show(lobby)

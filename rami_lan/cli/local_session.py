@@ -8,6 +8,12 @@ given seed always deals the same cards.
 
 Bots come from `rami_lan.bots.make_bot` when that package is installed; otherwise a
 small fallback plays a random legal action, preferring to lay cards.
+
+It also behaves like a table for the player-facing features: `send_chat` applies the
+chat policy and echoes the line as the human seat's (bots never chat), the first update
+carries every seat's connection state (``you`` / ``bot``) and an "Info joueur" card
+per seat, and `replay_record()` returns the match so far in the replay format of
+`rami_lan.replay` (deck, seed, dealer and every accepted action per round).
 """
 
 from __future__ import annotations
@@ -21,13 +27,15 @@ from typing import Any, Literal, Protocol
 
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
-from rami_lan.core.cards import full_deck
+from rami_lan.core.cards import card_id, full_deck
+from rami_lan.core.codec import action_to_plain
 from rami_lan.core.deckrng import deck_order
 from rami_lan.core.errors import IllegalAction
 from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round, withdraw
 from rami_lan.core.shadow import legal_actions_for_view
 from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView, view_for
+from rami_lan.net.chat import ChatPolicy
 from rami_lan.net.table_session import SessionUpdate
 
 BOT_LEVELS = ("debutant", "moyen", "expert")
@@ -88,6 +96,8 @@ class LocalTableSession:
         *,
         timer: int = 0,
         nicknames: Mapping[int, str] | None = None,
+        card: Mapping[str, Any] | None = None,
+        chat_policy: ChatPolicy | None = None,
     ) -> None:
         v = get_variant(variant)
         if not 0 <= human_seat < seats:
@@ -118,6 +128,53 @@ class LocalTableSession:
         self._deadline: float | None = None
         self._deadline_turn: tuple[int, int] | None = None
         self._knock_asked: tuple[int, int] | None = None
+        self.match_no = 1
+        self._seed_hex = hashlib.sha256(self._seed).hexdigest()[:16]
+        self.chat = chat_policy or ChatPolicy()
+        for s in self._bots:
+            self.chat.set_bot(s)
+        self._card = dict(card) if card is not None else None
+        self._rounds: list[dict[str, Any]] = []
+
+    @property
+    def match_id(self) -> str:
+        """Unique per match of this table (the statistics' key)."""
+        return f"solo:{self._seed_hex}:{self.match_no}"
+
+    def connections(self) -> dict[int, str]:
+        return {s: ("bot" if s in self._bots else "you") for s in range(self.seats)}
+
+    def cards(self) -> dict[int, dict[str, Any]]:
+        """Each seat's "Info joueur" card as plain data (bots: a bare bot card)."""
+        from rami_lan.stats import Connection, PlayerCard
+
+        out: dict[int, dict[str, Any]] = {}
+        for s in range(self.seats):
+            if s == self.seat and self._card is not None:
+                out[s] = dict(self._card)
+                continue
+            conn = Connection.BOT if s in self._bots else Connection.YOU
+            try:
+                out[s] = PlayerCard(self.nicknames[s], None, conn).to_plain()
+            except ValueError:
+                continue
+        return out
+
+    def replay_record(self) -> dict[str, Any]:
+        """The match so far in `rami_lan.replay`'s record format (JSON-ready)."""
+        o = self._match.options
+        return {
+            "format": "rami-lan-replay",
+            "version": 1,
+            "variant": self.variant,
+            "seats": self.seats,
+            "options": {"limit": o.limit, "quick": o.quick, "knock": o.knock},
+            "nicknames": [self.nicknames[s] for s in range(self.seats)],
+            "rounds": [
+                {**r, "actions": list(r["actions"]), "withdrawals": list(r["withdrawals"])}
+                for r in self._rounds
+            ],
+        }
 
     # --- what tests and the UI may read -------------------------------------------
 
@@ -138,7 +195,13 @@ class LocalTableSession:
     async def start(self) -> None:
         if self._driver is not None:
             return
-        self._emit([], connection="connected", nicknames=dict(self.nicknames))
+        self._emit(
+            [],
+            connection="connected",
+            nicknames=dict(self.nicknames),
+            connections=self.connections(),
+            cards=self.cards(),
+        )
         self._deal()
         self._driver = asyncio.get_running_loop().create_task(self._drive())
 
@@ -163,12 +226,24 @@ class LocalTableSession:
         if choice == "leave":
             if m.phase == "between":
                 self._match, evs = withdraw(m, self.seat)
+                if self._rounds:
+                    self._rounds[-1]["withdrawals"].append(self.seat)
                 self._emit(evs)
             await self.close()
             return
         if m.phase == "between":
             self._deal()
             self._wake.set()
+
+    async def send_chat(self, text: str) -> None:
+        """Say something: the chat policy judges it; accepted lines come back as ours."""
+        if self._closed:
+            return
+        verdict = self.chat.check(self.seat, text)
+        if verdict.ok:
+            self._queue.put_nowait(SessionUpdate(chat=((self.seat, verdict.text),)))
+        else:
+            self._queue.put_nowait(SessionUpdate(notice=verdict.message()))
 
     async def close(self) -> None:
         if self._closed:
@@ -197,6 +272,14 @@ class LocalTableSession:
         cards = full_deck(v.n_decks, v.n_jokers)
         deck = [cards[i] for i in deck_order(seed, v.deck_size)]
         self._match, evs = start_round(m, deck, seed)
+        r = self._match.round
+        self._rounds.append({
+            "deck": [card_id(c, v.n_decks) for c in deck],
+            "seed": seed.hex(),
+            "dealer": r.dealer if r is not None else 0,
+            "actions": [],
+            "withdrawals": [],
+        })
         self._emit(evs)
 
     def _apply(self, action: A.Action, *, error_to_ui: bool) -> bool:
@@ -206,6 +289,8 @@ class LocalTableSession:
             if error_to_ui:
                 self._queue.put_nowait(SessionUpdate(error=e.reason, view=self.view()))
             return False
+        if self._rounds:
+            self._rounds[-1]["actions"].append(action_to_plain(action, self.variant))
         self._emit(evs)
         return True
 

@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("rami_lan.cli.cmd_verify", "re-check a match record's fair shuffle offline"),
     "simulate": ("rami_lan.cli.cmd_simulate", "play bot matches headless and print statistics"),
     "solo": ("rami_lan.cli.cmd_solo", "play at once against bots"),
+    "replay": ("rami_lan.cli.cmd_replay", "step through a recorded match, every hand shown"),
 }
 
 

@@ -1,16 +1,24 @@
-"""The lobby: tables found on the LAN (live), Nouvelle table, Solo, settings.
+"""The lobby: tables and players found on the LAN (live), Nouvelle table, Solo,
+statistics, settings, invitations.
 
 The list comes from a `TableBrowser` started in the background after the first
-frame, so the lobby appears at once. Joining and opening a table use the network
-layer's entry points (`rami_lan.net.client.open_session`, `rami_lan.net.host`); when
-they are not installed the lobby says so and stays usable (Solo always works).
+frame, so the lobby appears at once. Presence (`rami_lan.net.presence`) runs beside
+it: the lobby advertises the player (`PlayerAdvertiser`, with the port of its
+invitation listener), lists the others (`PlayerBrowser`) and prompts for each
+invitation received (Enter joins, Esc declines). ``interfaces`` (or
+``$RAMI_LAN_INTERFACES``, comma-separated) limits all of it, e.g. to 127.0.0.1.
+Joining and opening a table use the network layer's entry points
+(`rami_lan.net.client.open_session`, `rami_lan.net.host`); when they are not
+installed the lobby says so and stays usable (Solo always works).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 from prompt_toolkit.filters import Condition
@@ -26,6 +34,17 @@ from rami_lan.i18n import _, detect_language, language, set_language
 
 BrowserFactory = Callable[[], Any]
 LEVELS = ("debutant", "moyen", "expert")
+INTERFACES_ENV = "RAMI_LAN_INTERFACES"
+NO_BROWSE_ENV = "RAMI_LAN_NO_BROWSE"
+
+
+def env_interfaces(environ: dict[str, str] | None = None) -> list[str] | str:
+    """``$RAMI_LAN_INTERFACES`` as a list of addresses, else "all"."""
+    env = os.environ if environ is None else environ
+    raw = env.get(INTERFACES_ENV, "").strip()
+    if not raw:
+        return "all"
+    return [a.strip() for a in raw.split(",") if a.strip()] or "all"
 
 
 def level_text(level: str) -> str:
@@ -37,7 +56,7 @@ def level_text(level: str) -> str:
 def default_browser() -> Any:
     from rami_lan.net.discovery import TableBrowser
 
-    return TableBrowser()
+    return TableBrowser(interfaces=env_interfaces())
 
 
 class Lobby:
@@ -51,9 +70,33 @@ class Lobby:
         browser_factory: BrowserFactory | None = default_browser,
         save: Callable[[Settings], object] = save_settings,
         solo_think: float = 0.5,
+        profile: Any = None,
+        presence: bool | None = None,
+        interfaces: list[str] | str | None = None,
+        open_session: Callable[..., Any] | None = None,
     ) -> None:
+        """``profile``: the local `Profile` (None: ``load_profile()``); ``presence``:
+        advertise the player, list the others and take invitations (None: unless
+        ``$RAMI_LAN_NO_BROWSE``); ``interfaces``: where (None: ``$RAMI_LAN_INTERFACES``
+        or all); ``open_session``: how to join a table (tests inject it)."""
         self.shell = shell
         self.settings = settings
+        if profile is None:
+            from rami_lan.profile import load_profile
+
+            profile = load_profile()
+        self.profile = self._synced(profile)
+        self.presence = (not os.environ.get(NO_BROWSE_ENV)) if presence is None else presence
+        self.interfaces = env_interfaces() if interfaces is None else interfaces
+        self._open_session = open_session
+        self.players: list[Any] = []
+        self.player_browser: Any = None
+        self.advertiser: Any = None
+        self.listener: Any = None
+        self.inbox: Any = None
+        self.invites: list[Any] = []  # invitations waiting for an answer, newest last
+        self._presence_task: asyncio.Task[None] | None = None
+        self.stats_lines: list[str] = []
         self.browser_factory = browser_factory
         self.save = save
         self.solo_think = solo_think
@@ -91,6 +134,140 @@ class Lobby:
         self.shell = shell
         if self.browser_factory is not None and self._browse_task is None:
             self._browse_task = shell.app.create_background_task(self._browse())
+        if self.presence and self._presence_task is None:
+            self._presence_task = shell.app.create_background_task(self._run_presence())
+        self._set_busy(False)
+
+    # --- profile ------------------------------------------------------------------
+
+    def _synced(self, profile: Any) -> Any:
+        """The profile with the settings' nickname and language (settings win)."""
+        from rami_lan.profile import save_profile
+
+        new = profile
+        try:
+            if self.settings.nickname and self.settings.nickname != profile.nickname:
+                new = new.renamed(self.settings.nickname)
+            lang = self.settings.lang or language()
+            if lang in ("fr", "en") and lang != new.lang:
+                new = new.with_lang(lang)
+        except ValueError:
+            return profile
+        if new != profile:
+            with contextlib.suppress(OSError):
+                save_profile(new)
+        return new
+
+    # --- presence and invitations ---------------------------------------------------
+
+    def _listen_host(self) -> str | list[str] | None:
+        return None if self.interfaces == "all" else list(self.interfaces)
+
+    async def _run_presence(self) -> None:
+        await asyncio.sleep(0.05)
+        try:
+            from rami_lan.cli.ui.invites import InviteListener
+            from rami_lan.net.presence import (
+                InvitationInbox,
+                PlayerAd,
+                PlayerAdvertiser,
+                PlayerBrowser,
+            )
+
+            self.inbox = InvitationInbox()
+            self.listener = InviteListener(self.inbox, self._on_invite, self._on_cancel)
+            port = await self.listener.start(self._listen_host())
+            p = self.profile
+            self.advertiser = PlayerAdvertiser(
+                PlayerAd(player_id=p.player_id, nickname=p.nickname, lang=p.lang),
+                port, interfaces=self.interfaces)
+            await self.advertiser.start()
+            self.player_browser = PlayerBrowser(
+                exclude_player_id=p.player_id, interfaces=self.interfaces)
+            await self.player_browser.start()
+        except Exception as e:  # noqa: BLE001 - no network: the lobby still works
+            self.message = _("Can not look for players on the network: {err}").format(err=e)
+            self._invalidate()
+            await self._stop_presence()
+            return
+        try:
+            while True:
+                snap = list(self.player_browser.snapshot())
+                if snap != self.players:
+                    self.players = snap
+                    self._invalidate()
+                await asyncio.sleep(0.1)
+        finally:
+            await self._stop_presence()
+
+    async def _stop_presence(self) -> None:
+        for obj in (self.player_browser, self.advertiser, self.listener):
+            if obj is not None:
+                with contextlib.suppress(Exception):
+                    await obj.stop()
+        self.player_browser = self.advertiser = self.listener = None
+
+    def _on_invite(self, inv: Any) -> None:
+        self.invites.append(inv)
+        self._invalidate()
+
+    def _on_cancel(self, invitation_id: str) -> None:
+        self.invites = [i for i in self.invites if i.invitation_id != invitation_id]
+        self._invalidate()
+
+    def _set_busy(self, busy: bool, table_id: str = "") -> None:
+        """At a table: invitations are answered "busy" and presence says so."""
+        if self.inbox is not None:
+            self.inbox.busy = busy
+        adv = self.advertiser
+        if adv is None or self.shell is None or not self.shell.app.is_running:
+            return
+        from rami_lan.net.presence import PlayerStatus
+
+        async def update() -> None:
+            with contextlib.suppress(Exception):
+                if busy and table_id:
+                    await adv.update(status=PlayerStatus.AT_TABLE, table_id=table_id)
+                elif not busy:
+                    await adv.update(status=PlayerStatus.LOBBY)
+
+        self.shell.app.create_background_task(update())
+
+    def accept_invite(self) -> None:
+        """Join the newest invitation's table (one key)."""
+        if not self.invites or self.inbox is None:
+            return
+        inv = self.invites.pop()
+        try:
+            inv, reply = self.inbox.accept(inv.invitation_id)
+        except KeyError:
+            self.message = _("This invitation has expired.")
+            return
+        if self.listener is not None:
+            self.listener.answer(inv.invitation_id, reply)
+        ad = SimpleNamespace(addresses=inv.addresses, port=inv.port,
+                             code_required=inv.needs_typed_code)
+        self.join(ad, inv.hello_code())
+
+    def decline_invite(self) -> None:
+        if not self.invites or self.inbox is None:
+            return
+        inv = self.invites.pop()
+        reply = self.inbox.decline(inv.invitation_id)
+        if self.listener is not None:
+            self.listener.answer(inv.invitation_id, reply)
+
+    def show_stats(self) -> None:
+        """The "Statistiques" page: overall and per variant, from the local database."""
+        from rami_lan.stats import StatsDB, card_lines
+
+        try:
+            with StatsDB() as db:
+                card = db.own_card(self.profile.nickname, self.profile.player_id)
+            self.stats_lines = card_lines(card)
+        except Exception as e:  # noqa: BLE001 - a broken database never stops the lobby
+            self.stats_lines = [_("Statistics unavailable: {err}").format(err=e)]
+        self.mode = "stats"
 
     async def _browse(self) -> None:
         await asyncio.sleep(0.05)  # the first frame first (zeroconf takes a while to import)
@@ -121,7 +298,8 @@ class Lobby:
 
     def items(self) -> list[tuple[str, Any]]:
         out: list[tuple[str, Any]] = [("table", t) for t in self.tables]
-        out += [("new", None), ("solo", None), ("settings", None), ("quit", None)]
+        out += [("new", None), ("solo", None), ("stats", None), ("settings", None),
+                ("quit", None)]
         return out
 
     def activate(self, i: int | None = None) -> None:
@@ -136,6 +314,8 @@ class Lobby:
             self.mode = "new"
         elif kind == "solo":
             self.solo()
+        elif kind == "stats":
+            self.show_stats()
         elif kind == "settings":
             self.settings_form.values = self._settings_values()
             self.mode = "settings"
@@ -145,6 +325,8 @@ class Lobby:
     def quit(self) -> None:
         if self._browse_task is not None:
             self._browse_task.cancel()
+        if self._presence_task is not None:
+            self._presence_task.cancel()
         self.shell.exit(0)
 
     # --- starting a table -------------------------------------------------------------
@@ -158,15 +340,20 @@ class Lobby:
                 with contextlib.suppress(Exception):
                     await host.stop()
             self.mode = "main"
+            self._set_busy(False)
             self.shell.show(self)
 
         self.shell.app.create_background_task(back())
 
-    def _show_table(self, session: Any) -> None:
+    def _show_table(self, session: Any, inviter: Any = None) -> None:
         from rami_lan.cli.ui.table_screen import TableScreen
 
+        tid = getattr(session, "table_id", b"")
+        tid = tid.hex() if isinstance(tid, bytes | bytearray) else ""
+        self._set_busy(True, tid)
         screen = TableScreen(
-            session, four_colour=self.settings.four_colour, on_leave=self._table_done
+            session, four_colour=self.settings.four_colour, on_leave=self._table_done,
+            profile=self.profile, inviter=inviter,
         )
         self.shell.show(screen)
 
@@ -199,10 +386,18 @@ class Lobby:
             return
         self._run_async(self._join(ad, code))
 
-    async def _join(self, ad: Any, code: str | None) -> None:
+    def _opener(self) -> Callable[..., Any] | None:
+        if self._open_session is not None:
+            return self._open_session
         try:
             from rami_lan.net.client import open_session
         except ImportError:
+            return None
+        return open_session
+
+    async def _join(self, ad: Any, code: str | None) -> None:
+        open_session = self._opener()
+        if open_session is None:
             self.message = _("Joining a table is not available in this version yet.")
             return
         if not ad.addresses or not ad.port:
@@ -259,7 +454,28 @@ class Lobby:
         session = await open_session(
             "127.0.0.1", port, nickname=self.settings.nickname, lang=language(), code=code or None
         )
-        self._show_table(session)
+        self._show_table(session, self._make_inviter(host, config, port, code or None))
+
+    def _make_inviter(self, host: Any, config: Any, port: int, code: str | None) -> Any:
+        """The owner's "Inviter" for a table opened here (None without presence)."""
+        if self.advertiser is None or self.player_browser is None:
+            return None
+        from rami_lan.cli.ui.invites import LanInviter
+        from rami_lan.net.presence import Guestlist, WhoMaySit
+
+        guestlist = getattr(host, "guestlist", None) or Guestlist(
+            WhoMaySit.CODE if code else WhoMaySit.ANYONE, join_code=code)
+        browser = self.player_browser
+        try:
+            return LanInviter(
+                lambda: browser.snapshot(), guestlist,
+                table_id=host.table_id.hex(), table_name=config.name, variant=config.variant,
+                from_nick=self.profile.nickname, from_player_id=self.profile.player_id,
+                addresses=self.advertiser.ad.addresses, port=port,
+                fingerprint=str(getattr(host, "fingerprint", "") or ""),
+            )
+        except Exception:  # noqa: BLE001 - no invitations, the table still works
+            return None
 
     def _run_async(self, coro: Any) -> None:
         async def guarded() -> None:
@@ -366,6 +582,15 @@ class Lobby:
             self.settings.lang = None if vals["lang"] == "auto" else vals["lang"]
             self.settings.four_colour = bool(vals["four"])
             set_language(self.settings.lang or detect_language())
+            self.profile = self._synced(self.profile)
+            if self.advertiser is not None and self.shell.app.is_running:
+                adv, p = self.advertiser, self.profile
+
+                async def readvertise() -> None:
+                    with contextlib.suppress(Exception):
+                        await adv.update(nickname=p.nickname, lang=p.lang)
+
+                self.shell.app.create_background_task(readvertise())
             try:
                 self.save(self.settings)
                 self.message = _("Settings saved.")
@@ -393,8 +618,12 @@ class Lobby:
         lines.nl()
         lines.nl()
         form = self.form()
-        if form is not None:
+        if self.invites:
+            self._render_invite(lines)
+        elif form is not None:
             self._render_form(lines, form)
+        elif self.mode == "stats":
+            self._render_stats(lines)
         else:
             self._render_main(lines)
         lines.nl()
@@ -421,14 +650,25 @@ class Lobby:
                     f"{code:<5} {_('limit {n}').format(n=ad.point_limit)}")
             lines.add(style, text[:79], on_click(lambda i=i: self.activate(i)))
             lines.nl()
+        if self.presence:
+            lines.add("class:label", _("Players on the network"))
+            lines.nl()
+            if not self.players:
+                lines.add("class:dim", "  " + _("(nobody seen yet)"))
+                lines.nl()
+            for ad in self.players[:6]:
+                style = "class:lobby.item" if ad.invitable else "class:dim"
+                lines.add(style, f"  {ad.nickname[:24]:<24} {ad.status_text()}"[:79])
+                lines.nl()
         lines.nl()
         labels = {
             "new": _("Nouvelle table — open a table on the network"),
             "solo": _("Solo — play at once against bots"),
+            "stats": _("Statistics — your matches, per variant"),
             "settings": _("Settings — nickname, language, colours"),
             "quit": _("Quit"),
         }
-        keys = {"new": "n", "solo": "s", "settings": "o", "quit": "q"}
+        keys = {"new": "n", "solo": "s", "stats": "t", "settings": "o", "quit": "q"}
         for i, (kind, _ad) in enumerate(self.items()):
             if kind == "table":
                 continue
@@ -437,7 +677,7 @@ class Lobby:
                       on_click(lambda i=i: self.activate(i)))
             lines.nl()
         lines.nl()
-        lines.add("class:status", _("↑ ↓ choose · Enter: join / open · n s o q · ? rules in game"))
+        lines.add("class:status", _("↑ ↓ choose · Enter: join / open · n s t o q · ? rules in game"))
         lines.nl()
 
     def _render_form(self, lines: Lines, form: Form) -> None:
@@ -472,6 +712,40 @@ class Lobby:
         )
         lines.nl()
 
+    def _render_invite(self, lines: Lines) -> None:
+        inv = self.invites[-1]
+        lines.add("class:label", _("Invitation"))
+        lines.nl()
+        lines.nl()
+        lines.add("class:winner", " " + inv.prompt()[:77] + " ")
+        lines.nl()
+        host = f"{inv.addresses[0]}:{inv.port}" if inv.addresses else "?"
+        lines.add("", "  " + _("Table: {table} · host {host}").format(
+            table=inv.table_name, host=host)[:77])
+        lines.nl()
+        fp = inv.fingerprint[:16] if inv.fingerprint else _("none (no TLS yet)")
+        lines.add("class:dim", "  " + _("Fingerprint: {fp}").format(fp=fp)[:77])
+        lines.nl()
+        if inv.needs_typed_code:
+            lines.add("class:warn", "  " + _("This table needs a join code: you will type it."))
+            lines.nl()
+        lines.nl()
+        lines.add("class:button", "  [ " + _("Join (Enter)") + " ]  ", on_click(self.accept_invite))
+        lines.add("class:button.off", "[ " + _("Decline (Esc)") + " ]",
+                  on_click(self.decline_invite))
+        lines.nl()
+
+    def _render_stats(self, lines: Lines) -> None:
+        lines.add("class:label", _("Statistics"))
+        lines.nl()
+        lines.nl()
+        for line in self.stats_lines[:16]:
+            lines.add("", "  " + line[:77])
+            lines.nl()
+        lines.nl()
+        lines.add("class:button.off", "  [ " + _("Back (Esc)") + " ]", on_click(self.back))
+        lines.nl()
+
     def back(self) -> None:
         self.mode = "main"
         self.message = None
@@ -480,8 +754,10 @@ class Lobby:
 
     def _bindings(self) -> KeyBindings:
         kb = KeyBindings()
-        main = Condition(lambda: self.mode == "main")
-        in_form = Condition(lambda: self.mode != "main")
+        inviting = Condition(lambda: bool(self.invites))
+        stats = Condition(lambda: self.mode == "stats") & ~inviting
+        main = Condition(lambda: self.mode == "main") & ~inviting
+        in_form = Condition(lambda: self.mode not in ("main", "stats")) & ~inviting
         text = in_form & Condition(lambda: self.form() is not None and self.form().editing_text())  # type: ignore[union-attr]
 
         def items_move(d: int) -> None:
@@ -502,6 +778,14 @@ class Lobby:
         kb.add("n", filter=main)(act(lambda: setattr(self, "mode", "new")))
         kb.add("s", filter=main)(act(self.solo))
         kb.add("o", filter=main)(act(lambda: self.activate(len(self.items()) - 2)))
+        kb.add("t", filter=main)(act(self.show_stats))
+        kb.add("escape", filter=stats)(act(self.back))
+        kb.add("q", filter=stats)(act(self.back))
+        kb.add("enter", filter=stats)(act(self.back))
+        kb.add("enter", filter=inviting)(act(self.accept_invite))
+        kb.add("y", filter=inviting)(act(self.accept_invite))
+        kb.add("escape", filter=inviting)(act(self.decline_invite))
+        kb.add("n", filter=inviting)(act(self.decline_invite))
         kb.add("q", filter=main)(act(self.quit))
         kb.add("c-c")(act(self.quit))
 

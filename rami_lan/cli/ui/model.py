@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 
 from rami_lan.cli.ui.describe import describe
 from rami_lan.core import actions as A
+from rami_lan.core import events as E
 from rami_lan.core.cards import Card
 from rami_lan.core.shadow import is_legal_for_view, legal_actions_for_view
 from rami_lan.core.solver import best_partition
 from rami_lan.core.views import SeatView
 from rami_lan.i18n import _, translate_message
+from rami_lan.net.chat import chat_line
 from rami_lan.net.table_session import SessionUpdate
 
 LOG_KEEP = 50
@@ -66,6 +68,19 @@ class TableModel:
     show_help: bool = False
     updates_seen: int = 0
     closed: bool = False
+    connections: dict[int, str] = field(default_factory=dict)
+    """seat -> you / connected / reconnecting / left / bot (from the session)."""
+    cards: dict[int, dict] = field(default_factory=dict)
+    """seat -> the "Info joueur" card the table reported (plain data)."""
+    table: dict = field(default_factory=dict)
+    match_events: list[E.Event] = field(default_factory=list)
+    """Every event of the current match (for the statistics of a remote client)."""
+    matches_ended: int = 0
+    info_seat: int | None = None  # the "Info joueur" panel is open on this seat
+    chat_input: str | None = None  # the chat line being typed (None: closed)
+    invite_open: bool = False  # the "Inviter" panel is open
+    can_invite: bool = False  # the screen has an inviter (the table's owner)
+    invite_index: int = 0
     _hint_key: tuple = ()
     _hints: list[list[Card]] = field(default_factory=list)
     _legal_key: tuple = ()
@@ -91,10 +106,23 @@ class TableModel:
             self._log(upd.notice)
         if upd.fairness is not None:
             self.fairness = upd.fairness
+        if upd.connections:
+            self.connections.update(upd.connections)
+        if upd.cards:
+            self.cards.update(upd.cards)
+        if upd.table:
+            self.table.update(upd.table)
         for ev in upd.events:
+            if isinstance(ev, E.RoundStarted) and ev.round_no == 1:
+                self.match_events = []
+            self.match_events.append(ev)
+            if isinstance(ev, E.MatchEnded):
+                self.matches_ended += 1
             line = describe(ev, self.seat, self.name)
             if line:
                 self._log(line)
+        for seat, text in upd.chat:
+            self._log(chat_line(self.name(seat), text))
         if upd.view is not None:
             self.deadline = upd.deadline
             old = self.view
@@ -109,6 +137,20 @@ class TableModel:
             self.error = translate_message(upd.error)
         elif upd.events:
             self.error = None
+
+    def seats(self) -> list[int]:
+        """The seats at the table: opponents first, then ours (the screen's order)."""
+        if self.view is None:
+            known = sorted(set(self.nicknames) | {self.seat})
+        else:
+            known = [p.seat for p in self.view.players]
+        return [s for s in known if s != self.seat] + ([self.seat] if self.seat in known else [])
+
+    def seat_connection(self, seat: int) -> str:
+        """you / connected / reconnecting / left / bot for ``seat``."""
+        if seat == self.seat:
+            return "you"
+        return self.connections.get(seat, "connected")
 
     def _log(self, line: str) -> None:
         self.log.append(line)

@@ -15,6 +15,7 @@ from rami_lan.cli.ui.text import Fragment, Lines, on_click
 from rami_lan.core.melds import hand_points
 from rami_lan.core.variants import get_variant
 from rami_lan.i18n import _
+from rami_lan.net.chat import MAX_CHAT_CHARS
 
 HAND_ROW_CARDS = 15
 
@@ -27,6 +28,7 @@ class Clicks(Protocol):
     def discard(self, depth: int) -> None: ...
     def meld(self, index: int) -> None: ...
     def button(self, name: str) -> None: ...
+    def player(self, seat: int) -> None: ...
 
 
 def limit_text(model: TableModel) -> str:
@@ -49,7 +51,17 @@ def _chip(lines: Lines, card, four: bool, extra: str = "", handler=None) -> None
     lines.add("class:chip" + extra, "]", handler)
 
 
-def render_header(lines: Lines, model: TableModel, width: int) -> None:
+def header_buttons(model: TableModel) -> list[tuple[str, str]]:
+    """The player buttons of the header: (name, key), most important first."""
+    out = [("info", "i"), ("chat", ":")]
+    if model.can_invite:
+        out.append(("invite", "v"))
+    return out
+
+
+def render_header(
+    lines: Lines, model: TableModel, width: int, clicks: Clicks | None = None
+) -> None:
     v = model.view
     var = get_variant(model.variant)
     parts = [var.name]
@@ -68,12 +80,28 @@ def render_header(lines: Lines, model: TableModel, width: int) -> None:
     if model.connection not in ("connected",):
         conn = " " + connection_text(model.connection) + " "
     right = _("? help") + " "
-    pad = max(1, width - len(left) - len(clock) - len(conn) - len(right))
+    room = width - len(left) - len(clock) - len(conn) - len(right) - 1
+    names = header_buttons(model)
+    buttons: list[str] = []
+    for i, (name, key) in enumerate(names):
+        text = f"[{button_label(name)} {key}]"
+        rest = sum(len(f"[{k}]") + 1 for _n, k in names[i + 1:])
+        if sum(len(b) + 1 for b in buttons) + len(text) + 1 + rest > room:
+            text = f"[{key}]"  # no room for the label: the key alone
+        if sum(len(b) + 1 for b in buttons) + len(text) + 1 > room:
+            break
+        buttons.append(text)
+    used = sum(len(b) + 1 for b in buttons)
+    pad = max(1, width - len(left) - len(clock) - len(conn) - len(right) - used)
     lines.add("class:header", " " * pad)
     if conn:
         lines.add("class:header.warn", conn)
     if clock:
         lines.add("class:header.clock" + (".low" if secs is not None and secs <= 5 else ""), clock)
+    for (name, _key), text in zip(header_buttons(model), buttons, strict=False):
+        handler = on_click(lambda n=name: clicks.button(n)) if clicks is not None else None
+        lines.add("class:button", text, handler)
+        lines.add("class:header", " ")
     lines.add("class:header", right)
     lines.nl()
 
@@ -87,7 +115,27 @@ def connection_text(state: str) -> str:
     }.get(state, state)
 
 
-def render_players(lines: Lines, model: TableModel, width: int) -> None:
+def seat_connection_text(state: str) -> str:
+    """connected / reconnecting… / left the table / bot (another seat's state)."""
+    from rami_lan.stats import Connection, connection_label
+
+    try:
+        return connection_label(Connection(state))
+    except ValueError:
+        return state
+
+
+CONNECTION_STYLE = {
+    "bot": "class:dim",
+    "reconnecting": "class:warn",
+    "left": "class:error",
+    "connected": "class:opened",
+}
+
+
+def render_players(
+    lines: Lines, model: TableModel, width: int, clicks: Clicks | None = None
+) -> None:
     v = model.view
     if v is None:
         return
@@ -105,7 +153,8 @@ def render_players(lines: Lines, model: TableModel, width: int) -> None:
         label = model.name(s) + (" " + _("(you)") if s == me else "")
         if v.dealer == s:
             label += " " + _("(D)")
-        lines.add("class:player.me" if s == me else "class:player", label[:22].ljust(23))
+        who = on_click(lambda s=s: clicks.player(s)) if clicks is not None else None
+        lines.add("class:player.me" if s == me else "class:player", label[:22].ljust(23), who)
         if p.eliminated:
             lines.add("class:eliminated", "X " + _("eliminated"))
             lines.add("", f"  {_('{n} pts').format(n=p.total)}")
@@ -126,6 +175,9 @@ def render_players(lines: Lines, model: TableModel, width: int) -> None:
             lines.add("class:warn", _("away"))
         elif s == me:
             lines.add("class:dim", connection_text(model.connection))
+        elif model.connections:
+            state = model.seat_connection(s)
+            lines.add(CONNECTION_STYLE.get(state, ""), seat_connection_text(state))
         lines.nl()
 
 
@@ -275,6 +327,9 @@ def button_label(name: str) -> str:
         "leave": _("Leave"),
         "sort_suit": _("Sort ♣♥"),
         "sort_rank": _("Sort 7-8"),
+        "info": _("Player info"),
+        "chat": _("Chat"),
+        "invite": _("Invite"),
     }[name]
 
 
@@ -300,8 +355,24 @@ def render_buttons(lines: Lines, model: TableModel, clicks: Clicks | None) -> No
     lines.nl()
 
 
+def chat_input_text(model: TableModel, width: int) -> str:
+    """The chat line being typed, its length and the keys, cut to ``width``."""
+    text = model.chat_input or ""
+    tail = "  " + _("({n}/{max}) Enter send · Esc cancel").format(
+        n=len(text), max=MAX_CHAT_CHARS)
+    head = _("Chat:") + " "
+    room = max(8, width - 1 - len(head) - len(tail) - 1)
+    shown = text if len(text) <= room else "…" + text[-(room - 1):]
+    return (head + shown + "_" + tail)[: width - 1]
+
+
 def render_log(lines: Lines, model: TableModel, width: int) -> None:
-    if model.confirm:
+    if model.chat_input is not None:
+        if model.error:
+            lines.add("class:error", model.error[: width - 1])
+            lines.nl()
+        lines.add("class:chat.input", chat_input_text(model, width))
+    elif model.confirm:
         lines.add("class:warn", model.confirm[: width - 1])
     elif model.error:
         lines.add("class:error", (_("Refused: {why}").format(why=model.error))[: width - 1])
@@ -334,8 +405,8 @@ def render_table(
 ) -> list[Fragment]:
     """The whole table screen."""
     lines = Lines()
-    render_header(lines, model, width)
-    render_players(lines, model, width)
+    render_header(lines, model, width, clicks)
+    render_players(lines, model, width, clicks)
     render_piles(lines, model, clicks, four_colour)
     hand_rows = 3 * max(1, -(-len(model.hand) // HAND_ROW_CARDS)) + (1 if model.staged else 0)
     fixed = lines.rows + hand_rows + 3
@@ -437,7 +508,16 @@ def render_result(
         lines.add("", "  ")
     h2 = on_click(lambda: clicks.button("leave")) if clicks is not None else None
     lines.add("class:button", "[" + _("Leave") + " q]", h2)
+    lines.add("", "  ")
+    for name, key in header_buttons(model):
+        h3 = on_click(lambda n=name: clicks.button(n)) if clicks is not None else None
+        lines.add("class:button", f"[{button_label(name)} {key}]", h3)
+        lines.add("", " ")
     lines.nl()
-    if model.log:
+    if model.chat_input is not None:
+        lines.add("class:chat.input", chat_input_text(model, width))
+    elif model.error:
+        lines.add("class:error", model.error[: width - 1])
+    elif model.log:
         lines.add("class:log", model.log[-1][: width - 1])
     return lines.frags

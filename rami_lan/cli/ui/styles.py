@@ -38,6 +38,7 @@ STYLE = Style.from_dict(
         "button.knock": "bg:ansired fg:ansiwhite bold",
         "error": "fg:ansired bold",
         "log": "fg:ansicyan",
+        "chat.input": "bg:ansiblue fg:ansiwhite",
         "status": "fg:ansibrightblack",
         "winner": "fg:ansiyellow bold",
         "alarm": "bg:ansired fg:ansiwhite bold blink",

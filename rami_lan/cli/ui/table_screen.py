@@ -3,16 +3,26 @@
 The reader runs as a background task: it applies each `SessionUpdate` to the model
 and invalidates the app. Keys and clicks build actions from the model and send them
 to the session; the host (or the local table) judges them with the core.
+
+Player features: ``i`` opens "Info joueur" (your card in full from the statistics
+database, the others' reported cards and connection states), ``:`` opens the chat
+line, ``v`` the "Inviter" panel when the screen was given an `Inviter`. When a match
+ends the screen records it in the local statistics (`rami_lan.stats.StatsDB`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import contextlib
+import secrets
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 from prompt_toolkit.application import get_app
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     ConditionalContainer,
     Float,
@@ -28,7 +38,27 @@ from rami_lan.cli.ui.render import render_result, render_table
 from rami_lan.cli.ui.shell import Shell
 from rami_lan.core.actions import Action
 from rami_lan.i18n import _
+from rami_lan.net.chat import MAX_CHAT_CHARS, ChatPolicy
 from rami_lan.net.table_session import TableSession
+from rami_lan.stats import Connection, PlayerCard, StatsDB, StatsSchemaError, card_lines
+
+CONNECTIONS = {c.value for c in Connection}
+
+
+class Inviter(Protocol):
+    """What the "Inviter" panel needs: the players seen on the LAN and a way to invite."""
+
+    def players(self) -> Sequence[Any]:
+        """`rami_lan.net.presence.PlayerAd`s (only ``invitable`` ones can be invited)."""
+
+    async def invite(self, player: Any) -> str:
+        """Send an invitation; returns the line for the log (sent, accepted, refused...)."""
+
+
+def safe_nick(name: str) -> str:
+    """A nickname a `PlayerCard` accepts (1-24 printable characters, no outer spaces)."""
+    text = "".join(ch for ch in str(name) if ch.isprintable()).strip()[:24].strip()
+    return text or "?"
 
 
 class TableScreen:
@@ -40,11 +70,28 @@ class TableScreen:
         *,
         four_colour: bool = False,
         on_leave: Callable[[], None] | None = None,
+        profile: Any = None,
+        stats: StatsDB | Callable[[], StatsDB] | None = StatsDB,
+        inviter: Inviter | None = None,
     ) -> None:
+        """``profile``: the local `Profile` (nickname, player id); ``stats``: the
+        statistics database or a callable opening it (None: do not record);
+        ``inviter``: enables the "Inviter" panel (the table's owner)."""
         self.session = session
         self.four_colour = four_colour
         self.model = TableModel(seat=session.seat, variant=session.variant)
         self.on_leave = on_leave
+        self.profile = profile
+        self._stats = stats
+        self._db: StatsDB | None = None
+        self._db_failed = False
+        self.stats_error: str | None = None
+        self.recorded: list[str] = []  # match ids recorded by this screen
+        self._recorded_upto = 0
+        self._nonce = secrets.token_hex(6)
+        self.inviter = inviter
+        self.model.can_invite = inviter is not None
+        self.chat_policy = ChatPolicy()
         self.shell: Shell | None = None
         self.reader: asyncio.Task[None] | None = None
         self._quit_armed = False
@@ -68,7 +115,35 @@ class TableScreen:
                     right=1,
                     top=1,
                     bottom=1,
-                )
+                ),
+                Float(
+                    ConditionalContainer(
+                        Frame(
+                            Window(FormattedTextControl(lambda: "\n".join(self.info_lines())),
+                                   wrap_lines=True, style="class:help"),
+                            title=lambda: _("Player info — ← → player · Esc to close"),
+                        ),
+                        filter=Condition(lambda: self.model.info_seat is not None),
+                    ),
+                    left=4,
+                    right=4,
+                    top=2,
+                    bottom=2,
+                ),
+                Float(
+                    ConditionalContainer(
+                        Frame(
+                            Window(FormattedTextControl(self.invite_fragments),
+                                   wrap_lines=False, style="class:help"),
+                            title=lambda: _("Invite — ↑ ↓ choose · Enter invite · Esc close"),
+                        ),
+                        filter=Condition(lambda: self.model.invite_open),
+                    ),
+                    left=4,
+                    right=4,
+                    top=2,
+                    bottom=2,
+                ),
             ],
         )
         self.key_bindings = self._bindings()
@@ -86,11 +161,227 @@ class TableScreen:
                 await self.session.start()
             async for upd in self.session.updates():
                 self.model.apply(upd)
+                if self.model.matches_ended > self._recorded_upto:
+                    self._recorded_upto = self.model.matches_ended
+                    self.record_match()
                 self._invalidate()
         except Exception as e:  # noqa: BLE001 - show it instead of crashing the UI
             self.model.error = _("Connection lost: {err}").format(err=e)
             self.model.connection = "closed"
             self._invalidate()
+
+    # --- statistics -----------------------------------------------------------------
+
+    def stats_db(self) -> StatsDB | None:
+        """The statistics database, opened on first use; None when unavailable."""
+        if self._db is not None or self._db_failed or self._stats is None:
+            return self._db
+        try:
+            self._db = self._stats() if callable(self._stats) else self._stats
+        except (StatsSchemaError, sqlite3.Error, OSError) as e:
+            self._db_failed = True
+            self.stats_error = _("Statistics unavailable: {err}").format(err=e)
+        return self._db
+
+    def close_stats(self) -> None:
+        """Close the database if this screen opened it."""
+        if self._db is not None and callable(self._stats):
+            with contextlib.suppress(Exception):
+                self._db.close()
+        self._db = None
+
+    def match_id(self) -> str:
+        """Unique per match: the session's own id, else the table id and match number."""
+        mid = getattr(self.session, "match_id", None)
+        if isinstance(mid, str) and mid:
+            return mid
+        tid = getattr(self.session, "table_id", b"")
+        tid = tid.hex() if isinstance(tid, bytes | bytearray) else str(tid or "")
+        no = getattr(self.session, "match_no", None)
+        if tid and isinstance(no, int):
+            return f"{tid}:{no}"
+        return f"{tid or 'table'}:{self._nonce}:{self.model.matches_ended}"
+
+    def record_match(self) -> bool:
+        """Store the match that just ended in the local statistics (never raises)."""
+        if getattr(self.session, "bot", False) or self._stats is None:
+            return False
+        db = self.stats_db()
+        if db is None:
+            return False
+        mid = self.match_id()
+        seat = self.model.seat
+        state = getattr(self.session, "state", None)
+        try:
+            if state is not None and getattr(state, "over", False):
+                done = db.record_match(seat, state, mid)
+            else:
+                n_seats = len(self.model.view.players) if self.model.view is not None else (
+                    max(self.model.nicknames, default=seat) + 1)
+                done = db.record_events(seat, self.model.variant, n_seats,
+                                        self.model.match_events, mid)
+        except (ValueError, sqlite3.Error) as e:
+            self.stats_error = _("Statistics unavailable: {err}").format(err=e)
+            return False
+        if done:
+            self.recorded.append(mid)
+        return done
+
+    # --- Info joueur ---------------------------------------------------------------
+
+    def player_card(self, seat: int) -> PlayerCard:
+        """The card shown for ``seat``: ours in full, the others' as reported."""
+        m = self.model
+        nick = safe_nick(m.name(seat))
+        if seat == m.seat:
+            if self.profile is not None:
+                nick = safe_nick(getattr(self.profile, "nickname", nick))
+            pid = getattr(self.profile, "player_id", None)
+            db = self.stats_db()
+            if db is not None:
+                try:
+                    return db.own_card(nick, pid)
+                except (sqlite3.Error, ValueError) as e:
+                    self.stats_error = _("Statistics unavailable: {err}").format(err=e)
+            return PlayerCard(nick, pid, Connection.YOU)
+        conn = m.seat_connection(seat)
+        state = Connection(conn) if conn in CONNECTIONS else Connection.CONNECTED
+        if state is Connection.YOU:
+            state = Connection.CONNECTED
+        plain = m.cards.get(seat)
+        if state is not Connection.BOT and plain is not None:
+            try:
+                return PlayerCard.from_plain(plain, connection=state)
+            except (ValueError, TypeError):
+                pass
+        return PlayerCard(nick, None, state)
+
+    def info_lines(self) -> list[str]:
+        seat = self.model.info_seat
+        if seat is None:
+            return []
+        card = self.player_card(seat)
+        lines = card_lines(card, variants=None if seat == self.model.seat else [self.model.variant])
+        if seat == self.model.seat and self.stats_error:
+            lines.append(self.stats_error)
+        return lines
+
+    def show_info(self, seat: int | None = None) -> None:
+        m = self.model
+        seats = m.seats()
+        if seat is None:
+            seat = m.seat if m.seat in seats or not seats else seats[0]
+        m.info_seat = seat
+        self._invalidate()
+
+    def info_move(self, delta: int) -> None:
+        m = self.model
+        seats = m.seats()
+        if not seats or m.info_seat is None:
+            return
+        i = seats.index(m.info_seat) if m.info_seat in seats else 0
+        m.info_seat = seats[(i + delta) % len(seats)]
+
+    # --- chat ----------------------------------------------------------------------
+
+    def open_chat(self) -> None:
+        self.model.chat_input = ""
+        self.model.error = None
+
+    def chat_type(self, text: str) -> None:
+        m = self.model
+        if m.chat_input is None:
+            return
+        clean = "".join(ch for ch in text if ch.isprintable())
+        room = MAX_CHAT_CHARS - len(m.chat_input)
+        if len(clean) > room:
+            m.error = _("A message holds at most {n} characters.").format(n=MAX_CHAT_CHARS)
+            clean = clean[: max(0, room)]
+        m.chat_input += clean
+
+    def send_chat(self) -> None:
+        """Check the line with the chat policy (the user sees the limits), then send."""
+        m = self.model
+        text, m.chat_input = m.chat_input or "", None
+        verdict = self.chat_policy.check(m.seat, text)
+        if not verdict.ok:
+            m.error = verdict.message()
+            self._invalidate()
+            return
+        if verdict.truncated:
+            m.notice = _("A message holds at most {n} characters.").format(n=MAX_CHAT_CHARS)
+        send = getattr(self.session, "send_chat", None) or getattr(self.session, "chat", None)
+        if send is None:
+            m.error = _("This table has no chat.")
+            return
+        m.error = None
+
+        async def go() -> None:
+            try:
+                await send(verdict.text)
+            except Exception as e:  # noqa: BLE001 - show it, keep playing
+                m.error = _("The message was not sent: {err}").format(err=e)
+                self._invalidate()
+
+        self._task(go())
+
+    # --- Inviter -------------------------------------------------------------------
+
+    def invite_players(self) -> list[Any]:
+        if self.inviter is None:
+            return []
+        try:
+            return list(self.inviter.players())
+        except Exception:  # noqa: BLE001 - presence not available
+            return []
+
+    def invite_fragments(self):  # type: ignore[no-untyped-def]
+        players = self.invite_players()
+        if not players:
+            return [("class:dim", _("(nobody seen on the network yet)"))]
+        out: list[tuple[str, str]] = []
+        for i, ad in enumerate(players):
+            cur = i == self.model.invite_index
+            ok = getattr(ad, "invitable", False)
+            style = "class:lobby.current" if cur else ("" if ok else "class:dim")
+            status = ad.status_text() if hasattr(ad, "status_text") else ""
+            out.append((style, f" {ad.nickname[:24]:<24} {status}"))
+            out.append(("", "\n"))
+        return out
+
+    def open_invite(self) -> None:
+        if self.inviter is None:
+            return
+        self.model.invite_open = True
+        self.model.invite_index = 0
+
+    def invite_move(self, delta: int) -> None:
+        n = len(self.invite_players())
+        if n:
+            self.model.invite_index = (self.model.invite_index + delta) % n
+
+    def invite_selected(self) -> None:
+        players = self.invite_players()
+        m = self.model
+        if not players or self.inviter is None:
+            return
+        ad = players[min(m.invite_index, len(players) - 1)]
+        m.invite_open = False
+        if not getattr(ad, "invitable", False):
+            m.error = _("{nick} can not be invited now.").format(nick=ad.nickname)
+            return
+        inviter = self.inviter
+
+        async def go() -> None:
+            try:
+                line = await inviter.invite(ad)
+            except Exception as e:  # noqa: BLE001 - a failed invitation is only a message
+                m.error = _("The invitation failed: {err}").format(err=e)
+            else:
+                m._log(line)
+            self._invalidate()
+
+        self._task(go())
 
     def _invalidate(self) -> None:
         if self.shell is not None:
@@ -114,6 +405,7 @@ class TableScreen:
                 await self.session.next_round("leave")
             finally:
                 await self.session.close()
+                self.close_stats()
                 if self.on_leave is not None:
                     self.on_leave()
 
@@ -192,6 +484,12 @@ class TableScreen:
             self._task(self.session.next_round("continue"))
         elif name == "leave":
             self.leave()
+        elif name == "info":
+            self.show_info()
+        elif name == "chat":
+            self.open_chat()
+        elif name == "invite":
+            self.open_invite()
         self._invalidate()
 
     def enter(self) -> None:
@@ -238,14 +536,22 @@ class TableScreen:
     def button(self, name: str) -> None:
         self.do(name)
 
+    def player(self, seat: int) -> None:
+        self.show_info(seat)
+
     # --- keys -----------------------------------------------------------------------
 
     def _bindings(self) -> KeyBindings:
         kb = KeyBindings()
         m = self.model
         helping = Condition(lambda: m.show_help)
-        result = Condition(self.showing_result) & ~helping
-        table = ~Condition(self.showing_result) & ~helping
+        info = Condition(lambda: m.info_seat is not None) & ~helping
+        inviting = Condition(lambda: m.invite_open) & ~helping
+        chatting = Condition(lambda: m.chat_input is not None) & ~helping
+        panel = helping | info | inviting | chatting
+        result = Condition(self.showing_result) & ~panel
+        table = ~Condition(self.showing_result) & ~panel
+        free = ~panel
         my_turn = Condition(lambda: m.view is not None and m.view.my_turn)
         draw = table & my_turn & Condition(lambda: m.view is not None and m.view.phase == "draw")
         play = table & my_turn & Condition(lambda: m.view is not None and m.view.phase == "play")
@@ -259,7 +565,7 @@ class TableScreen:
 
             return deco
 
-        @kb.add("?", filter=~helping)
+        @kb.add("?", filter=~helping & ~chatting)
         @kb.add("f1", filter=~helping)
         def _help(e: KeyPressEvent) -> None:
             m.show_help = True
@@ -298,6 +604,28 @@ class TableScreen:
         bind("q", "t", filter=result)(lambda: self.do("leave"))
         bind("q", filter=table)(self._quit)
         bind("c-c", filter=Condition(lambda: True))(lambda: self.do("leave"))
+        # Info joueur, chat, Inviter (on the table and on the round result)
+        bind("i", filter=free)(lambda: self.do("info"))
+        bind(":", filter=free)(lambda: self.do("chat"))
+        bind("v", filter=free & Condition(lambda: self.inviter is not None))(
+            lambda: self.do("invite"))
+        bind("escape", "i", "q", "enter", filter=info)(lambda: setattr(m, "info_seat", None))
+        bind("left", "h", "s-tab", filter=info)(lambda: self.info_move(-1))
+        bind("right", "l", "tab", filter=info)(lambda: self.info_move(1))
+        bind("escape", "q", "v", filter=inviting)(lambda: setattr(m, "invite_open", False))
+        bind("up", "k", filter=inviting)(lambda: self.invite_move(-1))
+        bind("down", "j", filter=inviting)(lambda: self.invite_move(1))
+        bind("enter", filter=inviting)(self.invite_selected)
+        bind("escape", filter=chatting)(lambda: setattr(m, "chat_input", None))
+        bind("enter", filter=chatting)(self.send_chat)
+        bind("backspace", "c-h", filter=chatting)(
+            lambda: setattr(m, "chat_input", (m.chat_input or "")[:-1]))
+
+        @kb.add(Keys.Any, filter=chatting)
+        def _type(e: KeyPressEvent) -> None:
+            self.chat_type(e.data)
+            self._invalidate()
+
         return kb
 
     def _key(self, fn: Callable[[], None]) -> None:

@@ -1,0 +1,179 @@
+"""Presence and invitations for the UI: the lobby's invitation listener and the owner's
+"Inviter" (docs/players.md, Integration 3 and 4).
+
+Transport: one TCP connection per invitation to the player's advertised port; frames
+of a 4-byte big-endian length and a msgpack map, at most 4 KB, 10 s timeout. The
+invited side answers on the same connection once the player has chosen. No TLS yet:
+invitations travel with ``encrypted=False`` (the join code never travels; the ticket
+of an "invited only" table does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import struct
+from collections.abc import Callable, Sequence
+from typing import Any
+
+MAX_FRAME = 4096
+TIMEOUT = 10.0
+
+
+async def read_frame(reader: asyncio.StreamReader, timeout: float = TIMEOUT) -> Any:
+    """One length-prefixed msgpack map; ValueError when too big or malformed."""
+    import msgpack
+
+    head = await asyncio.wait_for(reader.readexactly(4), timeout)
+    (n,) = struct.unpack(">I", head)
+    if n > MAX_FRAME:
+        raise ValueError("frame too large")
+    body = await asyncio.wait_for(reader.readexactly(n), timeout)
+    try:
+        return msgpack.unpackb(body, raw=False)
+    except Exception as e:  # noqa: BLE001 - msgpack raises several types
+        raise ValueError(f"bad frame: {e}") from None
+
+
+async def write_frame(writer: asyncio.StreamWriter, data: Any) -> None:
+    import msgpack
+
+    body = msgpack.packb(data, use_bin_type=True)
+    if len(body) > MAX_FRAME:
+        raise ValueError("frame too large")
+    writer.write(struct.pack(">I", len(body)) + body)
+    await asyncio.wait_for(writer.drain(), TIMEOUT)
+
+
+async def send_invitation(player: Any, invitation: Any, *, timeout: float = TIMEOUT) -> Any:
+    """Send ``invitation`` to ``player`` (a `PlayerAd`) and wait for its `InviteReply`."""
+    from rami_lan.net.presence import InviteReply, decode_invite_message
+
+    if not player.addresses or not player.port:
+        raise OSError("this player has no address")
+    reader, writer = await asyncio.wait_for(
+        asyncio.open_connection(player.addresses[0], player.port), timeout
+    )
+    try:
+        await write_frame(writer, invitation.to_plain(encrypted=False))
+        # the invited player has the invitation's ttl to answer
+        reply = decode_invite_message(
+            await read_frame(reader, timeout=max(timeout, float(invitation.ttl))), encrypted=False
+        )
+    finally:
+        writer.close()
+        with contextlib.suppress(Exception):
+            await writer.wait_closed()
+    if not isinstance(reply, InviteReply):
+        raise ValueError("unexpected answer")
+    return reply
+
+
+class InviteListener:
+    """The invited side: accepts invitation connections and keeps each one open until
+    the player answers (``answer(id, reply)``). ``on_invite(inv)`` is called for
+    every invitation to prompt for; ``on_cancel(id)`` when the owner withdraws one."""
+
+    def __init__(
+        self,
+        inbox: Any,
+        on_invite: Callable[[Any], None],
+        on_cancel: Callable[[str], None] = lambda _id: None,
+    ) -> None:
+        self.inbox = inbox
+        self.on_invite = on_invite
+        self.on_cancel = on_cancel
+        self.server: asyncio.base_events.Server | None = None
+        self.port = 0
+        self._waiting: dict[str, asyncio.Future[Any]] = {}
+
+    async def start(self, host: str | Sequence[str] | None = None) -> int:
+        self.server = await asyncio.start_server(self._handle, host, 0)
+        self.port = self.server.sockets[0].getsockname()[1]
+        return self.port
+
+    async def stop(self) -> None:
+        for fut in self._waiting.values():
+            if not fut.done():
+                fut.cancel()
+        if self.server is not None:
+            self.server.close()
+            with contextlib.suppress(Exception):
+                await self.server.wait_closed()
+            self.server = None
+
+    def answer(self, invitation_id: str, reply: Any) -> None:
+        """Send the player's reply on the invitation's connection (if still open)."""
+        fut = self._waiting.pop(invitation_id, None)
+        if fut is not None and not fut.done():
+            fut.set_result(reply)
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        from rami_lan.net.presence import Invitation
+
+        peer = writer.get_extra_info("peername")
+        try:
+            msg = await read_frame(reader)
+            if isinstance(msg, dict) and msg.get("k") == "invite_cancel":
+                inv_id = str(msg.get("id", ""))
+                self.inbox.cancel(inv_id)
+                self.on_cancel(inv_id)
+                return
+            inv, auto = self.inbox.receive(msg, encrypted=False, sender=peer[0] if peer else None)
+            if auto is not None:
+                await write_frame(writer, auto.to_plain())
+                return
+            if not isinstance(inv, Invitation):
+                return
+            fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self._waiting[inv.invitation_id] = fut
+            self.on_invite(inv)
+            try:
+                reply = await asyncio.wait_for(fut, inv.ttl)
+            except (TimeoutError, asyncio.CancelledError):  # no answer, or the lobby closed
+                self.inbox.cancel(inv.invitation_id)
+                self.on_cancel(inv.invitation_id)
+                return
+            await write_frame(writer, reply.to_plain())
+        except (OSError, ValueError, TimeoutError, asyncio.IncompleteReadError):
+            return
+        finally:
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+
+class LanInviter:
+    """The table owner's "Inviter": players from presence, invitations through a
+    `Guestlist` (the host's own when it has one)."""
+
+    def __init__(
+        self,
+        players: Callable[[], Sequence[Any]],
+        guestlist: Any,
+        *,
+        table_id: str,
+        table_name: str,
+        variant: str,
+        from_nick: str,
+        from_player_id: str,
+        addresses: Sequence[str],
+        port: int,
+        fingerprint: str = "",
+        send: Callable[..., Any] = send_invitation,
+    ) -> None:
+        self._players = players
+        self.guestlist = guestlist
+        self.table = {"table_id": table_id, "table_name": table_name, "variant": variant,
+                      "from_nick": from_nick, "from_player_id": from_player_id,
+                      "addresses": list(addresses), "port": port, "fingerprint": fingerprint}
+        self._send = send
+
+    def players(self) -> list[Any]:
+        return list(self._players())
+
+    async def invite(self, player: Any) -> str:
+        inv = self.guestlist.invite(player, encrypted=False, **self.table)
+        reply = await self._send(player, inv)
+        self.guestlist.on_reply(reply)
+        return reply.describe(player.nickname)

@@ -1,0 +1,146 @@
+"""The lobby's presence on loopback: players listed live, an invitation accepted with
+one key (the join is stubbed), and the owner's Inviter sending to the lobby."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+import pytest
+from test_ui_helpers import running, until
+from zeroconf import IPVersion
+
+from rami_lan.cli.cmd_solo import make_solo_session
+from rami_lan.cli.settings import Settings
+from rami_lan.cli.ui.invites import LanInviter
+from rami_lan.cli.ui.lobby import Lobby
+from rami_lan.cli.ui.shell import Shell
+from rami_lan.cli.ui.table_screen import TableScreen
+from rami_lan.cli.ui.text import fragments_text
+from rami_lan.i18n import set_language
+from rami_lan.net.presence import (
+    Guestlist,
+    InviteAnswer,
+    PlayerAd,
+    PlayerAdvertiser,
+    PlayerBrowser,
+    WhoMaySit,
+)
+from rami_lan.profile import Profile, new_player_id
+
+LOOPBACK = {"interfaces": ["127.0.0.1"], "ip_version": IPVersion.V4Only}
+
+
+@pytest.fixture(autouse=True)
+def english(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path))
+    monkeypatch.setenv("RAMI_LAN_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("RAMI_LAN_INTERFACES", "127.0.0.1")
+    set_language("en")
+    yield
+    set_language("en")
+
+
+def test_lobby_lists_players_and_accepts_an_invitation_with_one_key():
+    async def main() -> None:
+        me = Profile(nickname="Tester", player_id=new_player_id(), lang="en")
+        joined: list[tuple] = []
+
+        async def fake_open_session(host, port, *, nickname, lang, code=None):
+            joined.append((host, port, nickname, code))
+            return make_solo_session("rami", 2, "moyen", "inv-1", think=5, nickname=nickname)
+
+        box: list = []
+
+        def make() -> Shell:
+            shell = Shell()
+            lobby = Lobby(shell, Settings(nickname="Tester"), browser_factory=None,
+                          solo_think=0, profile=me, presence=True,
+                          open_session=fake_open_session)
+            shell.show(lobby)
+            box[:] = [shell, lobby]
+            return shell
+
+        paul = PlayerAd(player_id=new_player_id(), nickname="Paul", lang="fr")
+        async with running(make, timeout=25) as d:
+            shell, lobby = box
+            assert lobby.interfaces == ["127.0.0.1"]
+            await until(lambda: "Players on the network" in fragments_text(lobby.fragments()))
+            async with PlayerAdvertiser(paul, 40123, **LOOPBACK):
+                await until(lambda: "Paul" in fragments_text(lobby.fragments()), 3, "Paul")
+                assert "in the lobby" in fragments_text(lobby.fragments())
+                assert all(p.player_id != me.player_id for p in lobby.players)
+            await until(lambda: "Paul" not in fragments_text(lobby.fragments()), 3, "gone")
+            # the owner of a table finds us by presence and invites us
+            await until(lambda: lobby.advertiser is not None, what="advertised")
+            async with PlayerBrowser(**LOOPBACK) as browser:
+                await until(lambda: browser.by_id(me.player_id) is not None, 3, "seen")
+                target = browser.by_id(me.player_id)
+                assert target.invitable and target.port == lobby.listener.port
+                guests = Guestlist(WhoMaySit.INVITED)
+                inviter = LanInviter(
+                    browser.snapshot, guests, table_id=secrets.token_hex(8),
+                    table_name="Chez Paul", variant="rami", from_nick="Paul",
+                    from_player_id=paul.player_id, addresses=["127.0.0.1"], port=45678,
+                    fingerprint="ab:cd:ef:01:23:45:67:89:aa",
+                )
+                assert [p.nickname for p in inviter.players()] == ["Tester"]
+                sent = asyncio.ensure_future(inviter.invite(target))
+                await until(lambda: bool(lobby.invites), 3, "prompt")
+                text = fragments_text(lobby.fragments())
+                assert "Paul invites you to the table “Chez Paul” (rami). Join?" in text
+                assert "127.0.0.1:45678" in text and "ab:cd:ef:01:23:4" in text
+                d.keys("\r")  # one key: accept and join
+                line = await asyncio.wait_for(sent, 5)
+                assert "Paul" not in line or "accept" in line.lower()
+            await until(lambda: bool(joined), 3, "joined")
+            host, port, nick, code = joined[0]
+            assert (host, port, nick) == ("127.0.0.1", 45678, "Tester")
+            assert code is not None and guests.admit(code).ok  # the ticket travelled
+            await until(lambda: isinstance(shell.screen, TableScreen), 3, "table shown")
+            assert lobby.inbox.busy  # at a table: further invitations answered "busy"
+            shell.exit(0)
+
+    asyncio.run(main())
+
+
+def test_declined_invitation_and_table_inviter_panel():
+    async def main() -> None:
+        class FakeInviter:
+            def __init__(self) -> None:
+                self.sent: list = []
+                self.ads = [PlayerAd(player_id=new_player_id(), nickname="Léa", lang="fr",
+                                     port=4000, addresses=("127.0.0.1",))]
+
+            def players(self):
+                return self.ads
+
+            async def invite(self, ad):
+                self.sent.append(ad.nickname)
+                return f"{ad.nickname} accepted."
+
+        inviter = FakeInviter()
+        session = make_solo_session("rami", 2, "moyen", "inv-2", think=5, nickname="Tester")
+        box: list = []
+
+        def make() -> Shell:
+            shell = Shell()
+            screen = TableScreen(session, on_leave=shell.exit, stats=None, inviter=inviter)
+            shell.show(screen)
+            box[:] = [shell, screen]
+            return shell
+
+        async with running(make, timeout=15) as d:
+            shell, screen = box
+            await until(lambda: screen.model.view is not None)
+            assert "[v]" in screen.text() or "[Invite v]" in screen.text()
+            d.keys("v")
+            await until(lambda: screen.model.invite_open, what="panel")
+            assert "Léa" in fragments_text(screen.invite_fragments())
+            d.keys("\r")
+            await until(lambda: inviter.sent == ["Léa"], what="invited")
+            await until(lambda: "Léa accepted." in screen.model.log, what="logged")
+            shell.exit(0)
+        assert InviteAnswer.DECLINE.value == "decline"
+
+    asyncio.run(main())
