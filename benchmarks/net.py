@@ -4,11 +4,16 @@
    player to move sends an action (chosen beforehand) and the clock stops when all
    three clients have decoded the resulting view. p50 / p99 over many actions, after a
    warm-up. Target: p99 <= 5 ms.
-2. ``discovery``: a lobby browser is already running (zeroconf bound to 127.0.0.1,
+   Every connection is TLS 1.3 (the host's real identity), so this is the round trip
+   *with* encryption; the host skips the full self-check of the ``view``/``events`` it
+   sends (``Session.send(validate=False)``).
+2. ``join_handshake``: ``open_session`` against the real host: TCP + TLS 1.3 + pinning +
+   ``hello`` → ``welcome``, without and with a join code (SPAKE2 + confirmation).
+3. ``discovery``: a lobby browser is already running (zeroconf bound to 127.0.0.1,
    IPv4 only); a table starts advertising; time until the browser lists it. Target:
    <= 0.5 s.
 
-Prints JSON. ``python -m benchmarks.net [--actions N] [--discoveries N]``.
+Prints JSON. ``python -m benchmarks.net [--actions N] [--joins N] [--discoveries N]``.
 """
 
 from __future__ import annotations
@@ -109,6 +114,35 @@ async def bench_actions(n: int, warmup: int = 30) -> dict[str, Any]:
     }
 
 
+async def bench_joins(n: int) -> list[dict[str, Any]]:
+    out = []
+    for code in (None, "bench-code"):
+        from rami_lan.net import guard as G
+
+        host = TableHost(TableConfig(name="bench", seats=2, headless=True, advertise=False,
+                                     interfaces=LOOPBACK, join_code=code, auto_start=False,
+                                     guard=G.GuardConfig(max_connections_per_address=64)))
+        port = await host.start()
+        times: list[float] = []
+        try:
+            for _ in range(n):
+                t0 = time.perf_counter()
+                s = await open_session("127.0.0.1", port, nickname="j", code=code,
+                                       fingerprint=host.fingerprint)
+                times.append((time.perf_counter() - t0) * 1000)
+                await s.close()
+                await asyncio.sleep(0.005)  # let the host free the seat
+        finally:
+            await host.stop()
+        out.append({
+            "name": "join_handshake_tls_pake" if code else "join_handshake_tls",
+            "unit": "ms", "count": len(times),
+            "p50": round(_pct(times, 0.5), 3), "p99": round(_pct(times, 0.99), 3),
+            "max": round(max(times), 3),
+        })
+    return out
+
+
 async def bench_discovery(n: int) -> dict[str, Any]:
     times: list[float] = []
     browser = TableBrowser(interfaces=LOOPBACK, ip_version=IPVersion.V4Only)
@@ -145,13 +179,15 @@ async def bench_discovery(n: int) -> dict[str, Any]:
     }
 
 
-async def main(actions: int, discoveries: int) -> list[dict[str, Any]]:
-    return [await bench_actions(actions), await bench_discovery(discoveries)]
+async def main(actions: int, discoveries: int, joins: int = 50) -> list[dict[str, Any]]:
+    return [await bench_actions(actions), *(await bench_joins(joins)),
+            await bench_discovery(discoveries)]
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--actions", type=int, default=1000)
     parser.add_argument("--discoveries", type=int, default=10)
+    parser.add_argument("--joins", type=int, default=50)
     a = parser.parse_args()
-    print(json.dumps(asyncio.run(main(a.actions, a.discoveries)), indent=1))
+    print(json.dumps(asyncio.run(main(a.actions, a.discoveries, a.joins)), indent=1))

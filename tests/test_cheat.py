@@ -8,12 +8,21 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
 from rami_lan.cli import cmd_verify
 from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import open_session
 from rami_lan.net.host import TableConfig, TableHost
 from rami_lan.net.record import verify_file
 from rami_lan.net.shuffle import deck_order
+
+
+@pytest.fixture(autouse=True)
+def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's TLS identity goes to a test folder, not the user's config."""
+    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
+
 
 
 def run(coro, timeout: float = 60.0):  # type: ignore[no-untyped-def]

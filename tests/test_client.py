@@ -10,8 +10,16 @@ import pytest
 
 from rami_lan.core import actions as A
 from rami_lan.net import protocol as P
+from rami_lan.net import tls
 from rami_lan.net.client import JoinRefused, open_session
 from rami_lan.net.shuffle import commitment, round_tag
+
+
+@pytest.fixture(autouse=True)
+def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's TLS identity goes to a test folder, not the user's config."""
+    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
+
 
 TABLE_ID = bytes(range(16))
 
@@ -34,7 +42,9 @@ class ScriptedHost:
         self.refuse: str | None = None
 
     async def start(self) -> int:
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        identity = tls.load_or_create_identity("scripted")
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0,
+                                                 ssl=tls.server_context(identity))
         return self.server.sockets[0].getsockname()[1]
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

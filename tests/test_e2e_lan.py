@@ -20,6 +20,12 @@ from rami_lan.net.discovery import TableAd, TableBrowser
 from rami_lan.net.host import TableConfig, TableHost
 from rami_lan.net.record import load_record, verify, verify_file
 
+
+@pytest.fixture(autouse=True)
+def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's TLS identity goes to a test folder, not the user's config."""
+    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
+
 LOOPBACK = ["127.0.0.1"]
 
 
@@ -74,6 +80,7 @@ async def play_lan_match(tmp_path: Path, name: str, **table: object) -> tuple[Ta
     ("variant", "options"),
     [("rami", {"limit": 1, "knock": True}), ("500", {"quick": True})],
 )
+
 def test_full_match_over_loopback(tmp_path: Path, variant: str, options: dict) -> None:
     host, summaries = run(play_lan_match(tmp_path, f"e2e {variant}", variant=variant, **options))
     assert host.match.over

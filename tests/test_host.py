@@ -11,11 +11,20 @@ import pytest
 
 from rami_lan.core import actions as A
 from rami_lan.core.events import PlayersEliminated, TimedOut
+from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
+from rami_lan.net import tls
 from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import JoinRefused, open_session
 from rami_lan.net.host import TableConfig, TableHost
 from rami_lan.net.record import load_record, verify
+
+
+@pytest.fixture(autouse=True)
+def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's TLS identity goes to a test folder, not the user's config."""
+    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
+
 
 
 def run(coro, timeout: float = 60.0):  # type: ignore[no-untyped-def]
@@ -182,19 +191,22 @@ def test_leaving_between_rounds_withdraws() -> None:
 
 
 async def _refusals() -> None:
+    fast = G.GuardConfig(join_base_delay=0.001, join_max_delay=0.002)
     host = TableHost(_config(seats=2, join_code="secret", variant="rami", limit=1,
-                             auto_start=False))
+                             auto_start=False, guard=fast))
     port = await host.start()
     try:
         with pytest.raises(JoinRefused) as info:
-            await open_session("127.0.0.1", port, nickname="x")
+            await open_session("127.0.0.1", port, nickname="x")  # no code: asked for one
         assert info.value.code == "bad_code"
+        await asyncio.sleep(0.01)
         with pytest.raises(JoinRefused) as info:
             await open_session("127.0.0.1", port, nickname="x", code="wrong")
         assert info.value.code == "bad_code"
         with pytest.raises(JoinRefused) as info:
             await open_session("127.0.0.1", port, nickname="x", token=bytes(16))
         assert info.value.code == "bad_token"
+        await asyncio.sleep(0.01)
         a = await open_session("127.0.0.1", port, nickname="a", code="secret")
         b = await open_session("127.0.0.1", port, nickname="a", code="secret")
         assert {a.seat, b.seat} == {0, 1}
@@ -204,7 +216,8 @@ async def _refusals() -> None:
         assert info.value.code == "table_full"
         await host.start_match()
         # garbage on the wire: the host refuses with protocol_error and closes
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        reader, writer = await asyncio.open_connection("127.0.0.1", port,
+                                                       ssl=tls.client_context())
         writer.write(b"\x00\x00\x00\x03abc")
         session = P.Session("client")
         data = await reader.read(65536)

@@ -23,6 +23,12 @@ from rami_lan.net.client import open_session
 from rami_lan.net.host import TABLE_NOTICE, TableConfig, TableHost
 
 
+@pytest.fixture(autouse=True)
+def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's TLS identity goes to a test folder, not the user's config."""
+    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
+
+
 def run(coro, timeout: float = 60.0):  # type: ignore[no-untyped-def]
     async def guarded():  # type: ignore[no-untyped-def]
         return await asyncio.wait_for(coro, timeout)
@@ -140,6 +146,7 @@ async def _spy_match(**table: Any) -> SpyHost:
         {"variant": "40", "limit": 50, "seats": 2},
     ],
 )
+
 def test_no_card_leaks_to_any_seat(table: dict) -> None:
     host = run(_spy_match(**dict(table)))
     assert host.match.over

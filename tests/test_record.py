@@ -18,6 +18,12 @@ from rami_lan.net.host import TableConfig, TableHost
 from rami_lan.net.record import load_record, verify
 
 
+@pytest.fixture(autouse=True)
+def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's TLS identity goes to a test folder, not the user's config."""
+    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
+
+
 def run(coro, timeout: float = 60.0):  # type: ignore[no-untyped-def]
     async def guarded():  # type: ignore[no-untyped-def]
         return await asyncio.wait_for(coro, timeout)
@@ -94,6 +100,7 @@ def _tampered(record: dict[str, Any], how: str) -> dict[str, Any]:
     ["secret", "commitment", "deck", "draw", "position", "dealt", "first_discard", "tag",
      "dealer"],
 )
+
 def test_tampering_is_reported(record: dict[str, Any], how: str) -> None:
     report = verify(_tampered(record, how))
     assert not report.ok

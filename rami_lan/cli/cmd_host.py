@@ -4,6 +4,11 @@ Every table setting is an option. Without ``--headless`` the host also plays: af
 the table starts, a client connects to it on 127.0.0.1 (the same code path as any
 other player) and the game is played in this terminal. With ``--headless`` the host
 has no seat; it prints the table's progress and exits when the match is over.
+
+The host prints the *table fingerprint* (the short form of its TLS certificate's SHA-256)
+for players to compare with theirs. It journals the match in ``config_dir()/tables``;
+``--resume [JOURNAL]`` restarts a table after a crash from there (same table id,
+fingerprint and, if free, port); the players' clients reconnect by themselves.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import argparse
 import asyncio
 import getpass
 import sys
+from pathlib import Path
 from typing import Any
 
 from rami_lan.i18n import _, language
@@ -48,6 +54,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("host without playing (no seat for the host)"))
     parser.add_argument("--start-after", type=float, default=None, metavar="S",
                         help=_("start after S seconds even if seats are empty (bots fill them)"))
+    parser.add_argument("--resume", nargs="?", const="", default=None, metavar="JOURNAL",
+                        help=_("resume a table after a crash from its journal "
+                               "(default: the newest unfinished one)"))
+    parser.add_argument("--bot-delay", type=float, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--away-delay", type=float, default=None, help=argparse.SUPPRESS)
+
+
+def journal_dir() -> Path:
+    """Where hosts keep their crash journals."""
+    from rami_lan.cli.settings import config_dir
+
+    return config_dir() / "tables"
+
+
+def newest_unfinished_journal(folder: Path) -> Path | None:
+    """The most recent journal in ``folder`` whose match has no ``end`` record."""
+    from rami_lan.net.journal import JournalError, replay
+
+    found = sorted(folder.glob("*.journal"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for path in found:
+        try:
+            _snap, records = replay(path)
+        except (JournalError, OSError):
+            continue
+        if not any(r.kind == "end" for r in records):
+            return path
+    return None
 
 
 def parse_bots(specs: list[str], seats: int) -> dict[int, str]:
@@ -66,6 +99,8 @@ def parse_bots(specs: list[str], seats: int) -> dict[int, str]:
 def run(args: argparse.Namespace) -> int:
     from rami_lan.net.host import TableConfig
 
+    if args.resume is not None:
+        return _resume(args)
     nick = (args.nick or getpass.getuser() or "host")[:24].strip() or "host"
     try:
         bots = parse_bots(args.bot, args.seats)
@@ -75,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
             quick=args.quick, knock=args.knock, timer=args.timer, join_code=args.code,
             advertise=not args.no_advertise, interfaces=args.interface or "all",
             port=args.port, host_nickname=nick, record_dir=args.record_dir,
-            headless=args.headless,
+            headless=args.headless, journal_dir=journal_dir(), **_tuning(args),
         )
     except ValueError as exc:
         print(_("Invalid table settings: {err}").format(err=exc), file=sys.stderr)
@@ -87,13 +122,62 @@ def run(args: argparse.Namespace) -> int:
         return 1
 
 
+def _tuning(args: argparse.Namespace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if getattr(args, "bot_delay", None) is not None:
+        out["bot_delay"] = args.bot_delay
+    if getattr(args, "away_delay", None) is not None:
+        out["away_delay"] = args.away_delay
+    return out
+
+
+def _resume(args: argparse.Namespace) -> int:
+    from rami_lan.net.host import TableHost
+    from rami_lan.net.journal import JournalCorruptError, JournalError, JournalLockedError
+
+    path = Path(args.resume) if args.resume else newest_unfinished_journal(journal_dir())
+    if path is None or not path.exists():
+        print(_("No unfinished table to resume."), file=sys.stderr)
+        return 1
+
+    async def main() -> int:
+        try:
+            host = TableHost.resume(
+                path, advertise=not args.no_advertise, interfaces=args.interface or "all",
+                **_tuning(args))
+        except JournalLockedError:
+            print(_("This table is already running (its journal is locked)."), file=sys.stderr)
+            return 1
+        except JournalCorruptError as exc:
+            print(_("The journal is damaged: {err}").format(err=exc), file=sys.stderr)
+            return 1
+        except (JournalError, ValueError, KeyError, TypeError) as exc:
+            print(_("Could not resume the table: {err}").format(err=exc), file=sys.stderr)
+            return 1
+        print(_("Resuming table {name!r} from {path}.").format(
+            name=host.config.name, path=path), flush=True)
+        return await _serve(host, None)
+
+    try:
+        return asyncio.run(main())
+    except OSError as exc:
+        print(_("Could not open the table: {err}").format(err=exc), file=sys.stderr)
+        return 1
+
+
 async def _main(config: Any, start_after: float | None) -> int:
     from rami_lan.net.host import TableHost
 
-    host = TableHost(config)
+    return await _serve(TableHost(config), start_after)
+
+
+async def _serve(host: Any, start_after: float | None) -> int:
+    config = host.config
     port = await host.start()
     print(_("Table {name!r} open on port {port} ({variant}, {seats} seats).").format(
         name=config.name, port=port, variant=config.variant, seats=config.seats), flush=True)
+    print(_("Table fingerprint: {fp} (players compare it with the one on their screen)").format(
+        fp=host.short_fingerprint), flush=True)
     starter = None
     if start_after is not None:
         async def later() -> None:
@@ -114,7 +198,8 @@ async def _main(config: Any, start_after: float | None) -> int:
 
         local = "127.0.0.1" if config.interfaces == "all" else config.interfaces[0]
         session = await open_session(local, port, nickname=config.host_nickname,
-                                     lang=language(), token=host.owner_token)
+                                     lang=language(), token=host.owner_token,
+                                     code=config.join_code, fingerprint=host.fingerprint)
         try:
             return await play_in_terminal(session)
         finally:

@@ -39,9 +39,17 @@ def _split_address(text: str) -> tuple[str, int] | None:
 
 async def resolve_table(text: str, timeout: float, interfaces: Any) -> tuple[str, int]:
     """``HOST:PORT`` as is, or find a table by name / id with mDNS."""
+    host, port, _fp, _code = await find_table(text, timeout, interfaces)
+    return host, port
+
+
+async def find_table(text: str, timeout: float,
+                     interfaces: Any) -> tuple[str, int, str | None, bool]:
+    """``(host, port, fingerprint, code_required)`` of a table: ``HOST:PORT`` as is (no
+    fingerprint to pin), or a table found by name / id with mDNS (its TXT ``fp``)."""
     addr = _split_address(text)
     if addr is not None:
-        return addr
+        return addr[0], addr[1], None, False
     from rami_lan.net.discovery import find_tables
 
     tables = await find_tables(max(0.1, timeout), interfaces)
@@ -51,7 +59,7 @@ async def resolve_table(text: str, timeout: float, interfaces: Any) -> tuple[str
                 or t.service_name.casefold().startswith(want)):
             if not t.addresses or t.port is None:
                 continue
-            return t.addresses[0], t.port
+            return t.addresses[0], t.port, t.fingerprint or None, bool(t.code_required)
     raise LookupError(text)
 
 
@@ -70,15 +78,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _main(args: argparse.Namespace, nick: str) -> int:
-    from rami_lan.net.client import JoinRefused, open_session
+    from rami_lan.net.client import FingerprintMismatch, JoinRefused, PakeFailed, open_session
 
-    host, port = await resolve_table(args.table, args.timeout, args.interface or "all")
+    host, port, fp, code_required = await find_table(args.table, args.timeout,
+                                                     args.interface or "all")
     try:
         session = await open_session(host, port, nickname=nick, lang=language(),
-                                     code=args.code, bot=bool(args.bot))
+                                     code=args.code, bot=bool(args.bot), fingerprint=fp,
+                                     code_required=code_required)
     except JoinRefused as exc:
         print(_("The table refused us: {why}").format(why=exc.message), file=sys.stderr)
         return 1
+    except FingerprintMismatch as exc:
+        print(_("The table's certificate changed: someone may be intercepting the "
+                "connection. ({err})").format(err=exc), file=sys.stderr)
+        return 4
+    except PakeFailed as exc:
+        print(str(exc), file=sys.stderr)
+        return 4
     except OSError as exc:
         print(_("Could not connect to {host}:{port}: {err}").format(
             host=host, port=port, err=exc), file=sys.stderr)
@@ -97,6 +114,9 @@ async def run_bot(session: Any, level: str) -> int:
 
     print(_("Seated at seat {seat}; a {level} bot plays.").format(seat=session.seat + 1,
                                                                   level=level))
+    fp = session.table.get("fingerprint")
+    if fp:
+        print(_("Table fingerprint: {fp}").format(fp=fp), flush=True)
     summary = await BotClient(session, level=level).run()
     print(_("Rounds played: {n}").format(n=summary.rounds))
     if summary.totals:
@@ -208,6 +228,9 @@ async def _line_client(session: Any) -> int:
     names: dict[int, str] = {}
     view = None
     print(_("Seated at seat {seat}. Type ? for help.").format(seat=session.seat + 1))
+    fp = getattr(session, "table", {}).get("fingerprint")
+    if fp:
+        print(_("Table fingerprint: {fp}").format(fp=fp))
 
     async def reader() -> None:
         while True:

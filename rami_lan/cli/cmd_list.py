@@ -31,6 +31,7 @@ def run(args: argparse.Namespace) -> int:
                 "frapper": t.frapper, "timer": t.timer, "table_id": t.table_id,
                 "addresses": list(t.addresses), "port": t.port,
                 "compatible": t.compatible, "service": t.service_name,
+                "fingerprint": t.fingerprint,
             }
             for t in tables
         ], ensure_ascii=False))

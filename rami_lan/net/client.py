@@ -40,7 +40,10 @@ from rami_lan.core.events import (
 from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView
 from rami_lan.i18n import _
+from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
+from rami_lan.net import tls
+from rami_lan.net.pake import PakeClient, PakeError
 from rami_lan.net.shuffle import (
     DealerSeen,
     DealtCard,
@@ -56,7 +59,9 @@ from rami_lan.net.table_session import ConnectionState, SessionUpdate
 
 log = logging.getLogger(__name__)
 
-__all__ = ["JoinRefused", "RemoteTableSession", "open_session"]
+__all__ = ["FingerprintMismatch", "JoinRefused", "PakeFailed", "RemoteTableSession", "open_session"]
+
+FingerprintMismatch = tls.FingerprintMismatch
 
 TABLE_NOTICE = "TableNotice"
 
@@ -68,6 +73,10 @@ class JoinRefused(ConnectionError):
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+
+
+class PakeFailed(ConnectionError):
+    """The join-code exchange failed on our side: a wrong code, or a man in the middle."""
 
 
 @dataclass
@@ -89,8 +98,15 @@ class RemoteTableSession:
 
     def __init__(self, host: str, port: int, *, nickname: str, lang: str = "en",
                  code: str | None = None, token: bytes | None = None, bot: bool = False,
-                 retries: int = 8, backoff: float = 0.1, max_backoff: float = 2.0) -> None:
+                 fingerprint: str | None = None, code_required: bool = False,
+                 retries: int = 60, backoff: float = 0.1, max_backoff: float = 2.0,
+                 reconnect_window: float = 30.0) -> None:
         self.host = host
+        self.fingerprint = tls.normalize_fingerprint(fingerprint) if fingerprint else None
+        """The pinned certificate fingerprint: the TXT record's (or a remembered one) at
+        first, then always the one seen on the first successful connection."""
+        self.code_required = code_required
+        self.reconnect_window = reconnect_window
         self.port = port
         self.nickname = nickname
         self.lang = lang
@@ -121,6 +137,8 @@ class RemoteTableSession:
         self._pending_events: list[Event] = []
         self._n_decks = 1
         self._n_cards = 52
+        self._last_sent = 0.0
+        self._ping_task: asyncio.Task[None] | None = None
 
     @property
     def connected(self) -> bool:
@@ -132,6 +150,7 @@ class RemoteTableSession:
         """Connect and get seated; raises `JoinRefused` or OSError."""
         await self._connect()
         self._task = asyncio.create_task(self._run(), name=f"rami-client-{self.nickname}")
+        self._ping_task = asyncio.create_task(self._pinger())
 
     async def updates(self) -> AsyncIterator[SessionUpdate]:  # type: ignore[override]
         while True:
@@ -160,6 +179,8 @@ class RemoteTableSession:
         with contextlib.suppress(Exception):
             await self._send(P.Bye())
         self._drop_transport()
+        if self._ping_task is not None:
+            self._ping_task.cancel()
         if self._task is not None and self._task is not asyncio.current_task():
             self._task.cancel()
             with contextlib.suppress(BaseException):
@@ -175,44 +196,102 @@ class RemoteTableSession:
     # ------------------------------------------------------------------ connection
 
     async def _connect(self) -> None:
-        reader, writer = await asyncio.open_connection(self.host, self.port)
+        """One attempt: TCP + TLS 1.3, pin check, ``hello``, join-code PAKE, ``welcome``."""
+        reader, writer = await asyncio.open_connection(
+            self.host, self.port, ssl=tls.client_context(),
+            ssl_handshake_timeout=G.TLS_HANDSHAKE_TIMEOUT)
         session = P.Session("client")
         try:
+            ssl_object = writer.get_extra_info("ssl_object")
+            seen = tls.peer_fingerprint(ssl_object) if ssl_object is not None else None
+            if seen is None:
+                raise tls.FingerprintMismatch(self.fingerprint or "0" * 64, None)
+            if self.fingerprint:
+                tls.check_pinned(ssl_object, self.fingerprint)
             writer.write(session.send(P.Hello(
-                nick=self.nickname, lang=self.lang, token=self.token,
-                code=None if self.token else self.code, bot=self.bot,
+                nick=self.nickname, lang=self.lang, token=self.token, bot=self.bot,
             )))
             welcome: P.Welcome | None = None
             early: list[P.Message] = []
+            pake: PakeClient | None = None
             while welcome is None:
                 data = await reader.read(65536)
                 if not data:
                     raise ConnectionError("the host closed the connection")
                 for msg in session.receive_data(data):
-                    if isinstance(msg, P.Refused):
-                        raise JoinRefused(msg.code, msg.message)
-                    if isinstance(msg, P.Welcome):
-                        welcome = msg
-                    elif welcome is not None:
+                    if welcome is not None:
                         early.append(msg)
+                    elif isinstance(msg, P.Refused):
+                        raise JoinRefused(msg.code, msg.message)
+                    elif isinstance(msg, P.Pake):
+                        if not self.code:
+                            with contextlib.suppress(Exception):
+                                writer.write(session.send(P.Bye(reason="no join code")))
+                            raise JoinRefused("bad_code", _("This table needs a join code."))
+                        pake = PakeClient(self.code, seen)
+                        try:
+                            reply = pake.receive(msg.msg)
+                        except PakeError as exc:
+                            raise PakeFailed(str(exc)) from None
+                        assert reply is not None
+                        writer.write(session.send(P.Pake(msg=reply))
+                                     + session.send(P.PakeConfirm(mac=pake.confirm_message())))
+                    elif isinstance(msg, P.PakeConfirm):
+                        assert pake is not None  # the session enforces the order
+                        try:
+                            pake.check_confirmation(msg.mac)
+                        except PakeError:
+                            with contextlib.suppress(Exception):
+                                writer.write(session.send(P.Bye(reason="pake failed")))
+                            raise PakeFailed(_(
+                                "Wrong join code, or the connection is being intercepted."
+                            )) from None
+                    elif isinstance(msg, P.Welcome):
+                        if (self.code or self.code_required) and not (
+                                session.pake_complete and pake is not None and pake.verified):
+                            # A real table that wants a code always asks for it.
+                            raise PakeFailed(_(
+                                "The table did not ask for the join code: the connection "
+                                "may be intercepted."))
+                        welcome = msg
         except BaseException:
             writer.close()
             raise
         self._reader, self._writer, self._session = reader, writer, session
+        self.fingerprint = seen  # pinned for every reconnect
         self.seat = welcome.seat
         self.token = welcome.token
         self.table_id = welcome.table_id
         self.table = dict(welcome.table)
+        self.table["fingerprint"] = tls.short_fingerprint(seen)
         self.variant = str(self.table.get("variant", "rami"))
         v = get_variant(self.variant)
         self._n_decks, self._n_cards = v.n_decks, v.deck_size
         self.players = list(welcome.players)
-        self._set_connection("connected", nicknames=self._nicknames())
+        self._set_connection("connected", nicknames=self._nicknames(),
+                             connections=self._connections(), table=dict(self.table))
         for msg in early:
             await self._handle(msg)
 
     def _nicknames(self) -> dict[int, str]:
         return {int(p["seat"]): str(p.get("nick", "")) for p in self.players if "seat" in p}
+
+    def _connections(self) -> dict[int, str]:
+        """seat -> "you" / "connected" / "reconnecting" / "left" / "bot"."""
+        out: dict[int, str] = {}
+        for p in self.players:
+            seat = p.get("seat")
+            if not isinstance(seat, int):
+                continue
+            if seat == self.seat:
+                out[seat] = "you"
+            elif p.get("left"):
+                out[seat] = "left"
+            elif p.get("kind") == "bot":
+                out[seat] = "bot"
+            else:
+                out[seat] = "connected" if p.get("connected") else "reconnecting"
+        return out
 
     def _set_connection(self, state: ConnectionState, **extra: Any) -> None:
         self.connection = state
@@ -230,6 +309,7 @@ class RemoteTableSession:
             return
         try:
             self._writer.write(self._session.send(msg))
+            self._last_sent = time.monotonic()
         except P.LocalProtocolError as exc:
             log.error("client tried to send an invalid message: %s", exc)
         except (ConnectionError, OSError):
@@ -272,10 +352,15 @@ class RemoteTableSession:
             return False
 
     async def _reconnect(self) -> bool:
+        """Retry with backoff for up to ``reconnect_window`` seconds (a host being
+        restarted with ``--resume`` is down for a few seconds), always with the pin."""
         self._drop_transport()
         self._set_connection("reconnecting")
         delay = self.backoff
-        for _attempt in range(self.retries):
+        give_up = time.monotonic() + self.reconnect_window
+        attempt = 0
+        while attempt < self.retries and time.monotonic() < give_up:
+            attempt += 1
             if self._closing:
                 return False
             try:
@@ -283,14 +368,35 @@ class RemoteTableSession:
                 self._queue.put_nowait(SessionUpdate(notice=_("Reconnected to the table.")))
                 return True
             except JoinRefused as exc:
+                if exc.code == "rate_limited":
+                    await asyncio.sleep(min(self.max_backoff * 2, 5.0))
+                    continue
                 self._queue.put_nowait(SessionUpdate(
                     notice=_("The table refused to take us back: {why}").format(why=exc.message)))
                 return False
-            except (OSError, ConnectionError, TimeoutError, P.ProtocolError):
+            except tls.FingerprintMismatch:
+                self._queue.put_nowait(SessionUpdate(error=_(
+                    "The table's certificate changed: someone may be intercepting the "
+                    "connection. Not reconnecting.")))
+                return False
+            except PakeFailed as exc:
+                self._queue.put_nowait(SessionUpdate(error=str(exc)))
+                return False
+            except (OSError, ConnectionError, TimeoutError, EOFError, P.ProtocolError):
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.max_backoff)
         self._queue.put_nowait(SessionUpdate(notice=_("Could not reconnect to the table.")))
         return False
+
+    async def _pinger(self) -> None:
+        """Keep the host's idle timeout from firing on a live but quiet client."""
+        n = 0
+        while not self._closing:
+            await asyncio.sleep(G.PING_INTERVAL)
+            if self.connection == "connected" and time.monotonic() - self._last_sent >= \
+                    G.PING_INTERVAL / 2:
+                n += 1
+                await self._send(P.Ping(n=n))
 
     # ------------------------------------------------------------------ messages
 
@@ -346,7 +452,8 @@ class RemoteTableSession:
             self.players = [p for p in players if isinstance(p, dict)]
         text = plain.get("text")
         self._queue.put_nowait(SessionUpdate(
-            nicknames=self._nicknames(), notice=text if isinstance(text, str) else None))
+            nicknames=self._nicknames(), connections=self._connections(),
+            notice=text if isinstance(text, str) else None))
 
     # ------------------------------------------------------------------ fair shuffle
 
@@ -449,9 +556,16 @@ class RemoteTableSession:
 
 async def open_session(host: str, port: int, *, nickname: str, lang: str = "en",
                        code: str | None = None, token: bytes | None = None,
-                       bot: bool = False, **options: Any) -> RemoteTableSession:
-    """Connect to a table and return the seated session (its updates already flowing)."""
+                       bot: bool = False, fingerprint: str | None = None,
+                       **options: Any) -> RemoteTableSession:
+    """Connect to a table and return the seated session (its updates already flowing).
+
+    ``fingerprint``: the certificate fingerprint to pin (the TXT record's ``fp``, or the
+    one remembered for this table); a mismatch raises `FingerprintMismatch`. Without it
+    (``HOST:PORT``) the connection is still encrypted and the join code's PAKE still
+    catches a relay. A wrong code raises `JoinRefused` (``bad_code``) or `PakeFailed`.
+    """
     session = RemoteTableSession(host, port, nickname=nickname, lang=lang, code=code,
-                                 token=token, bot=bot, **options)
+                                 token=token, bot=bot, fingerprint=fingerprint, **options)
     await session.start()
     return session

@@ -31,8 +31,10 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import os
 import secrets
+import ssl
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -53,11 +55,22 @@ from rami_lan.core import (
     withdraw,
 )
 from rami_lan.core import actions as A
-from rami_lan.core.codec import action_from_plain, event_to_plain, view_to_plain
+from rami_lan.core.codec import (
+    action_from_plain,
+    action_to_plain,
+    event_to_plain,
+    match_from_plain,
+    match_to_plain,
+    view_to_plain,
+)
 from rami_lan.core.events import Event, RoundEnded
 from rami_lan.core.variants import get_variant
+from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
+from rami_lan.net import tls
 from rami_lan.net.bot_client import LEVELS, fallback_action, make_policy, think_delay
+from rami_lan.net.journal import Journal
+from rami_lan.net.pake import PakeError, PakeHost
 from rami_lan.net.record import MatchRecord
 from rami_lan.net.shuffle import (
     DEDICATED_HOST_SEAT,
@@ -72,6 +85,9 @@ from rami_lan.net.shuffle import (
 log = logging.getLogger(__name__)
 
 __all__ = ["TABLE_NOTICE", "TableConfig", "TableHost"]
+
+_MAX_WRITE_BUFFER = 4 * 1024 * 1024
+"""A peer with more than this many bytes waiting to be written to it does not read: dropped."""
 
 TABLE_NOTICE = "TableNotice"
 """``type`` of the host's own entries in an ``events`` message (players, notices).
@@ -110,6 +126,17 @@ class TableConfig:
     """Seconds to wait for every player's continue/leave between rounds."""
     auto_start: bool = True
     """Start the match as soon as every human seat is taken."""
+    identity_dir: str | Path | None = None
+    """Folder of the host's TLS identity; None: ``config_dir()`` (see `rami_lan.net.tls`)."""
+    guard: G.GuardConfig | None = None
+    """Limits against hostile peers; None: `guard.GuardConfig` defaults."""
+    journal_dir: str | Path | None = None
+    """Folder of the crash-safe journal (``rami-lan host`` uses ``config_dir()/tables``);
+    None: no journal (library use, tests)."""
+    table_id: bytes | None = None
+    """Fixed table id (a resumed table keeps its own); None: a random one."""
+    resume_grace: float = 10.0
+    """A resumed table between rounds waits this long for its players to come back."""
 
     def __post_init__(self) -> None:
         get_variant(self.variant)
@@ -136,11 +163,16 @@ class _Conn:
     session: P.Session
     writer: asyncio.StreamWriter
     peer: str
+    key: str = ""
     seat: int | None = None
     nick: str = ""
     lang: str = "en"
     bot: bool = False
     closed: bool = False
+    got_hello: bool = False
+    hello: P.Hello | None = None
+    pake: PakeHost | None = None
+    pake_seat: _Seat | None = None
 
 
 @dataclass(eq=False)
@@ -168,6 +200,9 @@ class _RoundCtx:
     finished: bool = False
     secrets_msg: P.RoundSecrets | None = None
     commitments_msg: P.Commitments | None = None
+    host_secret: bytes = b""
+    reveals: dict[int, bytes] = field(default_factory=dict)
+    seed: bytes | None = None
 
 
 class TableHost:
@@ -175,7 +210,15 @@ class TableHost:
 
     def __init__(self, config: TableConfig) -> None:
         self.config = config
-        self.table_id = secrets.token_bytes(16)
+        self.table_id = config.table_id or secrets.token_bytes(16)
+        identity_dir = Path(config.identity_dir) if config.identity_dir is not None else None
+        self.identity = tls.load_or_create_identity(config.name, identity_dir)
+        self._ssl_ctx = tls.server_context(self.identity)
+        self.guard = G.HostGuard(config.guard or G.GuardConfig())
+        self.journal: Journal | None = None
+        self.journal_path: Path | None = None
+        self._resumed: dict[str, Any] | None = None
+        self._resume_secret: tuple[bytes, bytes] | None = None
         self.variant = get_variant(config.variant)
         self.match: MatchState = new_match(
             config.variant, config.seats, MatchOptions(config.limit, config.quick, config.knock)
@@ -226,7 +269,14 @@ class TableHost:
         cfg = self.config
         # One port for every address: bind the first, then the others to its port.
         hosts = ["0.0.0.0", "::"] if cfg.interfaces == "all" else list(cfg.interfaces)
-        first = await asyncio.start_server(self._on_connect, host=hosts[0], port=cfg.port)
+        try:
+            first = await asyncio.start_server(self._on_connect, host=hosts[0], port=cfg.port)
+        except OSError:
+            if not (cfg.port and self._resumed is not None):
+                raise
+            # A resumed table takes its old port if it is free, else any.
+            log.info("port %d is taken; listening on another", cfg.port)
+            first = await asyncio.start_server(self._on_connect, host=hosts[0], port=0)
         self.port = first.sockets[0].getsockname()[1]
         self._servers = [first]
         for extra in hosts[1:]:
@@ -250,6 +300,16 @@ class TableHost:
         self._match_task.add_done_callback(_log_task_error)
         log.info("table %r on port %d", cfg.name, self.port)
         return self.port
+
+    @property
+    def fingerprint(self) -> str:
+        """The SHA-256 of the table's TLS certificate (TXT ``fp``; clients pin it)."""
+        return self.identity.fingerprint
+
+    @property
+    def short_fingerprint(self) -> str:
+        """The table fingerprint players compare aloud (``3F2A-91BC-0D7E-55A1``)."""
+        return self.identity.short_fingerprint
 
     async def start_match(self) -> None:
         """Start now: empty human seats are filled with bots."""
@@ -287,6 +347,7 @@ class TableHost:
             with contextlib.suppress(Exception):
                 await self._advertiser.stop()
             self._advertiser = None
+        self._close_journal(delete=False)  # an unfinished match stays resumable
         self.finished.set()
 
     # ------------------------------------------------------------------ advertising
@@ -311,6 +372,7 @@ class TableHost:
             code_required=cfg.join_code is not None,
             frapper=cfg.knock,
             timer=cfg.timer,
+            fingerprint=self.identity.fingerprint,
             **self._ad_fields(),
         )
         self._advertiser = TableAdvertiser(
@@ -375,36 +437,101 @@ class TableHost:
         task = asyncio.current_task()
         if task is not None:
             self._conn_tasks.add(task)
-        peer = str(writer.get_extra_info("peername"))
-        conn = _Conn(P.Session("host"), writer, peer)
-        self._conns.add(conn)
-        try:
-            while not conn.closed:
-                data = await reader.read(65536)
-                if not data:
-                    break
-                try:
-                    msgs = conn.session.receive_data(data)
-                except P.RemoteProtocolError as exc:
-                    for m in exc.received:
-                        self._on_message(conn, m)
-                    reply = conn.session.error_reply(exc)
-                    if reply is not None:
-                        self._send(conn, reply)
-                    log.info("protocol error from %s: %s", peer, exc)
-                    break
-                for m in msgs:
-                    self._on_message(conn, m)
-                    if conn.closed:
-                        break
-        except (ConnectionError, OSError):
-            pass
-        except asyncio.CancelledError:
-            pass
-        finally:
-            self._close_conn(conn)
+        peername = writer.get_extra_info("peername")
+        key = G.address_key(peername)
+        if self._stopping or not self.guard.connections.admit(key):
+            # Over a cap: close at once, before any TLS work.
+            with contextlib.suppress(Exception):
+                writer.transport.abort()
             if task is not None:
                 self._conn_tasks.discard(task)
+            return
+        conn: _Conn | None = None
+        try:
+            gc = self.guard.config
+            try:
+                await writer.start_tls(self._ssl_ctx,
+                                       ssl_handshake_timeout=gc.tls_handshake_timeout)
+            except (ssl.SSLError, ConnectionError, OSError, TimeoutError, EOFError):
+                with contextlib.suppress(Exception):
+                    writer.transport.abort()
+                return
+            conn = _Conn(P.Session("host"), writer, str(peername), key=key)
+            self._conns.add(conn)
+            await self._serve(conn, reader)
+        except (ConnectionError, OSError, asyncio.CancelledError):
+            pass
+        except Exception:  # nothing a peer sends may reach the host's main task
+            log.exception("connection from %s failed", peername)
+        finally:
+            try:
+                if conn is not None:
+                    if conn.pake is not None and not conn.pake.verified:
+                        self.guard.join_attempts.failure(key)  # gave up mid-exchange
+                        conn.pake = None
+                    self._close_conn(conn)
+                else:
+                    with contextlib.suppress(Exception):
+                        writer.close()
+            finally:
+                self.guard.connections.release(key)
+                if task is not None:
+                    self._conn_tasks.discard(task)
+
+    async def _serve(self, conn: _Conn, reader: asyncio.StreamReader) -> None:
+        """Read, decode, rate-limit and handle one connection's messages until it ends."""
+        gc = self.guard.config
+        limiter = self.guard.rate_limiter()
+        hello_by = self.guard.hello_deadline()
+        welcome_by = self.guard.handshake_deadline()
+        while not conn.closed:
+            if conn.session.established:
+                wait = gc.idle_timeout
+            elif not conn.got_hello:
+                wait = hello_by.remaining()
+            else:
+                wait = welcome_by.remaining()
+            try:
+                data = await asyncio.wait_for(reader.read(G.READ_CHUNK), max(wait, 0.0))
+            except TimeoutError:
+                if not conn.session.established:
+                    if conn.pake is not None:
+                        self._pake_failed(conn)
+                    else:
+                        self._refuse(conn, "protocol_error", "too slow")
+                return
+            if not data:
+                return
+            error: P.RemoteProtocolError | None = None
+            try:
+                msgs = conn.session.receive_data(data)
+            except P.RemoteProtocolError as exc:
+                error, msgs = exc, list(exc.received)
+            if not limiter.allow(messages=max(len(msgs), 1), size=len(data)):
+                log.info("%s sends too fast; closing", conn.peer)
+                if conn.session.established:
+                    self._send(conn, P.Error(code="rate_limited", message="too many messages"))
+                else:
+                    self._send(conn, P.Refused(code="rate_limited", message="too many messages"))
+                return
+            for m in msgs:
+                self._handle_safely(conn, m)
+                if conn.closed:
+                    return
+            if error is not None:
+                reply = conn.session.error_reply(error)
+                if reply is not None:
+                    self._send(conn, reply)
+                log.info("protocol error from %s: %s", conn.peer, error)
+                return
+
+    def _handle_safely(self, conn: _Conn, msg: P.Message) -> None:
+        try:
+            self._on_message(conn, msg)
+        except Exception:
+            log.exception("handling %s from %s failed; closing that connection",
+                          type(msg).__name__, conn.peer)
+            self._close_conn(conn)
 
     def _close_conn(self, conn: _Conn) -> None:
         if conn in self._conns:
@@ -428,8 +555,11 @@ class TableHost:
     def _send(self, conn: _Conn, msg: P.Message) -> None:
         if conn.closed or conn.session.local_closed:
             return
+        if conn.session.error is not None and not isinstance(msg, P.Error | P.Refused | P.Bye):
+            return  # that peer broke the protocol: only the farewell goes out
         try:
-            data = conn.session.send(msg)
+            # view / events come from the core's own encoders: skip the full self-check.
+            data = conn.session.send(msg, validate=not isinstance(msg, P.View | P.Events))
         except P.LocalProtocolError:
             log.exception("host tried to send an invalid message")
             return
@@ -437,7 +567,7 @@ class TableHost:
         transport = conn.writer.transport
         if transport.is_closing():
             return
-        if transport.get_write_buffer_size() > 4 * P.MAX_FRAME:
+        if transport.get_write_buffer_size() > _MAX_WRITE_BUFFER:
             log.warning("%s does not read; closing", conn.peer)
             self._close_conn(conn)
             return
@@ -463,6 +593,9 @@ class TableHost:
             return
         if isinstance(msg, P.Pong):
             return
+        if isinstance(msg, P.Pake | P.PakeConfirm):
+            self._on_pake(conn, msg)
+            return
         seat = conn.seat
         if seat is None:
             return
@@ -486,7 +619,10 @@ class TableHost:
         self._close_conn(conn)
 
     def _on_hello(self, conn: _Conn, hello: P.Hello) -> None:
+        conn.got_hello = True
         conn.nick, conn.lang, conn.bot = hello.nick, hello.lang, hello.bot
+        conn.hello = hello
+        seat: _Seat | None = None
         if hello.token is not None:
             seat = next(
                 (s for s in self.seats.values() if s.token is not None
@@ -494,14 +630,51 @@ class TableHost:
                 None,
             )
             if seat is None or seat.left:
+                self.guard.join_attempts.failure(conn.key)
                 self._refuse(conn, "bad_token", "unknown or expired reconnect token")
                 return
-        else:
-            code = self.config.join_code
-            if code is not None and (hello.code is None
-                                     or not secrets.compare_digest(hello.code, code)):
-                self._refuse(conn, "bad_code", "wrong join code")
+        code = self.config.join_code
+        if code is not None:
+            # hello.code is ignored: the code is the password of a PAKE, never sent.
+            wait = self.guard.join_attempts.retry_after(conn.key)
+            if wait > 0:
+                self._refuse(conn, "rate_limited",
+                             f"too many wrong codes, try again in {math.ceil(wait)} s")
                 return
+            conn.pake = PakeHost(code, self.identity.fingerprint)
+            conn.pake_seat = seat
+            self._send(conn, P.Pake(msg=conn.pake.start()))
+            return
+        self._seat_after_hello(conn, hello, seat)
+
+    def _on_pake(self, conn: _Conn, msg: P.Pake | P.PakeConfirm) -> None:
+        pake = conn.pake
+        if pake is None or conn.hello is None:
+            self._refuse(conn, "protocol_error", "no join-code exchange is running")
+            return
+        try:
+            if isinstance(msg, P.Pake):
+                pake.receive(msg.msg)
+                return
+            pake.check_confirmation(msg.mac)
+        except PakeError:
+            self._pake_failed(conn)
+            return
+        self.guard.join_attempts.success(conn.key)
+        self._send(conn, P.PakeConfirm(mac=pake.confirm_message()))
+        conn.pake = None
+        self._seat_after_hello(conn, conn.hello, conn.pake_seat)
+
+    def _pake_failed(self, conn: _Conn) -> None:
+        conn.pake = None
+        self.guard.join_attempts.failure(conn.key)
+        self._refuse(conn, "bad_code", "wrong join code")
+
+    def _seat_after_hello(self, conn: _Conn, hello: P.Hello, seat: _Seat | None) -> None:
+        if seat is not None and (seat.left or seat.token is None):
+            self._refuse(conn, "bad_token", "unknown or expired reconnect token")
+            return
+        if seat is None:
             free = [s for s in self.seats.values() if s.kind == "human" and s.token is None]
             if not free:
                 if self._started:
@@ -579,6 +752,12 @@ class TableHost:
         except IllegalAction as exc:
             if conn is not None:
                 self._send(conn, P.Error(code="illegal", message=_clip(str(exc)), ref=seq))
+            return False
+        by = "player" if conn is not None else ("timer" if isinstance(action, A.Timeout) else "bot")
+        if not self._journal_append("action", {
+            "seq": self.seq + 1, "seat": getattr(action, "seat", -1), "by": by,
+            "action": action_to_plain(action, self.variant),
+        }):
             return False
         self._commit_change(m, evs)
         return True
@@ -778,6 +957,9 @@ class TableHost:
         except (ValueError, RuntimeError) as exc:
             self._send(conn, P.Error(code="unexpected", message=_clip(str(exc))))
             return
+        ctx.reveals[seat] = msg.secret
+        self._journal_append("round", {"tag": ctx.tag, "step": "reveal", "seat": seat,
+                                       "secret": msg.secret})
         if outcome is RevealOutcome.MISMATCH:
             text = f"seat {seat} revealed a secret that does not match its commitment"
             for other in list(self._conns):
@@ -800,7 +982,15 @@ class TableHost:
             if self.seats[s].kind == "human" and self.seats[s].conn is not None
             and s != self.host_seat and not self.seats[s].left
         )
-        ctx = _RoundCtx(tag, CommitmentRound(tag, self.host_seat, new_secret(), remote), remote)
+        # A resumed host reuses the secret it journaled for this tag: it cannot reroll.
+        resumed = self._resume_secret
+        host_secret = resumed[1] if resumed is not None and resumed[0] == tag else new_secret()
+        self._resume_secret = None
+        if not self._journal_append("round", {"tag": tag, "step": "host_secret",
+                                              "secret": host_secret}):
+            return
+        ctx = _RoundCtx(tag, CommitmentRound(tag, self.host_seat, host_secret, remote), remote,
+                        host_secret=host_secret)
         self._round = ctx
         self._round_done.clear()
         for s in remote:
@@ -811,6 +1001,8 @@ class TableHost:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(ctx.commit_event.wait(), self.config.commit_timeout)
         commits = ctx.commit.commitment_list(drop_missing=True)
+        self._journal_append("round", {"tag": tag, "step": "commits",
+                                       "commits": _pairs(commits)})
         ctx.commitments_msg = P.Commitments(round_tag=tag, commits=commits)
         for conn in list(self._conns):
             if conn.seat is not None:
@@ -822,7 +1014,11 @@ class TableHost:
                 late = ctx.commit.close_reveals()
                 if late:
                     log.info("seats %s did not reveal in time: excluded", sorted(late))
+        if ctx.commit.excluded:
+            self._journal_append("round", {"tag": tag, "step": "excluded",
+                                           "seats": sorted(ctx.commit.excluded)})
         seed = ctx.commit.seed()
+        ctx.seed = seed
         v = self.variant
         deck_ids = self._deck_for_round(seed, v.deck_size)
         cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in deck_ids]
@@ -830,29 +1026,270 @@ class TableHost:
         new_m, evs = start_round(self.match, cards, seed)
         ctx.started = True
         self.record.set_round_players(new_m)
+        # Write-ahead: the dealt round is on disk before anyone sees a card of it.
+        if not self._journal_snapshot(new_m, self.seq + 1, pending_events=evs):
+            return
         self._commit_change(new_m, evs)
+
+    # ------------------------------------------------------------------ journal
+
+    def _journal_append(self, kind: str, body: dict[str, Any]) -> bool:
+        """Append one record (fsync'd); False, and the table stops, if the disk failed."""
+        if self.journal is None:
+            return True
+        try:
+            self.journal.append(kind, body)
+        except (OSError, ValueError):
+            log.exception("could not write the journal: stopping the table")
+            self._journal_failed()
+            return False
+        return True
+
+    def _journal_failed(self) -> None:
+        if not self._stopping:
+            asyncio.get_running_loop().create_task(self.stop())
+
+    def _snapshot_body(self, m: MatchState, seq: int,
+                       pending_events: Sequence[Event] = ()) -> dict[str, Any]:
+        cfg = self.config
+        ctx = self._round
+        round_plain = None
+        if ctx is not None:
+            round_plain = {
+                "tag": ctx.tag, "host_secret": ctx.host_secret,
+                "participants": list(ctx.participants),
+                "commits": _pairs(ctx.commit.commitment_list(drop_missing=True))
+                if ctx.commitments_msg is not None else [],
+                "reveals": _pairs(ctx.reveals),
+                "seed": ctx.seed, "started": ctx.started, "finished": ctx.finished,
+            }
+        record_current = self.record._current
+        if record_current is not None and pending_events:
+            record_current = dict(record_current)
+            record_current["events"] = list(record_current["events"]) + [
+                event_to_plain(e, self.variant) for e in pending_events]
+        body = {
+            "v": 1,
+            "match": match_to_plain(m),
+            "seq": seq,
+            "table_id": self.table_id,
+            "table": {
+                "name": cfg.name, "variant": cfg.variant, "seats": cfg.seats,
+                "bots": [[s, lvl] for s, lvl in sorted(cfg.bots.items())],
+                "limit": cfg.limit, "quick": cfg.quick, "knock": cfg.knock, "timer": cfg.timer,
+                "join_code": cfg.join_code, "host_nickname": cfg.host_nickname,
+                "headless": cfg.headless,
+                "record_dir": None if cfg.record_dir is None else str(cfg.record_dir),
+            },
+            "port": self.port,
+            "match_no": self.match_no,
+            "host_seat": self.host_seat,
+            "seats": [
+                {"seat": st.seat, "kind": st.kind, "nick": st.nick, "token": st.token,
+                 "bot_level": st.level, "owner": st.owner, "left": st.left,
+                 "remote_bot": st.remote_bot}
+                for st in self.seats.values()
+            ],
+            "round": round_plain,
+            "record": {"data": self.record.data, "current": record_current},
+            "record_path": None if self.record_path is None else str(self.record_path),
+        }
+        return _plainify(body)
+
+    def _journal_snapshot(self, m: MatchState, seq: int,
+                          pending_events: Sequence[Event] = ()) -> bool:
+        if self.journal is None:
+            return True
+        try:
+            self.journal.compact(self._snapshot_body(m, seq, pending_events))
+        except (OSError, ValueError):
+            log.exception("could not write the journal snapshot: stopping the table")
+            self._journal_failed()
+            return False
+        return True
+
+    def _open_journal(self) -> None:
+        if self.config.journal_dir is None or self.journal is not None:
+            return
+        folder = Path(self.config.journal_dir)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.journal_path = folder / f"{self.table_id.hex()}.journal"
+        self.journal = Journal.open(self.journal_path)
+
+    def _close_journal(self, delete: bool) -> None:
+        if self.journal is None:
+            return
+        self.journal.close()
+        self.journal = None
+        if delete and self.journal_path is not None:
+            with contextlib.suppress(OSError):
+                self.journal_path.unlink()
+
+    @classmethod
+    def resume(cls, path: str | Path, **overrides: Any) -> TableHost:
+        """Rebuild a table from its journal after a crash (``rami-lan host --resume``).
+
+        ``overrides`` are `TableConfig` fields that are not in the journal (interfaces,
+        advertise, identity_dir, guard, delays...). Raises `journal.JournalError`
+        (corrupt, locked) or ``ValueError`` if the journal does not replay.
+        """
+        path = Path(path)
+        journal = Journal.open(path)
+        try:
+            return cls._from_journal(journal, path, overrides)
+        except BaseException:
+            journal.close()
+            raise
+
+    @classmethod
+    def _from_journal(cls, journal: Journal, path: Path, overrides: dict[str, Any]) -> TableHost:
+        snap, records = journal.replayed
+        if snap is None or snap.get("v") != 1:
+            raise ValueError(f"{path} holds no match snapshot")
+        t = dict(snap["table"])
+        t["bots"] = {int(s): str(lvl) for s, lvl in t["bots"]}
+        options: dict[str, Any] = dict(t)
+        options.update(table_id=bytes(snap["table_id"]), port=int(snap["port"]),
+                       journal_dir=path.parent)
+        options.update(overrides)
+        host = cls(TableConfig(**options))
+        host.journal, host.journal_path = journal, path
+        host._resumed = snap
+        host.match = match_from_plain(snap["match"])
+        host.seq = int(snap["seq"])
+        host.match_no = int(snap["match_no"])
+        host.host_seat = int(snap["host_seat"])
+        host.owner_seat = None
+        host.owner_token = None
+        for sp in snap["seats"]:
+            st = host.seats[int(sp["seat"])]
+            st.kind = sp["kind"]
+            st.nick = sp["nick"]
+            st.token = sp["token"]
+            st.level = sp["bot_level"]
+            st.owner = bool(sp["owner"])
+            st.left = bool(sp["left"])
+            st.remote_bot = bool(sp["remote_bot"])
+            st.conn = None  # every human seat is held until its player comes back
+            if st.owner:
+                host.owner_seat, host.owner_token = st.seat, st.token
+        rec = snap["record"]
+        host.record = MatchRecord(rec["data"], rec["current"])
+        if snap.get("record_path"):
+            host.record_path = Path(snap["record_path"])
+        rp = snap.get("round")
+        if rp is not None:
+            ctx = host._rebuild_round(rp)
+            host._round = ctx
+        for r in records:
+            b = r.body
+            if r.kind == "action":
+                if int(b["seq"]) != host.seq + 1:
+                    raise ValueError(f"journal action seq {b['seq']} after {host.seq}")
+                m, evs = apply(host.match, action_from_plain(b["action"], host.variant))
+                host._replayed(m, evs)
+            elif r.kind == "withdraw":
+                if int(b["seq"]) != host.seq + 1:
+                    raise ValueError(f"journal withdraw seq {b['seq']} after {host.seq}")
+                m, evs = withdraw(host.match, int(b["seat"]))
+                host.seats[int(b["seat"])].left = True
+                host._replayed(m, evs)
+            elif r.kind == "round":
+                ctx = host._round
+                if b["step"] == "host_secret":
+                    host._resume_secret = (bytes(b["tag"]), bytes(b["secret"]))
+                elif b["step"] == "reveal" and ctx is not None and ctx.tag == b["tag"]:
+                    ctx.reveals[int(b["seat"])] = bytes(b["secret"])
+        host._start_event.set()
+        return host
+
+    def _rebuild_round(self, rp: dict[str, Any]) -> _RoundCtx:
+        tag = bytes(rp["tag"])
+        participants = tuple(int(s) for s in rp["participants"])
+        commit = CommitmentRound(tag, self.host_seat, bytes(rp["host_secret"]), participants)
+        commits = {int(s): bytes(c) for s, c in rp["commits"]}
+        for s, c in commits.items():
+            if s != self.host_seat:
+                commit.add_commit(s, c)
+        ctx = _RoundCtx(tag, commit, participants, host_secret=bytes(rp["host_secret"]))
+        if rp["commits"]:
+            ctx.commitments_msg = P.Commitments(
+                round_tag=tag, commits=commit.commitment_list(drop_missing=True))
+            for s, secret in rp["reveals"]:
+                ctx.reveals[int(s)] = bytes(secret)
+                commit.add_reveal(int(s), bytes(secret))
+            if commit.phase is Phase.REVEAL:
+                commit.close_reveals()
+        ctx.seed = None if rp["seed"] is None else bytes(rp["seed"])
+        ctx.started = bool(rp["started"])
+        ctx.finished = bool(rp["finished"])
+        return ctx
+
+    def _replayed(self, m: MatchState, evs: list[Event]) -> None:
+        """Apply one journaled change while resuming (nobody is connected yet)."""
+        self.match = m
+        self.seq += 1
+        ctx = self._round
+        if ctx is not None and ctx.started and not ctx.finished:
+            self.record.log_events(evs, self.variant)
 
     # ------------------------------------------------------------------ match flow
 
     async def _run_match(self) -> None:
         await self._start_event.wait()
         self._start_event.set()
-        for seat in self.seats.values():
-            if seat.kind == "human" and seat.token is None:
-                seat.kind = "bot"
-                seat.nick = seat.nick or f"bot {seat.seat + 1}"
-                seat.policy = make_policy("moyen", seat.seat, secrets.randbits(32))
-        self._seats_changed()
-        self.record.set_players(self.players_info())
+        if self._resumed is None:
+            for seat in self.seats.values():
+                if seat.kind == "human" and seat.token is None:
+                    seat.kind = "bot"
+                    seat.nick = seat.nick or f"bot {seat.seat + 1}"
+                    seat.policy = make_policy("moyen", seat.seat, secrets.randbits(32))
+            self._seats_changed()
+            self.record.set_players(self.players_info())
+            try:
+                self._open_journal()
+            except Exception:
+                log.exception("could not open the journal: the table stops")
+                await self.stop()
+                return
+            if not self._journal_snapshot(self.match, self.seq):
+                return
+        else:
+            await self._resume_play()
         while not self.match.over:
             await self._setup_round()
+            if self._stopping:
+                return
             await self._round_done.wait()
             if self.match.over:
                 break
             await self._between_rounds()
         self.record.finish(self.match)
+        self._journal_append("end", {"scores": list(self.match.totals)})
         self._write_record()
+        self._close_journal(delete=True)
         self.finished.set()
+
+    async def _resume_play(self) -> None:
+        """Go on with a match rebuilt from the journal, at the point it was."""
+        ctx = self._round
+        if self.match.phase in ("draw", "play"):
+            self._round_done.clear()
+            self._plan()
+            await self._round_done.wait()
+        elif ctx is not None and ctx.started and not ctx.finished:
+            self._finish_round(ctx)  # the round ended just before the crash
+        if self.match.over:
+            return
+        # Between rounds: give the players a moment to come back before the next
+        # commit-reveal, so their secrets count.
+        deadline = time.monotonic() + self.config.resume_grace
+        while time.monotonic() < deadline and any(
+            st.kind == "human" and st.conn is None and not st.left and st.seat != self.owner_seat
+            for st in self.seats.values()
+        ):
+            await asyncio.sleep(0.05)
+        await self._between_rounds()
 
     async def _between_rounds(self) -> None:
         deadline = time.monotonic() + self.config.between_timeout
@@ -885,11 +1322,26 @@ class TableHost:
             except IllegalAction as exc:
                 self._send(conn, P.Error(code="illegal", message=_clip(str(exc))))
                 return
+            if not self._journal_append("withdraw", {"seq": self.seq + 1, "seat": seat}):
+                return
             self.seats[seat].left = True
             self._commit_change(m, evs)
             self._seats_changed()
         self._choices[seat] = choice
         self._choice_event.set()
+
+
+def _pairs(m: dict[int, bytes]) -> list[list[Any]]:
+    return [[int(k), v] for k, v in sorted(m.items())]
+
+
+def _plainify(value: Any) -> Any:
+    """Tuples to lists, recursively (the journal stores plain data only)."""
+    if isinstance(value, dict):
+        return {k: _plainify(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plainify(v) for v in value]
+    return value
 
 
 def _unique_nick(nick: str, taken: Sequence[str]) -> str:

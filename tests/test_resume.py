@@ -1,0 +1,139 @@
+"""Crash safety end to end: a real host process is SIGKILLed mid-round, restarted with
+``--resume``, and the same clients (bots) reconnect by themselves and finish the match
+with nothing lost: the cards, the turn and the scores they see after the restart are the
+ones in the journal, and the match record verifies.
+
+Network rule: 127.0.0.1 only (the host listens and advertises on it alone).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from rami_lan.core import apply, view_for
+from rami_lan.core.codec import action_from_plain, match_from_plain
+from rami_lan.core.match import withdraw
+from rami_lan.net.bot_client import BotClient
+from rami_lan.net.client import open_session
+from rami_lan.net.journal import replay
+from rami_lan.net.record import verify_file
+
+
+class Recording:
+    """A session wrapper that remembers every update the bot consumes."""
+
+    def __init__(self, session: Any) -> None:
+        self._s = session
+        self.log: list[Any] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._s, name)
+
+    async def updates(self):  # type: ignore[no-untyped-def]
+        async for up in self._s.updates():
+            self.log.append(up)
+            yield up
+
+
+def _start_host(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "rami_lan.cli.main", "host", "--headless", *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+async def _read_port(proc: subprocess.Popen[str], timeout: float = 15.0) -> int:
+    loop = asyncio.get_running_loop()
+    assert proc.stdout is not None
+    end = loop.time() + timeout
+    while loop.time() < end:
+        line = await asyncio.wait_for(loop.run_in_executor(None, proc.stdout.readline), timeout)
+        m = re.search(r"port (\d+)", line)
+        if m:
+            return int(m.group(1))
+        if not line and proc.poll() is not None:
+            break
+    raise AssertionError(f"the host did not start: {proc.stderr.read() if proc.stderr else ''}")
+
+
+def _journal_state(folder: Path) -> tuple[Any, int]:
+    """The match the journal holds: last snapshot plus every action after it."""
+    (path,) = list(folder.glob("*.journal"))
+    snap, records = replay(path)
+    assert snap is not None
+    m = match_from_plain(snap["match"])
+    seq = snap["seq"]
+    for r in records:
+        if r.kind == "action":
+            assert r.body["seq"] == seq + 1
+            m, _ = apply(m, action_from_plain(r.body["action"], m.variant))
+            seq += 1
+        elif r.kind == "withdraw":
+            m, _ = withdraw(m, r.body["seat"])
+            seq += 1
+    return m, seq
+
+
+async def _scenario(tmp_path: Path) -> None:
+    env = dict(os.environ, RAMI_LAN_CONFIG_DIR=str(tmp_path / "cfg"), LANG="C.UTF-8")
+    records = tmp_path / "records"
+    common = ["--interface", "127.0.0.1", "--bot-delay", "0", "--away-delay", "20"]
+    proc = _start_host(env, "--name", "crash", "--seats", "3", "--variant", "rami",
+                       "--limit", "1", "--record-dir", str(records), *common)
+    try:
+        port = await _read_port(proc)
+        sessions = [Recording(await open_session("127.0.0.1", port, nickname=f"p{i}",
+                                                 backoff=0.05, max_backoff=0.5))
+                    for i in range(3)]
+        bots = [BotClient(s, delay=0.03, seed=i) for i, s in enumerate(sessions)]
+        tasks = [asyncio.create_task(b.run()) for b in bots]
+        # Mid-round: wait until a few turns have been played, then kill -9.
+        while not any(up.view is not None and up.view.turn_no >= 3 for up in sessions[0].log):
+            for t in tasks:
+                if t.done():
+                    raise AssertionError(f"the match ended before the crash: {t.result()}")
+            await asyncio.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(5)
+        mark = [len(s.log) for s in sessions]
+        expected, _seq = _journal_state(tmp_path / "cfg" / "tables")
+        assert expected.phase in ("draw", "play")
+
+        proc = _start_host(env, "--resume", *common)
+        port2 = await _read_port(proc)
+        assert port2 == port  # the old port was free again
+        summaries = await asyncio.wait_for(asyncio.gather(*tasks), 45)
+        for s, at in zip(sessions, mark, strict=True):
+            after = s.log[at:]
+            states = [up.connection for up in after if up.connection]
+            assert "reconnecting" in states and "connected" in states
+            first = next(up.view for up in after if up.view is not None)
+            want = view_for(expected, s.seat)
+            # Same cards, same turn, same scores: the whole view the journal implies.
+            assert first == want
+        assert all(sm.finished for sm in summaries)
+        assert all(sm.fair for sm in summaries), [sm.fairness for sm in summaries]
+        assert proc.wait(15) == 0
+        (record,) = list(records.glob("*.json"))
+        report = verify_file(record)
+        assert report.ok, report.text()
+        assert not list((tmp_path / "cfg" / "tables").glob("*.journal"))  # finished: removed
+        for s in sessions:
+            await s.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+
+
+def test_sigkill_mid_round_then_resume(tmp_path: Path) -> None:
+    async def guarded() -> None:
+        await asyncio.wait_for(_scenario(tmp_path), 80)
+
+    asyncio.run(guarded())
