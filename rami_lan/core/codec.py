@@ -13,7 +13,7 @@ from typing import Any
 
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
-from rami_lan.core.cards import Card, card_from_id, card_id
+from rami_lan.core.cards import Card, card_id, full_deck
 from rami_lan.core.errors import MalformedAction
 from rami_lan.core.match import MatchOptions, MatchState, RoundSummary
 from rami_lan.core.melds import Meld
@@ -27,24 +27,36 @@ SNAPSHOT_VERSION = 1
 
 
 class CardCodec:
-    """Cards <-> ids for one variant's deck."""
+    """Cards <-> ids for one variant's deck (tables built once per variant)."""
+
+    _tables: dict[tuple[int, int], tuple[tuple[Card, ...], dict[Card, int]]] = {}
 
     def __init__(self, variant: Variant) -> None:
         self.v = variant
+        key = (variant.n_decks, variant.n_jokers)
+        if key not in self._tables:
+            deck = tuple(full_deck(*key))
+            self._tables[key] = (deck, {c: i for i, c in enumerate(deck)})
+        self._deck, self._ids = self._tables[key]
 
     def enc(self, c: Card | None) -> int | None:
-        return None if c is None else card_id(c, self.v.n_decks)
+        if c is None:
+            return None
+        cid = self._ids.get(c)
+        return card_id(c, self.v.n_decks) if cid is None else cid
 
     def dec(self, x: object) -> Card:
-        if not isinstance(x, int) or isinstance(x, bool):
+        if type(x) is not int or not 0 <= x < len(self._deck):  # noqa: E721 (bool is not a card)
+            if isinstance(x, int) and not isinstance(x, bool):
+                raise MalformedAction(f"card id {x} out of range")
             raise MalformedAction(f"a card id must be an integer, not {type(x).__name__}")
-        return card_from_id(x, self.v.n_decks, self.v.n_jokers)
+        return self._deck[x]
 
     def dec_opt(self, x: object) -> Card | None:
         return None if x is None else self.dec(x)
 
     def encs(self, cs: tuple[Card, ...] | list[Card] | None) -> list[int] | None:
-        return None if cs is None else [card_id(c, self.v.n_decks) for c in cs]
+        return None if cs is None else [self.enc(c) for c in cs]  # type: ignore[misc]
 
     def decs(self, xs: object, max_len: int = 200) -> tuple[Card, ...]:
         if not isinstance(xs, list | tuple) or len(xs) > max_len:
@@ -143,16 +155,27 @@ def action_from_plain(d: object, variant: str | Variant) -> A.Action:
 # --- events and views ----------------------------------------------------------------
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
 def _enc_value(x: object, cc: CardCodec) -> Plain:
-    if isinstance(x, Card):
-        return {"card": cc.enc(x)}
-    if isinstance(x, Meld):
-        return cc.meld(x)
-    if isinstance(x, tuple | list):
-        return [_enc_value(y, cc) for y in x]
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        d = {f.name: _enc_value(getattr(x, f.name), cc) for f in dataclasses.fields(x)}
-        d["type"] = type(x).__name__
+    t = type(x)
+    if t is Card:
+        return {"card": cc.enc(x)}  # type: ignore[arg-type]
+    if t is Meld:
+        return cc.meld(x)  # type: ignore[arg-type]
+    if t is tuple or t is list:
+        return [_enc_value(y, cc) for y in x]  # type: ignore[attr-defined]
+    if t in _FIELD_NAMES or (dataclasses.is_dataclass(x) and not isinstance(x, type)):
+        d = {name: _enc_value(getattr(x, name), cc) for name in _field_names(t)}
+        d["type"] = t.__name__
         return d
     return x
 
@@ -171,7 +194,7 @@ _EVENT_TYPES = {
 
 def _dec_value(x: Plain, cc: CardCodec) -> object:
     if isinstance(x, dict):
-        if set(x) == {"card"}:
+        if len(x) == 1 and "card" in x:
             return None if x["card"] is None else cc.dec(x["card"])
         if "type" in x:
             cls = _EVENT_TYPES.get(x["type"]) or {"PlayerInfo": PlayerInfo, "SeatView": SeatView}.get(
@@ -180,7 +203,10 @@ def _dec_value(x: Plain, cc: CardCodec) -> object:
             if cls is None:
                 raise MalformedAction(f"unknown type {x['type']!r}")
             kw = {k: _dec_value(v, cc) for k, v in x.items() if k != "type"}
-            return cls(**kw)
+            try:
+                return cls(**kw)
+            except TypeError as e:
+                raise MalformedAction(f"bad {x['type']}: {e}") from None
         if set(x) == {"k", "c", "r", "s", "o"}:
             return cc.unmeld(x)
         return {k: _dec_value(v, cc) for k, v in x.items()}
