@@ -25,6 +25,8 @@ from rami_lan.net.protocol import (
     ROUND_TAG_PREFIX,
     Action,
     Bye,
+    Card,
+    CardMsg,
     Chat,
     ChatMsg,
     Commit,
@@ -81,6 +83,7 @@ CLIENT_MESSAGES: list[Message] = [
     NextRound(choice="continue"),
     NextRound(choice="leave"),
     Chat(text="salut à tous ♥"),
+    Card(card={"nick": "Anne", "id": None, "conn": "you", "stats": None, "variants": []}),
     Ping(n=3),
     Pong(n=0),
     Bye(reason="quit"),
@@ -98,6 +101,8 @@ HOST_MESSAGES: list[Message] = [
     RoundSecrets(round_tag=TAG, secrets={}, excluded=[]),
     ChatMsg(seat=2, text="bien joué"),
     ChatMsg(seat=255, text="the host speaks"),
+    CardMsg(seat=3, card={"nick": "bot 4", "id": None, "conn": "bot", "stats": None,
+                          "variants": []}),
     Ping(n=9),
     Pong(n=2**63 - 1),
     Bye(),
@@ -105,6 +110,7 @@ HOST_MESSAGES: list[Message] = [
 HANDSHAKE_MESSAGES: list[Message] = [
     HELLO,
     Hello(nick="Bob 2", lang="en", token=b"\x07" * 16, code="ABCD-1234", bot=True),
+    Hello(nick="Cleo", lang="fr", invitation="0123456789abcdef" * 2),
     WELCOME,
     Refused(code="table_full", message="4 players already"),
     # The join-code exchange, only between hello and welcome (see the PAKE tests below).
@@ -555,6 +561,11 @@ BAD_FIELDS: list[tuple[str, str, Any]] = [
     ("hello", "token", bytes(17)),
     ("hello", "token", "x" * 16),  # str for bytes
     ("hello", "code", ""),
+    ("hello", "invitation", "0123"),
+    ("hello", "invitation", "0123456789ABCDEF" * 2),
+    ("card", "card", {"x": "y" * 5000}),
+    ("card", "card", [1]),
+    ("card_msg", "seat", 255),
     ("hello", "code", "x" * 33),
     ("hello", "bot", 1),  # int for bool
     ("hello", "bot", "false"),
@@ -948,7 +959,10 @@ def random_key(rng: random.Random) -> Any:
 
 # The join-code kinds are left out of the default pool so the older fuzzers draw exactly
 # what they drew before those kinds existed; test_fuzz_during_the_exchange uses them all.
-FUZZ_SAMPLES = [m for m in SAMPLE.values() if m.KIND not in PAKE_KINDS]
+# The same goes for the player-card kinds and the invitation hello (issue 7).
+FUZZ_SAMPLES = [m for m in SAMPLE.values()
+                if m.KIND not in PAKE_KINDS | {"card", "card_msg"}
+                and getattr(m, "invitation", None) is None]
 
 
 def mutated_message(rng: random.Random, pool: list[Message] | None = None) -> dict[Any, Any]:

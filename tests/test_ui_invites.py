@@ -45,9 +45,11 @@ def test_lobby_lists_players_and_accepts_an_invitation_with_one_key():
     async def main() -> None:
         me = Profile(nickname="Tester", player_id=new_player_id(), lang="en")
         joined: list[tuple] = []
+        options: list[dict] = []
 
-        async def fake_open_session(host, port, *, nickname, lang, code=None):
+        async def fake_open_session(host, port, *, nickname, lang, code=None, **kw):
             joined.append((host, port, nickname, code))
+            options.append(kw)
             return make_solo_session("rami", 2, "moyen", "inv-1", think=5, nickname=nickname)
 
         box: list = []
@@ -97,6 +99,9 @@ def test_lobby_lists_players_and_accepts_an_invitation_with_one_key():
             host, port, nick, code = joined[0]
             assert (host, port, nick) == ("127.0.0.1", 45678, "Tester")
             assert code is not None and guests.admit(code).ok  # the ticket travelled
+            # the lobby pins the table's fingerprint, names the invitation, wants the PAKE
+            assert options[0]["fingerprint"] == "ab:cd:ef:01:23:45:67:89:aa"
+            assert options[0]["code_required"] and len(options[0]["invitation"]) == 32
             await until(lambda: isinstance(shell.screen, TableScreen), 3, "table shown")
             assert lobby.inbox.busy  # at a table: further invitations answered "busy"
             shell.exit(0)

@@ -41,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timer", type=int, default=0,
                         help=_("seconds per move, 0 = no timer"))
     parser.add_argument("--code", default=None, help=_("join code the players must give"))
+    parser.add_argument("--who", choices=("anyone", "code", "invited"), default=None,
+                        help=_("who may sit: anyone, with the join code, or invited players "
+                               "only (default: code with --code, else anyone)"))
     parser.add_argument("--no-advertise", action="store_true",
                         help=_("do not advertise the table with mDNS"))
     parser.add_argument("--interface", action="append", metavar="IP",
@@ -108,6 +111,7 @@ def run(args: argparse.Namespace) -> int:
             name=args.name or _("{nick}'s table").format(nick=nick)[:64],
             variant=args.variant, seats=args.seats, bots=bots, limit=args.limit,
             quick=args.quick, knock=args.knock, timer=args.timer, join_code=args.code,
+            who_may_sit=getattr(args, "who", None) or "",
             advertise=not args.no_advertise, interfaces=args.interface or "all",
             port=args.port, host_nickname=nick, record_dir=args.record_dir,
             headless=args.headless, journal_dir=journal_dir(), **_tuning(args),

@@ -12,7 +12,12 @@
   reshuffled piles) and runs ``shuffle.check_round`` when the round's secrets arrive,
   delivering ``SessionUpdate(fairness=(ok, details))``;
 - reconnects with its token after a drop (bounded retries with backoff); the host
-  then sends the full view again.
+  then sends the full view again;
+- chat (`send_chat`, relayed lines as ``SessionUpdate(chat=((seat, text),))``) and the
+  players' "Info joueur" cards (its own sent after ``welcome`` and after each match,
+  the others' as ``SessionUpdate(cards={seat: plain})``);
+- ``match_id`` (``"<table id hex>:<match number>"``) names the match the same way for
+  every player and across reconnects, for the statistics.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -32,6 +37,7 @@ from rami_lan.core.errors import MalformedAction
 from rami_lan.core.events import (
     CardsDealt,
     Event,
+    MatchEnded,
     RoundStarted,
     StockDrawn,
     StockRefilled,
@@ -43,6 +49,7 @@ from rami_lan.i18n import _
 from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
+from rami_lan.net.chat import ChatPolicy, ChatRefusal, ChatVerdict
 from rami_lan.net.pake import PakeClient, PakeError
 from rami_lan.net.shuffle import (
     DealerSeen,
@@ -99,8 +106,14 @@ class RemoteTableSession:
     def __init__(self, host: str, port: int, *, nickname: str, lang: str = "en",
                  code: str | None = None, token: bytes | None = None, bot: bool = False,
                  fingerprint: str | None = None, code_required: bool = False,
+                 invitation: str | None = None, player_id: str | None = None,
+                 card: Callable[[], dict[str, Any] | None] | dict[str, Any] | None = None,
                  retries: int = 60, backoff: float = 0.1, max_backoff: float = 2.0,
                  reconnect_window: float = 30.0) -> None:
+        """``code``: the join code, or an invitation's ticket (with ``invitation``, its
+        id, for an "invited only" table): the password of the join-code exchange, never
+        sent. ``card``: our "Info joueur" card as plain data, or a callable making it
+        (None: from the local statistics, with ``player_id``); bots send none."""
         self.host = host
         self.fingerprint = tls.normalize_fingerprint(fingerprint) if fingerprint else None
         """The pinned certificate fingerprint: the TXT record's (or a remembered one) at
@@ -113,6 +126,16 @@ class RemoteTableSession:
         self.code = code
         self.token = token
         self.bot = bot
+        self.invitation = invitation
+        self.player_id = player_id
+        self._card_source = card
+        self.match_no = 1
+        self.chat_log: list[tuple[int, str]] = []
+        """Every chat line received: (seat, text)."""
+        self.cards: dict[int, dict[str, Any]] = {}
+        """seat -> the last card received for that seat (plain data)."""
+        self.chat_policy = ChatPolicy()
+        self._card_tasks: set[asyncio.Task[None]] = set()
         self.retries = retries
         self.backoff = backoff
         self.max_backoff = max_backoff
@@ -144,6 +167,14 @@ class RemoteTableSession:
     def connected(self) -> bool:
         return self.connection == "connected"
 
+    @property
+    def match_id(self) -> str:
+        """``"<table id hex>:<match number>"``: the same for every player of the match and
+        across reconnects (the statistics record a match once); "" before ``welcome``."""
+        if not self.table_id:
+            return ""
+        return f"{self.table_id.hex()}:{self.match_no}"
+
     # ------------------------------------------------------------------ TableSession
 
     async def start(self) -> None:
@@ -169,8 +200,66 @@ class RemoteTableSession:
     async def next_round(self, choice: Literal["continue", "leave"]) -> None:
         await self._send(P.NextRound(choice=choice))
 
+    async def send_chat(self, text: str) -> None:
+        """Say something at the table. The chat rules are checked here first (the host
+        checks them again); a refused line comes back as ``SessionUpdate(error=...)``."""
+        verdict = self.chat_policy.check(self.seat, text, bot=self.bot)
+        if not verdict.ok:
+            self._queue.put_nowait(SessionUpdate(error=verdict.message()))
+            return
+        await self._send(P.Chat(text=verdict.text))
+
     async def chat(self, text: str) -> None:
+        """Send a chat line as is (the host alone judges it)."""
         await self._send(P.Chat(text=text))
+
+    def own_card(self) -> dict[str, Any] | None:
+        """Our card as plain data: the given one, else from the local statistics (only
+        if the database exists: joining never creates it); None for a bot or on error."""
+        if self.bot:
+            return None
+        source = self._card_source
+        try:
+            if callable(source):
+                return source()
+            if source is not None:
+                return dict(source)
+            from rami_lan.stats import Connection, PlayerCard, StatsDB, default_db_path
+
+            nick = "".join(ch for ch in self.nickname if ch.isprintable()).strip()[:24].strip()
+            if not default_db_path().exists():
+                return PlayerCard(nick or "?", self.player_id, Connection.YOU).to_plain()
+            with StatsDB() as db:
+                return db.own_card(nick or "?", self.player_id).to_plain()
+        except Exception as exc:  # noqa: BLE001 - statistics must never stop a game
+            log.info("no player card to send: %s", exc)
+            return None
+
+    async def send_card(self) -> None:
+        """Send our card to the table (after ``welcome`` and after each match)."""
+        card = await asyncio.to_thread(self.own_card)
+        if card is None:
+            return
+        try:
+            msg = P.Card(card=card)
+            msg.to_wire()
+        except (ValueError, TypeError) as exc:
+            log.info("our player card can not be sent: %s", exc)
+            return
+        await self._send(msg)
+
+    def _schedule_card(self, delay: float = 0.0) -> None:
+        if self.bot or self._closing:
+            return
+
+        async def later() -> None:
+            if delay:
+                await asyncio.sleep(delay)
+            await self.send_card()
+
+        task = asyncio.get_running_loop().create_task(later())
+        self._card_tasks.add(task)
+        task.add_done_callback(self._card_tasks.discard)
 
     async def close(self) -> None:
         if self._closing:
@@ -181,6 +270,8 @@ class RemoteTableSession:
         self._drop_transport()
         if self._ping_task is not None:
             self._ping_task.cancel()
+        for task in list(self._card_tasks):
+            task.cancel()
         if self._task is not None and self._task is not asyncio.current_task():
             self._task.cancel()
             with contextlib.suppress(BaseException):
@@ -210,6 +301,7 @@ class RemoteTableSession:
                 tls.check_pinned(ssl_object, self.fingerprint)
             writer.write(session.send(P.Hello(
                 nick=self.nickname, lang=self.lang, token=self.token, bot=self.bot,
+                invitation=self.invitation if self.token is None else None,
             )))
             welcome: P.Welcome | None = None
             early: list[P.Message] = []
@@ -264,12 +356,16 @@ class RemoteTableSession:
         self.table_id = welcome.table_id
         self.table = dict(welcome.table)
         self.table["fingerprint"] = tls.short_fingerprint(seen)
+        match_no = self.table.get("match_no")
+        if isinstance(match_no, int) and match_no >= 1:
+            self.match_no = match_no
         self.variant = str(self.table.get("variant", "rami"))
         v = get_variant(self.variant)
         self._n_decks, self._n_cards = v.n_decks, v.deck_size
         self.players = list(welcome.players)
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
+        self._schedule_card()
         for msg in early:
             await self._handle(msg)
 
@@ -412,7 +508,9 @@ class RemoteTableSession:
             events, self._pending_events = tuple(self._pending_events), []
             self._queue.put_nowait(SessionUpdate(view=self.view, events=events))
         elif isinstance(msg, P.Error):
-            if msg.code == "reveal_mismatch":
+            if msg.code == "chat_refused":
+                self._queue.put_nowait(SessionUpdate(error=_chat_refusal(msg.message)))
+            elif msg.code == "reveal_mismatch":
                 self._queue.put_nowait(SessionUpdate(notice=msg.message))
             else:
                 self._queue.put_nowait(SessionUpdate(error=msg.message))
@@ -423,13 +521,26 @@ class RemoteTableSession:
         elif isinstance(msg, P.RoundSecrets):
             self._on_secrets(msg)
         elif isinstance(msg, P.ChatMsg):
-            who = self._nicknames().get(msg.seat, str(msg.seat))
-            self._queue.put_nowait(SessionUpdate(notice=f"<{who}> {msg.text}"))
+            self.chat_log.append((msg.seat, msg.text))
+            self._queue.put_nowait(SessionUpdate(chat=((msg.seat, msg.text),)))
+        elif isinstance(msg, P.CardMsg):
+            self._on_card(msg)
         elif isinstance(msg, P.Ping):
             await self._send(P.Pong(n=msg.n))
         elif isinstance(msg, P.Bye):
             self._queue.put_nowait(SessionUpdate(
                 notice=_("The host closed the table: {why}").format(why=msg.reason or "-")))
+
+    def _on_card(self, msg: P.CardMsg) -> None:
+        from rami_lan.stats import PlayerCard
+
+        try:
+            PlayerCard.from_plain(msg.card)
+        except (ValueError, TypeError) as exc:
+            log.info("bad player card from the host: %s", exc)
+            return
+        self.cards[msg.seat] = msg.card
+        self._queue.put_nowait(SessionUpdate(cards={msg.seat: msg.card}))
 
     def _on_events(self, msg: P.Events) -> None:
         decoded: list[Event] = []
@@ -444,6 +555,9 @@ class RemoteTableSession:
                 continue
             decoded.append(ev)
             self._observe(ev)
+            if isinstance(ev, MatchEnded):
+                # Our statistics change once the UI recorded the match: report them again.
+                self._schedule_card(0.5)
         self._pending_events.extend(decoded)
 
     def _on_table_notice(self, plain: dict[str, Any]) -> None:
@@ -552,6 +666,20 @@ class RemoteTableSession:
     def _report_fairness(self, ok: bool, details: str) -> None:
         self.fairness.append((ok, details))
         self._queue.put_nowait(SessionUpdate(fairness=(ok, details)))
+
+
+def _chat_refusal(message: str) -> str:
+    """The host's ``chat_refused`` error (``"<refusal>: ..."``) as a translated sentence."""
+    head = message.split(":", 1)[0]
+    try:
+        refusal = ChatRefusal(head)
+    except ValueError:
+        return _("The host refused the message: {why}").format(why=message)
+    retry = 1.0
+    if refusal is ChatRefusal.RATE_LIMITED:
+        digits = "".join(ch for ch in message.split("wait", 1)[-1] if ch.isdigit())
+        retry = float(digits) if digits else 1.0
+    return ChatVerdict(ok=False, refusal=refusal, retry_after=retry).message()
 
 
 async def open_session(host: str, port: int, *, nickname: str, lang: str = "en",

@@ -69,8 +69,10 @@ from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
 from rami_lan.net.bot_client import LEVELS, fallback_action, make_policy, think_delay
+from rami_lan.net.chat import ChatPolicy, ChatRefusal
 from rami_lan.net.journal import Journal
 from rami_lan.net.pake import PakeError, PakeHost
+from rami_lan.net.presence import Guestlist, WhoMaySit
 from rami_lan.net.record import MatchRecord
 from rami_lan.net.shuffle import (
     DEDICATED_HOST_SEAT,
@@ -109,6 +111,9 @@ class TableConfig:
     knock: bool = False
     timer: int = 0
     join_code: str | None = None
+    who_may_sit: str = ""
+    """"anyone", "code" (the join code) or "invited" (an invitation's ticket); empty:
+    "code" when there is a join code, else "anyone"."""
     advertise: bool = True
     interfaces: list[str] | Literal["all"] = "all"
     port: int = 0
@@ -149,6 +154,14 @@ class TableConfig:
                 raise ValueError(f"bot level must be one of {', '.join(LEVELS)}, not {level!r}")
         if self.timer < 0:
             raise ValueError("the timer is a number of seconds, 0 for none")
+        if not self.who_may_sit:
+            self.who_may_sit = "code" if self.join_code else "anyone"
+        who = WhoMaySit(self.who_may_sit)  # ValueError on anything else
+        self.who_may_sit = str(who)
+        if who is WhoMaySit.CODE and not self.join_code:
+            raise ValueError("a 'code only' table needs a join code")
+        if who is WhoMaySit.ANYONE and self.join_code:
+            raise ValueError("a table with a join code is 'code only' (or 'invited only')")
         if not self.headless and len(self.bots) >= self.seats:
             raise ValueError("every seat is a bot: no seat left for the host's player")
         MatchOptions(self.limit, self.quick, self.knock).resolved(get_variant(self.variant))
@@ -173,6 +186,9 @@ class _Conn:
     hello: P.Hello | None = None
     pake: PakeHost | None = None
     pake_seat: _Seat | None = None
+    pake_secret: str | None = None
+    invitation: str | None = None
+    """The invitation being redeemed by this connection's join-code exchange."""
 
 
 @dataclass(eq=False)
@@ -187,6 +203,8 @@ class _Seat:
     left: bool = False
     remote_bot: bool = False
     policy: Any = None
+    pake_secret: str | None = None
+    """The invitation ticket this seat was admitted with: its reconnects prove it again."""
 
 
 @dataclass
@@ -240,6 +258,11 @@ class TableHost:
             owner.nick = config.host_nickname
             owner.token = self.owner_token = secrets.token_bytes(16)
         self.host_seat = DEDICATED_HOST_SEAT if self.owner_seat is None else self.owner_seat
+        self.guestlist = Guestlist(config.who_may_sit, join_code=config.join_code)
+        """Who may sit, and the invitations the owner issued (`rami_lan.net.presence`)."""
+        self.chat = ChatPolicy()
+        self.cards: dict[int, dict[str, Any]] = {}
+        """seat -> the "Info joueur" card its player reported (plain, nick from the host)."""
         self.record = MatchRecord.new(self, config)
         self.record_path: Path | None = None
         self.port = 0
@@ -369,7 +392,7 @@ class TableHost:
             variant=cfg.variant,
             seats_total=cfg.seats,
             point_limit=self.match.options.limit or 0,
-            code_required=cfg.join_code is not None,
+            code_required=cfg.who_may_sit != WhoMaySit.ANYONE,
             frapper=cfg.knock,
             timer=cfg.timer,
             fingerprint=self.identity.fingerprint,
@@ -409,6 +432,7 @@ class TableHost:
             "host_seat": self.host_seat,
             "match_no": self.match_no,
             "code": cfg.join_code is not None,
+            "who": cfg.who_may_sit,
         }
 
     def players_info(self) -> list[dict[str, Any]]:
@@ -548,6 +572,10 @@ class TableHost:
             if not self._started and not seat.owner:
                 seat.token = None  # before the match a dropped seat is free again
                 seat.nick = ""
+                seat.pake_secret = None
+                seat.remote_bot = False
+                self.cards.pop(seat.seat, None)
+                self.chat.forget(seat.seat)
             if not self._stopping:
                 self._seats_changed()
                 self._plan()
@@ -610,9 +638,70 @@ class TableHost:
         elif isinstance(msg, P.NextRound):
             self._on_next_round(conn, seat, msg.choice)
         elif isinstance(msg, P.Chat):
-            for other in list(self._conns):
-                if other.seat is not None:
-                    self._send(other, P.ChatMsg(seat=seat, text=msg.text))
+            self._on_chat(conn, seat, msg.text)
+        elif isinstance(msg, P.Card):
+            self._on_card(conn, seat, msg.card)
+
+    # ------------------------------------------------------------------ chat and cards
+
+    def _on_chat(self, conn: _Conn, seat: int, text: str) -> None:
+        """Relay a chat line to every seat through the chat policy, or tell its sender why not."""
+        verdict = self.chat.check(seat, text, bot=conn.bot or self.seats[seat].kind == "bot")
+        if not verdict.ok:
+            why = {
+                ChatRefusal.EMPTY: "empty message",
+                ChatRefusal.RATE_LIMITED:
+                    f"too many messages, wait {max(1, math.ceil(verdict.retry_after))} s",
+                ChatRefusal.BOT: "bots do not chat",
+            }.get(verdict.refusal, "refused")  # type: ignore[arg-type]
+            self._send(conn, P.Error(code="chat_refused", message=f"{verdict.refusal}: {why}"))
+            return
+        out = P.ChatMsg(seat=seat, text=verdict.text)
+        for other in list(self._conns):
+            if other.seat is not None:
+                self._send(other, out)
+
+    def _on_card(self, conn: _Conn, seat: int, plain: dict[str, Any]) -> None:
+        """Check a player's card, stamp the seat's nickname on it, relay it to everyone."""
+        from rami_lan.stats import Connection, PlayerCard
+
+        st = self.seats[seat]
+        if conn.bot or st.kind == "bot":
+            return  # bots get the host's bare bot card
+        try:
+            card = PlayerCard.from_plain(plain, connection=Connection.CONNECTED)
+            card = PlayerCard(_card_nick(st.nick, card.nickname), card.player_id,
+                              Connection.CONNECTED, card.stats, card.by_variant)
+        except (ValueError, TypeError):
+            self._send(conn, P.Error(code="bad_card", message="the player card does not decode"))
+            return
+        self.cards[seat] = card.to_plain()
+        self._broadcast_card(seat)
+
+    def _card_of(self, seat: int) -> dict[str, Any] | None:
+        from rami_lan.stats import Connection, PlayerCard
+
+        st = self.seats[seat]
+        if st.kind == "bot" or st.remote_bot:
+            return PlayerCard(_card_nick(st.nick, f"bot {seat + 1}"), None,
+                              Connection.BOT).to_plain()
+        return self.cards.get(seat)
+
+    def _broadcast_card(self, seat: int) -> None:
+        card = self._card_of(seat)
+        if card is None:
+            return
+        msg = P.CardMsg(seat=seat, card=card)
+        for other in list(self._conns):
+            if other.seat is not None:
+                self._send(other, msg)
+
+    def _send_cards(self, conn: _Conn) -> None:
+        """Every card the host holds, to a (re)joining seat."""
+        for seat in self.seats:
+            card = self._card_of(seat)
+            if card is not None:
+                self._send(conn, P.CardMsg(seat=seat, card=card))
 
     def _refuse(self, conn: _Conn, code: str, message: str) -> None:
         self._send(conn, P.Refused(code=code, message=message))
@@ -634,8 +723,20 @@ class TableHost:
                 self._refuse(conn, "bad_token", "unknown or expired reconnect token")
                 return
         code = self.config.join_code
+        conn.invitation = None
+        if seat is not None:
+            # A reconnect proves again what seated it: its ticket, else the join code.
+            code = seat.pake_secret or code
+        elif self.guestlist.who is WhoMaySit.INVITED:
+            ticket = (self.guestlist.ticket_for(hello.invitation)
+                      if hello.invitation is not None else None)
+            if ticket is None:
+                self._refuse(conn, "not_invited", "this table is by invitation only")
+                return
+            code, conn.invitation = ticket, hello.invitation
         if code is not None:
-            # hello.code is ignored: the code is the password of a PAKE, never sent.
+            # hello.code is ignored: the code (or the invitation's ticket) is the password
+            # of a PAKE, never sent.
             wait = self.guard.join_attempts.retry_after(conn.key)
             if wait > 0:
                 self._refuse(conn, "rate_limited",
@@ -643,6 +744,7 @@ class TableHost:
                 return
             conn.pake = PakeHost(code, self.identity.fingerprint)
             conn.pake_seat = seat
+            conn.pake_secret = code
             self._send(conn, P.Pake(msg=conn.pake.start()))
             return
         self._seat_after_hello(conn, hello, seat)
@@ -661,6 +763,11 @@ class TableHost:
             self._pake_failed(conn)
             return
         self.guard.join_attempts.success(conn.key)
+        if conn.invitation is not None and conn.pake_seat is None:
+            # The ticket is single-use: another connection may have redeemed it meanwhile.
+            if self.guestlist.redeem(conn.invitation) is None:
+                self._refuse(conn, "not_invited", "this invitation was already used")
+                return
         self._send(conn, P.PakeConfirm(mac=pake.confirm_message()))
         conn.pake = None
         self._seat_after_hello(conn, conn.hello, conn.pake_seat)
@@ -685,6 +792,8 @@ class TableHost:
             seat = free[0]
             seat.token = secrets.token_bytes(16)
             seat.nick = _unique_nick(hello.nick, [s.nick for s in self.seats.values()])
+            if conn.invitation is not None:
+                seat.pake_secret = conn.pake_secret
         self._attach(conn, seat, hello)
 
     def _attach(self, conn: _Conn, seat: _Seat, hello: P.Hello) -> None:
@@ -698,6 +807,7 @@ class TableHost:
         seat.conn = conn
         seat.remote_bot = hello.bot
         conn.seat = seat.seat
+        self.chat.set_bot(seat.seat, hello.bot or seat.kind == "bot")
         assert seat.token is not None
         self._send(
             conn,
@@ -711,6 +821,9 @@ class TableHost:
         )
         if self.match.round is not None:
             self._send_state(conn)
+        self._send_cards(conn)
+        if hello.bot:
+            self._broadcast_card(seat.seat)
         self._seats_changed()
         self._plan()
         if self.config.auto_start and not self._started and self._all_seated():
@@ -754,11 +867,13 @@ class TableHost:
                 self._send(conn, P.Error(code="illegal", message=_clip(str(exc)), ref=seq))
             return False
         by = "player" if conn is not None else ("timer" if isinstance(action, A.Timeout) else "bot")
+        plain = action_to_plain(action, self.variant)
         if not self._journal_append("action", {
             "seq": self.seq + 1, "seat": getattr(action, "seat", -1), "by": by,
-            "action": action_to_plain(action, self.variant),
+            "action": plain,
         }):
             return False
+        self.record.log_action(plain, by)
         self._commit_change(m, evs)
         return True
 
@@ -1077,7 +1192,8 @@ class TableHost:
                 "name": cfg.name, "variant": cfg.variant, "seats": cfg.seats,
                 "bots": [[s, lvl] for s, lvl in sorted(cfg.bots.items())],
                 "limit": cfg.limit, "quick": cfg.quick, "knock": cfg.knock, "timer": cfg.timer,
-                "join_code": cfg.join_code, "host_nickname": cfg.host_nickname,
+                "join_code": cfg.join_code, "who_may_sit": cfg.who_may_sit,
+                "host_nickname": cfg.host_nickname,
                 "headless": cfg.headless,
                 "record_dir": None if cfg.record_dir is None else str(cfg.record_dir),
             },
@@ -1087,7 +1203,7 @@ class TableHost:
             "seats": [
                 {"seat": st.seat, "kind": st.kind, "nick": st.nick, "token": st.token,
                  "bot_level": st.level, "owner": st.owner, "left": st.left,
-                 "remote_bot": st.remote_bot}
+                 "remote_bot": st.remote_bot, "pake_secret": st.pake_secret}
                 for st in self.seats.values()
             ],
             "round": round_plain,
@@ -1170,6 +1286,7 @@ class TableHost:
             st.owner = bool(sp["owner"])
             st.left = bool(sp["left"])
             st.remote_bot = bool(sp["remote_bot"])
+            st.pake_secret = sp.get("pake_secret")
             st.conn = None  # every human seat is held until its player comes back
             if st.owner:
                 host.owner_seat, host.owner_token = st.seat, st.token
@@ -1187,12 +1304,14 @@ class TableHost:
                 if int(b["seq"]) != host.seq + 1:
                     raise ValueError(f"journal action seq {b['seq']} after {host.seq}")
                 m, evs = apply(host.match, action_from_plain(b["action"], host.variant))
+                host.record.log_action(b["action"], str(b.get("by", "player")))
                 host._replayed(m, evs)
             elif r.kind == "withdraw":
                 if int(b["seq"]) != host.seq + 1:
                     raise ValueError(f"journal withdraw seq {b['seq']} after {host.seq}")
                 m, evs = withdraw(host.match, int(b["seat"]))
                 host.seats[int(b["seat"])].left = True
+                host.record.log_withdrawal(int(b["seat"]))
                 host._replayed(m, evs)
             elif r.kind == "round":
                 ctx = host._round
@@ -1244,6 +1363,7 @@ class TableHost:
                     seat.kind = "bot"
                     seat.nick = seat.nick or f"bot {seat.seat + 1}"
                     seat.policy = make_policy("moyen", seat.seat, secrets.randbits(32))
+                    self._broadcast_card(seat.seat)
             self._seats_changed()
             self.record.set_players(self.players_info())
             try:
@@ -1325,6 +1445,7 @@ class TableHost:
             if not self._journal_append("withdraw", {"seq": self.seq + 1, "seat": seat}):
                 return
             self.seats[seat].left = True
+            self.record.log_withdrawal(seat)
             self._commit_change(m, evs)
             self._seats_changed()
         self._choices[seat] = choice
@@ -1352,6 +1473,12 @@ def _unique_nick(nick: str, taken: Sequence[str]) -> str:
         if cand not in taken:
             return cand
     return nick
+
+
+def _card_nick(nick: str, fallback: str) -> str:
+    """A nickname a `PlayerCard` accepts: the seat's, else ``fallback``."""
+    text = "".join(ch for ch in nick if ch.isprintable()).strip()[: P.MAX_NICK].strip()
+    return text or fallback
 
 
 def _clip(text: str) -> str:

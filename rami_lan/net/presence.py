@@ -17,8 +17,9 @@ name carries a random id), so a player appears within milliseconds.
 
 Invitations
 -----------
-A small sans-I/O exchange; the transport (a connection to the invited player's
-advertised port) comes later. Messages are plain data (msgpack-ready maps with ``k``):
+A small sans-I/O exchange; the transport (a TLS connection to the invited player's
+advertised port, pinned to the fingerprint in its TXT ``fp``) is in
+``rami_lan.cli.ui.invites``. Messages are plain data (msgpack-ready maps with ``k``):
 
 * ``invite`` (owner -> player): an :class:`Invitation`: table id and name, variant,
   inviting player's nickname and id, host addresses and port, table fingerprint,
@@ -127,7 +128,9 @@ _K_NICK: Final = "n"
 _K_LANG: Final = "l"
 _K_STATUS: Final = "s"
 _K_TABLE: Final = "t"
+_K_FP: Final = "fp"
 PLAYER_TXT_KEYS: Final = (_K_PV, _K_ID, _K_NICK, _K_LANG, _K_STATUS, _K_TABLE)
+"""Required TXT keys; ``fp`` (the invitation listener's TLS fingerprint) is optional."""
 LANGS: Final = ("fr", "en")
 
 
@@ -178,9 +181,13 @@ class PlayerAd:
     addresses: tuple[str, ...] = ()
     port: int | None = None
     service_name: str = ""
+    fingerprint: str = ""
+    """SHA-256 (64 hex) of the TLS certificate of the player's invitation listener (TXT
+    ``fp``); an inviter pins it. Empty: the player takes invitations without TLS."""
 
     def __post_init__(self) -> None:
         _check_id32("player_id", self.player_id)
+        _check_fingerprint(self.fingerprint)
         _check_nick(self.nickname)
         if self.lang not in LANGS:
             raise ValueError(f"lang must be one of {LANGS}")
@@ -230,6 +237,8 @@ class PlayerAd:
             _K_STATUS: str(self.status),
             _K_TABLE: self.table_id,
         }
+        if self.fingerprint:
+            txt[_K_FP] = self.fingerprint
         for key, value in txt.items():
             if len(key.encode()) + 1 + len(value.encode("utf-8")) > MAX_TXT_ITEM_BYTES:
                 raise ValueError(f"TXT item {key!r} is too long")
@@ -261,7 +270,15 @@ class PlayerAd:
                 got[key] = raw.decode("utf-8")
             except UnicodeDecodeError:
                 raise ValueError(f"TXT value for {key!r} is not UTF-8") from None
+        fp = props.get(_K_FP.encode("ascii"))
+        if fp is not None and (not isinstance(fp, bytes) or len(fp) > MAX_TXT_ITEM_BYTES):
+            raise ValueError("TXT value for 'fp' is not short bytes")
+        try:
+            fingerprint = fp.decode("ascii") if fp else ""
+        except UnicodeDecodeError:
+            raise ValueError("TXT value for 'fp' is not ASCII") from None
         return cls(
+            fingerprint=fingerprint,
             protocol_version=_parse_int(_K_PV, got[_K_PV]),
             player_id=got[_K_ID],
             nickname=got[_K_NICK],
@@ -973,6 +990,34 @@ class Guestlist:
         """Invitations still open (not expired, declined, cancelled or used)."""
         self._expire()
         return [i.invitation for i in self._issued.values() if not i.redeemed]
+
+    def _valid(self, invitation_id: str | None) -> _Issued | None:
+        self._expire()
+        if invitation_id is None:
+            return None
+        issued = self._issued.get(invitation_id)
+        if (issued is None or issued.redeemed or issued.invitation.ticket is None
+                or issued.answer is InviteAnswer.DECLINE):
+            return None
+        return issued
+
+    def ticket_for(self, invitation_id: str | None) -> str | None:
+        """The ticket of a valid invitation (not expired, declined, cancelled or used),
+        for the host's join-code exchange; None otherwise. The ticket itself is never
+        sent by the client: it is the PAKE password, and ``hello.invitation`` only names
+        the invitation."""
+        if self.who is not WhoMaySit.INVITED:
+            return None
+        issued = self._valid(invitation_id)
+        return None if issued is None else issued.invitation.ticket
+
+    def redeem(self, invitation_id: str) -> Invitation | None:
+        """Use up an invitation once its ticket was proven; None if no longer valid."""
+        issued = self._valid(invitation_id)
+        if issued is None:
+            return None
+        issued.redeemed = True
+        return issued.invitation
 
     def invited_player_ids(self) -> set[str]:
         self._expire()

@@ -44,6 +44,7 @@ __all__ = [
     "HOST_SEAT",
     "KINDS",
     "LANGS",
+    "MAX_CARD",
     "MAX_DEPTH",
     "MAX_FRAME",
     "MAX_ITEMS",
@@ -57,6 +58,8 @@ __all__ = [
     "ROUND_TAG_PREFIX",
     "Action",
     "Bye",
+    "Card",
+    "CardMsg",
     "Chat",
     "ChatMsg",
     "Commit",
@@ -110,6 +113,10 @@ MAX_CODE: Final = 32
 MAX_CHAT: Final = 200
 MAX_MESSAGE: Final = 500
 MAX_PAKE_MSG: Final = 256
+MAX_CARD: Final = 4096
+"""Largest "Info joueur" card in a ``card`` / ``card_msg`` message, msgpack-encoded, in bytes."""
+MAX_CARD_DEPTH: Final = 4
+MAX_CARD_ITEMS: Final = 512
 """Largest SPAKE2 message in a ``pake`` message, in bytes."""
 PAKE_MAC_LEN: Final = 32
 """Length of the key confirmation in a ``pake_confirm`` message (HMAC-SHA256)."""
@@ -122,6 +129,7 @@ REFUSED_CODES: Final = frozenset(
     {
         "table_full",
         "bad_code",
+        "not_invited",
         "bad_version",
         "bad_token",
         "in_progress",
@@ -366,6 +374,26 @@ def _plain_map(value: Any) -> dict[str, Any]:
     return value
 
 
+def _card_map(value: Any) -> dict[str, Any]:
+    """A player card: a small plain-data map (its content is checked by the stats layer)."""
+    if type(value) is not dict:
+        raise ValueError(f"expected a map, got {_show(value)}")
+    check_plain(value, max_depth=MAX_CARD_DEPTH, max_items=MAX_CARD_ITEMS)
+    size = len(msgpack.packb(value, use_bin_type=True))
+    if size > MAX_CARD:
+        raise ValueError(f"a card is at most {MAX_CARD} bytes, got {size}")
+    return value
+
+
+_INVITATION_ID = re.compile(r"[0-9a-f]{32}")
+
+
+def _invitation_id(value: Any) -> str:
+    if type(value) is not str or not _INVITATION_ID.fullmatch(value):
+        raise ValueError(f"expected 32 lowercase hex digits, got {_show(value)}")
+    return value
+
+
 def _plain_maps(value: Any) -> list[dict[str, Any]]:
     if type(value) is not list or any(type(item) is not dict for item in value):
         raise ValueError(f"expected a list of maps, got {_show(value)}")
@@ -525,6 +553,9 @@ class Hello(Message):
     token: bytes | None = _wire(_bytes16, default=None)
     code: str | None = _wire(_text(1, MAX_CODE), default=None)
     bot: bool = _wire(_bool, default=False)
+    invitation: str | None = _wire(_invitation_id, default=None)
+    """The id of the invitation the client answers (an "invited only" table); not secret:
+    its ticket is proven by the join-code exchange, never sent."""
 
 
 @_kind("welcome", "host")
@@ -663,6 +694,23 @@ class ChatMsg(Message):
 
     seat: int = _wire(_participant)
     text: str = _wire(_text(1, MAX_CHAT))
+
+
+@_kind("card", "client")
+@_message
+class Card(Message):
+    """The client's own "Info joueur" card (``rami_lan.stats.PlayerCard.to_plain``)."""
+
+    card: dict[str, Any] = _wire(_card_map)
+
+
+@_kind("card_msg", "host")
+@_message
+class CardMsg(Message):
+    """A player's card, relayed by the host (or a bot's card, made by the host)."""
+
+    seat: int = _wire(_seat)
+    card: dict[str, Any] = _wire(_card_map)
 
 
 @_kind("ping", "client", "host")

@@ -11,7 +11,10 @@ Format (JSON, bytes as lowercase hex)::
                  "secrets": {"0": hex, ...}, "excluded": [], "seed": hex,
                  "players": [0, 1, 2], "dealer": 2, "n_cards": 110,
                  "deck": [ids, top first], "abandoned": false,
-                 "events": [core events as plain data, unredacted]}, ...],
+                 "events": [core events as plain data, unredacted],
+                 "actions": [action_to_plain(a) for each accepted action, in order],
+                 "played_by": ["player" | "bot" | "timer", one per action],
+                 "withdrawals": [seats that left the match after this round]}, ...],
      "result": {"winner": 1, "totals": {"0": 12, ...}, "reason": "..."}}
 
 A round is appended to the record only once it is over and its secrets are out, so
@@ -22,6 +25,10 @@ secrets do not already reveal.
 the seed, the deck (= ``deck_order(seed, n)``), the first dealer, every dealt card and
 its stock position, the first discard, and every card drawn from the stock (reshuffles
 recomputed from the public pile) in the event log.
+
+``actions`` (with ``played_by``: who chose each one; the seat is in the action) and
+``withdrawals`` make the record a full replay: `rami_lan.cli.cmd_replay.adapt_record`
+turns it into a `rami_lan.replay.ReplayRecord` that rebuilds every state of the match.
 """
 
 from __future__ import annotations
@@ -109,6 +116,9 @@ class MatchRecord:
             "deck": list(deck),
             "abandoned": False,
             "events": [],
+            "actions": [],
+            "played_by": [],
+            "withdrawals": [],
         }
 
     def set_round_players(self, m: MatchState) -> None:
@@ -119,6 +129,20 @@ class MatchRecord:
     def log_events(self, evs: Sequence[Event], variant: Variant) -> None:
         if self._current is not None:
             self._current["events"].extend(event_to_plain(e, variant) for e in evs)
+
+    def log_action(self, plain: Mapping[str, Any], by: str) -> None:
+        """An action the core accepted (``action_to_plain``), and who chose it."""
+        if self._current is not None:
+            self._current.setdefault("actions", []).append(dict(plain))
+            self._current.setdefault("played_by", []).append(by)
+
+    def log_withdrawal(self, seat: int) -> None:
+        """A seat left the match (between rounds: after the last recorded round)."""
+        target = self._current
+        if target is None and self.data["rounds"]:
+            target = self.data["rounds"][-1]
+        if target is not None:
+            target.setdefault("withdrawals", []).append(seat)
 
     def end_round(
         self, m: MatchState, secrets: Mapping[int, bytes], excluded: Sequence[int],

@@ -3,9 +3,14 @@
 
 Transport: one TCP connection per invitation to the player's advertised port; frames
 of a 4-byte big-endian length and a msgpack map, at most 4 KB, 10 s timeout. The
-invited side answers on the same connection once the player has chosen. No TLS yet:
-invitations travel with ``encrypted=False`` (the join code never travels; the ticket
-of an "invited only" table does).
+invited side answers on the same connection once the player has chosen.
+
+Encryption: the invited player's listener serves TLS 1.3 with its own identity
+(`rami_lan.net.tls.load_or_create_identity`) and advertises its fingerprint in the
+presence TXT record (``fp``). The inviter connects with TLS and pins that fingerprint
+before sending anything; only then is the invitation sent with ``encrypted=True``, so
+it may carry the join code (a "code only" table) or the ticket (an "invited only"
+table). A player advertised without a fingerprint gets a plain invitation: no code.
 """
 
 from __future__ import annotations
@@ -45,20 +50,35 @@ async def write_frame(writer: asyncio.StreamWriter, data: Any) -> None:
     await asyncio.wait_for(writer.drain(), TIMEOUT)
 
 
+def encrypted_to(player: Any) -> bool:
+    """Will an invitation to ``player`` travel over TLS (pinned to its advertised ``fp``)?"""
+    return bool(getattr(player, "fingerprint", ""))
+
+
 async def send_invitation(player: Any, invitation: Any, *, timeout: float = TIMEOUT) -> Any:
-    """Send ``invitation`` to ``player`` (a `PlayerAd`) and wait for its `InviteReply`."""
+    """Send ``invitation`` to ``player`` (a `PlayerAd`) and wait for its `InviteReply`.
+
+    With the player's advertised fingerprint the connection is TLS and the certificate
+    is pinned before anything is sent (`tls.FingerprintMismatch` otherwise); the
+    invitation then goes out with ``encrypted=True``."""
+    from rami_lan.net import tls
     from rami_lan.net.presence import InviteReply, decode_invite_message
 
     if not player.addresses or not player.port:
         raise OSError("this player has no address")
+    encrypted = encrypted_to(player)
+    ssl_ctx = tls.client_context() if encrypted else None
     reader, writer = await asyncio.wait_for(
-        asyncio.open_connection(player.addresses[0], player.port), timeout
+        asyncio.open_connection(player.addresses[0], player.port, ssl=ssl_ctx), timeout
     )
     try:
-        await write_frame(writer, invitation.to_plain(encrypted=False))
+        if encrypted:
+            tls.check_pinned(writer.get_extra_info("ssl_object"), player.fingerprint)
+        await write_frame(writer, invitation.to_plain(encrypted=encrypted))
         # the invited player has the invitation's ttl to answer
         reply = decode_invite_message(
-            await read_frame(reader, timeout=max(timeout, float(invitation.ttl))), encrypted=False
+            await read_frame(reader, timeout=max(timeout, float(invitation.ttl))),
+            encrypted=encrypted,
         )
     finally:
         writer.close()
@@ -72,23 +92,44 @@ async def send_invitation(player: Any, invitation: Any, *, timeout: float = TIME
 class InviteListener:
     """The invited side: accepts invitation connections and keeps each one open until
     the player answers (``answer(id, reply)``). ``on_invite(inv)`` is called for
-    every invitation to prompt for; ``on_cancel(id)`` when the owner withdraws one."""
+    every invitation to prompt for; ``on_cancel(id)`` when the owner withdraws one.
+
+    With ``identity`` (a `tls.HostIdentity`) it serves TLS 1.3 and every invitation
+    received is ``encrypted``; advertise ``listener.fingerprint`` so inviters pin it."""
 
     def __init__(
         self,
         inbox: Any,
         on_invite: Callable[[Any], None],
         on_cancel: Callable[[str], None] = lambda _id: None,
+        *,
+        identity: Any = None,
     ) -> None:
         self.inbox = inbox
+        self.identity = identity
+        self._ssl: Any = None
+        if identity is not None:
+            from rami_lan.net import tls
+
+            self._ssl = tls.server_context(identity)
         self.on_invite = on_invite
         self.on_cancel = on_cancel
         self.server: asyncio.base_events.Server | None = None
         self.port = 0
         self._waiting: dict[str, asyncio.Future[Any]] = {}
 
+    @property
+    def fingerprint(self) -> str:
+        """The listener's certificate fingerprint ("" without TLS)."""
+        return "" if self.identity is None else str(self.identity.fingerprint)
+
+    @property
+    def encrypted(self) -> bool:
+        return self._ssl is not None
+
     async def start(self, host: str | Sequence[str] | None = None) -> int:
-        self.server = await asyncio.start_server(self._handle, host, 0)
+        self.server = await asyncio.start_server(
+            self._handle, host, 0, ssl=self._ssl, ssl_handshake_timeout=TIMEOUT if self._ssl else None)
         self.port = self.server.sockets[0].getsockname()[1]
         return self.port
 
@@ -114,12 +155,14 @@ class InviteListener:
         peer = writer.get_extra_info("peername")
         try:
             msg = await read_frame(reader)
+            encrypted = self.encrypted
             if isinstance(msg, dict) and msg.get("k") == "invite_cancel":
                 inv_id = str(msg.get("id", ""))
                 self.inbox.cancel(inv_id)
                 self.on_cancel(inv_id)
                 return
-            inv, auto = self.inbox.receive(msg, encrypted=False, sender=peer[0] if peer else None)
+            inv, auto = self.inbox.receive(msg, encrypted=encrypted,
+                                           sender=peer[0] if peer else None)
             if auto is not None:
                 await write_frame(writer, auto.to_plain())
                 return
@@ -136,7 +179,7 @@ class InviteListener:
                 return
             await write_frame(writer, reply.to_plain())
         except (OSError, ValueError, TimeoutError, asyncio.IncompleteReadError):
-            return
+            return  # ssl.SSLError is an OSError
         finally:
             writer.close()
             with contextlib.suppress(Exception):
@@ -173,7 +216,7 @@ class LanInviter:
         return list(self._players())
 
     async def invite(self, player: Any) -> str:
-        inv = self.guestlist.invite(player, encrypted=False, **self.table)
+        inv = self.guestlist.invite(player, encrypted=encrypted_to(player), **self.table)
         reply = await self._send(player, inv)
         self.guestlist.on_reply(reply)
         return reply.describe(player.nickname)

@@ -53,6 +53,19 @@ def level_text(level: str) -> str:
     )
 
 
+def refusal_text(code: str) -> str:
+    """The host's ``refused`` code as a sentence for the player."""
+    return {
+        "bad_code": _("Wrong join code."),
+        "not_invited": _("This table is by invitation only."),
+        "table_full": _("This table is full."),
+        "in_progress": _("The match has already started at this table."),
+        "rate_limited": _("Too many attempts: try again in a moment."),
+        "bad_token": _("The table does not know this seat any more."),
+        "bad_version": _("This table runs another version of rami-lan."),
+    }.get(code, _("The table refused: {code}").format(code=code))
+
+
 def default_browser() -> Any:
     from rami_lan.net.discovery import TableBrowser
 
@@ -173,13 +186,20 @@ class Lobby:
                 PlayerAdvertiser,
                 PlayerBrowser,
             )
+            from rami_lan.net.tls import load_or_create_identity
 
             self.inbox = InvitationInbox()
-            self.listener = InviteListener(self.inbox, self._on_invite, self._on_cancel)
+            try:  # invitations over TLS, with our own certificate (advertised as ``fp``)
+                identity = await asyncio.to_thread(load_or_create_identity, "rami-lan player")
+            except OSError:
+                identity = None
+            self.listener = InviteListener(self.inbox, self._on_invite, self._on_cancel,
+                                           identity=identity)
             port = await self.listener.start(self._listen_host())
             p = self.profile
             self.advertiser = PlayerAdvertiser(
-                PlayerAd(player_id=p.player_id, nickname=p.nickname, lang=p.lang),
+                PlayerAd(player_id=p.player_id, nickname=p.nickname, lang=p.lang,
+                         fingerprint=self.listener.fingerprint),
                 port, interfaces=self.interfaces)
             await self.advertiser.start()
             self.player_browser = PlayerBrowser(
@@ -245,8 +265,10 @@ class Lobby:
             return
         if self.listener is not None:
             self.listener.answer(inv.invitation_id, reply)
-        ad = SimpleNamespace(addresses=inv.addresses, port=inv.port,
-                             code_required=inv.needs_typed_code)
+        ad = SimpleNamespace(
+            addresses=inv.addresses, port=inv.port, fingerprint=inv.fingerprint or None,
+            code_required=inv.code_required or inv.ticket is not None,
+            invitation=inv.invitation_id if inv.ticket is not None else None)
         self.join(ad, inv.hello_code())
 
     def decline_invite(self) -> None:
@@ -403,10 +425,45 @@ class Lobby:
         if not ad.addresses or not ad.port:
             self.message = _("This table has no address yet; try again in a moment.")
             return
-        session = await open_session(
-            ad.addresses[0], ad.port, nickname=self.settings.nickname, lang=language(), code=code
-        )
+        from rami_lan.net.client import FingerprintMismatch, JoinRefused, PakeFailed
+
+        extra: dict[str, Any] = {}
+        invitation = getattr(ad, "invitation", None)
+        if invitation:
+            extra["invitation"] = invitation
+        if getattr(self.profile, "player_id", None):
+            extra["player_id"] = self.profile.player_id
+        try:
+            session = await open_session(
+                ad.addresses[0], ad.port, nickname=self.settings.nickname, lang=language(),
+                code=code or None, fingerprint=getattr(ad, "fingerprint", None) or None,
+                code_required=bool(getattr(ad, "code_required", False)), **extra,
+            )
+        except FingerprintMismatch:
+            self.message = _("The table's certificate is not the announced one: someone may "
+                             "be intercepting the connection. Not joined.")
+            return
+        except PakeFailed:
+            self.message = _("Wrong join code, or the connection is being intercepted.")
+            if not invitation:
+                self._ask_code(ad)
+            return
+        except JoinRefused as e:
+            if e.code == "bad_code" and not invitation:
+                self.message = (_("Wrong join code.") if code else
+                                _("This table needs a join code."))
+                self._ask_code(ad)
+            else:
+                self.message = refusal_text(e.code)
+            return
         self._show_table(session)
+
+    def _ask_code(self, ad: Any) -> None:
+        """Ask for the table's join code, then join again."""
+        self.pending_join = ad
+        self.code_form.values = {"code": ""}
+        self.code_form.index = 0
+        self.mode = "code"
 
     def _limit_value(self) -> tuple[int | None, bool]:
         lim = self.new_form.values.get("limit")
@@ -433,7 +490,12 @@ class Lobby:
             s: vals[f"seat{s}"] for s in range(1, vals["seats"]) if vals.get(f"seat{s}") != "human"
         }
         limit, quick = self._limit_value()
-        code = vals.get("code") if vals.get("who") == "code" else None
+        who = vals.get("who") or "anyone"
+        code = vals.get("code") if who == "code" else None
+        if who == "code" and not code:
+            self.message = _("A table with a join code needs a code.")
+            self.mode = "new"
+            return
         config = TableConfig(
             name=vals.get("name") or _("{nick}'s table").format(nick=self.settings.nickname),
             variant=v.id,
@@ -444,6 +506,7 @@ class Lobby:
             knock=bool(vals.get("knock")) and v.knock_supported,
             timer=vals.get("timer", 0),
             join_code=code or None,
+            who_may_sit=who,
             advertise=True,
             interfaces="all",
             port=0,
@@ -452,7 +515,9 @@ class Lobby:
         port = await host.start()
         self.host = host
         session = await open_session(
-            "127.0.0.1", port, nickname=self.settings.nickname, lang=language(), code=code or None
+            "127.0.0.1", port, nickname=self.settings.nickname, lang=language(),
+            code=code or None, token=host.owner_token, fingerprint=host.fingerprint,
+            player_id=self.profile.player_id,
         )
         self._show_table(session, self._make_inviter(host, config, port, code or None))
 
@@ -540,7 +605,8 @@ class Lobby:
             seat_field(2),
             seat_field(3),
             Field("who", lambda: _("Who may sit"),
-                  lambda: [("anyone", _("anyone")), ("code", _("with a join code"))]),
+                  lambda: [("anyone", _("anyone")), ("code", _("with a join code")),
+                           ("invited", _("invited only"))]),
             Field("code", lambda: _("Join code"), visible=lambda: values["who"] == "code",
                   max_len=16),
             Field("limit", lambda: _("Points"), limits),

@@ -6,7 +6,9 @@ to the session; the host (or the local table) judges them with the core.
 
 Player features: ``i`` opens "Info joueur" (your card in full from the statistics
 database, the others' reported cards and connection states), ``:`` opens the chat
-line, ``v`` the "Inviter" panel when the screen was given an `Inviter`. When a match
+line, ``v`` the "Inviter" panel when the screen was given an `Inviter`. The Info panel
+also shows the table fingerprint (``SessionUpdate.table["fingerprint"]``) that players
+compare with the host's. When a match
 ends the screen records it in the local statistics (`rami_lan.stats.StatsDB`).
 """
 
@@ -264,6 +266,10 @@ class TableScreen:
         lines = card_lines(card, variants=None if seat == self.model.seat else [self.model.variant])
         if seat == self.model.seat and self.stats_error:
             lines.append(self.stats_error)
+        fp = self.model.table.get("fingerprint")
+        if isinstance(fp, str) and fp:
+            # Players compare it aloud with the host's screen (docs/security.md).
+            lines += ["", _("Table fingerprint: {fp}").format(fp=fp)]
         return lines
 
     def show_info(self, seat: int | None = None) -> None:
