@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from functools import cache
 
@@ -119,7 +120,8 @@ def _hand_strategy(max_cards: int):
     return hands()
 
 
-SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+EXAMPLES = int(os.environ.get("SOLVER_EXAMPLES", "250"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 @SETTINGS

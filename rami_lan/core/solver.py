@@ -25,6 +25,8 @@ the high end: same cards, at least as many points).
 
 from __future__ import annotations
 
+import gc
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -39,7 +41,7 @@ from rami_lan.core.melds import (
     rank_points,
     recover_joker,
 )
-from rami_lan.core.variants import Variant, get_variant
+from rami_lan.core.variants import VARIANTS, Variant, get_variant
 
 Face = tuple[int, str]
 # A meld shape: (kind, position faces in order, None where a joker stands), points.
@@ -63,6 +65,8 @@ class Partition:
 # joker, ends with a joker)
 Status = tuple[int, int, bool, bool, bool]
 NEG = -(10**18)
+NO_SETS = [((0, 0, 0, 0), 0, ())]
+IDLE = [((), 0, 0, 0, ((), ()))]  # a suit with no natural here and no open run
 POINTS_SCALE = 64
 HAND_SCALE = 4096
 
@@ -113,10 +117,12 @@ class Sweep:
         # Dominance "move a low-end joker to the high end" needs non-decreasing points.
         self.monotone = all(run_pts[p] <= run_pts[p + 1] for p in range(self.lo, self.hi))
         # Dominance "a natural left over while a joker plays its face: swap them" keeps
-        # the meld valid and the leftover count; it needs a joker to cost at least as
-        # much in hand as any natural, and no obligation to meld a joker.
-        max_nat = max(v.hand_ace_points, 10)
-        self.swap_prune = not required_joker and (not self.hand_obj or v.hand_joker_points >= max_nat)
+        # the meld valid, the points and the leftover count; for the fewest hand points it
+        # needs a joker to cost no more in hand than any natural (never, in the presets),
+        # and it is off when a joker must be melded.
+        self.swap_prune = not required_joker and (
+            not self.hand_obj or v.hand_joker_points <= 1
+        )
         self.greedy_ok = min_leftover == 0  # "meld rather than leave over" dominances
         # Naturals that can be in no meld at all are left over at once.
         self.base = 0
@@ -131,33 +137,30 @@ class Sweep:
             self.base += self.left_nat(r, c)
             self.lf0 += c
         self.counts = counts
-        # next_nat[p]: the first position after p holding a natural (14 if aces wait there)
+        # Position tables: naturals per suit at each position, the next position holding
+        # a natural (any suit / this suit), and empty positions from p to the top.
+        nat_at = [(0, 0, 0, 0)] * 16
+        for p in range(self.lo, self.hi + 1):
+            nat_at[p] = tuple(self._natural_count(si, p) for si in range(4))
+        self.nat_at = nat_at
         self.next_nat = [self.hi + 1] * 16
-        nxt = self.hi + 1
-        for p in range(self.hi, 0, -1):
-            self.next_nat[p] = nxt
-            if any(self._natural_count(si, p) for si in range(4)):
-                nxt = p
-        # empties[s][p]: positions p..hi of suit s holding no natural of the hand.
         self.empties = [[0] * 16 for _ in range(4)]
-        self.nat_after = [[False] * 16 for _ in range(4)]
-        for s in range(4):
-            e = 0
-            seen = False
-            for p in range(self.hi, 0, -1):
-                if self._natural_count(s, p) == 0:
-                    e += 1
-                self.empties[s][p] = e
-                self.nat_after[s][p] = seen
-                if self._natural_count(s, p):
-                    seen = True
         self.next_suit_nat = [[99] * 16 for _ in range(4)]
-        for si in range(4):
-            nxt = 99
-            for p in range(self.hi, 0, -1):
-                self.next_suit_nat[si][p] = nxt
-                if self._natural_count(si, p):
-                    nxt = p
+        nxt = self.hi + 1
+        nxt_s = [99, 99, 99, 99]
+        empty = [0, 0, 0, 0]
+        for p in range(self.hi, 0, -1):
+            here = nat_at[p]
+            self.next_nat[p] = nxt
+            if here[0] or here[1] or here[2] or here[3]:
+                nxt = p
+            for si in range(4):
+                self.next_suit_nat[si][p] = nxt_s[si]
+                if here[si]:
+                    nxt_s[si] = p
+                else:
+                    empty[si] += 1
+                self.empties[si][p] = empty[si]
         self.memo: dict = {}
         self.suit_memo: dict = {}
         self.set_memo: dict = {}
@@ -228,6 +231,15 @@ class Sweep:
             return False
         return st[1] >= 0 if self.not_more else st[1] >= 1
 
+    def norm(self, runs: tuple[tuple[Status, ...], ...], jl: int) -> tuple:
+        """Cap balances at the free jokers: a run with balance >= jl stays valid anyway."""
+        out = []
+        for rs in runs:
+            if rs and any(st[1] > jl for st in rs):
+                rs = tuple(sorted((st[0], min(st[1], jl)) + st[2:] for st in rs))
+            out.append(rs)
+        return tuple(out)
+
     def _k_nat(self, k: int) -> int:
         return min(k + 1, self.kcap) if self.not_more else 1
 
@@ -266,12 +278,14 @@ class Sweep:
             st = runs[i]
             L, k, low, jlow, gap = st
             can_extend = pos <= hi and not (low and pos == 14)
-            if not jlow and not gap:
+            if not gap:
                 # close after pos - 1, with t trailing jokers at pos .. pos + t - 1
                 for t in range(0, jl - jok + 1):
                     end = pos + t - 1
                     if t and (end > hi or (low and end >= 14)):
                         break
+                    if jlow and end != hi:
+                        continue  # a run with low-end jokers reaches the top
                     if min(L + t, 3) < 3 or (self.not_more and k - t < 0):
                         continue
                     tp = sum(rp[pos:pos + t])
@@ -392,7 +406,7 @@ class Sweep:
     def naturals_at(self, pos: int, carried: tuple[int, ...]) -> tuple[int, ...]:
         if pos == 14 and self.carry:
             return carried
-        return tuple(self._natural_count(s, pos) for s in range(4))
+        return self.nat_at[pos]
 
     def solve(
         self,
@@ -402,7 +416,7 @@ class Sweep:
         carried: tuple[int, ...],
         lf: int,
     ) -> int:
-        if self.not_more and jl < self.kcap:
+        if jl < self.kcap and self.not_more and (runs[0] or runs[1] or runs[2] or runs[3]):
             runs = self.norm(runs, jl)
         key = (pos, runs, jl, carried, lf)
         got = self.memo.get(key)
@@ -428,7 +442,11 @@ class Sweep:
                 return best
         carry_pos = self.carry and pos == 1
         sets_here = 2 <= pos <= 13 or pos == self.set_pos
-        set_opts = self.set_options(n, jl) if sets_here and any(n) else [((0, 0, 0, 0), 0, ())]
+        n_suits = (n[0] > 0) + (n[1] > 0) + (n[2] > 0) + (n[3] > 0)
+        if sets_here and n_suits and n_suits + jl >= 3:
+            set_opts = self.set_options(n, jl)
+        else:
+            set_opts = NO_SETS
         spts = self.set_pts[pos]
         req = self.required
         for used, js, sets in set_opts:
@@ -442,7 +460,10 @@ class Sweep:
                                 completable |= 1 << s
             base = self.placed(spts * (sum(used) + js))
             m = [n[s] - used[s] for s in range(4)]
-            opts = [self.suit_options(pos, s, runs[s], m[s], jl1) for s in range(4)]
+            opts = [
+                self.suit_options(pos, s, runs[s], m[s], jl1) if m[s] or runs[s] else IDLE
+                for s in range(4)
+            ]
             # combine the four suits
             for o0 in opts[0]:
                 j_a = o0[2]
@@ -493,17 +514,26 @@ class Sweep:
         self.memo[key] = (best, choice)
         return best
 
-    def start(self) -> tuple[int, tuple]:
+    def start(self, jokers: int | None = None) -> tuple:
         carried = (0, 0, 0, 0)
         runs: tuple[tuple[Status, ...], ...] = ((), (), (), ())
-        return (self.lo, runs, self.j0, carried, min(self.lf0, self.min_left))
+        j = self.j0 if jokers is None else jokers
+        return (self.lo, runs, j, carried, min(self.lf0, self.min_left))
 
-    def run(self) -> SweepResult | None:
-        st = self.start()
+    def value(self, jokers: int) -> int:
+        """Best score with ``jokers`` jokers (NEG if no partition meets the demands)."""
+        best = self.solve(*self.start(jokers))
+        return NEG if best == NEG else best + self.base
+
+    def result(self, jokers: int | None = None) -> SweepResult | None:
+        st = self.start(jokers)
         best = self.solve(*st)
         if best == NEG:
             return None
         return self._replay(st, best + self.base)
+
+    def run(self) -> SweepResult | None:
+        return self.result()
 
     def _replay(self, st: tuple, best: int) -> SweepResult:
         pos, runs, jl, carried, lf = st
@@ -666,6 +696,115 @@ def _materialise(
     )
 
 
+def _components(
+    variant: Variant, counts: list[list[int]], jokers: int
+) -> list[list[tuple[int, int]]]:
+    """Faces (suit, rank) grouped so that no meld can hold faces of two groups."""
+    faces = [(si, r) for si in range(4) for r in range(1, 14) if counts[si][r]]
+    parent = {f: f for f in faces}
+
+    def find(f: tuple[int, int]) -> tuple[int, int]:
+        while parent[f] != f:
+            parent[f] = parent[parent[f]]
+            f = parent[f]
+        return f
+
+    def positions(r: int) -> list[int]:
+        if r != 1:
+            return [r]
+        return [p for p, ok in ((1, variant.ace_low), (14, variant.ace_high)) if ok]
+
+    reach = 1 + jokers
+    for i, a in enumerate(faces):
+        for b in faces[i + 1 :]:
+            if a[1] == b[1]:
+                joined = True  # same rank, other suit: a set
+            elif a[0] == b[0]:
+                joined = any(abs(p - q) <= reach for p in positions(a[1]) for q in positions(b[1]))
+            else:
+                joined = False
+            if joined:
+                ra, rb = find(a), find(b)
+                if ra != rb:
+                    parent[ra] = rb
+    groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for f in faces:
+        groups.setdefault(find(f), []).append(f)
+    return list(groups.values())
+
+
+_SWEEPS: OrderedDict[tuple, Sweep] = OrderedDict()
+_SWEEP_CACHE_SIZE = 16
+
+
+def _cached_sweep(
+    variant: Variant,
+    counts: list[list[int]],
+    jokers: int,
+    objective: str,
+    req: tuple[int, int] | None,
+) -> Sweep:
+    """A solved group of faces is reused: hands change a card at a time during a game."""
+    if VARIANTS.get(variant.id) is not variant:  # only the presets are cached
+        return Sweep(variant, counts, jokers, objective, required=req)
+    key = (variant.id, objective, jokers, req, tuple(tuple(row) for row in counts))
+    sw = _SWEEPS.get(key)
+    if sw is None:
+        sw = Sweep(variant, counts, jokers, objective, required=req)
+        _SWEEPS[key] = sw
+        if len(_SWEEPS) > _SWEEP_CACHE_SIZE:
+            _SWEEPS.popitem(last=False)
+    else:
+        _SWEEPS.move_to_end(key)
+    return sw
+
+
+def _sweep_decomposed(
+    variant: Variant,
+    counts: list[list[int]],
+    jokers: int,
+    objective: str,
+    req: tuple[int, int] | None,
+) -> SweepResult | None:
+    """Solve independent groups of faces apart and share the jokers between them."""
+    full = _cached_sweep(variant, counts, jokers, objective, req)  # drops dead faces
+    comps = _components(variant, full.counts, jokers)
+    if len(comps) <= 1:
+        return full.run()
+    sweeps: list[Sweep] = []
+    for comp in comps:
+        sub = [[0] * 14 for _ in range(4)]
+        for si, r in comp:
+            sub[si][r] = full.counts[si][r]
+        r_here = req if req is not None and req in comp else None
+        sweeps.append(_cached_sweep(variant, sub, jokers, objective, r_here))
+    # knapsack over the jokers: table[j] = (score, joker split) using j jokers so far
+    table: dict[int, tuple[int, tuple[int, ...]]] = {0: (full.base, ())}
+    for sw in sweeps:
+        vals = [sw.value(j) for j in range(jokers + 1)]
+        nxt: dict[int, tuple[int, tuple[int, ...]]] = {}
+        for used, (score, split) in table.items():
+            for j in range(jokers - used + 1):
+                if vals[j] == NEG:
+                    continue
+                cand = (score + vals[j], split + (j,))
+                old = nxt.get(used + j)
+                if old is None or cand[0] > old[0]:
+                    nxt[used + j] = cand
+        table = nxt
+    if jokers not in table:
+        return None
+    score, split = table[jokers]
+    runs: list = []
+    sets: list = []
+    for sw, j in zip(sweeps, split, strict=True):
+        res = sw.result(j)
+        assert res is not None
+        runs += res.runs
+        sets += res.sets
+    return SweepResult(score, runs, sets)
+
+
 def _search(
     variant: Variant,
     cards: Sequence[Card],
@@ -673,20 +812,40 @@ def _search(
     required: Card | None = None,
     min_leftover: int = 0,
 ) -> Partition | None:
+    # The search allocates many small tuples that are never cyclic: pausing the cyclic
+    # garbage collector meanwhile avoids full collections in the middle of a solve.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        return _search_inner(variant, cards, objective, required, min_leftover)
+    finally:
+        if paused:
+            gc.enable()
+
+
+def _search_inner(
+    variant: Variant,
+    cards: Sequence[Card],
+    objective: str,
+    required: Card | None,
+    min_leftover: int,
+) -> Partition | None:
     counts, jokers = _count_cards(cards)
     req: tuple[int, int] | None = None
     if required is not None and not required.is_joker:
         req = (SUITS.index(required.suit), required.rank)  # type: ignore[arg-type]
-    sweep = Sweep(
-        variant,
-        counts,
-        jokers,
-        objective,
-        required=req,
-        required_joker=required is not None and required.is_joker,
-        min_leftover=min_leftover,
-    )
-    res = sweep.run()
+    need_joker = required is not None and required.is_joker
+    res = _sweep_decomposed(variant, counts, jokers, objective, req)
+    if res is not None and (need_joker or min_leftover):
+        # The unconstrained optimum is the answer when it happens to meet the demands.
+        melded = sum(len(r) for r in res.runs) + sum(len(st) + j for _p, st, j in res.sets)
+        jok_used = sum(1 for r in res.runs for _p, si in r if si is None)
+        jok_used += sum(j for _p, _st, j in res.sets)
+        if len(cards) - melded < min_leftover or (need_joker and not jok_used):
+            res = Sweep(
+                variant, counts, jokers, objective, required=req,
+                required_joker=need_joker, min_leftover=min_leftover,
+            ).run()
     if res is None:
         return None
     return _materialise(variant, cards, res, required)

@@ -1,0 +1,1 @@
+"""Benchmarks: each module prints one JSON object (``python -m benchmarks.<name>``)."""

@@ -1,0 +1,69 @@
+"""Benchmark: `best_partition` on random hands (exact solver), per case.
+
+Cases (targets from issue 3):
+
+- ``rami14``: 14-card ``rami`` hands, two decks, 0-2 jokers: median <= 1 ms, p99 <= 10 ms
+- ``rami14_j4``: the same with 4 jokers: p99 <= 30 ms
+- ``500_30``: 30-card ``500`` hands (one deck, 0-2 jokers): p99 <= 50 ms
+
+Prints one JSON object; times in ms.
+
+    cd /work/main && python -m benchmarks.solver [--count 300] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+
+from rami_lan.core import best_partition, full_deck, get_variant
+
+CASES = {
+    "rami14": ("rami", 14, (0, 2), {"median": 1.0, "p99": 10.0}),
+    "rami14_j4": ("rami", 14, (4, 4), {"p99": 30.0}),
+    "500_30": ("500", 30, (0, 2), {"p99": 50.0}),
+}
+
+
+def bench(variant: str, n: int, jokers: tuple[int, int], count: int, seed: int) -> dict:
+    v = get_variant(variant)
+    rng = random.Random(seed)
+    deck = full_deck(v.n_decks, v.n_jokers)
+    naturals = [c for c in deck if not c.is_joker]
+    jk = [c for c in deck if c.is_joker]
+    times = []
+    for _ in range(count):
+        j = rng.randint(*jokers)
+        hand = rng.sample(naturals, n - j) + jk[:j]
+        t0 = time.perf_counter()
+        best_partition(v, hand)
+        times.append((time.perf_counter() - t0) * 1000)
+    times.sort()
+    return {
+        "count": count,
+        "median_ms": round(statistics.median(times), 3),
+        "p99_ms": round(times[min(len(times) - 1, int(0.99 * len(times)))], 3),
+        "max_ms": round(times[-1], 3),
+        "mean_ms": round(statistics.fmean(times), 3),
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--count", type=int, default=300)
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args()
+    out: dict = {"seed": args.seed}
+    for name, (variant, n, jokers, target) in CASES.items():
+        res = bench(variant, n, jokers, args.count, args.seed)
+        res["target_ms"] = target
+        res["meets_target"] = all(res[f"{k}_ms"] <= t for k, t in target.items())
+        out[name] = res
+    print(json.dumps(out, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,281 @@
+"""``expert``: the moyen player plus memory and foresight.
+
+- Tracks the cards seen (discard pile, table melds) and values a loose card by how
+  many of the cards that would complete it are still live.
+- Avoids feeding the next player: keeps cards that fit a table meld the next player
+  may use, and cards close to what that player took from the pile.
+- Plans the opening threshold: before opening, keeps high cards that have partners.
+- Keeps jokers (never lays one off unless the hand is nearly empty).
+- In ``500`` looks deep into the discard pile and takes the depth that pays most.
+- Knocks ("frapper") when the discard adds at least `knock_gain` meld points and it
+  has opened or would open with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rami_lan.bots.base import best_partition, best_partition_with, can_open
+from rami_lan.bots.memory import CardMemory
+from rami_lan.bots.moyen import Moyen, neighbours
+from rami_lan.core import actions as A
+from rami_lan.core.cards import Card
+from rami_lan.core.events import Event
+from rami_lan.core.melds import hand_points
+from rami_lan.core.solver import lay_off_options
+from rami_lan.core.views import SeatView
+
+MAX_DEPTH = 8  # deepest discard (500) the expert considers
+
+
+class Expert(Moyen):
+    level = "expert"
+    knock_gain = 10
+    hoard_jokers = False  # measured: laying jokers off beats holding them (rami, classique)
+
+    def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
+        super().__init__(seat, seed, think_delay)
+        self.memory = CardMemory()
+
+    def observe(self, view: SeatView, events: Sequence[Event]) -> None:
+        self.memory.update(events)
+
+    # --- drawing -------------------------------------------------------------------
+
+    def draw(self, view: SeatView) -> A.Action | None:
+        v = self.variant(view)
+        if v.discard_draw == "any_depth" and len(view.discard) > 1:
+            return self.deep_draw(view)
+        action = super().draw(view)
+        if isinstance(action, A.DrawStock) and view.discard and self.top_adds_outs(view):
+            take = A.DrawDiscard(self.seat, 1)
+            if self.legal(view, take):
+                return take
+        return action
+
+    def top_adds_outs(self, view: SeatView, min_outs: float = 6.0) -> bool:
+        """Is the top discard worth more than a blind draw (many live outs added)?"""
+        v = self.variant(view)
+        top = view.discard[-1]
+        if top.is_joker or hand_points(v, top) >= 10 or self.danger(view) > 0:
+            return False
+        hand = list(view.hand)
+        melded = self.meld_cards(view)
+        loose = [c for c in hand if c not in melded]
+        held: dict = {}
+        for c in hand + [top]:
+            held[c.face] = held.get(c.face, 0) + 1
+
+        def outs(cards: list[Card]) -> float:
+            total = 0.0
+            for face, w in _useful_faces(cards, list(melded), v.ace_low, v.ace_high).items():
+                total += w * max(0, v.n_decks - held.get(face, 0) - self.memory.dead(face))
+            return total
+
+        return outs(loose + [top]) - outs(loose) >= min_outs
+
+    def deep_draw(self, view: SeatView) -> A.Action | None:
+        v = self.variant(view)
+        hand = list(view.hand)
+        base = best_partition(v, hand).points
+        best: tuple[float, int] = (0.0, 0)
+        for d in range(1, min(len(view.discard), MAX_DEPTH) + 1):
+            taken = list(view.discard[-d:])
+            chosen = taken[0]
+            part = best_partition_with(v, hand + taken, chosen)
+            if part is None:
+                continue
+            left = sum(hand_points(v, c) for c in taken if c in part.leftover)
+            gain = part.points - base - 0.5 * left
+            if gain > best[0] and self.legal(view, A.DrawDiscard(self.seat, d)):
+                best = (gain, d)
+        if best[1]:
+            return A.DrawDiscard(self.seat, best[1])
+        return A.DrawStock(self.seat)
+
+    # --- playing -------------------------------------------------------------------
+
+    def play(self, view: SeatView) -> A.Action | None:
+        # a joker in a long hand turns any pair into a meld: keep it for that, unless
+        # an opponent is about to go out (a joker left in hand costs the most)
+        keep = self.hoard_jokers and len(view.hand) > 4 and self.danger(view) < 1.0
+        return (
+            self.lay_down_action(view)
+            or self.recover_action(view)
+            or self.lay_off_action(view, keep_jokers=keep)
+        )
+
+    def danger(self, view: SeatView) -> float:
+        """0..1: how close an opponent is to going out (few cards left)."""
+        left = [p.n_cards for p in view.players if p.in_round and p.seat != self.seat]
+        if not left:
+            return 0.0
+        return {0: 1.0, 1: 1.0, 2: 1.0, 3: 0.6, 4: 0.3}.get(min(left), 0.0)
+
+    def next_seat(self, view: SeatView) -> int | None:
+        seats = [p.seat for p in view.players if p.in_round]
+        if self.seat not in seats:
+            return None
+        return seats[(seats.index(self.seat) + 1) % len(seats)]
+
+    def keep_value(self, view: SeatView, card: Card, melded: set[Card]) -> float:
+        base = super().keep_value(view, card, melded)
+        if card in melded or card.is_joker:
+            return base
+        v = self.variant(view)
+        hand = list(view.hand)
+        # the nearer an opponent is to going out, the more a high card costs
+        base -= self.danger(view) * hand_points(v, card) / 2.0
+        # A partial meld whose completing cards are all seen is dead: drop its bonus.
+        nb = neighbours(card, hand)
+        if nb > 0:
+            live = 0
+            for face in self._completions(card, hand):
+                held = sum(1 for c in hand if c.face == face)
+                live += max(0, v.n_decks - held - self.memory.dead(face))
+            if live == 0:
+                base -= 6.0 * nb
+        # Feeding the next player: a card that fits a table meld they may use, or one
+        # close to what they took from the pile, is kept rather than handed over.
+        nxt = self.next_seat(view)
+        info = next((p for p in view.players if p.seat == nxt), None)
+        if info is not None and (info.opened or not v.requires_opening):
+            if lay_off_options(v, view.melds, [card]):
+                base += 8.0
+        for t in self.memory.taken_by.get(nxt, []) if nxt is not None else []:
+            if t.is_joker:
+                continue
+            if t.rank == card.rank or (t.suit == card.suit and abs(t.rank - card.rank) <= 2):
+                base += 3.0
+        # Opening plan: before opening a threshold variant, partial melds of high cards
+        # bring the opening closer.
+        if v.requires_opening and v.open_min_points and not self.opened(view) and nb > 0:
+            base += min(card.rank, 10) / 6.0
+        return base
+
+    @staticmethod
+    def _completions(card: Card, hand: list[Card]) -> set[tuple[int, str | None]]:
+        """Faces that would turn ``card`` and its neighbours in hand into a meld."""
+        out: set[tuple[int, str | None]] = set()
+        faces = {c.face for c in hand if not c.is_joker}
+        r, s = card.rank, card.suit
+        if any((r, t) in faces for t in "cshd" if t != s):
+            out |= {(r, t) for t in "cshd" if t != s and (r, t) not in faces}
+
+        def f(q: int) -> tuple[int, str | None]:
+            return (1 if q in (1, 14) else q, s)
+
+        ranks = (r, 14) if r == 1 else (r,)
+        for q in ranks:
+            if f(q + 1) in faces:
+                out |= {f(q - 1), f(q + 2)}
+            if f(q - 1) in faces:
+                out |= {f(q - 2), f(q + 1)}
+            if f(q + 2) in faces:
+                out.add(f(q + 1))
+            if f(q - 2) in faces:
+                out.add(f(q - 1))
+        return {x for x in out if 1 <= x[0] <= 13 and x not in faces}
+
+    # --- discarding: keep the loose cards with the most live outs ---------------------
+
+    def pick_discard(self, view: SeatView) -> Card | None:
+        options = self.discardable(view)
+        if not options:
+            return None
+        v = self.variant(view)
+        hand = list(view.hand)
+        melded = self.meld_cards(view)
+        loose = [c for c in hand if c not in melded]
+        cands = [c for c in options if c not in melded and not c.is_joker]
+        cands = cands or [c for c in options if not c.is_joker] or options
+        held: dict = {}
+        for c in hand:
+            held[c.face] = held.get(c.face, 0) + 1
+        before_open = bool(v.requires_opening and v.open_min_points and not self.opened(view))
+        danger = self.danger(view)
+        nxt = self.next_seat(view)
+        info = next((p for p in view.players if p.seat == nxt), None)
+        feeds_table = info is not None and (info.opened or not v.requires_opening)
+        # a card that fits the table matters most when it could help them go out
+        feed_weight = 8.0 if info is not None and info.n_cards <= 5 else 2.0
+        taken_next = self.memory.taken_by.get(nxt, []) if nxt is not None else []
+
+        def live(face: tuple[int, str | None], gone: Card) -> int:
+            n = v.n_decks - held.get(face, 0) - self.memory.dead(face)
+            return max(0, n - (1 if face == gone.face else 0))
+
+        def score(c: Card) -> float:
+            rest = [x for x in loose if x is not c]
+            outs = 0.0
+            for face, weight in _useful_faces(rest, list(melded), v.ace_low, v.ace_high).items():
+                w = weight * ((0.5 + min(face[0], 10) / 10) if before_open else 1.0)
+                outs += w * live(face, c)
+            value = 3.0 * outs + hand_points(v, c) * (0.3 + danger)
+            if c in melded:
+                value -= 100.0
+            if feeds_table and lay_off_options(v, view.melds, [c]):
+                value -= feed_weight
+            for t in taken_next:
+                if not t.is_joker and (
+                    t.rank == c.rank or (t.suit == c.suit and abs(t.rank - c.rank) <= 2)
+                ):
+                    value -= 3.0
+            return value
+
+        return max(cands, key=lambda c: (score(c), c.sort_key()))
+
+    # --- frapper -------------------------------------------------------------------
+
+    def wants_knock(self, view: SeatView) -> bool:
+        if not view.can_knock or not view.discard:
+            return False
+        v = self.variant(view)
+        top = view.discard[-1]
+        hand = list(view.hand)
+        before = best_partition(v, hand).points
+        after = best_partition_with(v, hand + [top], top)
+        if after is None or after.points - before < self.knock_gain:
+            return False
+        if v.requires_opening and not self.opened(view):
+            return can_open(v, hand + [top], [top]).ok
+        return True
+
+
+def _useful_faces(
+    cards: list[Card], melded: list[Card], ace_low: bool, ace_high: bool
+) -> dict[tuple[int, str | None], float]:
+    """Faces that would make a meld with two cards, one of them loose (weight: pairs)."""
+    out: dict[tuple[int, str | None], float] = {}
+    loose = [c for c in cards if not c.is_joker]
+    others = [c for c in melded if not c.is_joker]
+
+    def add(face: tuple[int, str | None]) -> None:
+        out[face] = out.get(face, 0.0) + 1.0
+
+    def positions(c: Card) -> list[int]:
+        if c.rank != 1:
+            return [c.rank]
+        return [p for p, ok in ((1, ace_low), (14, ace_high)) if ok]
+
+    lo, hi = (1 if ace_low else 2), (14 if ace_high else 13)
+    pairs = [(a, b) for i, a in enumerate(loose) for b in loose[i + 1 :]]
+    pairs += [(a, b) for a in loose for b in others]
+    for a, b in pairs:
+        if a.face == b.face:
+            continue
+        if a.rank == b.rank:
+            for s in "cshd":
+                if s not in (a.suit, b.suit):
+                    add((a.rank, s))
+        elif a.suit == b.suit:
+            for pa in positions(a):
+                for pb in positions(b):
+                    x, y = min(pa, pb), max(pa, pb)
+                    if y - x == 1:
+                        for q in (x - 1, y + 1):
+                            if lo <= q <= hi and not (q == 14 and x == 1):
+                                add((1 if q == 14 else q, a.suit))
+                    elif y - x == 2:
+                        add((x + 1, a.suit))
+    return out

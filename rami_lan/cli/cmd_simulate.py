@@ -1,0 +1,230 @@
+"""``rami-lan simulate``: bot matches played headless, with statistics.
+
+Every deal (one seed) is played once per rotation of the bots over the seats, so each
+bot meets the same cards from every seat. Prints per-bot match wins with a 95 % Wilson
+interval, round wins, mean rounds per match, decision times and rounds per second;
+``--json`` prints one JSON object instead (keys documented in docs/bots.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from typing import Any
+
+from rami_lan.i18n import _
+
+LEVELS = ("debutant", "moyen", "expert")
+VARIANT_IDS = ("rami", "classique", "multi", "500", "40")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--variant", default="rami", choices=VARIANT_IDS, help=_("the variant"))
+    p.add_argument(
+        "--players",
+        default="expert,moyen",
+        help=_("comma-separated bot levels, 2 to 4 (debutant, moyen, expert)"),
+    )
+    p.add_argument("--matches", type=int, default=100, help=_("number of matches"))
+    p.add_argument("--seed", type=int, default=1, help=_("seed of the deals"))
+    p.add_argument("--limit", type=int, default=None, help=_("point limit or target"))
+    p.add_argument("--knock", action="store_true", help=_("enable frapper (rami, classique)"))
+    p.add_argument("--json", action="store_true", help=_("print one JSON object"))
+
+
+def wilson(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _p99(xs: list[float]) -> float:
+    if not xs:
+        return 0.0
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(0.99 * len(s)))]
+
+
+def _progress(done: int, total: int) -> None:
+    width = 30
+    fill = width * done // max(total, 1)
+    sys.stderr.write(f"\r[{'#' * fill}{'.' * (width - fill)}] {done}/{total}")
+    if done == total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def simulate(
+    variant: str,
+    levels: list[str],
+    matches: int,
+    seed: int,
+    limit: int | None = None,
+    knock: bool = False,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Play the matches and return the statistics as plain data."""
+    from rami_lan.bots import make_bot
+    from rami_lan.bots.selfplay import play_match
+    from rami_lan.core.match import MatchOptions
+
+    n = len(levels)
+    options = MatchOptions(limit=limit, knock=knock)
+    deals = max(1, math.ceil(matches / n))
+    total = deals * n
+    wins = [0] * n
+    round_wins = [0] * n
+    dec: list[list[float]] = [[] for _ in range(n)]
+    rounds = 0
+    no_winner = 0
+    engine = 0.0
+    knocks = 0
+    start = time.perf_counter()
+    done = 0
+    for d in range(deals):
+        deal_seed = seed * 1_000_003 + d
+        for rot in range(n):
+            # seat s is played by bot index (s + rot) % n
+            who = [(s + rot) % n for s in range(n)]
+            bots = [make_bot(levels[who[s]], s, deal_seed * 31 + who[s]) for s in range(n)]
+            res = play_match(variant, bots, deal_seed, options)
+            rounds += res.rounds
+            engine += res.engine_time
+            knocks += res.knocks
+            if res.winner is None:
+                no_winner += 1
+            else:
+                wins[who[res.winner]] += 1
+            for w in res.round_winners:
+                if w is not None:
+                    round_wins[who[w]] += 1
+            for s in range(n):
+                dec[who[s]].extend(res.decision_times[s])
+            done += 1
+            if progress:
+                _progress(done, total)
+    elapsed = time.perf_counter() - start
+    names = []
+    for i, lv in enumerate(levels):
+        names.append(f"{lv}#{levels[:i].count(lv) + 1}" if levels.count(lv) > 1 else lv)
+    all_dec = [t for ts in dec for t in ts]
+    bots_out = []
+    for i in range(n):
+        lo, hi = wilson(wins[i], total)
+        bots_out.append(
+            {
+                "name": names[i],
+                "level": levels[i],
+                "match_wins": wins[i],
+                "win_rate": wins[i] / total,
+                "ci95": [lo, hi],
+                "round_wins": round_wins[i],
+                "decisions": len(dec[i]),
+                "decision_ms_mean": 1000 * sum(dec[i]) / max(len(dec[i]), 1),
+                "decision_ms_median": 1000 * (sorted(dec[i])[len(dec[i]) // 2] if dec[i] else 0),
+                "decision_ms_p99": 1000 * _p99(dec[i]),
+            }
+        )
+    return {
+        "variant": variant,
+        "players": levels,
+        "seed": seed,
+        "matches": total,
+        "deals": deals,
+        "no_winner": no_winner,
+        "rounds": rounds,
+        "rounds_per_match": rounds / total,
+        "rounds_per_second": rounds / elapsed if elapsed > 0 else 0.0,
+        "elapsed_s": elapsed,
+        "engine_share": engine / elapsed if elapsed > 0 else 0.0,
+        "knocks": knocks,
+        "decision_ms": {
+            "mean": 1000 * sum(all_dec) / max(len(all_dec), 1),
+            "median": 1000 * (sorted(all_dec)[len(all_dec) // 2] if all_dec else 0.0),
+            "p99": 1000 * _p99(all_dec),
+        },
+        "bots": bots_out,
+    }
+
+
+def _print_table(stats: dict[str, Any]) -> None:
+    print(
+        _("{variant}: {matches} matches ({deals} deals x every seat rotation), seed {seed}").format(
+            **stats
+        )
+    )
+    for b in stats["bots"]:
+        lo, hi = b["ci95"]
+        print(
+            _(
+                "  {name:<10} match wins {wins:>5} ({rate:5.1%}, 95% CI {lo:5.1%}-{hi:5.1%})"
+                "  round wins {rounds:>5}  decision {mean:.1f} ms mean, {p99:.1f} ms p99"
+            ).format(
+                name=b["name"],
+                wins=b["match_wins"],
+                rate=b["win_rate"],
+                lo=lo,
+                hi=hi,
+                rounds=b["round_wins"],
+                mean=b["decision_ms_mean"],
+                p99=b["decision_ms_p99"],
+            )
+        )
+    print(
+        _(
+            "  {rpm:.2f} rounds per match, {rps:.1f} rounds per second, "
+            "decisions {mean:.1f} ms mean / {p99:.1f} ms p99"
+        ).format(
+            rpm=stats["rounds_per_match"],
+            rps=stats["rounds_per_second"],
+            mean=stats["decision_ms"]["mean"],
+            p99=stats["decision_ms"]["p99"],
+        )
+    )
+    if stats["no_winner"]:
+        print(_("  {n} matches ended without a winner").format(n=stats["no_winner"]))
+
+
+def run(args: argparse.Namespace) -> int:
+    levels = [x.strip() for x in str(args.players).split(",") if x.strip()]
+    bad = [x for x in levels if x not in LEVELS]
+    if bad:
+        print(
+            _("unknown bot level {level}; choose from {levels}").format(
+                level=bad[0], levels=", ".join(LEVELS)
+            ),
+            file=sys.stderr,
+        )
+        return 2
+    if not 2 <= len(levels) <= 4:
+        print(_("a match needs 2 to 4 players"), file=sys.stderr)
+        return 2
+    if args.matches < 1:
+        print(_("--matches must be at least 1"), file=sys.stderr)
+        return 2
+    try:
+        stats = simulate(
+            args.variant,
+            levels,
+            args.matches,
+            args.seed,
+            limit=args.limit,
+            knock=args.knock,
+            progress=sys.stderr.isatty() and not args.json,
+        )
+    except ValueError as e:
+        print(_("invalid options: {err}").format(err=e), file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(stats, sort_keys=True))
+    else:
+        _print_table(stats)
+    return 0

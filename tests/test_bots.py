@@ -1,0 +1,173 @@
+"""Bots: they see only views, always act legally, finish matches, and rank by level."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from rami_lan.bots import LEVELS, make_bot
+from rami_lan.bots.base import Bot
+from rami_lan.bots.selfplay import deal_seed, play_match
+from rami_lan.core import actions as A
+from rami_lan.core import events as E
+from rami_lan.core.cards import full_deck
+from rami_lan.core.match import MatchOptions, apply, is_legal, new_match, start_round
+from rami_lan.core.shadow import is_legal_for_view, legal_actions_for_view
+from rami_lan.core.variants import VARIANTS
+from rami_lan.core.views import SeatView, view_for
+
+VARIANT_IDS = sorted(VARIANTS)
+
+
+def test_make_bot_levels_and_think_delay():
+    for level in ("debutant", "moyen", "expert"):
+        bot = make_bot(level, 2, seed=5)
+        assert isinstance(bot, Bot) and bot.level == level and bot.seat == 2
+        assert bot.think_delay == 0.0
+    assert make_bot("expert", 0, 1, think_delay=0.8).think_delay == 0.8
+    with pytest.raises(ValueError):
+        make_bot("grandmaster", 0, 1)
+
+
+def _random_states(variant: str, n_players: int, seed: int, steps: int):
+    """States reached by random legal play (the bots' views are judged on them)."""
+    v = VARIANTS[variant]
+    rng = random.Random(seed)
+    m = new_match(v, n_players, MatchOptions(knock=v.knock_supported))
+    deck = full_deck(v.n_decks, v.n_jokers)
+    order, seed32 = deal_seed(rng, len(deck))
+    m, _ = start_round(m, [deck[i] for i in order], seed32)
+    for _ in range(steps):
+        if m.round is None or m.round.phase == "over":
+            return
+        yield m
+        seat = m.round.turn
+        acts = list(legal_actions_for_view(view_for(m, seat)))
+        acts = [a for a in acts if not isinstance(a, A.Knock)] or acts
+        # prefer ending turns so the random walk moves through many turns
+        discards = [a for a in acts if isinstance(a, A.Discard | A.DrawStock)]
+        pick = rng.choice(discards if discards and rng.random() < 0.7 else acts)
+        m, _ = apply(m, pick)
+
+
+@pytest.mark.parametrize("variant", VARIANT_IDS)
+def test_bots_act_legally_from_views(variant):
+    bots = {lv: make_bot(lv, 0, 3) for lv in LEVELS}
+    checked = 0
+    for n_players in (2, 3):
+        for m in _random_states(variant, n_players, seed=n_players * 7, steps=40):
+            seat = m.round.turn
+            view = view_for(m, seat)
+            assert isinstance(view, SeatView)
+            for lv in LEVELS:
+                bot = make_bot(lv, seat, 3) if bots[lv].seat != seat else bots[lv]
+                action = bot.choose(view, [])
+                assert action.seat == seat
+                assert is_legal_for_view(view, action)
+                assert is_legal(m, action), (lv, action)  # the real engine agrees
+                checked += 1
+    assert checked > 50
+
+
+@pytest.mark.parametrize("variant", VARIANT_IDS)
+@pytest.mark.parametrize("n_players", [2, 4])
+def test_bots_finish_whole_matches(variant, n_players):
+    levels = ["expert", "moyen", "debutant", "moyen"][:n_players]
+    bots = [make_bot(lv, s, 10 + s) for s, lv in enumerate(levels)]
+    limit = 50 if VARIANTS[variant].match_rule == "elimination" else None
+    opts = MatchOptions(limit=limit, knock=VARIANTS[variant].knock_supported)
+    if VARIANTS[variant].match_rule == "target":
+        opts = MatchOptions(quick=True)
+    res = play_match(variant, bots, seed=4, options=opts)  # raises on an illegal action
+    assert res.winner in range(n_players)
+    assert res.rounds >= 1 and len(res.round_winners) == res.rounds
+
+
+class _Spy(Bot):
+    """Records what it is given: a bot gets views and redacted events, never a state."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(seat)
+        self.inputs: list[tuple[object, list[E.Event]]] = []
+
+    def choose(self, view, new_events=()):
+        self.inputs.append((view, list(new_events)))
+        return super().choose(view, new_events)
+
+
+def test_bots_only_receive_views_and_redacted_events():
+    spies = [_Spy(0), _Spy(1)]
+    play_match("rami", spies, seed=2, options=MatchOptions(limit=1))
+    for spy in spies:
+        assert spy.inputs
+        for view, events in spy.inputs:
+            assert type(view) is SeatView and view.seat == spy.seat
+            for ev in events:
+                if isinstance(ev, E.StockDrawn | E.CardsDealt) and ev.seat != spy.seat:
+                    assert ev.cards is None if isinstance(ev, E.CardsDealt) else ev.card is None
+
+
+def test_expert_keeps_jokers_and_remembers_discards():
+    from rami_lan.core import parse_cards
+
+    expert = make_bot("expert", 0, 1)
+    expert.observe(None, [E.Discarded(1, parse_cards("9h")[0])])
+    assert [str(c) for c in expert.memory.pile] == ["9h"]
+    # on a real state, the expert never throws a joker while another card may go
+    for m in _random_states("rami", 2, seed=12, steps=60):
+        if m.round.phase != "play":
+            continue
+        view = view_for(m, m.round.turn)
+        if not any(c.is_joker for c in view.hand):
+            continue
+        bot = make_bot("expert", view.seat, 2)
+        card = bot.pick_discard(view)
+        assert card is None or not card.is_joker or all(c.is_joker for c in view.hand)
+
+
+def test_expert_knocks_when_it_pays():
+    from rami_lan.core import parse_cards
+
+    expert = make_bot("expert", 2, 1)
+    # seat 1 just discarded 9c; seat 2 (not next) holds 7c 8c and the kings: knock pays
+    hand = tuple(parse_cards("7c 8c Kd Kh Ks 2d 4s 6h 10s Jd Qh 3c 5d"))
+    view = _knock_view(hand, parse_cards("9c")[0], window=(2,))
+    assert expert.wants_knock(view)
+    assert not make_bot("moyen", 2, 1).wants_knock(view)
+    closed = _knock_view(hand, parse_cards("9c")[0], window=())
+    assert not expert.wants_knock(closed)
+
+
+def _knock_view(hand, top, window) -> SeatView:
+    from rami_lan.core.views import PlayerInfo
+
+    players = tuple(
+        PlayerInfo(s, True, 13, False, 0, False, 0, False) for s in range(3)
+    )
+    return SeatView(
+        seat=2, variant="rami", phase="draw", round_no=1, turn_no=3, turn=0, dealer=2,
+        hand=hand, players=players, melds=(), discard=(top,), discard_size=4,
+        stock_size=60, knock_window=window, taken=None, must_use=(), last_result=None,
+        limit=100, quick=False, knock=True, match_over=False, winner=None, tiebreak=(),
+    )
+
+
+STRENGTH_MATCHES = int(os.environ.get("RAMI_STRENGTH_MATCHES", "400"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not os.environ.get("RAMI_SLOW"), reason="strength test: set RAMI_SLOW=1 (minutes)"
+)
+@pytest.mark.parametrize("variant", VARIANT_IDS)
+@pytest.mark.parametrize(("strong", "weak", "share"), [("expert", "moyen", 0.60),
+                                                      ("moyen", "debutant", 0.80)])
+def test_strength(variant, strong, weak, share):
+    from rami_lan.cli.cmd_simulate import simulate
+
+    stats = simulate(variant, [strong, weak], STRENGTH_MATCHES, seed=2024)
+    best = stats["bots"][0]
+    # the lower end of the 95 % interval must clear the target
+    assert best["ci95"][0] >= share, best

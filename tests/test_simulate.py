@@ -1,0 +1,82 @@
+"""``rami-lan simulate``: the JSON keys and numbers of a tiny run, argument errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from rami_lan.cli import cmd_simulate
+from rami_lan.cli.main import main
+
+KEYS = {
+    "variant", "players", "seed", "matches", "deals", "no_winner", "rounds",
+    "rounds_per_match", "rounds_per_second", "elapsed_s", "engine_share", "knocks",
+    "decision_ms", "bots",
+}
+BOT_KEYS = {
+    "name", "level", "match_wins", "win_rate", "ci95", "round_wins", "decisions",
+    "decision_ms_mean", "decision_ms_median", "decision_ms_p99",
+}
+
+
+def _run(capsys, *argv: str) -> dict:
+    assert main(["simulate", *argv]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_json_keys_and_numbers(capsys):
+    out = _run(capsys, "--variant", "multi", "--players", "moyen,debutant",
+               "--matches", "2", "--seed", "3", "--json")
+    assert set(out) == KEYS
+    assert out["variant"] == "multi" and out["players"] == ["moyen", "debutant"]
+    assert out["matches"] == 2 and out["deals"] == 1  # one deal, both seat rotations
+    assert len(out["bots"]) == 2 and all(set(b) == BOT_KEYS for b in out["bots"])
+    wins = sum(b["match_wins"] for b in out["bots"])
+    assert wins + out["no_winner"] == out["matches"]
+    assert out["rounds"] >= out["matches"]
+    assert out["rounds_per_match"] == pytest.approx(out["rounds"] / out["matches"])
+    assert sum(b["round_wins"] for b in out["bots"]) <= out["rounds"]
+    for b in out["bots"]:
+        lo, hi = b["ci95"]
+        assert 0.0 <= lo <= b["win_rate"] <= hi <= 1.0
+        assert b["decisions"] > 0 and b["decision_ms_p99"] >= b["decision_ms_median"] >= 0
+    assert out["rounds_per_second"] > 0
+
+
+def test_seed_makes_runs_repeatable(capsys):
+    args = ("--variant", "rami", "--players", "expert,moyen", "--matches", "2",
+            "--seed", "9", "--limit", "1", "--json")
+    a, b = _run(capsys, *args), _run(capsys, *args)
+    for key in ("rounds", "no_winner"):
+        assert a[key] == b[key]
+    assert [x["match_wins"] for x in a["bots"]] == [x["match_wins"] for x in b["bots"]]
+
+
+def test_same_level_twice_gets_distinct_names(capsys):
+    out = _run(capsys, "--variant", "500", "--players", "moyen,moyen,debutant",
+               "--matches", "3", "--limit", "50", "--json")
+    assert [b["name"] for b in out["bots"]] == ["moyen#1", "moyen#2", "debutant"]
+    assert out["matches"] == 3
+
+
+def test_text_output(capsys):
+    assert main(["simulate", "--variant", "rami", "--players", "moyen,debutant",
+                 "--matches", "2", "--limit", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "moyen" in text and "95% CI" in text and "rounds per second" in text
+
+
+def test_bad_arguments(capsys):
+    assert main(["simulate", "--players", "moyen,wizard"]) == 2
+    assert main(["simulate", "--players", "moyen"]) == 2
+    assert main(["simulate", "--matches", "0"]) == 2
+    assert "wizard" in capsys.readouterr().err
+
+
+def test_wilson_interval():
+    lo, hi = cmd_simulate.wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert cmd_simulate.wilson(0, 0) == (0.0, 1.0)
+    lo, hi = cmd_simulate.wilson(10, 10)
+    assert hi == pytest.approx(1.0) and 0.69 < lo < 0.73
