@@ -323,3 +323,24 @@ def test_illegal_match_action_leaves_the_match_unchanged() -> None:
     with pytest.raises(IllegalAction):
         apply(m, Discard(0, m.round.hands[0][0]))
     assert match_to_plain(m) == snap
+
+
+def test_a_must_use_joker_is_offered_even_with_a_twin_in_hand() -> None:
+    """Two jokers in hand, one of them recovered this turn (classique): the legal
+    actions must offer laying off the recovered one, not only its twin."""
+    st = rigged_round(
+        "classique",
+        {0: "5h * 7h Kc Kd Ks 2c 3s 4h 9c Jd 6s 8s", 1: "6h * 2d 3d 4d 5s Jc Qs 10s 8d 9s 4s 8c"},
+    )
+    st, _ = R.apply(st, DrawStock(0))
+    joker = next(c for c in st.hands[0] if c.is_joker)
+    run = MeldSpec(cards_of(st, 0, "5h") + (joker,) + cards_of(st, 0, "7h"))
+    st, _ = R.apply(st, LayDown(0, (run,)))
+    st, _ = R.apply(st, Discard(0, card(st, 0, "2c")))
+    st, _ = R.apply(st, DrawStock(1))
+    st, _ = R.apply(st, LayDown(1, (MeldSpec(cards_of(st, 1, "2d 3d 4d")),)))
+    st, _ = R.apply(st, RecoverJoker(1, 0, cards_of(st, 1, "6h")))
+    assert st.must_use == (joker,)
+    legal = list(R.legal_actions(st, 1))
+    assert any(isinstance(a, LayOff) and a.card == joker for a in legal)
+    assert not any(isinstance(a, Discard) for a in legal)

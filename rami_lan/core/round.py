@@ -699,11 +699,13 @@ def _depths(st: RoundState) -> range:
     return range(1, 2 if st.discard else 1)
 
 
-def _distinct(cards: Sequence[Card]) -> list[Card]:
+def _distinct(cards: Sequence[Card], keep: Sequence[Card] = ()) -> list[Card]:
+    """One card per face, except the cards in ``keep`` (obligations of the turn), which
+    are not interchangeable with their twins: the engine tracks them by identity."""
     seen: set = set()
-    out = []
+    out = [c for c in keep if c in cards]
     for c in cards:
-        if c.face not in seen:
+        if c not in out and c.face not in seen:
             seen.add(c.face)
             out.append(c)
     return out
@@ -729,7 +731,7 @@ def candidate_actions(st: RoundState, seat: int) -> Iterator[A.Action]:
         for d in _depths(st):
             yield A.DrawDiscard(seat, d)
         return
-    distinct = _distinct(hand)
+    distinct = _distinct(hand, st.must_use)
     for c in distinct:
         yield A.Discard(seat, c)
     melds = enumerate_melds(v, hand)

@@ -21,8 +21,12 @@ from rami_lan.core.views import SeatView
 _PLACEHOLDER_COPY = 1000
 
 
+_POOL: tuple[Card, ...] = tuple(Card(2, "c", _PLACEHOLDER_COPY + i) for i in range(256))
+
+
 def _placeholders(n: int, start: int) -> tuple[Card, ...]:
-    return tuple(Card(2, "c", _PLACEHOLDER_COPY + start + i) for i in range(n))
+    """``n`` distinct stand-in cards (built once; a table never hides 256 cards)."""
+    return _POOL[start : start + n]
 
 
 def shadow_state(view: SeatView) -> R.RoundState | None:
