@@ -16,7 +16,7 @@ import pytest
 
 from rami_lan.core.cards import Card, card_id
 from rami_lan.core.codec import event_from_plain, view_from_plain
-from rami_lan.core.events import DiscardTaken, Event, JokerRecovered, Knocked, RoundStarted
+from rami_lan.core.events import DiscardTaken, Event, JokerRecovered, Knocked, RoundStarted, StockRefilled
 from rami_lan.net import protocol as P
 from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import open_session
@@ -106,6 +106,12 @@ def _check_frames(host: SpyHost) -> tuple[int, int]:
                 if plain.get("type") == TABLE_NOTICE:
                     continue
                 ev: Event = event_from_plain(plain, variant)
+                if isinstance(ev, StockRefilled):
+                    # The pile going back to the stock was public card by card (every
+                    # discard is seen); the event lists it in pile order, and only the
+                    # new, shuffled order is secret (`multi` turns it over openly).
+                    cards += [ev.kept] if ev.kept is not None else []
+                    continue
                 cards += _cards_in(ev)
         elif isinstance(msg, P.RoundSecrets):
             assert round_over, "round secrets sent while the round was running"

@@ -38,7 +38,7 @@ class KillOnce:
         self.killed_at: tuple[int, int] | None = None
 
     def choose(self, view: Any, new_events: Any) -> Any:
-        if self.killed_at is None and view.phase == "draw" and view.turn_no > 1:
+        if self.killed_at is None and view.phase == "draw":
             self.killed_at = (view.round_no, view.turn_no)
             self.session.abort_transport()
         return self.inner.choose(view, new_events)
