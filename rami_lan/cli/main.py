@@ -75,6 +75,39 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
+FULL_SCREEN = {"rami_lan.cli.app", "rami_lan.cli.cmd_solo", "rami_lan.cli.cmd_replay"}
+"""Commands that draw the full-screen UI: nothing may write to the terminal under it."""
+
+
+def setup_logging(full_screen: bool) -> None:
+    """Log to a file in the data folder; warnings also to stderr unless the full-screen
+    UI owns the terminal (a stray line would tear the screen apart)."""
+    import logging
+
+    root = logging.getLogger()
+    if any(getattr(h, "_rami_lan", False) for h in root.handlers):
+        return  # configured already (main() called twice in one process, as in tests)
+    root.setLevel(logging.INFO)
+    try:
+        from rami_lan.stats import data_dir
+
+        folder = data_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(folder / "rami-lan.log", encoding="utf-8")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler._rami_lan = True  # type: ignore[attr-defined]
+        root.addHandler(handler)
+    except OSError:
+        pass
+    if full_screen:
+        logging.lastResort = None
+    else:
+        err = logging.StreamHandler()
+        err.setLevel(logging.WARNING)
+        err._rami_lan = True  # type: ignore[attr-defined]
+        root.addHandler(err)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     lang = _lang_from_argv(argv)
@@ -84,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         set_language("en")
     args = build_parser(_chosen_command(argv)).parse_args(argv)
     module = getattr(args, "_module", "rami_lan.cli.app")
+    interactive_table = (module == "rami_lan.cli.cmd_host" and not getattr(args, "headless", True)) or (
+        module == "rami_lan.cli.cmd_join" and not getattr(args, "bot", None)
+    )
+    setup_logging(module in FULL_SCREEN or (interactive_table and sys.stdout.isatty()))
     try:
         mod = importlib.import_module(module)
     except ImportError as e:
