@@ -22,12 +22,12 @@ import json
 import os
 import re
 import secrets
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
 from rami_lan.cli.settings import MAX_NICKNAME, clean_nickname, config_dir, default_nickname
+from rami_lan.fsutil import atomic_write
 
 __all__ = [
     "LANGS",
@@ -160,16 +160,5 @@ def save_profile(profile: Profile, path: Path | None = None) -> Path:
     """Write the profile atomically (temporary file, fsync, rename); returns the path."""
     p = profile_path() if path is None else Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    text = json.dumps(profile.to_plain(), ensure_ascii=False, indent=2) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=".profile-", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic_write(p, json.dumps(profile.to_plain(), ensure_ascii=False, indent=2) + "\n")
     return p

@@ -37,7 +37,6 @@ import enum
 import os
 import re
 import sqlite3
-import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
@@ -47,6 +46,7 @@ from typing import Any, Final
 from rami_lan.core.events import Event, MatchEnded, RoundEnded
 from rami_lan.core.match import MatchState
 from rami_lan.core.variants import VARIANTS, Variant, get_variant
+from rami_lan.fsutil import app_dir
 from rami_lan.i18n import _, language
 
 __all__ = [
@@ -79,19 +79,14 @@ _MAX_NICK: Final = 24
 
 def data_dir(environ: dict[str, str] | None = None, platform: str | None = None) -> Path:
     """The folder holding rami-lan's data (statistics) on this platform."""
-    env = os.environ if environ is None else environ
-    plat = sys.platform if platform is None else platform
-    if env.get(ENV_DATA_DIR):
-        return Path(env[ENV_DATA_DIR])
-    if env.get("XDG_DATA_HOME"):
-        return Path(env["XDG_DATA_HOME"]) / "rami-lan"
-    home = Path(env.get("HOME") or env.get("USERPROFILE") or Path.home())
-    if plat.startswith("win"):
-        base = env.get("LOCALAPPDATA")
-        return Path(base) / "rami-lan" if base else home / "AppData" / "Local" / "rami-lan"
-    if plat == "darwin":
-        return home / "Library" / "Application Support" / "rami-lan"
-    return home / ".local" / "share" / "rami-lan"
+    return app_dir(
+        ENV_DATA_DIR,
+        ("LOCALAPPDATA", "Local"),
+        ("XDG_DATA_HOME", ".local/share"),
+        xdg_first=True,
+        environ=environ,
+        platform=platform,
+    )
 
 
 def default_db_path(environ: dict[str, str] | None = None) -> Path:

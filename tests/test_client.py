@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import aio_helpers
 import pytest
 
 from rami_lan.core import actions as A
@@ -14,21 +15,14 @@ from rami_lan.net import tls
 from rami_lan.net.client import JoinRefused, open_session
 from rami_lan.net.shuffle import commitment, round_tag
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The host's TLS identity goes to a test folder, not the user's config."""
-    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
+pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
 TABLE_ID = bytes(range(16))
 
 
-def run(coro, timeout: float = 20.0):  # type: ignore[no-untyped-def]
-    async def guarded():  # type: ignore[no-untyped-def]
-        return await asyncio.wait_for(coro, timeout)
-
-    return asyncio.run(guarded())
+def run(coro: Any, timeout: float = 20.0) -> Any:
+    return aio_helpers.run(coro, timeout)
 
 
 class ScriptedHost:

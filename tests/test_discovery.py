@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import logging
 import secrets
-import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
+from aio_helpers import poll_until, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from zeroconf import IPVersion, ServiceInfo, service_type_name
@@ -68,19 +69,10 @@ def txt_bytes(ad: TableAd) -> dict[bytes, bytes | None]:
 
 
 def run_live(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    asyncio.run(asyncio.wait_for(test(), LIVE_TIMEOUT))
+    run(test(), LIVE_TIMEOUT)
 
 
-async def wait_until(
-    predicate: Callable[[], bool], what: str, timeout: float = SEEN_WITHIN
-) -> float:
-    """Poll ``predicate`` until true; return the seconds it took, fail at the deadline."""
-    start = time.monotonic()
-    while not predicate():
-        if time.monotonic() - start > timeout:
-            raise AssertionError(f"not within {timeout} s: {what}")
-        await asyncio.sleep(0.01)
-    return time.monotonic() - start
+wait_until = functools.partial(poll_until, timeout=SEEN_WITHIN)
 
 
 def mine(browser: TableBrowser, *ads: TableAd) -> dict[str, TableAd]:

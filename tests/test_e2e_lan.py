@@ -11,6 +11,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from aio_helpers import run
 from zeroconf import IPVersion
 
 from rami_lan.cli import cmd_verify
@@ -20,20 +21,10 @@ from rami_lan.net.discovery import TableAd, TableBrowser
 from rami_lan.net.host import TableConfig, TableHost
 from rami_lan.net.record import load_record, verify, verify_file
 
+pytestmark = pytest.mark.usefixtures("isolated_config")
 
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The host's TLS identity goes to a test folder, not the user's config."""
-    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
 
 LOOPBACK = ["127.0.0.1"]
-
-
-def run(coro, timeout: float = 60.0):  # type: ignore[no-untyped-def]
-    async def guarded():  # type: ignore[no-untyped-def]
-        return await asyncio.wait_for(coro, timeout)
-
-    return asyncio.run(guarded())
 
 
 async def browse_for(name: str, timeout: float = 5.0) -> TableAd:

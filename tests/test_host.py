@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aio_helpers import run
 
 from rami_lan.core import actions as A
 from rami_lan.core.events import PlayersEliminated, TimedOut
@@ -19,19 +20,7 @@ from rami_lan.net.client import JoinRefused, open_session
 from rami_lan.net.host import TableConfig, TableHost
 from rami_lan.net.record import load_record, verify
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The host's TLS identity goes to a test folder, not the user's config."""
-    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
-
-
-
-def run(coro, timeout: float = 60.0):  # type: ignore[no-untyped-def]
-    async def guarded():  # type: ignore[no-untyped-def]
-        return await asyncio.wait_for(coro, timeout)
-
-    return asyncio.run(guarded())
+pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
 def _config(**kw: Any) -> TableConfig:

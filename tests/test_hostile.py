@@ -38,9 +38,7 @@ LOOSE = G.GuardConfig(max_connections=256, max_connections_per_address=256,
                       hello_deadline=2.0, handshake_deadline=3.0)
 
 
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
+pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
 def frame(body: bytes) -> bytes:

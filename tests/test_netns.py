@@ -15,11 +15,7 @@ from pathlib import Path
 
 import pytest
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The host's TLS identity goes to a test folder, not the user's config."""
-    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
+pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
 ROOT = Path(__file__).resolve().parents[1]

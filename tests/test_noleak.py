@@ -13,6 +13,7 @@ from typing import Any
 
 import msgpack
 import pytest
+from aio_helpers import run
 
 from rami_lan.core.cards import Card, card_id
 from rami_lan.core.codec import event_from_plain, view_from_plain
@@ -22,18 +23,7 @@ from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import open_session
 from rami_lan.net.host import TABLE_NOTICE, TableConfig, TableHost
 
-
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The host's TLS identity goes to a test folder, not the user's config."""
-    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
-
-
-def run(coro, timeout: float = 60.0):  # type: ignore[no-untyped-def]
-    async def guarded():  # type: ignore[no-untyped-def]
-        return await asyncio.wait_for(coro, timeout)
-
-    return asyncio.run(guarded())
+pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
 class SpyHost(TableHost):

@@ -14,6 +14,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+import aio_helpers
 import pytest
 from zeroconf import IPVersion
 
@@ -50,10 +51,7 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def run(coro: Any, timeout: float = 30.0) -> Any:
-    async def guarded() -> Any:
-        return await asyncio.wait_for(coro, timeout)
-
-    return asyncio.run(guarded())
+    return aio_helpers.run(coro, timeout)
 
 
 async def until(pred: Any, timeout: float = 5.0, what: str = "condition") -> None:

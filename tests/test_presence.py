@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import secrets
 import struct
-import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 import msgpack
 import pytest
+from aio_helpers import poll_until, run
 from zeroconf import IPVersion, service_type_name
 
 from rami_lan.i18n import set_language
@@ -60,16 +61,10 @@ def make_player(**changes: Any) -> PlayerAd:
 
 
 def run_live(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    asyncio.run(asyncio.wait_for(test(), LIVE_TIMEOUT))
+    run(test(), LIVE_TIMEOUT)
 
 
-async def wait_until(predicate: Callable[[], bool], what: str, timeout: float = WITHIN) -> float:
-    start = time.monotonic()
-    while not predicate():
-        if time.monotonic() - start > timeout:
-            raise AssertionError(f"not within {timeout} s: {what}")
-        await asyncio.sleep(0.01)
-    return time.monotonic() - start
+wait_until = functools.partial(poll_until, timeout=WITHIN)
 
 
 # --------------------------------------------------------------------------- ads

@@ -8,12 +8,13 @@ TCP payload holds none of the plaintext the host sent (no card, no view, no nick
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import ssl
 from pathlib import Path
 from typing import Any
 
+import aio_helpers
 import pytest
+from aio_helpers import pump
 
 from rami_lan.net import guard as G
 from rami_lan.net import tls
@@ -25,16 +26,11 @@ from rami_lan.net.record import verify_file
 FAST = G.GuardConfig(join_base_delay=0.001, join_max_delay=0.002)
 
 
-@pytest.fixture(autouse=True)
-def _isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path_factory.getbasetemp() / "config"))
+pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
 def run(coro: Any, timeout: float = 30.0) -> Any:
-    async def guarded() -> Any:
-        return await asyncio.wait_for(coro, timeout)
-
-    return asyncio.run(guarded())
+    return aio_helpers.run(coro, timeout)
 
 
 class Relay:
@@ -61,20 +57,7 @@ class Relay:
         except OSError:
             writer.close()
             return
-
-        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            try:
-                while data := await src.read(65536):
-                    self.captured += data
-                    dst.write(data)
-                    await dst.drain()
-            except (ConnectionError, OSError, ssl.SSLError):
-                pass
-            finally:
-                with contextlib.suppress(Exception):
-                    dst.close()
-
-        await asyncio.gather(pump(reader, uw), pump(ur, writer))
+        await asyncio.gather(pump(reader, uw, self.captured), pump(ur, writer, self.captured))
 
     async def stop(self) -> None:
         if self.server is not None:

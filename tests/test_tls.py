@@ -10,7 +10,9 @@ import stat
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
+import aio_helpers
 import pytest
+from aio_helpers import pump
 from cryptography import x509
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
@@ -35,10 +37,7 @@ def other_identity(tmp_path_factory: pytest.TempPathFactory) -> tls.HostIdentity
 
 
 def run(coro: Awaitable[object]) -> object:
-    async def bounded() -> object:
-        return await asyncio.wait_for(coro, TIMEOUT)
-
-    return asyncio.run(bounded())
+    return aio_helpers.run(coro, TIMEOUT)
 
 
 async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -218,19 +217,9 @@ class Recorder:
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         up_reader, up_writer = await asyncio.open_connection(LOOPBACK, self.target_port)
-
-        async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
-            try:
-                while data := await src.read(65536):
-                    self.captured += data
-                    dst.write(data)
-                    await dst.drain()
-            except ConnectionError:
-                pass
-            finally:
-                dst.close()
-
-        await asyncio.gather(pump(reader, up_writer), pump(up_reader, writer))
+        await asyncio.gather(
+            pump(reader, up_writer, self.captured), pump(up_reader, writer, self.captured)
+        )
 
 
 def test_sniffer_sees_no_plaintext(identity: tls.HostIdentity) -> None:

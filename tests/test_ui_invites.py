@@ -17,7 +17,6 @@ from rami_lan.cli.ui.lobby import Lobby
 from rami_lan.cli.ui.shell import Shell
 from rami_lan.cli.ui.table_screen import TableScreen
 from rami_lan.cli.ui.text import fragments_text
-from rami_lan.i18n import set_language
 from rami_lan.net.presence import (
     Guestlist,
     InviteAnswer,
@@ -32,13 +31,8 @@ LOOPBACK = {"interfaces": ["127.0.0.1"], "ip_version": IPVersion.V4Only}
 
 
 @pytest.fixture(autouse=True)
-def english(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path))
-    monkeypatch.setenv("RAMI_LAN_DATA_DIR", str(tmp_path))
+def loopback_ui(ui_env, monkeypatch):
     monkeypatch.setenv("RAMI_LAN_INTERFACES", "127.0.0.1")
-    set_language("en")
-    yield
-    set_language("en")
 
 
 def test_lobby_lists_players_and_accepts_an_invitation_with_one_key():

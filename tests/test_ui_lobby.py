@@ -19,13 +19,8 @@ from rami_lan.net.discovery import TableAd
 
 
 @pytest.fixture(autouse=True)
-def english(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path))
-    monkeypatch.setenv("RAMI_LAN_DATA_DIR", str(tmp_path))
+def no_browse_ui(ui_env, monkeypatch):
     monkeypatch.setenv("RAMI_LAN_NO_BROWSE", "1")  # no presence on the real interface
-    set_language("en")
-    yield
-    set_language("en")
 
 
 class FakeBrowser:

@@ -12,19 +12,11 @@ from rami_lan.cli.cmd_solo import make_solo_session
 from rami_lan.cli.local_session import FallbackBot, LocalTableSession
 from rami_lan.cli.ui.shell import Shell
 from rami_lan.cli.ui.table_screen import TableScreen
-from rami_lan.i18n import set_language
 from rami_lan.net.table_session import SessionUpdate
 from rami_lan.profile import Profile, new_player_id
 from rami_lan.stats import StatsDB
 
-
-@pytest.fixture(autouse=True)
-def english(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path))
-    monkeypatch.setenv("RAMI_LAN_DATA_DIR", str(tmp_path))
-    set_language("en")
-    yield
-    set_language("en")
+pytestmark = pytest.mark.usefixtures("ui_env")
 
 
 def table_app(session: LocalTableSession, box: list, **kw):

@@ -16,12 +16,7 @@ from rami_lan.core.match import MatchOptions
 from rami_lan.i18n import set_language
 from rami_lan.net.table_session import SessionUpdate
 
-
-@pytest.fixture(autouse=True)
-def english():
-    set_language("en")
-    yield
-    set_language("en")
+pytestmark = pytest.mark.usefixtures("english")
 
 
 def model_after(variant: str, seats: int, seed: str, moves: int = 0, **kw) -> tuple:

@@ -15,17 +15,9 @@ from rami_lan.cli.main import build_parser
 from rami_lan.cli.ui.cards import face_text
 from rami_lan.cli.ui.replay_screen import ReplayScreen
 from rami_lan.cli.ui.shell import Shell
-from rami_lan.i18n import set_language
 from rami_lan.replay import ReplayError
 
-
-@pytest.fixture(autouse=True)
-def english(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path))
-    monkeypatch.setenv("RAMI_LAN_DATA_DIR", str(tmp_path))
-    set_language("en")
-    yield
-    set_language("en")
+pytestmark = pytest.mark.usefixtures("ui_env")
 
 
 async def played_match(seed: str, seats: int = 3, limit: int = 1):

@@ -16,14 +16,7 @@ from rami_lan.core.melds import hand_points
 from rami_lan.core.variants import get_variant
 from rami_lan.i18n import set_language
 
-
-@pytest.fixture(autouse=True)
-def english(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path))
-    monkeypatch.setenv("RAMI_LAN_DATA_DIR", str(tmp_path))  # statistics of finished matches
-    set_language("en")
-    yield
-    set_language("en")
+pytestmark = pytest.mark.usefixtures("ui_env")  # statistics of finished matches in tmp_path
 
 
 def table_app(session: LocalTableSession) -> tuple[list, callable]:

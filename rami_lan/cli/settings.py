@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import getpass
 import json
-import os
-import sys
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
+
+from rami_lan.fsutil import app_dir, atomic_write
 
 ENV_DIR = "RAMI_LAN_CONFIG_DIR"
 FILE_NAME = "settings.json"
@@ -27,18 +27,13 @@ MAX_NICKNAME = 24
 
 def config_dir(environ: dict[str, str] | None = None, platform: str | None = None) -> Path:
     """The folder holding rami-lan's settings on this platform."""
-    env = os.environ if environ is None else environ
-    plat = sys.platform if platform is None else platform
-    if env.get(ENV_DIR):
-        return Path(env[ENV_DIR])
-    home = Path(env.get("HOME") or env.get("USERPROFILE") or Path.home())
-    if plat.startswith("win"):
-        base = env.get("APPDATA")
-        return Path(base) / "rami-lan" if base else home / "AppData" / "Roaming" / "rami-lan"
-    if plat == "darwin":
-        return home / "Library" / "Application Support" / "rami-lan"
-    xdg = env.get("XDG_CONFIG_HOME")
-    return (Path(xdg) if xdg else home / ".config") / "rami-lan"
+    return app_dir(
+        ENV_DIR,
+        ("APPDATA", "Roaming"),
+        ("XDG_CONFIG_HOME", ".config"),
+        environ=environ,
+        platform=platform,
+    )
 
 
 def default_nickname() -> str:
@@ -89,7 +84,5 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     """Write the settings atomically; returns the file written."""
     p = settings_path() if path is None else path
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_suffix(".tmp")
-    tmp.write_text(json.dumps(asdict(settings), ensure_ascii=False, indent=2), encoding="utf-8")
-    os.replace(tmp, p)
+    atomic_write(p, json.dumps(asdict(settings), ensure_ascii=False, indent=2))
     return p

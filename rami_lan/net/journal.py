@@ -44,7 +44,6 @@ from __future__ import annotations
 import os
 import re
 import struct
-import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -53,6 +52,7 @@ from typing import Any, Final, NamedTuple
 
 import msgpack
 
+from rami_lan.fsutil import fsync, fsync_dir
 from rami_lan.net.protocol import check_plain
 
 try:
@@ -254,29 +254,6 @@ def replay(path: str | os.PathLike[str]) -> Replay:
 # --------------------------------------------------------------------------- writing
 
 
-def _fsync(fd: int) -> None:
-    if sys.platform == "darwin" and fcntl is not None and hasattr(fcntl, "F_FULLFSYNC"):
-        try:
-            fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
-            return
-        except OSError:
-            pass
-    os.fsync(fd)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # Windows cannot open a directory
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -333,7 +310,7 @@ class Journal:
                     if found.torn:
                         os.ftruncate(fd, found.end)
                 if sync and (found.torn or found.end < len(MAGIC)):
-                    _fsync(fd)
+                    fsync(fd)
             except BaseException:
                 os.close(fd)
                 raise
@@ -342,8 +319,8 @@ class Journal:
             _lock(fd, path)
             _write_all(fd, MAGIC)
             if sync:
-                _fsync(fd)
-                _fsync_dir(path.parent)
+                fsync(fd)
+                fsync_dir(path.parent)
         except BaseException:
             os.close(fd)
             raise
@@ -375,7 +352,7 @@ class Journal:
         try:
             _write_all(fd, record)
             if self._sync:
-                _fsync(fd)
+                fsync(fd)
         except OSError:
             try:
                 os.ftruncate(fd, offset)
@@ -395,14 +372,14 @@ class Journal:
             _lock(fd, tmp)
             _write_all(fd, MAGIC + record)
             if self._sync:
-                _fsync(fd)
+                fsync(fd)
             os.replace(tmp, self.path)
         except BaseException:
             os.close(fd)
             tmp.unlink(missing_ok=True)
             raise
         if self._sync:
-            _fsync_dir(self.path.parent)
+            fsync_dir(self.path.parent)
         old, self._fd = self._fd, fd
         self._size = len(MAGIC) + len(record)
         if old is not None:

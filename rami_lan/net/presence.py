@@ -41,43 +41,37 @@ Network rule for tests: only ``interfaces=["127.0.0.1"]`` with ``IPVersion.V4Onl
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import dataclasses
 import enum
 import logging
 import re
 import secrets
 import time
-import types
-import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from zeroconf import BadTypeInNameException, IPVersion, ServiceStateChange, Zeroconf
-from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+from zeroconf import IPVersion
+from zeroconf.asyncio import AsyncZeroconf
 
 from rami_lan.i18n import _
-from rami_lan.net.discovery import (
-    MAX_FINGERPRINT_CHARS,
-    MAX_INSTANCE_BYTES,
-    MAX_NAME_BYTES,
+from rami_lan.net.discovery import MAX_NAME_BYTES, PROTOCOL_VERSION, VARIANT_IDS, TableEventKind
+from rami_lan.net.mdns import (
     MAX_TXT_ITEM_BYTES,
-    PROTOCOL_VERSION,
-    REVISION_KEY,
     SHORT_ID_LEN,
-    VARIANT_IDS,
     Interfaces,
-    TableEventKind,
-    _cancel_quietly,
-    _check_int,
-    _check_text,
-    _default_addresses,
-    _is_unsafe_char,
-    _normalize_address,
-    _parse_int,
-    _zeroconf_interfaces,
+    ServiceAdvertiser,
+    ServiceBrowser,
+    browse_once,
+    check_endpoint,
+    check_fingerprint,
+    check_int,
+    check_table_id,
+    check_text,
+    check_txt_sizes,
+    decode_txt,
+    instance_name,
+    normalize_address,
+    parse_int,
 )
 
 __all__ = [
@@ -119,8 +113,6 @@ MAX_ADDRESSES: Final = 8
 MAX_PENDING: Final = 8
 
 _ID32_RE: Final = re.compile(r"[0-9a-f]{32}")
-_TABLE_ID_RE: Final = re.compile(r"[0-9a-f]{8,32}")
-_FINGERPRINT_RE: Final = re.compile(r"[A-Za-z0-9:+/=_.-]*")
 
 _K_PV: Final = "pv"
 _K_ID: Final = "id"
@@ -140,7 +132,7 @@ class PlayerStatus(enum.StrEnum):
 
 
 def _check_nick(value: object) -> None:
-    _check_text("nickname", value, MAX_NICK_BYTES)
+    check_text("nickname", value, MAX_NICK_BYTES)
     assert isinstance(value, str)
     if len(value) > MAX_NICK_CHARS:
         raise ValueError(f"nickname is longer than {MAX_NICK_CHARS} characters")
@@ -149,15 +141,6 @@ def _check_nick(value: object) -> None:
 def _check_id32(field: str, value: object) -> None:
     if not isinstance(value, str) or not _ID32_RE.fullmatch(value):
         raise ValueError(f"{field} must be 32 lowercase hex digits")
-
-
-def _check_fingerprint(value: object) -> None:
-    if (
-        not isinstance(value, str)
-        or len(value) > MAX_FINGERPRINT_CHARS
-        or not _FINGERPRINT_RE.fullmatch(value)
-    ):
-        raise ValueError("fingerprint must be at most 128 chars of [A-Za-z0-9:+/=_.-]")
 
 
 # --------------------------------------------------------------------------- presence
@@ -187,7 +170,7 @@ class PlayerAd:
 
     def __post_init__(self) -> None:
         _check_id32("player_id", self.player_id)
-        _check_fingerprint(self.fingerprint)
+        check_fingerprint(self.fingerprint)
         _check_nick(self.nickname)
         if self.lang not in LANGS:
             raise ValueError(f"lang must be one of {LANGS}")
@@ -196,18 +179,13 @@ class PlayerAd:
         except ValueError:
             raise ValueError(f"unknown status {self.status!r}") from None
         if self.status is PlayerStatus.AT_TABLE:
-            if not isinstance(self.table_id, str) or not _TABLE_ID_RE.fullmatch(self.table_id):
-                raise ValueError("at a table, table_id must be 8 to 32 lowercase hex digits")
+            check_table_id(
+                self.table_id, "at a table, table_id must be 8 to 32 lowercase hex digits"
+            )
         elif self.table_id != "":
             raise ValueError("table_id must be empty in the lobby")
-        _check_int("protocol_version", self.protocol_version, 1, 255)
-        if isinstance(self.addresses, str | bytes) or not isinstance(self.addresses, Iterable):
-            raise ValueError("addresses must be a sequence of IP address strings")
-        object.__setattr__(self, "addresses", tuple(_normalize_address(a) for a in self.addresses))
-        if self.port is not None:
-            _check_int("port", self.port, 1, 65535)
-        if not isinstance(self.service_name, str):
-            raise ValueError("service_name must be a str")
+        check_int("protocol_version", self.protocol_version, 1, 255)
+        check_endpoint(self)
 
     @property
     def short_id(self) -> str:
@@ -239,10 +217,7 @@ class PlayerAd:
         }
         if self.fingerprint:
             txt[_K_FP] = self.fingerprint
-        for key, value in txt.items():
-            if len(key.encode()) + 1 + len(value.encode("utf-8")) > MAX_TXT_ITEM_BYTES:
-                raise ValueError(f"TXT item {key!r} is too long")
-        return txt
+        return check_txt_sizes(txt)
 
     @classmethod
     def from_txt(
@@ -257,19 +232,7 @@ class PlayerAd:
 
         Unknown keys (including the revision key) are ignored.
         """
-        if not isinstance(props, Mapping):
-            raise ValueError("TXT properties must be a mapping")
-        got: dict[str, str] = {}
-        for key in PLAYER_TXT_KEYS:
-            raw = props.get(key.encode("ascii"))
-            if raw is None:
-                raise ValueError(f"TXT key {key!r} is missing or has no value")
-            if not isinstance(raw, bytes) or len(raw) > MAX_TXT_ITEM_BYTES:
-                raise ValueError(f"TXT value for {key!r} is not short bytes")
-            try:
-                got[key] = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise ValueError(f"TXT value for {key!r} is not UTF-8") from None
+        got = decode_txt(props, PLAYER_TXT_KEYS)
         fp = props.get(_K_FP.encode("ascii"))
         if fp is not None and (not isinstance(fp, bytes) or len(fp) > MAX_TXT_ITEM_BYTES):
             raise ValueError("TXT value for 'fp' is not short bytes")
@@ -279,7 +242,7 @@ class PlayerAd:
             raise ValueError("TXT value for 'fp' is not ASCII") from None
         return cls(
             fingerprint=fingerprint,
-            protocol_version=_parse_int(_K_PV, got[_K_PV]),
+            protocol_version=parse_int(_K_PV, got[_K_PV]),
             player_id=got[_K_ID],
             nickname=got[_K_NICK],
             lang=got[_K_LANG],
@@ -293,154 +256,37 @@ class PlayerAd:
 
 def player_instance_name(ad: PlayerAd) -> str:
     """DNS-SD instance name: the nickname, cleaned, plus ``" (<short id>)"``."""
-    suffix = f" ({ad.short_id})"
-    text = unicodedata.normalize("NFC", ad.nickname).replace(".", " ").replace("\\", " ")
-    text = "".join(" " if _is_unsafe_char(ch) else ch for ch in text)
-    text = " ".join(text.split()).lstrip("_ ")
-    budget = MAX_INSTANCE_BYTES - len(suffix.encode("utf-8"))
-    encoded = text.encode("utf-8")
-    if len(encoded) > budget:
-        text = encoded[:budget].decode("utf-8", errors="ignore").rstrip()
-    return (text or "Joueur") + suffix
+    return instance_name(ad.nickname, ad.short_id, "Joueur")
 
 
 def player_service_name(ad: PlayerAd) -> str:
     return f"{player_instance_name(ad)}.{PLAYER_SERVICE_TYPE}"
 
 
-_FIXED: Final = frozenset({"player_id", "protocol_version", "addresses", "port", "service_name"})
-
-
-class PlayerAdvertiser:
+class PlayerAdvertiser(ServiceAdvertiser[PlayerAd]):
     """Advertise the local player while rami-lan runs.
 
     ``async with PlayerAdvertiser(ad, invite_port, interfaces=[...]) as adv`` or
     ``start()`` / ``update(status=PlayerStatus.AT_TABLE, table_id=...)`` / ``stop()``.
     Pass ``zeroconf`` to share an ``AsyncZeroconf`` with the table advertiser/browser.
+
+    ``update`` changes nickname, language, status or table id and re-announces if they
+    changed; going to the lobby clears ``table_id`` unless it is given.
     """
 
-    def __init__(
-        self,
-        ad: PlayerAd,
-        port: int,
-        *,
-        interfaces: Interfaces = "all",
-        addresses: Sequence[str] | None = None,
-        ip_version: IPVersion = IPVersion.V4Only,
-        zeroconf: AsyncZeroconf | None = None,
-        probe: bool = False,
-    ) -> None:
-        _check_int("port", port, 1, 65535)
-        self._zc_interfaces = _zeroconf_interfaces(interfaces)
-        self._ip_version = ip_version
-        if addresses is None:
-            published = _default_addresses(interfaces, ip_version)
-        else:
-            published = tuple(_normalize_address(a) for a in addresses)
-            if not published:
-                raise ValueError("addresses must not be empty")
-        self._ad = dataclasses.replace(
-            ad, port=port, addresses=published, service_name=player_service_name(ad)
-        )
-        self._server = f"rami-player-{ad.player_id[:16]}.local."
-        self._azc = zeroconf
-        self._owns_zc = zeroconf is None
-        self._probe = probe
-        self._revision = secrets.randbelow(1 << 32)
-        self._info: AsyncServiceInfo | None = None
-        self._broadcast: asyncio.Future[Any] | None = None
-        self._lock = asyncio.Lock()
+    _service_type = PLAYER_SERVICE_TYPE
+    _fixed_fields = frozenset({"player_id", "protocol_version", "addresses", "port", "service_name"})
+    _log = log
+    _service_name_for = staticmethod(player_service_name)
 
-    @property
-    def ad(self) -> PlayerAd:
-        return self._ad
+    @staticmethod
+    def _server_for(ad: PlayerAd) -> str:
+        return f"rami-player-{ad.player_id[:16]}.local."
 
-    @property
-    def service_name(self) -> str:
-        return self._ad.service_name
-
-    @property
-    def running(self) -> bool:
-        return self._info is not None
-
-    def _make_info(self, ad: PlayerAd) -> AsyncServiceInfo:
-        txt = ad.to_txt()
-        txt[REVISION_KEY] = f"{self._revision:x}"
-        return AsyncServiceInfo(
-            PLAYER_SERVICE_TYPE,
-            ad.service_name,
-            port=ad.port,
-            properties=txt,
-            server=self._server,
-            parsed_addresses=list(ad.addresses),
-        )
-
-    async def start(self) -> None:
-        async with self._lock:
-            if self._info is not None:
-                raise RuntimeError("advertiser already started")
-            if self._azc is None:
-                self._azc = AsyncZeroconf(interfaces=self._zc_interfaces, ip_version=self._ip_version)
-            info = self._make_info(self._ad)
-            try:
-                self._broadcast = await self._azc.async_register_service(
-                    info, allow_name_change=self._probe, cooperating_responders=not self._probe
-                )
-            except BaseException:
-                await self._close_owned_zc()
-                raise
-            self._info = info
-            if info.name != self._ad.service_name:
-                self._ad = dataclasses.replace(self._ad, service_name=info.name)
-
-    async def update(self, **changes: Any) -> PlayerAd:
-        """Change nickname, language, status or table id and re-announce if changed.
-
-        Going to the lobby clears ``table_id`` unless it is given.
-        """
-        fixed = _FIXED.intersection(changes)
-        if fixed:
-            raise ValueError(f"cannot update {', '.join(sorted(fixed))}")
+    def _prepare_changes(self, changes: dict[str, Any]) -> dict[str, Any]:
         if changes.get("status") == PlayerStatus.LOBBY and "table_id" not in changes:
             changes["table_id"] = ""
-        async with self._lock:
-            new = dataclasses.replace(self._ad, **changes)
-            if new == self._ad:
-                return new
-            new.to_txt()
-            self._ad = new
-            self._revision = (self._revision + 1) % (1 << 32)
-            info = self._make_info(new)
-            if self._info is None or self._azc is None:
-                return new
-            await _cancel_quietly(self._broadcast)
-            self._broadcast = await self._azc.async_update_service(info)
-            self._info = info
-            return new
-
-    async def stop(self) -> None:
-        async with self._lock:
-            info, self._info = self._info, None
-            try:
-                await _cancel_quietly(self._broadcast)
-                self._broadcast = None
-                if info is not None and self._azc is not None and not self._azc.zeroconf.done:
-                    goodbye = await self._azc.async_unregister_service(info)
-                    await goodbye
-            finally:
-                await self._close_owned_zc()
-
-    async def _close_owned_zc(self) -> None:
-        if self._owns_zc and self._azc is not None:
-            azc, self._azc = self._azc, None
-            await azc.async_close()
-
-    async def __aenter__(self) -> PlayerAdvertiser:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.stop()
+        return changes
 
 
 PresenceEventKind = TableEventKind
@@ -455,13 +301,20 @@ class PlayerEvent:
     player: PlayerAd
 
 
-class PlayerBrowser:
+class PlayerBrowser(ServiceBrowser[PlayerAd, PlayerEvent]):
     """Browse ``_rami-player._tcp`` and keep a live dict of valid players.
 
     ``exclude_player_id`` hides our own advertisement. Changes go to ``on_change``
     (called in the event loop; its exceptions are logged) and to :attr:`events`
-    (bounded; the oldest event is dropped when nobody reads).
+    (bounded; the oldest event is dropped when nobody reads). :meth:`snapshot` sorts
+    by nickname (case-insensitive), then service name.
     """
+
+    _service_type = PLAYER_SERVICE_TYPE
+    _ad_type = PlayerAd
+    _noun = "player"
+    _task_prefix = "rami-presence-resolve"
+    _log = log
 
     def __init__(
         self,
@@ -475,152 +328,34 @@ class PlayerBrowser:
         max_players: int = 256,
         queue_size: int = 1024,
     ) -> None:
-        if resolve_timeout <= 0:
-            raise ValueError("resolve_timeout must be positive")
-        self._zc_interfaces = _zeroconf_interfaces(interfaces)
-        self._ip_version = ip_version
-        self._azc = zeroconf
-        self._owns_zc = zeroconf is None
-        self._timeout_ms = resolve_timeout * 1000.0
-        self._on_change = on_change
+        super().__init__(
+            interfaces=interfaces,
+            ip_version=ip_version,
+            zeroconf=zeroconf,
+            resolve_timeout=resolve_timeout,
+            on_change=on_change,
+            max_ads=max_players,
+            queue_size=queue_size,
+        )
         self._exclude = exclude_player_id
-        self._max = max_players
-        self._players: dict[str, PlayerAd] = {}
-        self._tasks: dict[str, asyncio.Task[None]] = {}
-        self._dirty: set[str] = set()
-        self._browser: AsyncServiceBrowser | None = None
-        self.events: asyncio.Queue[PlayerEvent] = asyncio.Queue(maxsize=queue_size)
 
     @property
     def players(self) -> Mapping[str, PlayerAd]:
         """Read-only live view: service name -> PlayerAd."""
-        return types.MappingProxyType(self._players)
-
-    @property
-    def running(self) -> bool:
-        return self._browser is not None
-
-    def snapshot(self) -> list[PlayerAd]:
-        """Players sorted by nickname (case-insensitive), then service name."""
-        return sorted(self._players.values(), key=lambda p: (p.nickname.casefold(), p.service_name))
+        return self._view()
 
     def by_id(self, player_id: str) -> PlayerAd | None:
-        return next((p for p in self._players.values() if p.player_id == player_id), None)
+        return next((p for p in self._ads.values() if p.player_id == player_id), None)
 
-    async def start(self) -> None:
-        if self._browser is not None:
-            raise RuntimeError("browser already started")
-        if self._azc is None:
-            self._azc = AsyncZeroconf(interfaces=self._zc_interfaces, ip_version=self._ip_version)
-        self._browser = AsyncServiceBrowser(
-            self._azc.zeroconf, PLAYER_SERVICE_TYPE, handlers=[self._on_state_change]
-        )
+    @staticmethod
+    def _sort_key(ad: PlayerAd) -> tuple[str, str]:
+        return (ad.nickname.casefold(), ad.service_name)
 
-    async def stop(self) -> None:
-        browser, self._browser = self._browser, None
-        try:
-            if browser is not None:
-                await browser.async_cancel()
-            tasks = list(self._tasks.values())
-            self._tasks.clear()
-            self._dirty.clear()
-            for task in tasks:
-                task.cancel()
-            if tasks:
-                await asyncio.wait(tasks)
-        finally:
-            if self._owns_zc and self._azc is not None:
-                azc, self._azc = self._azc, None
-                await azc.async_close()
+    def _accept(self, ad: PlayerAd) -> bool:
+        return ad.player_id != self._exclude
 
-    async def __aenter__(self) -> PlayerBrowser:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.stop()
-
-    def _on_state_change(
-        self, zeroconf: Zeroconf, service_type: str, name: str, state_change: ServiceStateChange
-    ) -> None:
-        if self._browser is None:
-            return
-        if state_change is ServiceStateChange.Removed:
-            task = self._tasks.pop(name, None)
-            if task is not None:
-                task.cancel()
-            self._dirty.discard(name)
-            self._remove(name)
-            return
-        if name in self._tasks:
-            self._dirty.add(name)
-            return
-        self._tasks[name] = asyncio.get_running_loop().create_task(
-            self._resolve_loop(name), name=f"rami-presence-resolve:{name}"
-        )
-
-    async def _resolve_loop(self, name: str) -> None:
-        try:
-            while True:
-                self._dirty.discard(name)
-                await self._resolve(name)
-                if name not in self._dirty:
-                    return
-        finally:
-            if self._tasks.get(name) is asyncio.current_task():
-                del self._tasks[name]
-
-    async def _resolve(self, name: str) -> None:
-        azc = self._azc
-        if azc is None:
-            return
-        try:
-            info = AsyncServiceInfo(PLAYER_SERVICE_TYPE, name)
-            if not await info.async_request(azc.zeroconf, self._timeout_ms):
-                log.debug("could not resolve player %r in time", name)
-                return
-            ad = PlayerAd.from_txt(
-                info.properties,
-                addresses=info.parsed_addresses(),
-                port=info.port,
-                service_name=name,
-            )
-        except asyncio.CancelledError:
-            raise
-        except (ValueError, BadTypeInNameException) as exc:
-            log.warning("skipping invalid player record %r: %s", name, exc)
-            self._remove(name)
-            return
-        except Exception:
-            log.exception("unexpected error resolving player %r; skipped", name)
-            return
-        if ad.player_id == self._exclude:
-            return
-        old = self._players.get(name)
-        if old == ad:
-            return
-        if old is None and len(self._players) >= self._max:
-            log.warning("more than %d players; %r skipped", self._max, name)
-            return
-        self._players[name] = ad
-        kind = PresenceEventKind.ADDED if old is None else PresenceEventKind.UPDATED
-        self._emit(PlayerEvent(kind, ad))
-
-    def _remove(self, name: str) -> None:
-        old = self._players.pop(name, None)
-        if old is not None:
-            self._emit(PlayerEvent(PresenceEventKind.REMOVED, old))
-
-    def _emit(self, event: PlayerEvent) -> None:
-        if self.events.full():
-            with contextlib.suppress(asyncio.QueueEmpty):
-                self.events.get_nowait()
-        self.events.put_nowait(event)
-        if self._on_change is not None:
-            try:
-                self._on_change(event)
-            except Exception:
-                log.exception("player browser on_change callback failed")
+    def _event(self, kind: str, ad: PlayerAd) -> PlayerEvent:
+        return PlayerEvent(PresenceEventKind(kind), ad)
 
 
 async def find_players(
@@ -632,21 +367,14 @@ async def find_players(
     exclude_player_id: str | None = None,
 ) -> list[PlayerAd]:
     """Browse for ``timeout`` seconds and return the valid players seen."""
-    if timeout <= 0:
-        raise ValueError("timeout must be positive")
-    browser = PlayerBrowser(
+    return await browse_once(
+        PlayerBrowser,
+        timeout,
         interfaces=interfaces,
         ip_version=ip_version,
         zeroconf=zeroconf,
-        resolve_timeout=timeout,
         exclude_player_id=exclude_player_id,
     )
-    await browser.start()
-    try:
-        await asyncio.sleep(timeout)
-        return browser.snapshot()
-    finally:
-        await browser.stop()
 
 
 # --------------------------------------------------------------------------- invitations
@@ -708,22 +436,21 @@ class Invitation:
 
     def __post_init__(self) -> None:
         _check_id32("invitation_id", self.invitation_id)
-        if not isinstance(self.table_id, str) or not _TABLE_ID_RE.fullmatch(self.table_id):
-            raise ValueError("table_id must be 8 to 32 lowercase hex digits")
-        _check_text("table_name", self.table_name, MAX_NAME_BYTES)
+        check_table_id(self.table_id)
+        check_text("table_name", self.table_name, MAX_NAME_BYTES)
         if self.variant not in VARIANT_IDS:
             raise ValueError(f"unknown variant {self.variant!r}")
         _check_nick(self.from_nick)
         _check_id32("from_player_id", self.from_player_id)
         if isinstance(self.addresses, str | bytes) or not isinstance(self.addresses, Iterable):
             raise ValueError("addresses must be a list of IP addresses")
-        addrs = tuple(_normalize_address(a) for a in self.addresses)
+        addrs = tuple(normalize_address(a) for a in self.addresses)
         if not 1 <= len(addrs) <= MAX_ADDRESSES:
             raise ValueError(f"an invitation names 1 to {MAX_ADDRESSES} addresses")
         object.__setattr__(self, "addresses", addrs)
-        _check_int("port", self.port, 1, 65535)
-        _check_fingerprint(self.fingerprint)
-        _check_int("ttl", self.ttl, 1, MAX_TTL)
+        check_int("port", self.port, 1, 65535)
+        check_fingerprint(self.fingerprint)
+        check_int("ttl", self.ttl, 1, MAX_TTL)
         if not isinstance(self.code_required, bool):
             raise ValueError("code_required must be a bool")
         if self.ticket is not None:

@@ -39,6 +39,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from rami_lan.cli.settings import config_dir
+from rami_lan.fsutil import fsync_dir, write_temp
 
 __all__ = [
     "IDENTITY_FILE",
@@ -179,40 +180,21 @@ def _clean_name(name: str) -> str:
     return text or "rami-lan"
 
 
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # Windows cannot open a directory
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _write_new(path: Path, data: bytes) -> bool:
     """Create ``path`` with ``data`` (mode 0600) atomically; False if it already exists."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    tmp = write_temp(path, data)
     try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        try:
-            os.link(tmp, path)  # fails if another process made it first
-        except FileExistsError:
+        os.link(tmp, path)  # fails if another process made it first
+    except FileExistsError:
+        return False
+    except OSError:  # no hard links on this file system
+        if path.exists():
             return False
-        except OSError:  # no hard links on this file system
-            if path.exists():
-                return False
-            os.replace(tmp, path)
-        _fsync_dir(path.parent)
-        return True
+        os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+    fsync_dir(path.parent)
+    return True
 
 
 def _read_identity(path: Path) -> HostIdentity:

@@ -24,11 +24,10 @@ from typing import Any
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
-from prompt_toolkit.layout import FormattedTextControl, Window
 
 from rami_lan.cli.settings import Settings, clean_nickname, save_settings
 from rami_lan.cli.ui.forms import Field, Form
-from rami_lan.cli.ui.shell import Shell
+from rami_lan.cli.ui.shell import Shell, screen_window
 from rami_lan.cli.ui.text import Lines, on_click
 from rami_lan.i18n import _, detect_language, language, set_language
 
@@ -129,8 +128,7 @@ class Lobby:
             values={"code": ""},
             submit_label=lambda: _("Join"),
         )
-        self.control = FormattedTextControl(self.fragments, focusable=True, show_cursor=False)
-        self.focus = Window(self.control, wrap_lines=False, always_hide_cursor=True)
+        self.control, self.focus = screen_window(self.fragments)
         self.container = self.focus
         self.key_bindings = self._bindings()
         self._browse_task: asyncio.Task[None] | None = None

@@ -14,19 +14,14 @@ from collections.abc import Callable
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import (
-    ConditionalContainer,
-    Float,
     FloatContainer,
-    FormattedTextControl,
-    Window,
 )
-from prompt_toolkit.widgets import Frame
 
 from rami_lan.cli.ui.cards import card_style, face_text
 from rami_lan.cli.ui.describe import describe
 from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import render_melds, render_piles, render_players
-from rami_lan.cli.ui.shell import Shell
+from rami_lan.cli.ui.shell import Shell, popup, screen_window
 from rami_lan.cli.ui.text import Fragment, Lines
 from rami_lan.i18n import _
 from rami_lan.replay import Replay, replay_help
@@ -53,25 +48,15 @@ class ReplayScreen:
         self.shell: Shell | None = None
         self.message: str | None = None
         self.show_help = False
-        self.control = FormattedTextControl(self.fragments, focusable=True, show_cursor=False)
-        self.focus = Window(self.control, wrap_lines=False, always_hide_cursor=True)
-        help_body = Window(
-            FormattedTextControl(lambda: "\n".join([*replay_help(), "", _("? help · Esc close")])),
-            wrap_lines=True,
-            style="class:help",
-        )
+        self.control, self.focus = screen_window(self.fragments)
         self.container = FloatContainer(
             content=self.focus,
             floats=[
-                Float(
-                    ConditionalContainer(
-                        Frame(help_body, title=lambda: _("Help — Esc to close")),
-                        filter=Condition(lambda: self.show_help),
-                    ),
-                    left=2,
-                    right=2,
-                    top=2,
-                    bottom=2,
+                popup(
+                    lambda: "\n".join([*replay_help(), "", _("? help · Esc close")]),
+                    lambda: _("Help — Esc to close"),
+                    lambda: self.show_help,
+                    margin=(2, 2),
                 )
             ],
         )

@@ -6,12 +6,22 @@ A screen has a ``container``, ``key_bindings``, a focusable ``focus`` window and
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import DynamicKeyBindings, KeyBindings
-from prompt_toolkit.layout import DynamicContainer, Layout, Window
+from prompt_toolkit.layout import (
+    ConditionalContainer,
+    DynamicContainer,
+    Float,
+    FormattedTextControl,
+    Layout,
+    Window,
+)
 from prompt_toolkit.layout.containers import Container
+from prompt_toolkit.widgets import Frame
 
 from rami_lan.cli.ui.styles import STYLE
 
@@ -24,6 +34,41 @@ class Screen(Protocol):
     focus: Window
 
     def attach(self, shell: Shell) -> None: ...
+
+
+def screen_window(fragments: Callable[[], Any]) -> tuple[FormattedTextControl, Window]:
+    """A screen's focusable full-size window drawing ``fragments()``, and its control."""
+    control = FormattedTextControl(fragments, focusable=True, show_cursor=False)
+    return control, Window(control, wrap_lines=False, always_hide_cursor=True)
+
+
+def popup(
+    content: Callable[[], Any],
+    title: Callable[[], str],
+    visible: Callable[[], bool],
+    *,
+    margin: tuple[int, int] = (4, 2),
+    wrap_lines: bool = True,
+) -> Float:
+    """A framed text window over a screen, shown while ``visible()``.
+
+    ``content()`` gives its text (or fragments); ``margin`` is (left and right, top and
+    bottom) in cells.
+    """
+    side, top = margin
+    return Float(
+        ConditionalContainer(
+            Frame(
+                Window(FormattedTextControl(content), wrap_lines=wrap_lines, style="class:help"),
+                title=title,
+            ),
+            filter=Condition(visible),
+        ),
+        left=side,
+        right=side,
+        top=top,
+        bottom=top,
+    )
 
 
 class Shell:

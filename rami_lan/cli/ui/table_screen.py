@@ -26,18 +26,13 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
-    ConditionalContainer,
-    Float,
     FloatContainer,
-    FormattedTextControl,
-    Window,
 )
-from prompt_toolkit.widgets import Frame
 
 from rami_lan.cli.ui.help import help_lines
 from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import render_result, render_table
-from rami_lan.cli.ui.shell import Shell
+from rami_lan.cli.ui.shell import Shell, popup, screen_window
 from rami_lan.core.actions import Action
 from rami_lan.i18n import _
 from rami_lan.net.chat import MAX_CHAT_CHARS, ChatPolicy
@@ -98,53 +93,26 @@ class TableScreen:
         self.reader: asyncio.Task[None] | None = None
         self._quit_armed = False
         self.sent: list[Action] = []
-        self.control = FormattedTextControl(self.fragments, focusable=True, show_cursor=False)
-        self.focus = Window(self.control, wrap_lines=False, always_hide_cursor=True)
-        help_body = Window(
-            FormattedTextControl(lambda: "\n".join(help_lines(self.model.variant))),
-            wrap_lines=True,
-            style="class:help",
-        )
+        self.control, self.focus = screen_window(self.fragments)
         self.container = FloatContainer(
             content=self.focus,
             floats=[
-                Float(
-                    ConditionalContainer(
-                        Frame(help_body, title=lambda: _("Help — Esc to close")),
-                        filter=Condition(lambda: self.model.show_help),
-                    ),
-                    left=1,
-                    right=1,
-                    top=1,
-                    bottom=1,
+                popup(
+                    lambda: "\n".join(help_lines(self.model.variant)),
+                    lambda: _("Help — Esc to close"),
+                    lambda: self.model.show_help,
+                    margin=(1, 1),
                 ),
-                Float(
-                    ConditionalContainer(
-                        Frame(
-                            Window(FormattedTextControl(lambda: "\n".join(self.info_lines())),
-                                   wrap_lines=True, style="class:help"),
-                            title=lambda: _("Player info — ← → player · Esc to close"),
-                        ),
-                        filter=Condition(lambda: self.model.info_seat is not None),
-                    ),
-                    left=4,
-                    right=4,
-                    top=2,
-                    bottom=2,
+                popup(
+                    lambda: "\n".join(self.info_lines()),
+                    lambda: _("Player info — ← → player · Esc to close"),
+                    lambda: self.model.info_seat is not None,
                 ),
-                Float(
-                    ConditionalContainer(
-                        Frame(
-                            Window(FormattedTextControl(self.invite_fragments),
-                                   wrap_lines=False, style="class:help"),
-                            title=lambda: _("Invite — ↑ ↓ choose · Enter invite · Esc close"),
-                        ),
-                        filter=Condition(lambda: self.model.invite_open),
-                    ),
-                    left=4,
-                    right=4,
-                    top=2,
-                    bottom=2,
+                popup(
+                    self.invite_fragments,
+                    lambda: _("Invite — ↑ ↓ choose · Enter invite · Esc close"),
+                    lambda: self.model.invite_open,
+                    wrap_lines=False,
                 ),
             ],
         )

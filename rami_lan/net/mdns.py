@@ -1,0 +1,640 @@
+"""Shared DNS-SD machinery for table discovery and player presence (zeroconf).
+
+:mod:`rami_lan.net.discovery` (tables) and :mod:`rami_lan.net.presence` (players) each
+advertise one service type whose TXT record is a frozen, validated "ad" value. What
+they share lives here:
+
+* validation helpers for ad fields and received TXT records (anyone on the LAN can
+  publish records of our types, so received data is never trusted);
+* DNS-SD instance names (the display text made safe, plus a short id);
+* :class:`ServiceAdvertiser`: register / update (``async_update_service``) /
+  unregister one service around an ``AsyncZeroconf``; every published TXT carries a
+  revision key ``r`` (random start, +1 per change) because python-zeroconf keeps
+  superseded TXT records cached and would not see a flip back to an earlier value;
+* :class:`ServiceBrowser`: browse a type, resolve each service with a timeout, parse
+  its TXT into an ad, keep a live dict of valid ads, and report changes to a callback
+  and a bounded queue. A record that cannot be resolved or parsed is logged and
+  skipped: it never stops the browser.
+
+An ad class used with these provides ``to_txt()``, ``from_txt(props, *, addresses,
+port, service_name)``, and ``port`` / ``addresses`` / ``service_name`` fields.
+
+Network rule for tests: only ``interfaces=["127.0.0.1"]`` with ``IPVersion.V4Only``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import ipaddress
+import logging
+import re
+import secrets
+import types
+import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Final, Generic, Literal, Self, TypeVar
+
+from zeroconf import (
+    BadTypeInNameException,
+    InterfaceChoice,
+    IPVersion,
+    ServiceStateChange,
+    Zeroconf,
+    get_all_addresses,
+    get_all_addresses_v6,
+)
+from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
+
+MAX_FINGERPRINT_CHARS: Final = 128
+MAX_TXT_ITEM_BYTES: Final = 255
+"""One TXT string (``key=value``) is length-prefixed by a single byte (RFC 6763 6.1)."""
+SHORT_ID_LEN: Final = 6
+MAX_INSTANCE_BYTES: Final = 63
+
+REVISION_KEY: Final = "r"
+"""Added by the advertisers to every published TXT; not part of any ad."""
+
+TABLE_ID_RE: Final = re.compile(r"[0-9a-f]{8,32}")
+FINGERPRINT_RE: Final = re.compile(r"[A-Za-z0-9:+/=_.-]*")
+# Plain ASCII decimal, no sign, no leading zero, no "_" (int() accepts all of those).
+_DECIMAL_RE: Final = re.compile(r"0|[1-9][0-9]{0,5}")
+# Bidirectional controls can make a name display as something else in a terminal.
+_BIDI_CONTROLS: Final = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+_BAD_CATEGORIES: Final = frozenset({"Cc", "Cs", "Zl", "Zp"})
+
+Interfaces = Sequence[str] | Literal["all"]
+"""``"all"`` (production) or a list of local IP addresses, e.g. ``["127.0.0.1"]``."""
+
+
+# --------------------------------------------------------------------------- values
+
+
+def is_unsafe_char(ch: str) -> bool:
+    return ch in _BIDI_CONTROLS or unicodedata.category(ch) in _BAD_CATEGORIES
+
+
+def check_text(field: str, value: object, max_bytes: int) -> None:
+    if not isinstance(value, str):
+        raise ValueError(f"{field} must be a str, got {type(value).__name__}")
+    if not value.strip():
+        raise ValueError(f"{field} must not be blank")
+    if value != value.strip():
+        raise ValueError(f"{field} must not start or end with whitespace")
+    if any(is_unsafe_char(ch) for ch in value):
+        raise ValueError(f"{field} contains a control or bidi character")
+    if len(value.encode("utf-8")) > max_bytes:
+        raise ValueError(f"{field} is longer than {max_bytes} UTF-8 bytes")
+
+
+def check_int(field: str, value: object, low: int, high: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{field} must be an int, got {type(value).__name__}")
+    if not low <= value <= high:
+        raise ValueError(f"{field}={value} is outside {low}..{high}")
+
+
+def check_bool(field: str, value: object) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{field} must be a bool, got {type(value).__name__}")
+
+
+def check_table_id(value: object, message: str = "table_id must be 8 to 32 lowercase hex digits") -> None:
+    if not isinstance(value, str) or not TABLE_ID_RE.fullmatch(value):
+        raise ValueError(message)
+
+
+def check_fingerprint(value: object) -> None:
+    if (
+        not isinstance(value, str)
+        or len(value) > MAX_FINGERPRINT_CHARS
+        or not FINGERPRINT_RE.fullmatch(value)
+    ):
+        raise ValueError("fingerprint must be at most 128 chars of [A-Za-z0-9:+/=_.-]")
+
+
+def normalize_address(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"address must be a str, got {type(value).__name__}")
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        raise ValueError(f"not an IP address: {value!r}") from None
+
+
+def check_endpoint(ad: Any) -> None:
+    """Validate a frozen ad's ``addresses`` (normalized in place), ``port``, ``service_name``."""
+    if isinstance(ad.addresses, str | bytes) or not isinstance(ad.addresses, Iterable):
+        raise ValueError("addresses must be a sequence of IP address strings")
+    object.__setattr__(ad, "addresses", tuple(normalize_address(a) for a in ad.addresses))
+    if ad.port is not None:
+        check_int("port", ad.port, 1, 65535)
+    if not isinstance(ad.service_name, str):
+        raise ValueError("service_name must be a str")
+
+
+# --------------------------------------------------------------------------- TXT
+
+
+def check_txt_sizes(txt: Mapping[str, str]) -> dict[str, str]:
+    """Raise ValueError if a ``key=value`` item would not fit a TXT string; return ``txt``."""
+    for key, value in txt.items():
+        if len(key.encode("utf-8")) + 1 + len(value.encode("utf-8")) > MAX_TXT_ITEM_BYTES:
+            raise ValueError(f"TXT item {key!r} is longer than {MAX_TXT_ITEM_BYTES} bytes")
+    return dict(txt)
+
+
+def decode_txt(props: Mapping[bytes, bytes | None], keys: Iterable[str]) -> dict[str, str]:
+    """The UTF-8 values of the required ``keys`` of a received TXT record.
+
+    Raises ValueError if ``props`` is not a mapping, or a key is missing, has no value,
+    or has a value that is not bytes, too long or not UTF-8. Other keys are ignored
+    (RFC 6763 6.4), so later versions may add keys.
+    """
+    if not isinstance(props, Mapping):
+        raise ValueError("TXT properties must be a mapping")
+    fields: dict[str, str] = {}
+    for key in keys:
+        raw = props.get(key.encode("ascii"))
+        if raw is None:
+            raise ValueError(f"TXT key {key!r} is missing or has no value")
+        if not isinstance(raw, bytes):
+            raise ValueError(f"TXT value for {key!r} is not bytes")
+        if len(key) + 1 + len(raw) > MAX_TXT_ITEM_BYTES:
+            raise ValueError(f"TXT item {key!r} is too long")
+        try:
+            fields[key] = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"TXT value for {key!r} is not UTF-8") from None
+    return fields
+
+
+def parse_int(key: str, text: str) -> int:
+    if not _DECIMAL_RE.fullmatch(text):
+        raise ValueError(f"TXT value for {key!r} is not a small decimal integer: {text!r}")
+    return int(text)
+
+
+def parse_bool(key: str, text: str) -> bool:
+    if text == "1":
+        return True
+    if text == "0":
+        return False
+    raise ValueError(f"TXT value for {key!r} must be '0' or '1': {text!r}")
+
+
+def instance_name(text: str, short_id: str, fallback: str) -> str:
+    """DNS-SD instance name: ``text``, cleaned, plus ``" (<short id>)"``.
+
+    At most 63 UTF-8 bytes, NFC, no dots, backslashes or control characters, so it
+    displays as-is in ``avahi-browse`` / ``dns-sd -B``; ``fallback`` if nothing is left.
+    """
+    suffix = f" ({short_id})"
+    text = unicodedata.normalize("NFC", text).replace(".", " ").replace("\\", " ")
+    text = "".join(" " if is_unsafe_char(ch) else ch for ch in text)
+    text = " ".join(text.split()).lstrip("_ ")
+    budget = MAX_INSTANCE_BYTES - len(suffix.encode("utf-8"))
+    encoded = text.encode("utf-8")
+    if len(encoded) > budget:
+        text = encoded[:budget].decode("utf-8", errors="ignore").rstrip()
+    return (text or fallback) + suffix
+
+
+# --------------------------------------------------------------------------- interfaces
+
+
+def zeroconf_interfaces(interfaces: Interfaces) -> InterfaceChoice | list[str]:
+    if interfaces == "all":
+        return InterfaceChoice.All
+    if isinstance(interfaces, str | bytes) or not isinstance(interfaces, Sequence):
+        raise ValueError('interfaces must be "all" or a list of IP addresses')
+    if not interfaces:
+        raise ValueError("interfaces must not be empty")
+    return [normalize_address(a) for a in interfaces]
+
+
+def default_addresses(interfaces: Interfaces, ip_version: IPVersion) -> tuple[str, ...]:
+    """Addresses to publish: the given interfaces, or every non-loopback one for "all"."""
+    want_v4 = ip_version in (IPVersion.V4Only, IPVersion.All)
+    want_v6 = ip_version in (IPVersion.V6Only, IPVersion.All)
+    if interfaces == "all":
+        candidates = list(get_all_addresses()) if want_v4 else []
+        if want_v6:
+            candidates += [addr[0][0] for addr in get_all_addresses_v6()]
+        found = []
+        for text in candidates:
+            ip = ipaddress.ip_address(text.split("%", 1)[0])
+            if not ip.is_loopback and not ip.is_unspecified:
+                found.append(str(ip))
+        if found:
+            return tuple(dict.fromkeys(found))
+        return ("127.0.0.1",) if want_v4 else ("::1",)
+    result = []
+    for text in zeroconf_interfaces(interfaces):
+        assert isinstance(text, str)
+        version = ipaddress.ip_address(text).version
+        if (version == 4 and want_v4) or (version == 6 and want_v6):
+            result.append(text)
+    if not result:
+        raise ValueError("no interface address matches the IP version")
+    return tuple(result)
+
+
+# --------------------------------------------------------------------------- advertiser
+
+
+AdT = TypeVar("AdT")
+EventT = TypeVar("EventT")
+
+
+async def cancel_quietly(task: asyncio.Future[Any] | None) -> None:
+    """Cancel a future/task and wait for it to finish, without raising."""
+    if task is None or task.done():
+        return
+    task.cancel()
+    await asyncio.wait([task])
+
+
+class _ZeroconfUser:
+    """Owns an ``AsyncZeroconf`` made on first use, unless one was given to share."""
+
+    def __init__(
+        self, interfaces: Interfaces, ip_version: IPVersion, zeroconf: AsyncZeroconf | None
+    ) -> None:
+        self._zc_interfaces = zeroconf_interfaces(interfaces)
+        self._ip_version = ip_version
+        self._azc = zeroconf
+        self._owns_zc = zeroconf is None
+
+    def _zeroconf(self) -> AsyncZeroconf:
+        if self._azc is None:
+            self._azc = AsyncZeroconf(interfaces=self._zc_interfaces, ip_version=self._ip_version)
+        return self._azc
+
+    async def _close_owned_zc(self) -> None:
+        if self._owns_zc and self._azc is not None:
+            azc, self._azc = self._azc, None
+            await azc.async_close()
+
+    async def start(self) -> None:
+        raise NotImplementedError
+
+    async def stop(self) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+
+class ServiceAdvertiser(_ZeroconfUser, Generic[AdT]):
+    """Advertise one ad with DNS-SD while it lives (base of the table/player advertisers).
+
+    A subclass sets :attr:`_service_type`, :attr:`_fixed_fields` and :attr:`_log`, and
+    implements :meth:`_service_name_for` and :meth:`_server_for`.
+    """
+
+    _service_type: ClassVar[str]
+    _fixed_fields: ClassVar[frozenset[str]]
+    _log: ClassVar[logging.Logger]
+
+    def __init__(
+        self,
+        ad: AdT,
+        port: int,
+        *,
+        interfaces: Interfaces = "all",
+        addresses: Sequence[str] | None = None,
+        ip_version: IPVersion = IPVersion.V4Only,
+        zeroconf: AsyncZeroconf | None = None,
+        probe: bool = False,
+    ) -> None:
+        check_int("port", port, 1, 65535)
+        super().__init__(interfaces, ip_version, zeroconf)
+        if addresses is None:
+            published = default_addresses(interfaces, ip_version)
+        else:
+            published = tuple(normalize_address(a) for a in addresses)
+            if not published:
+                raise ValueError("addresses must not be empty")
+        self._ad: AdT = dataclasses.replace(
+            ad,  # type: ignore[type-var]
+            port=port,
+            addresses=published,
+            service_name=self._service_name_for(ad),
+        )
+        self._server = self._server_for(ad)
+        self._probe = probe
+        self._revision = secrets.randbelow(1 << 32)
+        self._info: AsyncServiceInfo | None = None
+        self._broadcast: asyncio.Future[Any] | None = None
+        self._lock = asyncio.Lock()
+
+    @staticmethod
+    def _service_name_for(ad: Any) -> str:
+        raise NotImplementedError
+
+    @staticmethod
+    def _server_for(ad: Any) -> str:
+        raise NotImplementedError
+
+    def _prepare_changes(self, changes: dict[str, Any]) -> dict[str, Any]:
+        """Hook: adjust the fields given to :meth:`update` (already checked)."""
+        return changes
+
+    @property
+    def ad(self) -> AdT:
+        """The current ad, with port, addresses and service name filled in."""
+        return self._ad
+
+    @property
+    def service_name(self) -> str:
+        return self._ad.service_name  # type: ignore[attr-defined,no-any-return]
+
+    @property
+    def running(self) -> bool:
+        return self._info is not None
+
+    def _make_info(self, ad: Any) -> AsyncServiceInfo:
+        txt = ad.to_txt()
+        txt[REVISION_KEY] = f"{self._revision:x}"
+        return AsyncServiceInfo(
+            self._service_type,
+            ad.service_name,
+            port=ad.port,
+            properties=txt,
+            server=self._server,
+            parsed_addresses=list(ad.addresses),
+        )
+
+    async def start(self) -> None:
+        """Register the service; returns once the first announcement is queued."""
+        async with self._lock:
+            if self._info is not None:
+                raise RuntimeError("advertiser already started")
+            azc = self._zeroconf()
+            info = self._make_info(self._ad)
+            try:
+                self._broadcast = await azc.async_register_service(
+                    info,
+                    allow_name_change=self._probe,
+                    cooperating_responders=not self._probe,
+                )
+            except BaseException:
+                await self._close_owned_zc()
+                raise
+            self._info = info
+            if info.name != self.service_name:  # renamed by probing
+                self._ad = dataclasses.replace(self._ad, service_name=info.name)  # type: ignore[type-var]
+            self._log.debug("advertising %s on port %s", info.name, info.port)
+
+    async def update(self, **changes: Any) -> AdT:
+        """Change TXT fields and re-announce if they changed.
+
+        The fields in :attr:`_fixed_fields` cannot change; the DNS-SD instance name is
+        fixed at start. Raises ValueError/TypeError like the ad's constructor.
+        """
+        fixed = self._fixed_fields.intersection(changes)
+        if fixed:
+            raise ValueError(f"cannot update {', '.join(sorted(fixed))}")
+        changes = self._prepare_changes(changes)
+        async with self._lock:
+            new = dataclasses.replace(self._ad, **changes)  # type: ignore[type-var]
+            if new == self._ad:
+                return new
+            new.to_txt()  # validates the TXT sizes before committing
+            self._ad = new
+            self._revision = (self._revision + 1) % (1 << 32)
+            info = self._make_info(new)
+            if self._info is None or self._azc is None:
+                return new
+            # A still-running announcement series of the old TXT must not go out
+            # after the new one, or browsers would flip back to stale data.
+            await cancel_quietly(self._broadcast)
+            self._broadcast = await self._azc.async_update_service(info)
+            self._info = info
+            return new
+
+    async def stop(self) -> None:
+        """Unregister (sending goodbyes) and close the zeroconf instance if owned."""
+        async with self._lock:
+            info, self._info = self._info, None
+            try:
+                await cancel_quietly(self._broadcast)
+                self._broadcast = None
+                if info is not None and self._azc is not None and not self._azc.zeroconf.done:
+                    goodbye = await self._azc.async_unregister_service(info)
+                    await goodbye
+            finally:
+                await self._close_owned_zc()
+
+
+# --------------------------------------------------------------------------- browser
+
+
+class ServiceBrowser(_ZeroconfUser, Generic[AdT, EventT]):
+    """Browse one service type and keep a live dict of valid ads by service name.
+
+    Changes are delivered to ``on_change`` (called in the event loop; exceptions are
+    logged) and put on :attr:`events` (bounded: the oldest event is dropped when
+    nobody reads it). Invalid or unresolvable records are logged and skipped.
+
+    A subclass sets :attr:`_service_type`, :attr:`_ad_type` (the ad class, for
+    ``from_txt``), :attr:`_noun` (``"table"``, for logs and task names:
+    :attr:`_task_prefix`) and :attr:`_log`, and implements :meth:`_event` and
+    :meth:`_sort_key`; :meth:`_accept` may hide some valid ads.
+    """
+
+    _service_type: ClassVar[str]
+    _ad_type: ClassVar[Any]
+    _noun: ClassVar[str]
+    _task_prefix: ClassVar[str]
+    _log: ClassVar[logging.Logger]
+
+    def __init__(
+        self,
+        *,
+        interfaces: Interfaces = "all",
+        ip_version: IPVersion = IPVersion.V4Only,
+        zeroconf: AsyncZeroconf | None = None,
+        resolve_timeout: float = 3.0,
+        on_change: Callable[[EventT], None] | None = None,
+        max_ads: int = 256,
+        queue_size: int = 1024,
+    ) -> None:
+        if resolve_timeout <= 0:
+            raise ValueError("resolve_timeout must be positive")
+        super().__init__(interfaces, ip_version, zeroconf)
+        self._resolve_timeout_ms = resolve_timeout * 1000.0
+        self._on_change = on_change
+        self._max_ads = max_ads
+        self._ads: dict[str, AdT] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._dirty: set[str] = set()
+        self._warned: set[tuple[str, str]] = set()
+        self._browser: AsyncServiceBrowser | None = None
+        self.events: asyncio.Queue[EventT] = asyncio.Queue(maxsize=queue_size)
+
+    def _event(self, kind: str, ad: AdT) -> EventT:
+        """The event for ``kind`` (``"added"`` / ``"updated"`` / ``"removed"``)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _sort_key(ad: Any) -> tuple[str, str]:
+        raise NotImplementedError
+
+    def _accept(self, ad: AdT) -> bool:
+        """Hook: False hides a valid ad (it is then neither listed nor reported)."""
+        return True
+
+    def _view(self) -> Mapping[str, AdT]:
+        return types.MappingProxyType(self._ads)
+
+    @property
+    def running(self) -> bool:
+        return self._browser is not None
+
+    def snapshot(self) -> list[AdT]:
+        """The current ads sorted by :meth:`_sort_key`."""
+        return sorted(self._ads.values(), key=self._sort_key)
+
+    async def start(self) -> None:
+        if self._browser is not None:
+            raise RuntimeError("browser already started")
+        self._browser = AsyncServiceBrowser(
+            self._zeroconf().zeroconf, self._service_type, handlers=[self._on_service_state_change]
+        )
+
+    async def stop(self) -> None:
+        browser, self._browser = self._browser, None
+        try:
+            if browser is not None:
+                await browser.async_cancel()
+            tasks = list(self._tasks.values())
+            self._tasks.clear()
+            self._dirty.clear()
+            for task in tasks:
+                task.cancel()
+            if tasks:
+                await asyncio.wait(tasks)
+        finally:
+            await self._close_owned_zc()
+
+    # zeroconf calls this in the event loop, after its cache holds the new records.
+    def _on_service_state_change(
+        self,
+        zeroconf: Zeroconf,
+        service_type: str,
+        name: str,
+        state_change: ServiceStateChange,
+    ) -> None:
+        if self._browser is None:
+            return
+        if state_change is ServiceStateChange.Removed:
+            task = self._tasks.pop(name, None)
+            if task is not None:
+                task.cancel()
+            self._dirty.discard(name)
+            self._remove(name)
+            return
+        if name in self._tasks:  # resolve again once the running resolution ends
+            self._dirty.add(name)
+            return
+        self._tasks[name] = asyncio.get_running_loop().create_task(
+            self._resolve_loop(name), name=f"{self._task_prefix}:{name}"
+        )
+
+    async def _resolve_loop(self, name: str) -> None:
+        try:
+            while True:
+                self._dirty.discard(name)
+                await self._resolve(name)
+                if name not in self._dirty:
+                    return
+        finally:
+            if self._tasks.get(name) is asyncio.current_task():
+                del self._tasks[name]
+
+    async def _resolve(self, name: str) -> None:
+        azc = self._azc
+        if azc is None:
+            return
+        try:
+            info = AsyncServiceInfo(self._service_type, name)
+            found = await info.async_request(azc.zeroconf, self._resolve_timeout_ms)
+            if not found:
+                self._log.debug("could not resolve %s %r in time; skipped", self._noun, name)
+                return
+            ad: AdT = self._ad_type.from_txt(
+                info.properties,
+                addresses=info.parsed_addresses(),
+                port=info.port,
+                service_name=name,
+            )
+        except asyncio.CancelledError:
+            raise
+        except (ValueError, BadTypeInNameException) as exc:
+            self._warn_invalid(name, str(exc))
+            self._remove(name)  # an ad whose record turned invalid is no longer listed
+            return
+        except Exception:  # a hostile record must never stop the browser
+            self._log.exception("unexpected error resolving %s %r; skipped", self._noun, name)
+            return
+        if not self._accept(ad):
+            return
+        old = self._ads.get(name)
+        if old == ad:
+            return
+        if old is None and len(self._ads) >= self._max_ads:
+            self._warn_invalid(name, f"more than {self._max_ads} {self._noun}s")
+            return
+        self._ads[name] = ad
+        self._emit(self._event("added" if old is None else "updated", ad))
+
+    def _remove(self, name: str) -> None:
+        old = self._ads.pop(name, None)
+        if old is not None:
+            self._emit(self._event("removed", old))
+
+    def _warn_invalid(self, name: str, reason: str) -> None:
+        key = (name, reason)
+        if key in self._warned:
+            self._log.debug("skipping invalid %s record %r: %s", self._noun, name, reason)
+            return
+        if len(self._warned) >= 1024:
+            self._warned.clear()
+        self._warned.add(key)
+        self._log.warning("skipping invalid %s record %r: %s", self._noun, name, reason)
+
+    def _emit(self, event: EventT) -> None:
+        if self.events.full():
+            with contextlib.suppress(asyncio.QueueEmpty):
+                self.events.get_nowait()
+        self.events.put_nowait(event)
+        if self._on_change is not None:
+            try:
+                self._on_change(event)
+            except Exception:
+                self._log.exception("%s browser on_change callback failed", self._noun)
+
+
+async def browse_once(
+    browser_type: Callable[..., ServiceBrowser[AdT, Any]], timeout: float, **options: Any
+) -> list[AdT]:
+    """Browse with ``browser_type(resolve_timeout=timeout, **options)`` for ``timeout``
+    seconds and return its snapshot."""
+    if timeout <= 0:
+        raise ValueError("timeout must be positive")
+    browser = browser_type(resolve_timeout=timeout, **options)
+    await browser.start()
+    try:
+        await asyncio.sleep(timeout)
+        return browser.snapshot()
+    finally:
+        await browser.stop()

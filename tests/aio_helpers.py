@@ -1,0 +1,43 @@
+"""Running and polling coroutines in tests, with hard time limits."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+
+def run(coro: Awaitable[Any], timeout: float = 60.0) -> Any:
+    """Run ``coro`` in a new event loop; fail (TimeoutError) after ``timeout`` seconds."""
+
+    async def guarded() -> Any:
+        return await asyncio.wait_for(coro, timeout)
+
+    return asyncio.run(guarded())
+
+
+async def poll_until(predicate: Callable[[], bool], what: str, timeout: float) -> float:
+    """Poll ``predicate`` until true; return the seconds it took, fail at the deadline."""
+    start = time.monotonic()
+    while not predicate():
+        if time.monotonic() - start > timeout:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        await asyncio.sleep(0.01)
+    return time.monotonic() - start
+
+
+async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter, captured: bytearray) -> None:
+    """Forward ``src`` to ``dst`` until either side ends, recording every byte in ``captured``;
+    a connection error (``ssl.SSLError`` included) just ends it. Closes ``dst``."""
+    try:
+        while data := await src.read(65536):
+            captured += data
+            dst.write(data)
+            await dst.drain()
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(Exception):
+            dst.close()
