@@ -72,6 +72,7 @@ class Bot:
         self.think_delay = think_delay
         self._shadow_of: SeatView | None = None
         self._shadow: R.RoundState | None = None
+        self._checked: tuple[A.Action, bool] | None = None
 
     # --- the interface -------------------------------------------------------------
 
@@ -97,8 +98,13 @@ class Bot:
         """`is_legal_for_view`, with the view's shadow state built once per view."""
         if self._shadow_of is not view:
             self._shadow_of, self._shadow = view, shadow_state(view)
+            self._checked = None
+        elif self._checked is not None and self._checked[0] is action:
+            return self._checked[1]  # the very action just checked (choose re-checks it)
         st = self._shadow
-        return st is not None and action.seat == view.seat and R.is_legal(st, action)
+        ok = st is not None and action.seat == view.seat and R.is_legal(st, action)
+        self._checked = (action, ok)
+        return ok
 
     # --- decisions -----------------------------------------------------------------
 
@@ -186,11 +192,17 @@ class Bot:
 
     # --- shared building blocks of the stronger levels ------------------------------
 
+    def may_lay_down(self, view: SeatView) -> bool:
+        """Cheap pre-check before `lay_down_action` asks the exact solver (default: yes)."""
+        return True
+
     def lay_down_action(self, view: SeatView, hold: Iterable[Card] = ()) -> A.Action | None:
         """Lay down the best melds of the hand if that is legal (opening included)."""
         v = self.variant(view)
         hand = list(view.hand)
         must = [c for c in view.must_use if c in hand]
+        if not must and not self.may_lay_down(view):
+            return None
         opening = v.requires_opening and not self.opened(view)
         if opening:
             plan = can_open(v, hand, must)

@@ -4,14 +4,23 @@ Takes the top discard when it makes a meld, lays down and lays off whenever it c
 takes jokers back, and discards the loose card that is worth least to keep: high
 penalty, few neighbours in hand (same rank in other suits, same suit one or two ranks
 away). Never discards a joker while another card may go.
+
+It is built to be cheap (self-play speed): its everyday judgement of the hand is the
+greedy `quick_partition` (a lower bound of the exact solver, cached per hand), and the
+exact solver is only asked when something may be laid on the table.
 """
 
 from __future__ import annotations
 
-from rami_lan.bots.base import Bot
+from collections.abc import Iterable
+
+from rami_lan.bots.base import Bot, can_open
+from rami_lan.bots.quick import QuickPartition, quick_partition
 from rami_lan.core import actions as A
 from rami_lan.core.cards import Card
-from rami_lan.core.melds import hand_points
+from rami_lan.core.errors import RulesError
+from rami_lan.core.melds import Meld, hand_points, lay_off, recover_joker
+from rami_lan.core.solver import joker_recoveries
 from rami_lan.core.views import SeatView
 
 
@@ -40,10 +49,169 @@ class Moyen(Bot):
     level = "moyen"
     take_gain = 1  # meld points the top discard must add to be taken
 
+    def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
+        super().__init__(seat, seed, think_delay)
+        self._quick_hand: tuple[Card, ...] | None = None
+        self._quick: dict[Card | None, QuickPartition] = {}
+        # per table meld (by identity, the meld kept alive in the entry): the ends at
+        # which a card face can be laid off, and whether a face frees a joker
+        self._table: dict[int, tuple[Meld, dict, dict]] = {}
+
+    def quick(self, view: SeatView, extra: Card | None = None) -> QuickPartition:
+        """Greedy melds of the hand (plus ``extra``), remembered while the hand is the same."""
+        hand = view.hand
+        if self._quick_hand is not hand:  # the engine's hand tuple: same object, same cards
+            self._quick_hand = hand
+            self._quick = {}
+        q = self._quick.get(extra)
+        if q is None:
+            cards = list(hand) if extra is None else [*hand, extra]
+            q = self._quick[extra] = quick_partition(self.variant(view), cards)
+        return q
+
     def draw(self, view: SeatView) -> A.Action | None:
-        if view.discard and self.take_top_helps(view, self.take_gain):
+        if view.discard and self.top_helps(view):
             return A.DrawDiscard(self.seat, 1)
         return A.DrawStock(self.seat)
+
+    def top_helps(self, view: SeatView) -> bool:
+        """Does the top discard make (greedy) meld points?"""
+        top = view.discard[-1]
+        if top.is_joker:
+            return True
+        v = self.variant(view)
+        hand = list(view.hand)
+        after = self.quick(view, top)
+        gain = after.points - self.quick(view).points
+        if top not in after.melded or gain < self.take_gain:
+            return False
+        if v.unopened_take_must_open and not self.opened(view):
+            if after.points < v.open_min_points:
+                return False
+            return can_open(v, hand + [top], [top]).ok
+        return True
+
+    def may_lay_down(self, view: SeatView) -> bool:
+        v = self.variant(view)
+        q = self.quick(view)
+        if v.requires_opening and v.open_min_points and not self.opened(view):
+            return q.points >= v.open_min_points
+        return bool(q.melds)
+
+    def meld_cards(self, view: SeatView) -> set[Card]:
+        return set(self.quick(view).melded)
+
+    def lay_down_action(self, view: SeatView, hold: Iterable[Card] = ()) -> A.Action | None:
+        """Lay down the greedy melds when they may go (the exact solver otherwise)."""
+        if any(c in view.hand for c in view.must_use) or not self.may_lay_down(view):
+            return super().lay_down_action(view, hold)
+        v = self.variant(view)
+        q = self.quick(view)
+        held = set(hold)
+        specs = [
+            A.MeldSpec(m, "set" if len({c.rank for c in m if not c.is_joker}) == 1 else "run")
+            for m in q.melds
+            if not held & set(m)
+        ]
+        if specs:
+            action = A.LayDown(self.seat, tuple(specs))
+            if self.legal(view, action):
+                return action
+            if not (v.requires_opening and v.open_min_points and not self.opened(view)):
+                for spec in specs:
+                    single = A.LayDown(self.seat, (spec,))
+                    if self.legal(view, single):
+                        return single
+        return super().lay_down_action(view, hold)
+
+    # --- table moves, with the rule checks remembered per (table meld, card face) ----
+
+    def _entry(self, meld: Meld) -> tuple[Meld, dict, dict]:
+        e = self._table.get(id(meld))
+        if e is None or e[0] is not meld:
+            if len(self._table) > 256:
+                self._table.clear()
+            e = self._table[id(meld)] = (meld, {}, {})
+        return e
+
+    def fits(self, view: SeatView, meld: Meld, card: Card) -> tuple[str | None, ...]:
+        """The ends (None for a set or a natural) at which ``card`` can be laid off."""
+        if not card.is_joker:  # a natural goes to a set of its rank or a run of its suit
+            if meld.kind == "set" and (card.rank % 13 != meld.lo % 13 or len(meld.cards) >= 4):
+                return ()
+            if meld.kind == "run" and card.suit != meld.suit:
+                return ()
+        cache = self._entry(meld)[1]
+        key = card.face
+        ends = cache.get(key)
+        if ends is None:
+            v = self.variant(view)
+            tries: tuple[str | None, ...] = (
+                ("low", "high") if card.is_joker and meld.kind == "run" else (None,)
+            )
+            ok = []
+            for end in tries:
+                try:
+                    lay_off(v, meld, card, end)  # type: ignore[arg-type]
+                except RulesError:
+                    continue
+                ok.append(end)
+            ends = cache[key] = tuple(ok)
+        return ends
+
+    def lay_off_action(self, view: SeatView, keep_jokers: bool = False) -> A.Action | None:
+        if not self.may_touch_table(view) or not view.melds:
+            return None
+        protected = self.meld_cards(view)
+        must = set(view.must_use)
+        seen: set[tuple[int, str | None]] = set()
+        for card in self.hand_must_first(view):
+            if card.face in seen:
+                continue
+            seen.add(card.face)
+            if card not in must and (card in protected or (keep_jokers and card.is_joker)):
+                continue
+            for i, meld in enumerate(view.melds):
+                for end in self.fits(view, meld, card):
+                    action = A.LayOff(self.seat, card, i, end)  # type: ignore[arg-type]
+                    if self.legal(view, action):
+                        return action
+        return None
+
+    def recover_action(self, view: SeatView) -> A.Action | None:
+        if not self.may_touch_table(view) or not view.melds:
+            return None
+        v = self.variant(view)
+        if v.joker_recovery == "none":
+            return None
+        naturals = {c.face: c for c in view.hand if not c.is_joker}
+        for i, meld in enumerate(view.melds):
+            if not any(c.is_joker for c in meld.cards):
+                continue
+            if meld.kind == "set" and v.set_joker_recovery_needs_two:
+                groups = [g for _, g in joker_recoveries(v, (meld,), view.hand)]
+            else:
+                groups = []
+                cache = self._entry(meld)[2]
+                for face, c in naturals.items():
+                    r = 14 if c.rank == 1 and 14 in meld.ranks else c.rank
+                    if r not in meld.ranks or (meld.kind == "run" and c.suit != meld.suit):
+                        continue
+                    ok = cache.get(face)
+                    if ok is None:
+                        try:
+                            recover_joker(v, meld, (c,))
+                            ok = True
+                        except RulesError:
+                            ok = False
+                        cache[face] = ok
+                    if ok:
+                        groups.append((c,))
+            for g in groups:
+                action = A.RecoverJoker(self.seat, i, g)
+                if self.legal(view, action):
+                    return action
+        return None
 
     def play(self, view: SeatView) -> A.Action | None:
         return (
@@ -63,8 +231,9 @@ class Moyen(Bot):
         return 6.0 * neighbours(card, hand) - hand_points(v, card) / 3.0
 
     def pick_discard(self, view: SeatView) -> Card | None:
-        options = self.discardable(view)
-        if not options:
-            return None
         melded = self.meld_cards(view)
-        return min(options, key=lambda c: (self.keep_value(view, c, melded), c.sort_key()))
+        order = sorted(view.hand, key=lambda c: (self.keep_value(view, c, melded), c.sort_key()))
+        for c in order:  # the cheapest card first; legality asked only until one may go
+            if self.legal(view, A.Discard(self.seat, c)):
+                return c
+        return None
