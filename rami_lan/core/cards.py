@@ -43,6 +43,20 @@ class Card:
     suit: str | None
     copy: int = 0
 
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if other.__class__ is not Card:
+            return NotImplemented
+        return (
+            self.rank == other.rank  # type: ignore[attr-defined]
+            and self.suit == other.suit  # type: ignore[attr-defined]
+            and self.copy == other.copy  # type: ignore[attr-defined]
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.rank, self.suit, self.copy))
+
     def __post_init__(self) -> None:
         if self.rank == JOKER_RANK:
             if self.suit is not None:
@@ -54,7 +68,7 @@ class Card:
 
     @property
     def is_joker(self) -> bool:
-        return self.rank == JOKER_RANK
+        return not self.rank
 
     @property
     def face(self) -> tuple[int, str | None]:

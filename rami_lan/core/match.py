@@ -61,6 +61,15 @@ class RoundSummary:
     scores: tuple[tuple[int, int], ...]
 
 
+def _evolve(m: MatchState, **changes: object) -> MatchState:
+    """A copy of ``m`` with ``changes`` (fast `dataclasses.replace`; no validation in
+    ``__init__`` to skip)."""
+    new = object.__new__(MatchState)
+    new.__dict__.update(m.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
 @dataclass(frozen=True)
 class MatchState:
     variant: Variant
@@ -127,7 +136,7 @@ def start_round(
         m.round_no + 1,
         m.options.knock,
     )
-    return replace(m, round=rnd, round_no=m.round_no + 1, dealer=dealer), evs
+    return _evolve(m, round=rnd, round_no=m.round_no + 1, dealer=dealer), evs
 
 
 def apply(m: MatchState, action: A.Action) -> tuple[MatchState, list[E.Event]]:
@@ -135,7 +144,7 @@ def apply(m: MatchState, action: A.Action) -> tuple[MatchState, list[E.Event]]:
     if m.round is None or m.over:
         raise IllegalAction(getattr(action, "seat", None), m.phase, "no round is in progress")
     rnd, evs = R.apply(m.round, action)
-    m = replace(m, round=rnd)
+    m = _evolve(m, round=rnd)
     if rnd.phase == "over" and rnd.result is not None:
         m, more = _score_round(m, rnd.result)
         evs = evs + more
