@@ -7,6 +7,7 @@ import pytest
 from rigged import card, cards_of, rigged_match, rigged_round
 
 from rami_lan.core import (
+    Card,
     Discard,
     DrawDiscard,
     DrawStock,
@@ -180,17 +181,20 @@ def test_forty_unopened_take_needs_an_opening_with_it() -> None:
     refused(st4, DrawDiscard(0), "only to open with it")
 
 
-def test_classique_recovered_joker_must_be_played() -> None:
-    st = rigged_round(
-        "classique",
-        {0: "5h * 7h Kc Kd Ks 2c 3s 4h 9c Jd 6s 8s", 1: "6h 2d 3d 4d 5s Jc Qs 10s 8d 9s 4s 8c 9c"},
-    )
+def _classique_joker_on_table(hand1: str) -> tuple[R.RoundState, Card]:
+    """Classique: seat 0 opens with ``5h * 7h``; seat 1 (holding ``hand1``) has drawn."""
+    st = rigged_round("classique", {0: "5h * 7h Kc Kd Ks 2c 3s 4h 9c Jd 6s 8s", 1: hand1})
     st, _ = R.apply(st, DrawStock(0))
     joker = next(c for c in st.hands[0] if c.is_joker)
     run = MeldSpec(cards_of(st, 0, "5h") + (joker,) + cards_of(st, 0, "7h"))
     st, _ = R.apply(st, LayDown(0, (run,)))
     st, _ = R.apply(st, Discard(0, card(st, 0, "2c")))
     st, _ = R.apply(st, DrawStock(1))
+    return st, joker
+
+
+def test_classique_recovered_joker_must_be_played() -> None:
+    st, joker = _classique_joker_on_table("6h 2d 3d 4d 5s Jc Qs 10s 8d 9s 4s 8c 9c")
     refused(st, RecoverJoker(1, 0, cards_of(st, 1, "6h")), "before opening")
     st, _ = R.apply(st, LayDown(1, (MeldSpec(cards_of(st, 1, "2d 3d 4d")),)))
     st, evs = R.apply(st, RecoverJoker(1, 0, cards_of(st, 1, "6h")))
@@ -328,16 +332,7 @@ def test_illegal_match_action_leaves_the_match_unchanged() -> None:
 def test_a_must_use_joker_is_offered_even_with_a_twin_in_hand() -> None:
     """Two jokers in hand, one of them recovered this turn (classique): the legal
     actions must offer laying off the recovered one, not only its twin."""
-    st = rigged_round(
-        "classique",
-        {0: "5h * 7h Kc Kd Ks 2c 3s 4h 9c Jd 6s 8s", 1: "6h * 2d 3d 4d 5s Jc Qs 10s 8d 9s 4s 8c"},
-    )
-    st, _ = R.apply(st, DrawStock(0))
-    joker = next(c for c in st.hands[0] if c.is_joker)
-    run = MeldSpec(cards_of(st, 0, "5h") + (joker,) + cards_of(st, 0, "7h"))
-    st, _ = R.apply(st, LayDown(0, (run,)))
-    st, _ = R.apply(st, Discard(0, card(st, 0, "2c")))
-    st, _ = R.apply(st, DrawStock(1))
+    st, joker = _classique_joker_on_table("6h * 2d 3d 4d 5s Jc Qs 10s 8d 9s 4s 8c")
     st, _ = R.apply(st, LayDown(1, (MeldSpec(cards_of(st, 1, "2d 3d 4d")),)))
     st, _ = R.apply(st, RecoverJoker(1, 0, cards_of(st, 1, "6h")))
     assert st.must_use == (joker,)
