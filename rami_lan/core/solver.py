@@ -14,11 +14,20 @@ made), and, when asked for, the leftover count so far (capped). Memoised on that
 
 Scores are single integers so comparisons stay cheap: ``points * 64 - leftover`` for
 the maximum-points objective (ties: fewer leftover cards), ``-hand_points * 4096 +
-points`` for the fewest hand points. No bound on "what the remaining cards are worth"
-is used; the only pruning is by dominance, each argued where applied: a joker never
-plays a run position of a face whose natural is left over (swap them), and a run never
-starts with a joker unless it reaches the top position (otherwise move that joker to
-the high end: same cards, at least as many points).
+points`` for the fewest hand points. Pruning is by dominance, each argued where
+applied (a joker never plays a run position of a face whose natural is left over: swap
+them; a run never starts with a joker unless it reaches the top position: otherwise
+move that joker to the high end, same cards, at least as many points), and by branch
+and bound with an admissible upper bound only: what a state can still add is at most
+every remaining natural and free joker melded at the most a card can score anywhere,
+nothing left over. That bound never under-estimates, so no optimum is cut (an estimate
+of "what the remaining cards are worth" would). A transition is skipped when its gain
+plus that bound cannot beat the best transition already found at its state (see
+`PASS_ALPHA` for the variant that also passes the bound down).
+
+Speed: a suit's open runs are interned as small integers in state keys; per-suit options
+and set options are tables shared by every hand of a variant (`_Shared`); answers are
+kept by faces in an LRU (bots and hints ask about one hand many times).
 
 `enumerate_melds` (every meld a hand can form) keeps the older shape enumeration.
 """
@@ -66,9 +75,70 @@ class Partition:
 Status = tuple[int, int, bool, bool, bool]
 NEG = -(10**18)
 NO_SETS = [((0, 0, 0, 0), 0, ())]
-IDLE = [((), 0, 0, 0, ((), ()))]  # a suit with no natural here and no open run
+IDLE = [((), 0, 0, 0, ((), ()), (0,) * 16)]  # a suit with no natural here and no open run
 POINTS_SCALE = 64
+LEFT_PENS = [-c for c in range(9)]
+# Pass the bound down to the next state (alpha-beta style; such states are memoised as
+# "at most alpha" and redone when needed)? Correct either way; measured slower on the
+# benchmark hands (more states redone than pruned), so each state is solved exactly and
+# the bound only prunes transitions against the best found so far at that state.
+PASS_ALPHA = False
 HAND_SCALE = 4096
+
+
+_POINT_TABLES: dict[int, tuple[Variant, list[int], list[int]]] = {}
+
+
+class _Shared:
+    """Tables that depend on the variant and the search settings, not on the hand.
+
+    Per-suit options at a position (`Sweep.suit_options`), set options, and the
+    interning of a suit's open runs as small integers. Hands of one variant share them
+    (the per-variant shape tables); `Sweep.memo` (hand-specific) refers to run ids, so a
+    full table is replaced, never emptied, while sweeps still use it.
+    """
+
+    __slots__ = ("suit_memo", "set_memo", "norm_memo", "rs_of", "rid_of", "r_closable",
+                 "r_jlow")
+
+    def __init__(self) -> None:
+        self.suit_memo: dict = {}
+        self.set_memo: dict = {}
+        self.norm_memo: dict = {}
+        self.rs_of: list[tuple[Status, ...]] = [()]
+        self.rid_of: dict[tuple[Status, ...], int] = {(): 0}
+        self.r_closable: list[bool] = [True]
+        self.r_jlow: list[int] = [0]
+
+
+_SHARED: dict[tuple, _Shared] = {}
+_SHARED_MAX_OPTIONS = 200_000
+
+
+def _shared(v: Variant, objective: str, jokers: int, swap_prune: bool, greedy_ok: bool) -> _Shared:
+    if VARIANTS.get(v.id) is not v:
+        return _Shared()  # a custom variant: tables for this search only
+    key = (v.id, objective, jokers, swap_prune, greedy_ok)
+    sh = _SHARED.get(key)
+    if sh is None or len(sh.suit_memo) > _SHARED_MAX_OPTIONS:
+        sh = _SHARED[key] = _Shared()
+    return sh
+
+
+def _point_tables(v: Variant) -> tuple[list[int], list[int]]:
+    """Meld points per run position 1..14 and per set rank position (cached per variant)."""
+    got = _POINT_TABLES.get(id(v))
+    if got is not None and got[0] is v:
+        return got[1], got[2]
+    run_pts = [0] * 15
+    set_pts = [0] * 15
+    for p in range(1, 15):
+        run_pts[p] = rank_points(v, p)
+        set_pts[p] = rank_points(v, 14 if p == 14 else p, in_set=True)
+    if len(_POINT_TABLES) > 64:
+        _POINT_TABLES.clear()
+    _POINT_TABLES[id(v)] = (v, run_pts, set_pts)
+    return run_pts, set_pts
 
 
 @dataclass(frozen=True)
@@ -106,11 +176,7 @@ class Sweep:
         self.carry = v.ace_low and v.ace_high
         self.not_more = v.joker_limit == "not_more_than_naturals"
         self.kcap = max(jokers, 1)
-        run_pts = [0] * 15
-        set_pts = [0] * 15
-        for p in range(1, 15):
-            run_pts[p] = rank_points(v, p)
-            set_pts[p] = rank_points(v, 14 if p == 14 else p, in_set=True)
+        run_pts, set_pts = _point_tables(v)
         self.run_pts = run_pts
         self.set_pts = set_pts
         self.set_pos = 14 if v.ace_high else 1  # where sets of aces are made
@@ -140,8 +206,14 @@ class Sweep:
         # Position tables: naturals per suit at each position, the next position holding
         # a natural (any suit / this suit), and empty positions from p to the top.
         nat_at = [(0, 0, 0, 0)] * 16
-        for p in range(self.lo, self.hi + 1):
-            nat_at[p] = tuple(self._natural_count(si, p) for si in range(4))
+        c0, c1, c2, c3 = counts
+        for p in range(max(self.lo, 2), min(self.hi, 13) + 1):
+            nat_at[p] = (c0[p], c1[p], c2[p], c3[p])
+        aces = (c0[1], c1[1], c2[1], c3[1])
+        if self.lo == 1:
+            nat_at[1] = aces
+        if self.hi == 14:
+            nat_at[14] = aces
         self.nat_at = nat_at
         self.next_nat = [self.hi + 1] * 16
         self.empties = [[0] * 16 for _ in range(4)]
@@ -161,9 +233,34 @@ class Sweep:
                 else:
                     empty[si] += 1
                 self.empties[si][p] = empty[si]
+        # Admissible upper bounds (score units): the most any natural at or after a
+        # position, a free joker, or an ace kept for the high end can add.
+        unit = 1 if self.hand_obj else POINTS_SCALE
+        best_at = [max(run_pts[p], set_pts[p]) for p in range(15)]
+        self.ub_joker = max(best_at[self.lo:self.hi + 1]) * unit
+        self.ub_ace = max(run_pts[14], set_pts[14]) * unit
+        ub_nat = [0] * 17
+        for p in range(self.hi, 0, -1):
+            if self.carry and p == 14:
+                here = 0  # the aces are counted at position 1 or as carried
+            elif self.carry and p == 1:
+                here = sum(nat_at[1]) * max(best_at[1], best_at[14]) * unit
+            else:
+                here = sum(nat_at[p]) * best_at[p] * unit
+            ub_nat[p] = ub_nat[p + 1] + here
+        self.ub_nat = ub_nat
+        self.has_jlow = self.monotone and jokers > 0
+        self.left_pens = [self._left_pens(p) for p in range(16)] if self.hand_obj else [LEFT_PENS] * 16
         self.memo: dict = {}
-        self.suit_memo: dict = {}
-        self.set_memo: dict = {}
+        sh = _shared(v, objective, jokers, self.swap_prune, self.greedy_ok)
+        self.suit_memo = sh.suit_memo
+        self.norm_memo = sh.norm_memo
+        self.set_memo = sh.set_memo
+        # suit run multisets as small integers (0: no open run), with what solve needs
+        self.rs_of = sh.rs_of
+        self.rid_of = sh.rid_of
+        self.r_closable = sh.r_closable
+        self.r_jlow = sh.r_jlow
 
     # --- scores -------------------------------------------------------------------
 
@@ -179,21 +276,19 @@ class Sweep:
             return -hp * HAND_SCALE * n
         return -n
 
+    def _left_pens(self, pos: int) -> list[int]:
+        if not self.hand_obj:
+            return LEFT_PENS
+        r = 1 if pos in (1, 14) else pos
+        hp = self.v.hand_ace_points if r == 1 else min(r, 10)
+        return [-hp * HAND_SCALE * c for c in range(9)]
+
     def left_jokers(self, n: int) -> int:
         if self.hand_obj:
             return -self.v.hand_joker_points * HAND_SCALE * n
         return -n
 
     # --- helpers ------------------------------------------------------------------
-
-    def _natural_count(self, s: int, p: int) -> int:
-        if p == 14:
-            return self.counts[s][1]
-        if p < 1 or p > 13:
-            return 0
-        if p == 1 and not self.v.ace_low:
-            return 0
-        return self.counts[s][p]
 
     def _meldable(
         self, counts: list[list[int]], si: int, r: int, required: tuple[int, int] | None
@@ -231,15 +326,6 @@ class Sweep:
             return False
         return st[1] >= 0 if self.not_more else st[1] >= 1
 
-    def norm(self, runs: tuple[tuple[Status, ...], ...], jl: int) -> tuple:
-        """Cap balances at the free jokers: a run with balance >= jl stays valid anyway."""
-        out = []
-        for rs in runs:
-            if rs and any(st[1] > jl for st in rs):
-                rs = tuple(sorted((st[0], min(st[1], jl)) + st[2:] for st in rs))
-            out.append(rs)
-        return tuple(out)
-
     def _k_nat(self, k: int) -> int:
         return min(k + 1, self.kcap) if self.not_more else 1
 
@@ -249,8 +335,8 @@ class Sweep:
     # --- per-suit options at one position --------------------------------------------
 
     def suit_options(
-        self, pos: int, s: int, runs: tuple[Status, ...], m: int, jl: int
-    ) -> list[tuple[tuple[Status, ...], int, int, int, tuple]]:
+        self, pos: int, s: int, rid: int, m: int, jl: int
+    ) -> list[tuple[tuple[Status, ...], int, int, int, tuple, tuple[int, ...]]]:
         """Ways to use ``m`` naturals and up to ``jl`` jokers in runs of suit ``s`` at ``pos``.
 
         Canonical runs: a run starts at its first natural (with its leading jokers, if
@@ -258,18 +344,21 @@ class Sweep:
         jokers chosen then); a joker inside the run (a gap) must be followed by a
         natural. Returns (new runs, naturals not used, jokers used, run points, plan).
         """
-        key = (pos, s, runs, m, jl)
+        # The options depend on the suit only through these two facts, so they are
+        # shared by the suits and, through `_Shared`, by every hand of the variant.
+        gap_ok = self.next_suit_nat[s][pos] - pos - 1 < jl  # a gap joker needs a natural soon
+        empt = self.empties[s][pos]
+        key = (pos, rid, m, jl, gap_ok, empt)
         got = self.suit_memo.get(key)
         if got is not None:
             return got
+        runs = self.rs_of[rid]
         out: dict[tuple, tuple] = {}
         n = len(runs)
         carry = self.carry and pos == 1
         no_swap = carry or not self.swap_prune
         rp = self.run_pts
         hi = self.hi
-        # a gap joker needs a natural of this suit soon after
-        gap_ok = self.next_suit_nat[s][pos] - pos - 1 < jl
 
         def rec(i: int, new: list, acts: list, nat: int, jok: int, pts: int, ext: bool) -> None:
             if i == n:
@@ -343,9 +432,42 @@ class Sweep:
                             out[k2] = (total, (tuple(acts), ts))
 
         rec(0, [], [], 0, 0, 0, False)
-        res = [(k2[0], k2[1], k2[2], val[0], val[1]) for k2, val in out.items()]
+        res = [
+            (k2[0], k2[1], k2[2], val[0], val[1], self._norm_table(k2[0]))
+            for k2, val in out.items()
+        ]
+        # richest options first: a good total is found early, which tightens the bound
+        res.sort(key=lambda o: (-o[3], o[1]))
         self.suit_memo[key] = res
         return res
+
+    def _rid(self, rs: tuple[Status, ...]) -> int:
+        """The small integer standing for a suit's sorted open runs in state keys."""
+        got = self.rid_of.get(rs)
+        if got is None:
+            got = self.rid_of[rs] = len(self.rs_of)
+            self.rs_of.append(rs)
+            self.r_closable.append(all(self._closable(st) for st in rs))
+            self.r_jlow.append(sum(1 for st in rs if st[3]))
+        return got
+
+    def _norm_table(self, rs: tuple[Status, ...]) -> tuple[int, ...]:
+        """Ids of ``rs`` normalised for each number of free jokers 0..j0.
+
+        With the "not more jokers than naturals" limit, a run's joker balance above the
+        free jokers is capped at that number: the run stays valid whatever comes next.
+        """
+        got = self.norm_memo.get(rs)
+        if got is not None:
+            return got
+        out = []
+        for jl in range(self.j0 + 1):
+            if self.not_more and jl < self.kcap and any(st[1] > jl for st in rs):
+                out.append(self._rid(tuple(sorted((st[0], min(st[1], jl)) + st[2:] for st in rs))))
+            else:
+                out.append(self._rid(rs))
+        got = self.norm_memo[rs] = tuple(out)
+        return got
 
     def _lead_ok(self, pos: int, s: int, t: int, jl: int) -> bool:
         """May a run of suit ``s`` whose first natural is at ``pos`` start ``t`` jokers lower?"""
@@ -398,48 +520,70 @@ class Sweep:
 
         rec(0, [0, 0, 0, 0], 0, ())
         res = [(k2[0], k2[1], sets) for k2, sets in out.items()]
+        # most cards in sets first: a good total early tightens the bound (measured)
+        res.sort(key=lambda o: -(sum(o[0]) + o[1]))
         self.set_memo[key] = res
         return res
 
     # --- the sweep -----------------------------------------------------------------
 
-    def naturals_at(self, pos: int, carried: tuple[int, ...]) -> tuple[int, ...]:
-        if pos == 14 and self.carry:
-            return carried
-        return self.nat_at[pos]
-
     def solve(
         self,
         pos: int,
-        runs: tuple[tuple[Status, ...], ...],
+        runs: tuple[int, int, int, int],
         jl: int,
         carried: tuple[int, ...],
         lf: int,
+        alpha: int = NEG,
     ) -> int:
-        if jl < self.kcap and self.not_more and (runs[0] or runs[1] or runs[2] or runs[3]):
-            runs = self.norm(runs, jl)
+        """Best score from this state on; NEG if it cannot beat ``alpha`` (or is infeasible).
+
+        ``runs``: per suit, the id (`_rid`) of the normalised open runs (`_norm_table`).
+        A value above ``alpha`` is exact; otherwise
+        the memo keeps "at most ``alpha``" and a later call with a lower ``alpha`` redoes
+        the work. Transitions are skipped only when an admissible upper bound (`ub`: every
+        remaining natural and free joker melded at the most a card can score anywhere,
+        nothing left over) shows they cannot beat the best total found or ``alpha``.
+        """
         key = (pos, runs, jl, carried, lf)
         got = self.memo.get(key)
         if got is not None:
-            return got[0]
+            if got[2]:
+                return got[0]
+            if got[0] <= alpha:
+                return NEG
         best = NEG
         choice = None
         if pos > self.hi:
-            if all(self._closable(st) for rs in runs for st in rs):
+            rc = self.r_closable
+            if rc[runs[0]] and rc[runs[1]] and rc[runs[2]] and rc[runs[3]]:
                 if min(lf + jl, self.min_left) >= self.min_left:
                     if not (self.required_joker and jl >= self.j0):
                         best = self.left_jokers(jl)
-            self.memo[key] = (best, None)
+            self.memo[key] = (best, None, True)
             return best
-        n = self.naturals_at(pos, carried)
+        if self.has_jlow:
+            # a run that starts with jokers reaches the top: its empty positions need jokers
+            need = 0
+            for s in range(4):
+                c = self.r_jlow[runs[s]]
+                if c:
+                    need += c * self.empties[s][pos]
+            if need > jl:
+                self.memo[key] = (NEG, None, True)
+                return NEG
+        n = carried if pos == 14 and self.carry else self.nat_at[pos]
         if not any(n) and not any(runs):
             nxt = self.next_nat[pos]
             if self.carry and any(carried):
                 nxt = min(nxt, 14)
             if nxt > pos + 1:
-                best = self.solve(nxt, runs, jl, carried, lf)
-                self.memo[key] = (best, ("skip", nxt))
-                return best
+                best = self.solve(nxt, runs, jl, carried, lf, alpha)
+                if best != NEG and best > alpha:
+                    self.memo[key] = (best, ("skip", nxt), True)
+                    return best
+                self.memo[key] = (alpha, None, False)
+                return NEG
         carry_pos = self.carry and pos == 1
         sets_here = 2 <= pos <= 13 or pos == self.set_pos
         n_suits = (n[0] > 0) + (n[1] > 0) + (n[2] > 0) + (n[3] > 0)
@@ -449,6 +593,20 @@ class Sweep:
             set_opts = NO_SETS
         spts = self.set_pts[pos]
         req = self.required
+        req_here = req is not None and req[1] == (1 if pos == 14 else pos)
+        if req_here:
+            req_total = self.counts[req[0]][1] if pos in (1, 14) else self.counts[req[0]][pos]
+        hand_obj = self.hand_obj
+        unit = 1 if hand_obj else POINTS_SCALE
+        left_pen = self.left_pens[pos]
+        # upper bound of the next state's value, by free jokers (carried aces added below)
+        ub_next = self.ub_nat[pos + 1]
+        jmax = self.ub_joker
+        if self.carry and pos + 1 <= 14:
+            ub_next += sum(carried) * self.ub_ace
+        lim = alpha  # a transition must beat this
+        solve = self.solve
+        min_left = self.min_left
         for used, js, sets in set_opts:
             jl1 = jl - js
             completable = 0  # suits a natural of which, if left over, would better go in a set
@@ -458,24 +616,47 @@ class Sweep:
                         for s in range(4):
                             if s not in suits:
                                 completable |= 1 << s
-            base = self.placed(spts * (sum(used) + js))
-            m = [n[s] - used[s] for s in range(4)]
+            base = spts * (used[0] + used[1] + used[2] + used[3] + js)
+            if not hand_obj:
+                base *= POINTS_SCALE
             opts = [
-                self.suit_options(pos, s, runs[s], m[s], jl1) if m[s] or runs[s] else IDLE
+                self.suit_options(pos, s, runs[s], n[s] - used[s], jl1)
+                if n[s] - used[s] or runs[s] else IDLE
                 for s in range(4)
             ]
+            if not (opts[0] and opts[1] and opts[2] and opts[3]):
+                continue
+            # Bounds, richest options first (each list is sorted by points, descending):
+            # once even the jokers all left free cannot lift a prefix above ``lim``, the
+            # rest of that list cannot either.
+            m1, m2, m3 = opts[1][0][3] * unit, opts[2][0][3] * unit, opts[3][0][3] * unit
+            extra = ub_next + base + (sum(n) * self.ub_ace if carry_pos else 0)
+            r0 = extra + m1 + m2 + m3
+            r1 = extra + m2 + m3
+            r2 = extra + m3
+            if opts[0][0][3] * unit + r0 + jl1 * jmax <= lim:
+                continue
             # combine the four suits
             for o0 in opts[0]:
                 j_a = o0[2]
-                if j_a > jl1:
+                p0 = o0[3] * unit
+                if p0 + r0 + jl1 * jmax <= lim:
+                    break
+                if j_a > jl1 or p0 + r0 + (jl1 - j_a) * jmax <= lim:
                     continue
                 for o1 in opts[1]:
                     j_b = j_a + o1[2]
-                    if j_b > jl1:
+                    p1 = p0 + o1[3] * unit
+                    if p1 + r1 + (jl1 - j_a) * jmax <= lim:
+                        break
+                    if j_b > jl1 or p1 + r1 + (jl1 - j_b) * jmax <= lim:
                         continue
                     for o2 in opts[2]:
                         j_c = j_b + o2[2]
-                        if j_c > jl1:
+                        p2 = p1 + o2[3] * unit
+                        if p2 + r2 + (jl1 - j_b) * jmax <= lim:
+                            break
+                        if j_c > jl1 or p2 + r2 + (jl1 - j_c) * jmax <= lim:
                             continue
                         for o3 in opts[3]:
                             j_d = j_c + o3[2]
@@ -484,39 +665,42 @@ class Sweep:
                             sel = (o0, o1, o2, o3)
                             if completable and any(sel[s][1] and completable >> s & 1 for s in range(4)):
                                 continue
+                            gain = base + p2 + o3[3] * unit
+                            jn = jl1 - j_d
                             if carry_pos:
-                                new_carried = tuple(o[1] for o in sel)
+                                new_carried = (o0[1], o1[1], o2[1], o3[1])
                                 left = 0
+                                ub = ub_next + jn * jmax + sum(new_carried) * self.ub_ace
                             else:
                                 new_carried = carried
                                 left = o0[1] + o1[1] + o2[1] + o3[1]
-                                if req is not None and req[1] == (1 if pos == 14 else pos):
-                                    s_req = req[0]
-                                    total = (
-                                        self.counts[s_req][1] if pos in (1, 14) else self.counts[s_req][pos]
-                                    )
-                                    if sel[s_req][1] >= total:
-                                        continue
-                            gain = base + self.placed(o0[3] + o1[3] + o2[3] + o3[3])
-                            if not carry_pos:
-                                for s in range(4):
-                                    if sel[s][1]:
-                                        gain += self.left_nat(pos, sel[s][1])
-                            new_runs = (o0[0], o1[0], o2[0], o3[0])
-                            lf2 = min(lf + left, self.min_left)
-                            sub = self.solve(pos + 1, new_runs, jl1 - j_d, new_carried, lf2)
+                                if req_here and sel[req[0]][1] >= req_total:
+                                    continue
+                                if left:
+                                    gain += (left_pen[o0[1]] + left_pen[o1[1]]
+                                             + left_pen[o2[1]] + left_pen[o3[1]])
+                                ub = ub_next + jn * jmax
+                            if gain + ub <= lim:
+                                continue
+                            new_runs = (o0[5][jn], o1[5][jn], o2[5][jn], o3[5][jn])
+                            lf2 = min(lf + left, min_left)
+                            sub = solve(pos + 1, new_runs, jn, new_carried, lf2,
+                                        NEG if lim == NEG or not PASS_ALPHA else lim - gain)
                             if sub == NEG:
                                 continue
                             tot = gain + sub
-                            if tot > best:
-                                best = tot
-                                choice = (sets, js, sel, new_runs, jl1 - j_d, new_carried, lf2)
-        self.memo[key] = (best, choice)
-        return best
+                            if tot > lim:
+                                best = lim = tot
+                                choice = (sets, js, sel, new_runs, jn, new_carried, lf2)
+        if best != NEG and best > alpha:
+            self.memo[key] = (best, choice, True)
+            return best
+        self.memo[key] = (alpha, None, False)
+        return NEG
 
     def start(self, jokers: int | None = None) -> tuple:
         carried = (0, 0, 0, 0)
-        runs: tuple[tuple[Status, ...], ...] = ((), (), (), ())
+        runs = (0, 0, 0, 0)
         j = self.j0 if jokers is None else jokers
         return (self.lo, runs, j, carried, min(self.lf0, self.min_left))
 
@@ -542,7 +726,7 @@ class Sweep:
         done_runs: list[list[tuple[int, int | None]]] = []
         done_sets: list[tuple[int, list[int], int]] = []
         while pos <= self.hi:
-            _score, choice = self.memo[(pos, runs, jl, carried, lf)]
+            _score, choice, _exact = self.memo[(pos, runs, jl, carried, lf)]
             if choice[0] == "skip":
                 pos = choice[1]
                 continue
@@ -575,7 +759,6 @@ class Sweep:
                 open_runs[s] = nxt
             pos, runs, jl, carried, lf = pos + 1, new_runs, jl2, carried2, lf2
             if self.not_more and jl < self.kcap:
-                runs = self.norm(runs, jl)
                 for s in range(4):
                     open_runs[s] = sorted(
                         (((st[0], min(st[1], jl)) + st[2:], cells) for st, cells in open_runs[s]),
@@ -696,43 +879,6 @@ def _materialise(
     )
 
 
-def _components(
-    variant: Variant, counts: list[list[int]], jokers: int
-) -> list[list[tuple[int, int]]]:
-    """Faces (suit, rank) grouped so that no meld can hold faces of two groups."""
-    faces = [(si, r) for si in range(4) for r in range(1, 14) if counts[si][r]]
-    parent = {f: f for f in faces}
-
-    def find(f: tuple[int, int]) -> tuple[int, int]:
-        while parent[f] != f:
-            parent[f] = parent[parent[f]]
-            f = parent[f]
-        return f
-
-    def positions(r: int) -> list[int]:
-        if r != 1:
-            return [r]
-        return [p for p, ok in ((1, variant.ace_low), (14, variant.ace_high)) if ok]
-
-    reach = 1 + jokers
-    for i, a in enumerate(faces):
-        for b in faces[i + 1 :]:
-            if a[1] == b[1]:
-                joined = True  # same rank, other suit: a set
-            elif a[0] == b[0]:
-                joined = any(abs(p - q) <= reach for p in positions(a[1]) for q in positions(b[1]))
-            else:
-                joined = False
-            if joined:
-                ra, rb = find(a), find(b)
-                if ra != rb:
-                    parent[ra] = rb
-    groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    for f in faces:
-        groups.setdefault(find(f), []).append(f)
-    return list(groups.values())
-
-
 _SWEEPS: OrderedDict[tuple, Sweep] = OrderedDict()
 _SWEEP_CACHE_SIZE = 16
 
@@ -759,50 +905,32 @@ def _cached_sweep(
     return sw
 
 
-def _sweep_decomposed(
+def clear_caches(tables: bool = False) -> None:
+    """Forget the cached answers and searches (benchmarks time cold searches with it).
+
+    ``tables``: also drop the per-variant tables (`_Shared`), as in a fresh process.
+    """
+    _SWEEPS.clear()
+    _RESULTS.clear()
+    if tables:
+        _SHARED.clear()
+
+
+def _sweep_hand(
     variant: Variant,
     counts: list[list[int]],
     jokers: int,
     objective: str,
     req: tuple[int, int] | None,
 ) -> SweepResult | None:
-    """Solve independent groups of faces apart and share the jokers between them."""
-    full = _cached_sweep(variant, counts, jokers, objective, req)  # drops dead faces
-    comps = _components(variant, full.counts, jokers)
-    if len(comps) <= 1:
-        return full.run()
-    sweeps: list[Sweep] = []
-    for comp in comps:
-        sub = [[0] * 14 for _ in range(4)]
-        for si, r in comp:
-            sub[si][r] = full.counts[si][r]
-        r_here = req if req is not None and req in comp else None
-        sweeps.append(_cached_sweep(variant, sub, jokers, objective, r_here))
-    # knapsack over the jokers: table[j] = (score, joker split) using j jokers so far
-    table: dict[int, tuple[int, tuple[int, ...]]] = {0: (full.base, ())}
-    for sw in sweeps:
-        vals = [sw.value(j) for j in range(jokers + 1)]
-        nxt: dict[int, tuple[int, tuple[int, ...]]] = {}
-        for used, (score, split) in table.items():
-            for j in range(jokers - used + 1):
-                if vals[j] == NEG:
-                    continue
-                cand = (score + vals[j], split + (j,))
-                old = nxt.get(used + j)
-                if old is None or cand[0] > old[0]:
-                    nxt[used + j] = cand
-        table = nxt
-    if jokers not in table:
-        return None
-    score, split = table[jokers]
-    runs: list = []
-    sets: list = []
-    for sw, j in zip(sweeps, split, strict=True):
-        res = sw.result(j)
-        assert res is not None
-        runs += res.runs
-        sets += res.sets
-    return SweepResult(score, runs, sets)
+    """One sweep over the whole hand.
+
+    Splitting the hand into groups of faces that can share no meld and sharing the
+    jokers by a knapsack (one search per group and joker count) was measured slower on
+    the benchmark hands: the sweep already skips empty positions, and each extra search
+    costs its set-up and replay.
+    """
+    return _cached_sweep(variant, counts, jokers, objective, req).run()
 
 
 def _search(
@@ -835,20 +963,54 @@ def _search_inner(
     if required is not None and not required.is_joker:
         req = (SUITS.index(required.suit), required.rank)  # type: ignore[arg-type]
     need_joker = required is not None and required.is_joker
-    res = _sweep_decomposed(variant, counts, jokers, objective, req)
+    # Bots and hints ask about the same hand many times: answers are kept by faces (the
+    # result names faces, not physical cards), for the preset variants only.
+    key = None
+    if VARIANTS.get(variant.id) is variant:
+        key = (variant.id, objective, tuple(map(tuple, counts)), jokers, req, need_joker,
+               min_leftover)
+        got = _RESULTS.get(key, _MISSING)
+        if got is not _MISSING:
+            _RESULTS.move_to_end(key)
+            return None if got is None else _materialise(variant, cards, got, required)
+    res = _solve_counts(variant, counts, jokers, objective, req, need_joker, min_leftover,
+                        len(cards))
+    if key is not None:
+        _RESULTS[key] = res
+        if len(_RESULTS) > _RESULT_CACHE_SIZE:
+            _RESULTS.popitem(last=False)
+    if res is None:
+        return None
+    return _materialise(variant, cards, res, required)
+
+
+_RESULTS: OrderedDict[tuple, SweepResult | None] = OrderedDict()
+_RESULT_CACHE_SIZE = 512
+_MISSING = object()
+
+
+def _solve_counts(
+    variant: Variant,
+    counts: list[list[int]],
+    jokers: int,
+    objective: str,
+    req: tuple[int, int] | None,
+    need_joker: bool,
+    min_leftover: int,
+    n_cards: int,
+) -> SweepResult | None:
+    res = _sweep_hand(variant, counts, jokers, objective, req)
     if res is not None and (need_joker or min_leftover):
         # The unconstrained optimum is the answer when it happens to meet the demands.
         melded = sum(len(r) for r in res.runs) + sum(len(st) + j for _p, st, j in res.sets)
         jok_used = sum(1 for r in res.runs for _p, si in r if si is None)
         jok_used += sum(j for _p, _st, j in res.sets)
-        if len(cards) - melded < min_leftover or (need_joker and not jok_used):
+        if n_cards - melded < min_leftover or (need_joker and not jok_used):
             res = Sweep(
                 variant, counts, jokers, objective, required=req,
                 required_joker=need_joker, min_leftover=min_leftover,
             ).run()
-    if res is None:
-        return None
-    return _materialise(variant, cards, res, required)
+    return res
 
 
 def best_partition(variant: str | Variant, cards: Sequence[Card]) -> Partition:
