@@ -174,6 +174,53 @@ def _knock_view(hand, top, window) -> SeatView:
     )
 
 
+def test_moyen_is_a_plain_medium_player():
+    """moyen: top discard only for a meld laid now; discards its highest-penalty loose card."""
+    from rami_lan.core import parse_cards
+    from rami_lan.core.melds import hand_points
+
+    moyen = make_bot("moyen", 2, 1)
+    # 7c 8c + 9c is a 24-point run: not enough to open in rami, so moyen draws blind
+    hand = tuple(parse_cards("7c 8c 2d 4s 6h 10s Jd Qh 3c 5d Ah 9s 4h"))
+    view = _draw_view(hand, parse_cards("9c")[0])
+    assert isinstance(moyen.choose(view, []), A.DrawStock)
+    # with three kings as well the run completes a 54-point opening: it takes the card
+    hand = tuple(parse_cards("7c 8c Kd Kh Ks 2d 4s 6h 10s Jd Qh 3c 5d"))
+    view = _draw_view(hand, parse_cards("9c")[0])
+    assert moyen.choose(view, []) == A.DrawDiscard(2, 1)
+    assert not moyen.wants_knock(view)
+    v = VARIANTS["rami"]
+    seen = 0
+    for m in _random_states("rami", 2, seed=5, steps=80):
+        if m.round.phase != "play":
+            continue
+        view = view_for(m, m.round.turn)
+        bot = make_bot("moyen", view.seat, 2)
+        melded = bot.meld_cards(view)
+        loose = [
+            c for c in view.hand
+            if c not in melded and not c.is_joker and is_legal_for_view(view, A.Discard(view.seat, c))
+        ]
+        if not loose:
+            continue
+        card = bot.pick_discard(view)
+        assert hand_points(v, card) == max(hand_points(v, c) for c in loose)
+        seen += 1
+    assert seen > 5
+
+
+def _draw_view(hand, top) -> SeatView:
+    from rami_lan.core.views import PlayerInfo
+
+    players = tuple(PlayerInfo(s, True, 13, False, 0, False, 0, False) for s in range(3))
+    return SeatView(
+        seat=2, variant="rami", phase="draw", round_no=1, turn_no=3, turn=2, dealer=1,
+        hand=hand, players=players, melds=(), discard=(top,), discard_size=4,
+        stock_size=60, knock_window=(), taken=None, must_use=(), last_result=None,
+        limit=100, quick=False, knock=False, match_over=False, winner=None, tiebreak=(),
+    )
+
+
 STRENGTH_MATCHES = int(os.environ.get("RAMI_STRENGTH_MATCHES", "200"))
 # (strong, weak, target share of heads-up matches, floor for the lower 95 % bound)
 PAIRINGS = [("expert", "moyen", 0.60, 0.50), ("moyen", "debutant", 0.80, 0.70)]

@@ -1,11 +1,16 @@
-"""``expert``: the moyen player plus memory and foresight.
+"""``expert``: exact hand judgement, memory and defence.
 
-- Tracks the cards seen (discard pile, table melds) and values a loose card by how
-  many of the cards that would complete it are still live.
-- Avoids feeding the next player: keeps cards that fit a table meld the next player
-  may use, and cards close to what that player took from the pile.
-- Plans the opening threshold: before opening, keeps high cards that have partners.
-- Keeps jokers (never lays one off unless the hand is nearly empty).
+- Judges its hand with the exact solver and lays down the solver's best melds (the
+  opening planned with `can_open`; in ``classique``/``40`` one card kept to discard).
+- Takes the top discard when it raises the best partition's meld points (the opening
+  check included) or adds many live outs.
+- Lays off everything that fits, jokers included (a joker held in ``rami`` costs 30).
+- Tracks the cards seen (discard pile, table melds) and discards the loose card whose
+  removal loses the fewest live outs, weighted by rank before opening.
+- Dumps high cards as an opponent gets close to going out (few cards, or opened in a
+  threshold variant).
+- Avoids feeding the next player: cards that fit a table meld they may use, and cards
+  close to what that player took from the pile.
 - In ``500`` looks deep into the discard pile and takes the depth that pays most.
 - Knocks ("frapper") when the discard adds at least `knock_gain` meld points and it
   has opened or would open with it.
@@ -15,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rami_lan.bots.base import best_partition, best_partition_with, can_open
+from rami_lan.bots.base import Bot, best_partition, best_partition_with, can_open
 from rami_lan.bots.memory import CardMemory
-from rami_lan.bots.moyen import Moyen, neighbours
+from rami_lan.bots.moyen import Moyen
 from rami_lan.bots.quick import quick_partition
 from rami_lan.core import actions as A
 from rami_lan.core.cards import Card
@@ -42,6 +47,10 @@ class Expert(Moyen):
     lookahead = False
     lookahead_variants = frozenset({"rami", "classique", "40", "multi"})
     take_margin = 1.0  # deadwood points the top discard must save over a blind draw
+    outs_w = 3.0  # discard score: weight of one live out kept
+    pen_w = 0.3  # discard score: weight of a hand point dropped (plus the danger)
+    exact_lay_down = True
+    opened_danger = 0.3  # danger once an opponent has opened (threshold variants)
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         super().__init__(seat, seed, think_delay)
@@ -60,6 +69,11 @@ class Expert(Moyen):
 
     def top_helps(self, view: SeatView) -> bool:
         return self.take_top_helps(view, self.take_gain)
+
+    def lay_down_action(self, view: SeatView, hold=()) -> A.Action | None:
+        if self.exact_lay_down:
+            return Bot.lay_down_action(self, view, hold)
+        return super().lay_down_action(view, hold)
 
     # --- drawing -------------------------------------------------------------------
 
@@ -132,76 +146,21 @@ class Expert(Moyen):
         )
 
     def danger(self, view: SeatView) -> float:
-        """0..1: how close an opponent is to going out (few cards left)."""
-        left = [p.n_cards for p in view.players if p.in_round and p.seat != self.seat]
-        if not left:
+        """0..1: how close an opponent is to going out (few cards left, or opened)."""
+        others = [p for p in view.players if p.in_round and p.seat != self.seat]
+        if not others:
             return 0.0
-        return {0: 1.0, 1: 1.0, 2: 1.0, 3: 0.6, 4: 0.3}.get(min(left), 0.0)
+        d = {0: 1.0, 1: 1.0, 2: 1.0, 3: 0.6, 4: 0.3}.get(min(p.n_cards for p in others), 0.0)
+        if self.opened_danger and self.variant(view).requires_opening:
+            if any(p.opened for p in others):
+                d = max(d, self.opened_danger)
+        return d
 
     def next_seat(self, view: SeatView) -> int | None:
         seats = [p.seat for p in view.players if p.in_round]
         if self.seat not in seats:
             return None
         return seats[(seats.index(self.seat) + 1) % len(seats)]
-
-    def keep_value(self, view: SeatView, card: Card, melded: set[Card]) -> float:
-        base = super().keep_value(view, card, melded)
-        if card in melded or card.is_joker:
-            return base
-        v = self.variant(view)
-        hand = list(view.hand)
-        # the nearer an opponent is to going out, the more a high card costs
-        base -= self.danger(view) * hand_points(v, card) / 2.0
-        # A partial meld whose completing cards are all seen is dead: drop its bonus.
-        nb = neighbours(card, hand)
-        if nb > 0:
-            live = 0
-            for face in self._completions(card, hand):
-                held = sum(1 for c in hand if c.face == face)
-                live += max(0, v.n_decks - held - self.memory.dead(face))
-            if live == 0:
-                base -= 6.0 * nb
-        # Feeding the next player: a card that fits a table meld they may use, or one
-        # close to what they took from the pile, is kept rather than handed over.
-        nxt = self.next_seat(view)
-        info = next((p for p in view.players if p.seat == nxt), None)
-        if info is not None and (info.opened or not v.requires_opening):
-            if lay_off_options(v, view.melds, [card]):
-                base += 8.0
-        for t in self.memory.taken_by.get(nxt, []) if nxt is not None else []:
-            if t.is_joker:
-                continue
-            if t.rank == card.rank or (t.suit == card.suit and abs(t.rank - card.rank) <= 2):
-                base += 3.0
-        # Opening plan: before opening a threshold variant, partial melds of high cards
-        # bring the opening closer.
-        if v.requires_opening and v.open_min_points and not self.opened(view) and nb > 0:
-            base += min(card.rank, 10) / 6.0
-        return base
-
-    @staticmethod
-    def _completions(card: Card, hand: list[Card]) -> set[tuple[int, str | None]]:
-        """Faces that would turn ``card`` and its neighbours in hand into a meld."""
-        out: set[tuple[int, str | None]] = set()
-        faces = {c.face for c in hand if not c.is_joker}
-        r, s = card.rank, card.suit
-        if any((r, t) in faces for t in "cshd" if t != s):
-            out |= {(r, t) for t in "cshd" if t != s and (r, t) not in faces}
-
-        def f(q: int) -> tuple[int, str | None]:
-            return (1 if q in (1, 14) else q, s)
-
-        ranks = (r, 14) if r == 1 else (r,)
-        for q in ranks:
-            if f(q + 1) in faces:
-                out |= {f(q - 1), f(q + 2)}
-            if f(q - 1) in faces:
-                out |= {f(q - 2), f(q + 1)}
-            if f(q + 2) in faces:
-                out.add(f(q + 1))
-            if f(q - 2) in faces:
-                out.add(f(q - 1))
-        return {x for x in out if 1 <= x[0] <= 13 and x not in faces}
 
     # --- discarding: keep the loose cards with the most live outs ---------------------
 
@@ -239,7 +198,7 @@ class Expert(Moyen):
             for face, weight in _useful_faces(rest, list(melded), v.ace_low, v.ace_high).items():
                 w = weight * ((0.5 + min(face[0], 10) / 10) if before_open else 1.0)
                 outs += w * live(face, c)
-            value = 3.0 * outs + hand_points(v, c) * (0.3 + danger)
+            value = self.outs_w * outs + hand_points(v, c) * (self.pen_w + danger)
             if c in melded:
                 value -= 100.0
             if feeds_table and lay_off_options(v, view.melds, [c]):

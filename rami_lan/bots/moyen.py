@@ -1,13 +1,17 @@
-"""``moyen``: a sound everyday player.
+"""``moyen``: a plainly medium player.
 
-Takes the top discard when it makes a meld, lays down and lays off whenever it can,
-takes jokers back, and discards the loose card that is worth least to keep: high
-penalty, few neighbours in hand (same rank in other suits, same suit one or two ranks
-away). Never discards a joker while another card may go.
+- Draws from the stock; takes the top discard only when it completes a (greedy) meld
+  it lays down this very turn (before opening: only if that meld opens).
+- Opens as soon as its greedy melds may be laid, with whatever melds those are; lays
+  down, takes jokers back and lays off after that, but keeps a joker in hand until a
+  greedy meld uses it.
+- Discards its unmatched card with the highest penalty, without looking at
+  neighbours, at what was discarded or at what the next player collects. No memory,
+  no defence, never knocks. Never discards a joker while another card may go.
 
-It is built to be cheap (self-play speed): its everyday judgement of the hand is the
-greedy `quick_partition` (a lower bound of the exact solver, cached per hand), and the
-exact solver is only asked when something may be laid on the table.
+It is built to be cheap (self-play speed): its judgement of the hand is the greedy
+`quick_partition` (a lower bound of the exact solver, cached per hand), and the exact
+solver is only asked for the turn's obligations or when the greedy lay-down is refused.
 """
 
 from __future__ import annotations
@@ -22,27 +26,6 @@ from rami_lan.core.errors import RulesError
 from rami_lan.core.melds import Meld, hand_points, lay_off, recover_joker
 from rami_lan.core.solver import joker_recoveries
 from rami_lan.core.views import SeatView
-
-
-def neighbours(card: Card, others: list[Card]) -> float:
-    """How many cards of ``others`` could join ``card`` in a meld (weighted)."""
-    if card.is_joker:
-        return 10.0
-    score = 0.0
-    for o in others:
-        if o is card or o.is_joker:
-            continue
-        if o.rank == card.rank and o.suit != card.suit:
-            score += 1.0
-        elif o.suit == card.suit:
-            d = abs(o.rank - card.rank)
-            if card.rank == 1 or o.rank == 1:
-                d = min(d, 14 - max(o.rank, card.rank))
-            if d == 1:
-                score += 1.0
-            elif d == 2:
-                score += 0.5
-    return score
 
 
 class Moyen(Bot):
@@ -75,20 +58,17 @@ class Moyen(Bot):
         return A.DrawStock(self.seat)
 
     def top_helps(self, view: SeatView) -> bool:
-        """Does the top discard make (greedy) meld points?"""
+        """Does the top discard complete a (greedy) meld it will lay down this turn?"""
         top = view.discard[-1]
-        if top.is_joker:
-            return True
         v = self.variant(view)
-        hand = list(view.hand)
         after = self.quick(view, top)
-        gain = after.points - self.quick(view).points
-        if top not in after.melded or gain < self.take_gain:
+        if top not in after.melded or after.points - self.quick(view).points < self.take_gain:
             return False
-        if v.unopened_take_must_open and not self.opened(view):
-            if after.points < v.open_min_points:
-                return False
-            return can_open(v, hand + [top], [top]).ok
+        if v.requires_opening and not self.opened(view):
+            if after.points < max(1, v.open_min_points):
+                return False  # it would not open with it: the card would wait in hand
+            if v.unopened_take_must_open:
+                return can_open(v, [*view.hand, top], [top]).ok
         return True
 
     def may_lay_down(self, view: SeatView) -> bool:
@@ -217,23 +197,18 @@ class Moyen(Bot):
         return (
             self.lay_down_action(view)
             or self.recover_action(view)
-            or self.lay_off_action(view)
+            or self.lay_off_action(view, keep_jokers=True)  # a joker waits for a greedy meld
         )
 
-    def keep_value(self, view: SeatView, card: Card, melded: set[Card]) -> float:
-        """Higher = more worth keeping."""
-        if card in melded:
-            return 1000.0
-        if card.is_joker:
-            return 500.0
-        v = self.variant(view)
-        hand = list(view.hand)
-        return 6.0 * neighbours(card, hand) - hand_points(v, card) / 3.0
-
     def pick_discard(self, view: SeatView) -> Card | None:
+        """The unmatched card with the highest penalty (no look at its neighbours)."""
+        v = self.variant(view)
         melded = self.meld_cards(view)
-        order = sorted(view.hand, key=lambda c: (self.keep_value(view, c, melded), c.sort_key()))
-        for c in order:  # the cheapest card first; legality asked only until one may go
+        order = sorted(
+            view.hand,
+            key=lambda c: (c in melded, c.is_joker, -hand_points(v, c), c.sort_key()),
+        )
+        for c in order:  # legality asked only until one may go
             if self.legal(view, A.Discard(self.seat, c)):
                 return c
         return None
