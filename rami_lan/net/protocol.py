@@ -221,13 +221,11 @@ def check_plain(value: object, max_depth: int = MAX_DEPTH, max_items: int = MAX_
         raise ValueError(f"{where}: {exc.problem}") from None
 
 
-def _check_plain(value: object, depth_left: int, budget: list[int]) -> None:
-    budget[0] -= 1
-    if budget[0] < 0:
-        raise _PlainError("too many items")
-    kind = type(value)
-    if value is None or kind is bool or kind is bytes:
-        return
+_NoneType = type(None)
+
+
+def _check_scalar(value: object, kind: type) -> None:
+    """Check one non-container value (the containers' loops inline the common cases)."""
     if kind is int:
         if not _PLAIN_INT_MIN <= value <= _PLAIN_INT_MAX:  # type: ignore[operator]
             raise _PlainError("integer out of range")
@@ -238,25 +236,45 @@ def _check_plain(value: object, depth_left: int, budget: list[int]) -> None:
         except UnicodeEncodeError:
             raise _PlainError("string is not valid Unicode") from None
         return
+    if kind is _NoneType or kind is bool or kind is bytes:
+        return
+    raise _PlainError(f"{kind.__name__} is not plain data")
+
+
+def _check_plain(value: object, depth_left: int, budget: list[int]) -> None:
+    """Walk ``value``; scalars inside containers are checked inline (this runs on every
+    received frame, so it avoids a call per card id)."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _PlainError("too many items")
+    kind = type(value)
     if kind is not list and kind is not dict:
-        raise _PlainError(f"{kind.__name__} is not plain data")
+        _check_scalar(value, kind)
+        return
     if depth_left <= 0:
         raise _PlainError("nested too deeply")
+    budget[0] -= len(value)  # type: ignore[arg-type]
+    if budget[0] < 0:
+        raise _PlainError("too many items")
     if kind is list:
-        for index, item in enumerate(value):  # type: ignore[call-overload]
-            try:
-                _check_plain(item, depth_left - 1, budget)
-            except _PlainError as exc:
-                exc.path.append(f"[{index}]")
-                raise
-        return
-    for key, item in value.items():  # type: ignore[attr-defined]
-        if type(key) is not str:
+        pairs = enumerate(value)  # type: ignore[call-overload]
+    else:
+        pairs = value.items()  # type: ignore[attr-defined]
+    for key, item in pairs:
+        if kind is dict and type(key) is not str:
             raise _PlainError(f"map key {_show(key)} is not a str")
+        t = type(item)
         try:
-            _check_plain(item, depth_left - 1, budget)
+            if t is int:
+                if not _PLAIN_INT_MIN <= item <= _PLAIN_INT_MAX:
+                    raise _PlainError("integer out of range")
+            elif t is list or t is dict:
+                budget[0] += 1  # counted above with its container
+                _check_plain(item, depth_left - 1, budget)
+            elif t is not _NoneType and t is not bool and t is not bytes:
+                _check_scalar(item, t)
         except _PlainError as exc:
-            exc.path.append(f"[{_show(key)}]")
+            exc.path.append(f"[{key if kind is list else _show(key)}]")
             raise
 
 
