@@ -13,6 +13,7 @@ import pytest
 from aio_helpers import run
 
 from rami_lan.cli import cmd_verify
+from rami_lan.net import guard as G
 from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import open_session
 from rami_lan.net.host import TableConfig, TableHost
@@ -22,9 +23,13 @@ pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
 async def _record(tmp_path: Path, **table: Any) -> dict[str, Any]:
+    # The client plays with no think delay: lift the message-rate limit, or it may be
+    # cut off, reconnect, and miss a round's commitments (then the assertions below,
+    # which expect its secret in every round, would not hold).
+    roomy = G.GuardConfig(messages_per_s=10_000, message_burst=10_000)
     host = TableHost(TableConfig(name="rec", seats=2, headless=True, advertise=False,
                                  interfaces=["127.0.0.1"], record_dir=tmp_path,
-                                 bot_delay=0.0, **table))
+                                 bot_delay=0.0, guard=roomy, **table))
     port = await host.start()
     try:
         s = await open_session("127.0.0.1", port, nickname="solo")

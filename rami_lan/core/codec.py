@@ -165,16 +165,31 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return names
 
 
+_SCALARS = (int, str, bool, type(None), bytes)
+
+
 def _enc_value(x: object, cc: CardCodec) -> Plain:
     t = type(x)
     if t is Card:
         return {"card": cc.enc(x)}  # type: ignore[arg-type]
+    if t in _SCALARS:
+        return x
     if t is Meld:
         return cc.meld(x)  # type: ignore[arg-type]
     if t is tuple or t is list:
-        return [_enc_value(y, cc) for y in x]  # type: ignore[attr-defined]
+        ids = cc._ids
+        # cards and scalars inline: views and events are mostly lists of cards
+        return [
+            {"card": ids[y]} if type(y) is Card and y in ids
+            else y if type(y) in _SCALARS
+            else _enc_value(y, cc)
+            for y in x  # type: ignore[attr-defined]
+        ]
     if t in _FIELD_NAMES or (dataclasses.is_dataclass(x) and not isinstance(x, type)):
-        d = {name: _enc_value(getattr(x, name), cc) for name in _field_names(t)}
+        d = {}
+        for name in _field_names(t):
+            v = getattr(x, name)
+            d[name] = v if type(v) in _SCALARS else _enc_value(v, cc)
         d["type"] = t.__name__
         return d
     return x
@@ -211,7 +226,19 @@ def _dec_value(x: Plain, cc: CardCodec) -> object:
             return cc.unmeld(x)
         return {k: _dec_value(v, cc) for k, v in x.items()}
     if isinstance(x, list):
-        return tuple(_dec_value(y, cc) for y in x)
+        deck = cc._deck
+        n = len(deck)
+        out = []
+        for y in x:
+            ty = type(y)
+            if ty is dict and len(y) == 1 and "card" in y:
+                cid = y["card"]
+                out.append(deck[cid] if type(cid) is int and 0 <= cid < n else cc.dec_opt(cid))
+            elif ty in _SCALARS:
+                out.append(y)
+            else:
+                out.append(_dec_value(y, cc))
+        return tuple(out)
     return x
 
 

@@ -375,8 +375,8 @@ class GuardConfig:
 
     max_connections: int = 32
     max_connections_per_address: int = 8
-    messages_per_s: float = 30.0
-    message_burst: float = 120.0
+    messages_per_s: float = 100.0  # a bot seat playing with no think delay stays under it
+    message_burst: float = 400.0
     bytes_per_s: float = 256 * 1024
     byte_burst: float = 1024 * 1024
     join_base_delay: float = 1.0
