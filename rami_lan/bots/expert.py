@@ -236,8 +236,9 @@ class Expert(Moyen):
                 out[f] = n
         return out
 
-    def after_discard(self, v: Variant, cards: list[Card], keep: Card | None = None) -> float:
-        """Deadwood of ``cards`` once its highest loose natural (not ``keep``) is gone."""
+    @staticmethod
+    def _deadwood(v: Variant, cards: list[Card], keep: Card | None = None) -> tuple[int, int]:
+        """(hand points of the loose cards, the highest loose natural other than ``keep``)."""
         q = quick_partition(v, cards)
         dw = 0
         mx = 0
@@ -248,20 +249,16 @@ class Expert(Moyen):
             dw += hp
             if c.rank and hp > mx and c is not keep:
                 mx = hp
+        return dw, mx
+
+    def after_discard(self, v: Variant, cards: list[Card], keep: Card | None = None) -> float:
+        """Deadwood of ``cards`` once its highest loose natural (not ``keep``) is gone."""
+        dw, mx = self._deadwood(v, cards, keep)
         return dw - mx
 
     def expected_after_draw(self, v: Variant, cards: list[Card], live: dict[Face, int]) -> float:
         """Expected `after_discard` of ``cards`` plus one unseen card."""
-        q = quick_partition(v, cards)
-        dw = 0
-        mx = 0
-        for c in cards:
-            if c in q.melded:
-                continue
-            hp = hand_points(v, c)
-            dw += hp
-            if c.rank and hp > mx:
-                mx = hp
+        dw, mx = self._deadwood(v, cards)
         has_joker = any(not c.rank for c in cards)
         near: set[Face] = set()
         for c in cards:
