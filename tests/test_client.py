@@ -50,7 +50,7 @@ class ScriptedHost:
                         self.send(P.Refused(code=self.refuse, message="no"))
                         return
                     self.send(P.Welcome(table_id=TABLE_ID, seat=1, token=bytes(16),
-                                        table={"variant": "rami", "timer": 0},
+                                        table={"variant": "rami", "timer": 0, "seats": 2, "host_seat": 0},
                                         players=[{"seat": 0, "nick": "h"},
                                                  {"seat": 1, "nick": "me"}]))
                 await self.received.put(msg)

@@ -912,8 +912,9 @@ class TableHost:
         excluded = sorted(ctx.commit.excluded)
         secrets_map = ctx.commit.secrets() if ctx.commit.phase is Phase.COMPLETE else {}
         if secrets_map:
-            ctx.secrets_msg = P.RoundSecrets(round_tag=ctx.tag, secrets=secrets_map,
-                                             excluded=excluded)
+            ctx.secrets_msg = P.RoundSecrets(
+                round_tag=ctx.tag, secrets=secrets_map, excluded=excluded,
+                reasons={s: why.name.lower() for s, why in ctx.commit.excluded.items()} or None)
             for conn in list(self._conns):
                 if conn.seat is not None:
                     self._send(conn, ctx.secrets_msg)
@@ -1132,6 +1133,12 @@ class TableHost:
         if ctx.commit.excluded:
             self._journal_append("round", {"tag": tag, "step": "excluded",
                                            "seats": sorted(ctx.commit.excluded)})
+            # Fairness: every exclusion is announced to all, with its reason, before the deal.
+            ctx.commitments_msg = P.Commitments(round_tag=tag, commits=commits, excluded={
+                s: why.name.lower() for s, why in sorted(ctx.commit.excluded.items())})
+            for conn in list(self._conns):
+                if conn.seat is not None:
+                    self._send(conn, ctx.commitments_msg)
         seed = ctx.commit.seed()
         ctx.seed = seed
         v = self.variant
