@@ -620,6 +620,10 @@ class RemoteTableSession:
             self._report_fairness(r)
 
     def _report_fairness(self, r: FairnessRound) -> None:
+        if r.status == "pending":  # e.g. an exclusion announced: shown, nothing judged yet
+            self._queue.put_nowait(SessionUpdate(fairness_round=r,
+                                                 fairness_rounds=self.fairness_rounds()))
+            return
         ok = r.status in ("checked", "partial")
         details = r.details()
         if r.status == "failed":

@@ -66,6 +66,8 @@ class FairnessRound:
     evidence: str | None = None
     cards_checked: int = 0
     events_checked: int = 0
+    excluded: tuple[tuple[int, str], ...] = ()
+    """(seat, reason code) of every seat the host announced excluded from the seed."""
 
     @property
     def ok(self) -> bool:
@@ -73,9 +75,13 @@ class FairnessRound:
 
     def details(self) -> str:
         """A sentence for the player (translated), with the English reason appended."""
+        excluded = ""
+        if self.excluded:
+            excluded = " " + _("Excluded from the shuffle: {seats}.").format(
+                seats=", ".join(f"{s + 1} ({why})" for s, why in self.excluded))
         if self.status == V.Status.CHECKED:
             return _("Round {n}: fair shuffle and rulings checked ({e} events replayed).").format(
-                n=self.round_no, e=self.events_checked)
+                n=self.round_no, e=self.events_checked) + excluded
         if self.status == V.Status.FAILED:
             text = _("Round {n}: fairness check FAILED: {why}").format(
                 n=self.round_no, why=self.reason)
@@ -222,7 +228,7 @@ class FairnessTracker:
         """Rounds whose state changed since the last call (writes evidence of new failures)."""
         out = []
         for r in self.verifier.rounds():
-            key = r.status.value + "|" + r.reason
+            key = f"{r.status.value}|{r.reason}|{r.excluded}"
             if self._reported.get(r.round_no) == key:
                 continue
             if r.status is V.Status.PENDING and r.round_no not in self._reported:
@@ -236,7 +242,7 @@ class FairnessTracker:
 
     def _view(self, r: V.RoundFairness) -> FairnessRound:
         return FairnessRound(r.round_no, r.status.value, r.reason, self.evidence.get(r.round_no),
-                             r.cards_checked, r.events_checked)
+                             r.cards_checked, r.events_checked, r.excluded)
 
     def summary(self) -> dict[str, int]:
         """How many rounds are in each state."""

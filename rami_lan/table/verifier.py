@@ -40,6 +40,7 @@ import hmac
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from rami_lan.core import actions as A
@@ -229,6 +230,8 @@ class RoundFairness:
     cards_checked: int = 0
     events_checked: int = 0
     findings: tuple[Finding, ...] = ()
+    excluded: tuple[tuple[int, str], ...] = ()
+    """Seats whose secret the host announced it would not use, with the reason code."""
 
     @property
     def ok(self) -> bool:
@@ -344,8 +347,25 @@ class SeatVerifier:
 
     # ---- commit-reveal
 
+    def _close_unjudged(self) -> None:
+        """The host moves on to another round: a finished round without secrets fails."""
+        prev = self._cur
+        if prev is None or not prev.started:
+            return
+        if prev.status is Status.PENDING:
+            if prev.ended:
+                self._fail(prev, "secrets_missing",
+                           "the host moved on to the next round without this round's secrets")
+            else:
+                self._fail(prev, "round_abandoned_silently",
+                           "the host moved on to a new round before this one ended")
+        self._continue_after(prev)
+
     def _on_commit_asked(self, msg: CommitAsked) -> None:
         r = self._cur
+        if r is not None and r.started and r.ended:
+            self._close_unjudged()
+            r = self._cur
         if r is not None and r.tag == msg.tag and r.asked and r.commits is None and not r.started:
             return  # a repeated request for the same round (we answer with the same commitment)
         if r is not None and r.started and not r.ended:
@@ -384,6 +404,9 @@ class SeatVerifier:
         commits = {int(k): bytes(v) for k, v in msg.commits.items()}
         known = self._tags.get(msg.tag)
         r = self._cur
+        if r is not None and r.tag != msg.tag and r.started and r.ended and known != r.round_no:
+            self._close_unjudged()
+            r = self._cur
         if r is None or r.tag != msg.tag:
             if known is not None and (r is None or known != r.round_no):
                 target = self._rounds.get(known)
@@ -517,16 +540,7 @@ class SeatVerifier:
             self._between.append(_GAP)
 
     def _on_round_started(self, ev: E.RoundStarted) -> None:
-        prev = self._cur
-        if prev is not None and prev.started:
-            if prev.status is Status.PENDING:
-                if prev.ended:
-                    self._fail(prev, "secrets_missing",
-                               "the next round started but this round's secrets never arrived")
-                else:
-                    self._fail(prev, "round_abandoned_silently",
-                               "a new round was dealt before this one ended")
-            self._continue_after(prev)
+        self._close_unjudged()
         expected_no = self._next_round_no()
         r = self._cur
         if r is None or r.round_no != expected_no or r.started:
@@ -790,8 +804,8 @@ class SeatVerifier:
         r.cards_checked = len(seen)
 
     def _replay(self, r: _Round, seed: bytes) -> None:
-        v = self.variant
-        deck = [card_from_id(i, v.n_decks, v.n_jokers) for i in deck_order(seed, v.deck_size)]
+        cards = _cards_by_id(self.variant)
+        deck = [cards[i] for i in deck_order(seed, len(cards))]
         m0 = r.start_m
         assert m0 is not None
         got = r.events
@@ -960,7 +974,7 @@ class SeatVerifier:
         if status is Status.CHECKED and r.gap:
             status, reason = Status.PARTIAL, r.gap
         return RoundFairness(r.round_no, r.tag, status, reason, r.cards_checked,
-                             r.events_checked, tuple(r.findings))
+                             r.events_checked, tuple(r.findings), tuple(sorted(r.announced.items())))
 
 
 _GAP = object()
@@ -981,6 +995,12 @@ _HANDLERS: dict[type, Any] = {
 
 
 # --------------------------------------------------------------------------- replay helpers
+
+
+@lru_cache(maxsize=8)
+def _cards_by_id(v: Variant) -> tuple[Card, ...]:
+    """Every card of the variant, indexed by its FAIR_SHUFFLE.md id."""
+    return tuple(card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size))
 
 
 def _infer(got: Sequence[E.Event], at: int, m: MatchState) -> A.Action | None:
