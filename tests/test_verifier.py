@@ -318,7 +318,7 @@ def test_exclusion_without_reason_or_after_the_deal(recorded: dict[str, list[Str
         facts, entries = recorded["long"][0]
         mutated = copy.deepcopy(entries)
         tag = tag_of(facts, 1)
-        c = find(mutated, lambda e: kind("commitments")(e) and e["msg"]["round_tag"] == tag)
+        c = find(mutated, lambda e, tag=tag: kind("commitments")(e) and e["msg"]["round_tag"] == tag)
         again = copy.deepcopy(mutated[c])
         again["msg"]["excluded"] = {"1": reason}
         at = find(mutated, event("RoundStarted", round_no=1)) + (1 if where == "after" else 0)

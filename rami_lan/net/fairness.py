@@ -174,6 +174,8 @@ class FairnessTracker:
         self.evidence: dict[int, str] = {}
         self.log: list[dict[str, Any]] = []
         self._reported: dict[int, str] = {}
+        self.found_at: dict[int, int] = {}
+        """round -> index in `log` of the message at which the round first failed."""
 
     # ---- feeding
 
@@ -203,6 +205,8 @@ class FairnessTracker:
             found += self.verifier.feed(item)
         for f in found:
             log.warning("fairness: %s", f.text())
+            if f.round_no is not None:
+                self.found_at.setdefault(f.round_no, len(self.log) - 1)
         return found
 
     def _log(self, direction: str, msg: P.Message, secret: bytes | None = None) -> None:

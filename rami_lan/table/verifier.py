@@ -402,25 +402,31 @@ class SeatVerifier:
 
     def _on_commitments(self, msg: CommitmentsSeen) -> None:
         commits = {int(k): bytes(v) for k, v in msg.commits.items()}
-        known = self._tags.get(msg.tag)
         r = self._cur
-        if r is not None and r.tag != msg.tag and r.started and r.ended and known != r.round_no:
-            self._close_unjudged()
-            r = self._cur
-        if r is None or r.tag != msg.tag:
-            if known is not None and (r is None or known != r.round_no):
-                target = self._rounds.get(known)
-                if target is not None and target.commits == commits and not msg.excluded:
-                    return  # a resend of an old list (after a reconnect): nothing new
-                self._fail(r or self._open_round(self._next_round_no()), "tag_reused",
-                           f"a commitment set arrived under the tag of round {known}")
-                return
-            if r is not None and r.started and not r.ended:
+        if r is not None and r.started and not r.ended:
+            if msg.tag != r.tag or commits != r.commits:
                 self._fail(r, "commitments_mid_round",
-                           "a commitment set arrived while the round was being played")
-                return
+                           "a new commitment set arrived while the round was being played")
+            elif msg.excluded and dict(msg.excluded) != r.announced:
+                self._announce(r, msg.excluded)  # late: fails the round
+            return  # the same list again (sent after a reconnect)
+        known = self._tags.get(msg.tag)
+        old = self._rounds.get(known) if known is not None else None
+        if old is not None and old.started:
+            if old.commits == commits and not msg.excluded:
+                return  # the same list again (sent after a reconnect): nothing new
+            self._close_unjudged()
+            target = self._cur if self._cur is not None and not self._cur.started else None
+            target = target or self._open_round(self._next_round_no())
+            self._fail(target, "tag_reused",
+                       f"a new commitment set arrived under the tag of round {known}: a tag "
+                       "is used for one round only")
+            return
+        if r is None or r.tag != msg.tag or r.started:
+            self._close_unjudged()
             expected_no = self._next_round_no()
-            if r is None or r.round_no != expected_no:
+            r = self._cur
+            if r is None or r.round_no != expected_no or r.started:
                 r = self._open_round(expected_no)
             if msg.tag != r.tag:
                 self._fail(r, "tag_wrong",
@@ -546,6 +552,7 @@ class SeatVerifier:
         if r is None or r.round_no != expected_no or r.started:
             r = self._open_round(expected_no)
         r.started = True
+        self._tags.setdefault(r.tag, r.round_no)
         if self._m is not None:
             self._apply_between(r, ev)
         r.start_m = self._m
@@ -717,14 +724,11 @@ class SeatVerifier:
     # ---- end of the round
 
     def _on_secrets(self, msg: SecretsSeen) -> None:
-        known = self._tags.get(msg.tag)
         r = self._cur
         if r is None or r.tag != msg.tag:
-            old = self._rounds.get(known) if known is not None else None
-            if old is not None and old.status is not Status.PENDING:
-                return  # a resend for a round already judged (after a reconnect)
-            target = r or self._open_round(self._next_round_no())
-            self._fail(target, "secrets_tag", "the round's secrets arrived under another round's tag")
+            if r is None or r.status is not Status.PENDING:
+                return  # an old round's secrets sent again (after a reconnect)
+            self._fail(r, "secrets_tag", "the round's secrets arrived under another round's tag")
             return
         if r.status not in (Status.PENDING, Status.PARTIAL):
             self._continue_after(r)
