@@ -26,6 +26,7 @@ from rami_lan.cli import cmd_verify
 from rami_lan.cli.cmd_join import fairness_summary
 from rami_lan.core import actions as A
 from rami_lan.core import round as R
+from rami_lan.core.deckrng import first_dealer_index
 from rami_lan.net import protocol as P
 from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import RemoteTableSession, open_session
@@ -78,6 +79,18 @@ class SilentExclusionHost(RevealKeptAsideHost):
     def _send(self, conn: Any, msg: P.Message) -> None:
         if not (isinstance(msg, P.Commitments) and msg.excluded):
             super()._send(conn, msg)
+
+
+class FirstDealerHost(TableHost):
+    """dealer_for_round: round 1's dealer is the seat after the seed's (play is consistent)."""
+
+    def _deck_for_round(self, seed: bytes, n_cards: int) -> list[int]:
+        m = self.match
+        if m.round_no == 0:
+            players = m.next_players()
+            # the core then rotates from the seed's dealer to the next seat
+            self.match = dataclasses.replace(m, dealer=players[first_dealer_index(seed, len(players))])
+        return super()._deck_for_round(seed, n_cards)
 
 
 class FreshTagHost(TableHost):
@@ -274,6 +287,16 @@ def test_silent_late_exclusion(tmp_path: Path) -> None:
         f = _failed(s, 1, {"late_exclusion"})
         assert "without an announcement" in f.reason
         assert _at_message(s, 1)["msg"]["k"] == "round_secrets"
+
+
+def test_first_dealer_not_the_seeds(tmp_path: Path) -> None:
+    host, summaries, sessions = run(_play(FirstDealerHost, tmp_path))
+    for s in sessions:
+        f = _failed(s, 1, {"dealer_wrong"})
+        assert "the seed makes seat" in f.reason
+        assert _at_message(s, 1)["msg"]["k"] == "round_secrets"  # the seed's first moment
+    report = verify_file(host.record_path)  # type: ignore[arg-type]
+    assert not report.ok and any("the seed makes seat" in p for p in report.problems)
 
 
 def test_fresh_tags(tmp_path: Path) -> None:

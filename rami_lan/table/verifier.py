@@ -47,8 +47,9 @@ from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card, card_from_id
 from rami_lan.core.deckrng import deck_order, turn_over
-from rami_lan.core.errors import IllegalAction
+from rami_lan.core.errors import IllegalAction, RulesError
 from rami_lan.core.match import MatchOptions, MatchState, apply, is_legal, new_match, start_round, withdraw
+from rami_lan.core.melds import Meld, check_meld, lay_off, recover_joker
 from rami_lan.core.variants import Variant, get_variant
 from rami_lan.table.verify_spec import DEDICATED_HOST_SEAT, commitment, round_tag, seed_from_secrets
 
@@ -270,6 +271,12 @@ class _Round:
     gen_size: int = 0
     gen_stock: list[Card] | None = None  # the known stock of a turned-over generation
     pile: list[Card] = field(default_factory=list)
+    players: tuple[int, ...] = ()
+    turn: int | None = None
+    first: int | None = None
+    knocker: int | None = None
+    table: list[Meld] = field(default_factory=list)
+    opened: set[int] = field(default_factory=set)
 
 
 class SeatVerifier:
@@ -617,11 +624,14 @@ class SeatVerifier:
         r.layout = {seat: tuple(k * n + p for k in range(hs)) for p, seat in enumerate(order)}
         r.gen, r.next_pos, r.gen_size, r.gen_stock = 0, n * hs + 1, v.deck_size, None
         r.pile = [ev.first_discard]
+        r.players, r.turn, r.first, r.knocker = players, None, order[0], None
+        r.table, r.opened = [], set()
 
     def _observe(self, r: _Round, ev: E.Event) -> None:
         """The online checks of one event of the round in progress."""
         if r.gap:
             return
+        self._observe_turn(r, ev)
         if isinstance(ev, E.CardsDealt):
             want = r.layout.get(ev.seat)
             if want is None or ev.seat in r.dealt:
@@ -656,6 +666,83 @@ class SeatVerifier:
                            f"top is {r.pile[-1] if r.pile else None}")
                 return
             r.pile.pop()
+
+    def _observe_turn(self, r: _Round, ev: E.Event) -> None:
+        """Whose turn it is, and the public rulings (melds, lay-offs, joker recoveries)."""
+        if isinstance(ev, E.TurnStarted):
+            if r.knocker is not None:
+                want = r.knocker
+            elif r.turn is None:
+                want = r.first  # left of the dealer
+            else:
+                want = next((s for s in r.players if s > r.turn), r.players[0])
+            if ev.seat != want:
+                self._fail(r, "turn_order", f"seat {ev.seat} was given the turn; the rules give "
+                           f"seat {want}", expected=want, seen=ev.seat)
+            r.turn, r.knocker = ev.seat, None
+            return
+        if isinstance(ev, E.Knocked):
+            if ev.seat == r.turn or ev.seat not in r.players:
+                self._fail(r, "knock_turn", f"seat {ev.seat} knocked on its own turn or out of the round")
+            r.knocker = ev.seat
+            return
+        seat = getattr(ev, "seat", None)
+        acting = isinstance(ev, E.DiscardTaken | E.Melded | E.LaidOff | E.JokerRecovered | E.Discarded) \
+            or (isinstance(ev, E.StockDrawn) and ev.reason != "knock")
+        if acting and seat != r.turn:
+            self._fail(r, "out_of_turn", f"seat {seat} played ({type(ev).__name__}) during seat "
+                       f"{r.turn}'s turn", expected=r.turn, seen=seat)
+            return
+        if isinstance(ev, E.StockDrawn) and ev.reason == "knock" and seat != r.knocker:
+            self._fail(r, "knock_draw", f"seat {seat} drew knock cards without knocking")
+        v = self.variant
+        try:
+            if isinstance(ev, E.DiscardTaken) and ev.depth > 1 and v.discard_draw != "any_depth":
+                self._fail(r, "pile_depth", f"seat {ev.seat} took {ev.depth} cards from the pile; "
+                           "the variant allows its top card only")
+            elif isinstance(ev, E.Melded):
+                self._check_melded(r, ev)
+            elif isinstance(ev, E.LaidOff):
+                self._check_opened(r, ev.seat, "lay off")
+                end = None
+                if ev.card.is_joker and ev.meld.kind == "run":
+                    end = "low" if ev.meld.cards[0] == ev.card else "high"
+                new = lay_off(v, r.table[ev.target], ev.card, end)  # type: ignore[arg-type]
+                if new != ev.meld:
+                    raise RulesError(f"laying {ev.card} off gives {new}, not {ev.meld}")
+                r.table[ev.target] = new
+            elif isinstance(ev, E.JokerRecovered):
+                self._check_opened(r, ev.seat, "take a joker back")
+                if v.joker_recovery == "none":
+                    raise RulesError("this variant has no joker recovery")
+                new, joker = recover_joker(v, r.table[ev.target], ev.cards)
+                if (new, joker) != (ev.meld, ev.joker):
+                    raise RulesError(f"giving {_cards(ev.cards)} yields {joker} and {new}")
+                r.table[ev.target] = new
+        except (RulesError, IndexError, ValueError) as exc:
+            self._fail(r, "ruling", f"seat {seat}'s {type(ev).__name__} breaks the rules: {exc}")
+
+    def _check_opened(self, r: _Round, seat: int, what: str) -> None:
+        if self.variant.requires_opening and seat not in r.opened:
+            raise RulesError(f"seat {seat} may not {what} before opening")
+
+    def _check_melded(self, r: _Round, ev: E.Melded) -> None:
+        v = self.variant
+        if ev.first_index != len(r.table):
+            raise RulesError(f"the new melds are numbered from {ev.first_index}, the table has "
+                             f"{len(r.table)}")
+        for md in ev.melds:
+            chk = check_meld(v, md.cards, md.kind, owner=ev.seat)
+            if not chk.valid or chk.meld != md:
+                raise RulesError(f"{_cards(md.cards)} is not a valid meld ({chk.reason or 'differs'})")
+        opening = v.requires_opening and ev.seat not in r.opened
+        if ev.opened != opening:
+            raise RulesError("the opening flag is wrong")
+        points = sum(md.points(v) for md in ev.melds)
+        if opening and points < v.open_min_points:
+            raise RulesError(f"an opening of {points} points (the variant needs {v.open_min_points})")
+        r.opened.add(ev.seat)
+        r.table.extend(ev.melds)
 
     def _observe_draw(self, r: _Round, ev: E.StockDrawn) -> None:
         if ev.reshuffle != r.gen:
