@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dataclasses
 import os
 import random
 from collections.abc import Callable, Iterator
@@ -24,6 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rami_lan.core import actions as A
+from rami_lan.core import events as E
+from rami_lan.core.cards import Card
 from rami_lan.net import protocol as P
 from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import open_session
@@ -646,3 +649,97 @@ def test_spec_vector_through_the_verifier_hashes() -> None:
         "49724cdbc385c9099163bf2de57f3d710ff1ac7e90fbdb35f100a95b3a05e052")
     assert seed_from_secrets(tag, {1: bytes([2]) * 32, 0: bytes([1]) * 32}).hex() == (
         "b444f6212329e08819803405e912b2a38e06330fed9dd99772bf6da47e5eba76")
+
+
+# --------------------------------------------------------------------------- unit checks
+
+
+def _commit_start(facts: V.TableFacts) -> tuple[V.SeatVerifier, bytes, bytes, bytes]:
+    v = V.SeatVerifier(facts)
+    tag = tag_of(facts, 1)
+    secret = bytes([5]) * 32
+    mine = commitment(tag, facts.seat, secret)
+    v.feed_all([V.CommitAsked(tag, facts.seat), V.CommitSent(tag, mine, secret)])
+    return v, tag, secret, mine
+
+
+def test_commitment_list_checks(recorded: dict[str, list[Stream]]) -> None:
+    facts = recorded["long"][0][0]
+    host = {255: bytes([3]) * 32}
+    cases = [
+        (lambda mine: dict(host), "own_commit_missing"),
+        (lambda mine: {**host, facts.seat: bytes(32)}, "own_commit_altered"),
+        (lambda mine: {facts.seat: mine}, "host_not_committed"),
+    ]
+    for commits, code in cases:
+        v, tag, _secret, mine = _commit_start(facts)
+        found = v.feed(V.CommitmentsSeen(tag, commits(mine)))
+        assert found and found[0].code == code
+        assert not v.can_reveal(tag)
+    v = V.SeatVerifier(facts)
+    found = v.feed(V.CommitAsked(tag_of(facts, 1), facts.seat + 1))
+    assert [f.code for f in found] == ["commit_wrong_seat"]
+
+
+def test_host_refusing_a_legal_action_is_caught(recorded: dict[str, list[Stream]]) -> None:
+    """An ``illegal`` error for one of our actions that the rules allow fails the replay."""
+    def mutate(facts: V.TableFacts, entries: list[Entry]) -> int:
+        i = find(entries, lambda e: e["dir"] == "out" and e["msg"]["k"] == "action")
+        refusal = {"dir": "in", "msg": {"k": "error", "code": "illegal", "message": "no",
+                                        "ref": entries[i]["msg"]["seq"]}}
+        entries.insert(i + 1, refusal)
+        r = 1 + sum(1 for e in entries[:i] if kind("round_secrets")(e))
+        return secrets_index(entries, r, facts)
+
+    for facts, entries in recorded["long"]:
+        mutated = copy.deepcopy(entries)
+        at = mutate(facts, mutated)
+        v, first = feed(facts, mutated)
+        assert first == at
+        assert v.findings[0].code == "refusal" and "refused our legal action" in v.findings[0].reason
+
+
+def test_our_secret_replaced(recorded: dict[str, list[Stream]]) -> None:
+    def mutate(facts: V.TableFacts, entries: list[Entry]) -> int:
+        i = secrets_index(entries, 1, facts)
+        entries[i]["msg"]["secrets"][str(facts.seat)] = bytes(32)
+        return i
+
+    expect_caught(recorded["long"], mutate, {"commitment", "own_secret_not_used"}, 1)
+
+
+def test_refill_rule_flag(recorded: dict[str, list[Stream]]) -> None:
+    def mutate(facts: V.TableFacts, entries: list[Entry]) -> int:
+        i = find(entries, event("StockRefilled"))
+        ev_in(entries[i], "StockRefilled")["shuffled"] = False
+        return i
+
+    expect_caught(recorded["reshuffle"], mutate, {"refill_rule"}, 1)
+
+
+def _stock_only(m: Any, seat: int) -> A.Action:
+    rnd = m.round
+    if rnd.phase == "draw":
+        return A.DrawStock(seat)
+    hand = rnd.hands[seat]
+    naturals = [c for c in hand if not c.is_joker]
+    return A.Discard(seat, hand[-1] if not hand[-1].is_joker else naturals[0])
+
+
+def test_multi_turned_over_pile_checked_at_each_draw() -> None:
+    """``multi`` turns the pile over: our draws from it are known, and checked at once."""
+    sim = simulate_match("multi", 2, random.Random(7), _stock_only, max_rounds=1)
+    stream = list(sim.streams[0])
+    refill = next(i for i, x in enumerate(stream) if isinstance(x, V.EventsSeen)
+                  and any(isinstance(e, E.StockRefilled) for e in x.events))
+    assert not V.SeatVerifier(sim.facts_for(0)).feed_all(stream)
+    at = next(i for i in range(refill, len(stream)) if isinstance(stream[i], V.EventsSeen)
+              and any(isinstance(e, E.StockDrawn) and e.card is not None and e.reshuffle == 1
+                      for e in stream[i].events))
+    evs = tuple(dataclasses.replace(e, card=Card(13, "h", 1))
+                if isinstance(e, E.StockDrawn) and e.card is not None else e
+                for e in stream[at].events)
+    stream[at] = V.EventsSeen(stream[at].seq, evs)  # type: ignore[union-attr]
+    v = V.SeatVerifier(sim.facts_for(0))
+    first = next(i for i, x in enumerate(stream) if v.feed(x))
+    assert first == at and v.findings[0].code == "draw_turned_over"
