@@ -743,3 +743,26 @@ def test_multi_turned_over_pile_checked_at_each_draw() -> None:
     v = V.SeatVerifier(sim.facts_for(0))
     first = next(i for i, x in enumerate(stream) if v.feed(x))
     assert first == at and v.findings[0].code == "draw_turned_over"
+
+
+def test_late_joiner_is_never_flagged(recorded: dict[str, list[Stream]]) -> None:
+    """A new process coming back with its token mid-match (the host sends the round's
+    commitments, then the view): nothing is flagged; rounds it can not replay are
+    ``partial`` and the protocol of later rounds is still checked."""
+    for facts, entries in recorded["long"]:
+        tag = tag_of(facts, 2)
+        c = find(entries, lambda e, tag=tag: kind("commitments")(e) and e["msg"]["round_tag"] == tag)
+        start = find(entries, lambda e: kind("view")(e) and e["msg"]["view"]["phase"] == "play",
+                     find(entries, event("RoundStarted", round_no=2)))
+        late = [copy.deepcopy(entries[c])] + copy.deepcopy(entries[start:])
+        v, first = feed(facts, late)
+        assert first is None, v.findings[:2]
+        statuses = {r.round_no: r.status for r in v.rounds()}
+        assert statuses[2] is V.Status.PARTIAL and min(statuses) == 2
+        # a cheat in a later round is still caught
+        late3 = copy.deepcopy(late)
+        t1, t3 = tag_of(facts, 1), tag_of(facts, 3)
+        i = find(late3, lambda e, t3=t3: kind("commit_request")(e) and e["msg"]["round_tag"] == t3)
+        late3[i]["msg"]["round_tag"] = t1
+        v, first = feed(facts, late3)
+        assert first == i and v.round(3).status is V.Status.FAILED  # type: ignore[union-attr]

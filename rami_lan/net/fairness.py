@@ -142,7 +142,10 @@ def to_inputs(msg: P.Message, variant: str, *, sent: bool, secret: bytes | None 
     if isinstance(msg, P.Events):
         return [V.EventsSeen(msg.seq, tuple(decode_events(msg.events, variant)))]
     if isinstance(msg, P.View):
-        return [V.ViewSeen(msg.seq)]
+        plain = msg.view if isinstance(msg.view, dict) else {}
+        round_no, phase = plain.get("round_no"), plain.get("phase")
+        return [V.ViewSeen(msg.seq, round_no if isinstance(round_no, int) else None,
+                           phase if isinstance(phase, str) else None)]
     if isinstance(msg, P.Error):
         return [V.Refused(msg.ref, msg.code, msg.message)]
     return []

@@ -140,9 +140,15 @@ class EventsSeen:
 
 @dataclass(frozen=True, slots=True)
 class ViewSeen:
-    """Received a view numbered ``seq`` (only its number matters here)."""
+    """Received a view numbered ``seq``, showing round ``round_no`` in ``phase``.
+
+    Only the first view matters beyond its number: a seat that joins a match already in
+    progress (a new process with its token) learns the round from it.
+    """
 
     seq: int | None
+    round_no: int | None = None
+    phase: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +301,11 @@ class SeatVerifier:
         self._between: list[E.Event] = []
         self._last_seq: int | None = None
         self._disconnected = False
+        self._away: set[int] = set()  # rounds whose set-up may have happened while we were away
+        self._first_view = True
+        self._early: list[Input] = []  # inputs before the first view (a late join decides)
+        self._base = 0  # rounds played before we joined (a late join)
+        self._out: set[int] = set()  # seats seen eliminated or withdrawn
         self._lost = ""  # why continuity of the match is lost (later rounds are partial)
         self._sent: dict[int, A.Action] = {}
         self._ended = False
@@ -343,6 +354,13 @@ class SeatVerifier:
         handler = _HANDLERS.get(type(item))
         if handler is None:
             raise TypeError(f"not a verifier input: {item!r}")
+        if self._first_view and not isinstance(item, ViewSeen | Disconnected):
+            if isinstance(item, CommitmentsSeen | SecretsSeen):
+                self._early.append(item)  # a state resend before the first view?
+                return []
+            self._first_view = False  # no view first (a record, a simulation): a normal start
+            for early in self._pop_early():
+                _HANDLERS[type(early)](self, early)
         handler(self, item)
         return self.findings[before:]
 
@@ -411,6 +429,9 @@ class SeatVerifier:
         commits = {int(k): bytes(v) for k, v in msg.commits.items()}
         r = self._cur
         if r is not None and r.started and not r.ended:
+            if r.commits is None and r.gap and msg.tag == r.tag:
+                r.commits = commits  # joined mid-round: the state sent again
+                return
             if msg.tag != r.tag or commits != r.commits:
                 self._fail(r, "commitments_mid_round",
                            "a new commitment set arrived while the round was being played")
@@ -460,7 +481,7 @@ class SeatVerifier:
                        f"the commitment set lacks the host's own (seat {self.facts.host_seat})")
         if self._no_secret_due() or not self._plays_next():
             return  # an observer, the host's own seat, or a seat out of the match
-        if self._disconnected and not r.asked:
+        if r.round_no in self._away and not r.asked:
             self._partial(r, "we were away when the round was set up: our secret is not in it")
             return
         if not r.asked:
@@ -505,7 +526,30 @@ class SeatVerifier:
     # ---- play
 
     def _on_view(self, msg: ViewSeen) -> None:
+        if self._first_view:
+            self._first_view = False
+            self._join(msg)
         self._check_seq(msg.seq, same_ok=True)
+
+    def _pop_early(self) -> list[Input]:
+        early, self._early = self._early, []
+        return early
+
+    def _join(self, msg: ViewSeen) -> None:
+        """The first view: a match already in progress makes us a late joiner."""
+        early = self._pop_early()
+        round_no = msg.round_no or 0
+        if round_no >= 1 and self._m is not None and self._m.round_no == 0 and not self._rounds:
+            self._lost = f"we joined the match in round {round_no}"
+            self._m = None
+            self._base = round_no
+            self._away |= {round_no, round_no + 1}
+            if msg.phase in ("draw", "play"):
+                r = self._open_round(round_no)
+                r.started, r.gap = True, "we joined during this round"
+                self._tags.setdefault(r.tag, round_no)
+        for item in early:
+            _HANDLERS[type(item)](self, item)
 
     def _on_events(self, msg: EventsSeen) -> None:
         self._check_seq(msg.seq, same_ok=True)
@@ -513,6 +557,8 @@ class SeatVerifier:
         # the next deal are between rounds (withdrawals).
         in_round = self._cur is not None and self._cur.started and not self._cur.ended
         for ev in msg.events:
+            if isinstance(ev, E.PlayersEliminated):
+                self._out.update(ev.seats)
             if isinstance(ev, E.RoundStarted):
                 self._on_round_started(ev)
                 in_round = True
@@ -532,8 +578,7 @@ class SeatVerifier:
         last = self._last_seq
         self._last_seq = seq if last is None else max(last, seq)
         if last is None or seq == last + 1 or (same_ok and seq == last):
-            if self._disconnected and last is not None:
-                pass
+            self._disconnected = False
             return
         if self._disconnected:
             self._note_gap()
@@ -576,7 +621,7 @@ class SeatVerifier:
         if r.status is Status.FAILED:
             return
         if r.commits is None:
-            if self._lost or r.gap or (self._disconnected and not r.asked):
+            if self._lost or r.gap or (r.round_no in self._away and not r.asked):
                 self._partial(r, "we were away when the round was set up")
                 return
             self._fail(r, "dealt_without_commitments",
@@ -1003,6 +1048,11 @@ class SeatVerifier:
 
     def _on_disconnected(self, msg: Disconnected) -> None:
         self._disconnected = True
+        n = self._next_round_no()
+        cur = self._cur
+        if cur is not None and not cur.started:
+            n = cur.round_no
+        self._away |= {n, n + 1}
 
     def _on_stream_ended(self, msg: StreamEnded) -> None:
         if self._ended:
@@ -1026,15 +1076,18 @@ class SeatVerifier:
     def _plays_next(self) -> bool:
         """Does our seat play the next round (withdrawals seen since the last one applied)?"""
         m = self._m
-        if m is None:
-            return True
+        if m is None:  # continuity lost: the eliminations seen in public events
+            return self.seat not in self._out
         gone = {s for e in self._between if isinstance(e, E.PlayersEliminated) for s in e.seats}
         return self.seat in m.next_players() and self.seat not in gone
 
     def _next_round_no(self) -> int:
         if self._m is not None:
             return self._m.round_no + 1
-        return max(self._rounds, default=0) + 1
+        cur = self._cur
+        if cur is not None and not cur.started:
+            return cur.round_no
+        return max(self._rounds, default=self._base) + 1
 
     def _open_round(self, round_no: int) -> _Round:
         r = self._rounds.get(round_no)
