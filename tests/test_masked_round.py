@@ -45,6 +45,8 @@ HAND = 14
 DEAL_ORDER = (1, 2, 3, 0)  # seat 0 deals; the seat on its left is served first
 
 Slot = tuple[int, int]  # (deck, position)
+#: Keys per position, the last lock output per deck, and all recorded bytes.
+Knowledge = tuple[dict[Slot, dict[int, bytes]], dict[int, tuple[bytes, ...]], bytes]
 
 
 class Spy:
@@ -59,12 +61,12 @@ class Spy:
             return [data for _, _, _, data in self.table.relay_log] + self.table.seen_by[self.seat]
         return self.table.seen_by[self.seat]
 
-    def knowledge(self) -> tuple[dict[Slot, dict[int, bytes]], dict[int, tuple[bytes, ...]], bytes]:
-        """Keys per position, the last lock output per deck, and all recorded bytes."""
+    def knowledge(self) -> Knowledge:
+        """Everything the spy holds, read from its bytes and its own journal."""
         keys: dict[Slot, dict[int, bytes]] = {}
         finals: dict[int, tuple[bytes, ...]] = {}
         log = self.log()
-        for data in log:
+        for data in dict.fromkeys(log):  # a broadcast is relayed once per recipient
             msg = from_plain(msgpack.unpackb(data, raw=False, strict_map_key=True))
             if isinstance(msg, KeyRelease):
                 keys.setdefault((msg.deck, msg.position), {})[msg.seat] = msg.key
@@ -83,9 +85,9 @@ class Spy:
                 keys.setdefault((d["deck"], j), {})[self.seat] = key
         return keys, finals, b"".join(log)
 
-    def can_name(self, slot: Slot) -> int | None:
+    def can_name(self, slot: Slot, known: Knowledge | None = None) -> int | None:
         """Try every subset of the keys held for ``slot``; the card id if one works."""
-        keys, finals, _ = self.knowledge()
+        keys, finals, _ = known if known is not None else self.knowledge()
         point = finals[slot[0]][slot[1]]
         held = list(keys.get(slot, {}).values())
         cards = card_table(N_CARDS)
@@ -150,17 +152,17 @@ class Round:
 
 
 def _assert_spy_blind(spy: Spy, game: Round) -> int:
-    keys, _, recorded = spy.knowledge()
+    known = spy.knowledge()
+    recorded = known[2]
     hidden = game.hidden_from(spy.seat)
     assert hidden
     holders = {slot: seat for seat, slots in game.hands.items() for slot in slots}
+    journals = {
+        seat: game.t.participants[seat].snapshot()["decks"] for seat in game.t.live if seat != spy.seat
+    }
     for slot in hidden:
-        assert spy.can_name(slot) is None, f"spy {spy.seat} names the card at {slot}"
-        journal_keys = {
-            seat: game.t.participants[seat].snapshot()["decks"][slot[0]]["secrets"][2][slot[1]]
-            for seat in game.t.live
-            if seat != spy.seat and slot[0] < len(game.t.participants[seat].snapshot()["decks"])
-        }
+        assert spy.can_name(slot, known) is None, f"spy {spy.seat} names the card at {slot}"
+        journal_keys = {seat: decks[slot[0]]["secrets"][2][slot[1]] for seat, decks in journals.items()}
         holder = holders.get(slot)
         must_miss = [holder] if holder is not None else list(journal_keys)
         for seat in must_miss:
@@ -171,11 +173,25 @@ def _assert_spy_blind(spy: Spy, game: Round) -> int:
 
 def _assert_spy_sees_own(spy: Spy, game: Round) -> None:
     """Positive control: the same attack names the spy's own cards and public ones."""
-    own = game.hands[spy.seat][:3]
-    for slot in own:
-        assert spy.can_name(slot) == game.t.participants[spy.seat].card_at(*slot)
+    known = spy.knowledge()
+    for slot in game.hands[spy.seat][:3]:
+        assert spy.can_name(slot, known) == game.t.participants[spy.seat].card_at(*slot)
     for slot in sorted(game.public)[:3]:
-        assert spy.can_name(slot) == game.card(slot)
+        assert spy.can_name(slot, known) == game.card(slot)
+    # Positive control of the blindness check: the keys the spy lacks for a hidden
+    # card are exactly what keeps it blind (for the host: the holder's key alone).
+    holder = DEAL_ORDER[0] if DEAL_ORDER[0] != spy.seat else DEAL_ORDER[1]
+    slot = next(s for s in game.hidden_from(spy.seat) if s in game.hands[holder])
+    missing = {
+        seat: game.t.participants[seat].snapshot()["decks"][slot[0]]["secrets"][2][slot[1]]
+        for seat in SEATS
+        if seat not in known[0].get(slot, {})
+    }
+    if spy.seat == HOST:
+        assert set(missing) == {holder}
+    leaked = dict(known[0])
+    leaked[slot] = {**leaked.get(slot, {}), **missing}
+    assert spy.can_name(slot, (leaked, known[1], known[2])) == game.t.participants[holder].card_at(*slot)
 
 
 @pytest.fixture(scope="module")

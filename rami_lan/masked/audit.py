@@ -193,10 +193,6 @@ def audit_chain(
     """
     faults: list[Fault] = []
     m = len(record.order)
-    if len(record.masks) != m or len(record.locks) != m:
-        return [
-            Fault(FaultKind.BAD_SECRETS, None, record.deck, "the shuffle of this deck never finished")
-        ], None
     usable: dict[int, DeckSecretsRecord] = {}
     for seat in record.order:
         problem = _fit(record, seat, secrets.get(seat))
@@ -204,30 +200,24 @@ def audit_chain(
             usable[seat] = secrets[seat]
         elif seat not in unverifiable:
             faults.append(problem)
+    # A deck whose shuffle was stopped (a refused step) is checked as far as it went.
     previous = initial_points(record.card_ids)
-    for i, seat in enumerate(record.order):
+    for i, seat in enumerate(record.order[: len(record.masks)]):
         own = usable.get(seat)
         if own is not None:
             expected = mask_step(previous, own.round_key, own.permutation)
             bad = _diff(expected, record.masks[i])
             if bad:
                 what = f"seat {seat}, mask pass of deck {record.deck}"
-                faults.append(
-                    Fault(
-                        FaultKind.BAD_MASK,
-                        seat,
-                        record.deck,
-                        _evidence(what, bad, expected, record.masks[i]),
-                        tuple(bad),
-                    )
-                )
+                evidence = _evidence(what, bad, expected, record.masks[i])
+                faults.append(Fault(FaultKind.BAD_MASK, seat, record.deck, evidence, tuple(bad)))
         previous = record.masks[i]
-    for i, seat in enumerate(record.order):
+    for i, seat in enumerate(record.order[: len(record.locks)]):
         own = usable.get(seat)
         if own is not None:
             faults += _check_lock(tag, record, i, seat, own, previous)
         previous = record.locks[i]
-    if len(usable) != m:
+    if len(usable) != m or len(record.locks) != m:
         return faults, None
     order = permute_ids(record.card_ids, [usable[s].permutation for s in record.order])
     return faults, order
@@ -286,7 +276,8 @@ def audit_view(
     orders: dict[int, tuple[int, ...]] = {}
     for record in view.decks:
         secrets = {seat: d for seat, pub in publications.items() for d in pub.decks if d.deck == record.deck}
-        deck_faults, order = audit_chain(view.tag, record, secrets, unverifiable=view.left)
+        missing = frozenset(s for s in record.order if s not in publications)
+        deck_faults, order = audit_chain(view.tag, record, secrets, unverifiable=view.left | missing)
         faults += deck_faults
         if order is not None:
             orders[record.deck] = order

@@ -351,8 +351,9 @@ class Participant:
         return Result((Outgoing(None, Handover(self.seat, entries)),))
 
     def publish_audit(self) -> Result:
-        """Round end: publish our secrets for every deck and the key messages we sent."""
-        self._require(Phase.PLAYING, "publish the audit")
+        """Round end (or a round voided mid-shuffle): publish our secrets and what we sent."""
+        if self._phase not in (Phase.PLAYING, Phase.SHUFFLING):
+            raise MaskedStateError(f"can not publish the audit in phase {self._phase.value}")
         pub = AuditPublication(
             self.seat,
             tuple(
@@ -481,7 +482,9 @@ class Participant:
                     (j,),
                 )
             )
-        card, fault = self._identify(d, j, [keys[s] for s in d.order], blame=msg.seat)
+        # Every key matched its commitment: a bad card comes from the shuffle, not from
+        # the revealer, and only the audit can say whose step it was.
+        card, fault = self._identify(d, j, [keys[s] for s in d.order], blame=None)
         if fault is not None:
             return self._fault(fault)
         assert card is not None
@@ -531,7 +534,7 @@ class Participant:
         return Result()
 
     def _on_audit(self, msg: AuditPublication) -> Result:
-        if self._phase not in (Phase.PLAYING, Phase.AUDITING):
+        if self._phase not in (Phase.SHUFFLING, Phase.PLAYING, Phase.AUDITING):
             raise MaskedProtocolError(f"an audit publication can not be taken in phase {self._phase.value}")
         if msg.seat not in self.participants or msg.seat in self._audits:
             raise MaskedProtocolError(f"unexpected audit publication from seat {msg.seat}")
@@ -550,7 +553,7 @@ class Participant:
         return d.secrets.position_keys[position]
 
     def _reveal_keys(self, d: _Deck, position: int) -> tuple[tuple[int, bytes], ...]:
-        return tuple(sorted(d.keys[position].items()))
+        return tuple(sorted({**d.handed.get(position, {}), **d.keys[position]}.items()))
 
     # ------------------------------------------------------------------ internals
 
