@@ -52,6 +52,7 @@ __all__ = [
     "VALIDITY_DAYS",
     "FingerprintMismatch",
     "HostIdentity",
+    "KnownTables",
     "check_pinned",
     "client_context",
     "config_dir",
@@ -251,6 +252,56 @@ def load_or_create_identity(
         fsync_dir(folder)
         identity, _cert = _read_identity(path)
     return identity
+
+
+# --------------------------------------------------------------------------- known tables
+
+
+KNOWN_FILE: Final = "known_tables.json"
+MAX_KNOWN: Final = 256
+
+
+class KnownTables:
+    """The fingerprint each table had when we last joined it (``known_tables.json`` in
+    the config folder, 0600; at most :data:`MAX_KNOWN` tables, the oldest forgotten).
+
+    Keys are the table id in hex (from the TXT record or ``welcome``). Pass
+    :meth:`get` as ``known_fingerprint`` to ``open_session``, so that a failed join-code
+    exchange with a table whose certificate changed is reported as possible
+    interception; :meth:`remember` after a successful join.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = Path(path) if path is not None else config_dir() / KNOWN_FILE
+
+    def _load(self) -> dict[str, str]:
+        import json
+
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8")[: 200 * MAX_KNOWN])
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        return {k: v for k, v in list(data.items())[-MAX_KNOWN:]
+                if isinstance(k, str) and len(k) <= 64 and isinstance(v, str)
+                and _HEX64.fullmatch(v)}
+
+    def get(self, table: str) -> str | None:
+        return self._load().get(table)
+
+    def remember(self, table: str, fp: str) -> None:
+        import json
+
+        from rami_lan.fsutil import atomic_write
+
+        known = self._load()
+        known.pop(table, None)
+        known[str(table)[:64]] = normalize_fingerprint(fp)
+        while len(known) > MAX_KNOWN:
+            known.pop(next(iter(known)))
+        private_dir(self.path.parent)
+        atomic_write(self.path, json.dumps(known))
 
 
 # --------------------------------------------------------------------------- contexts
