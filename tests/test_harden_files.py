@@ -183,3 +183,35 @@ def test_fuzzed_journals_are_refused_cleanly(tmp_path: Path) -> None:
     assert outcomes.get("JournalTamperedError", 0) >= N_JOURNALS // 4, outcomes
     assert outcomes.get("JournalCorruptError", 0) >= 10, outcomes
     assert outcomes.get("ok", 0) >= 10, outcomes  # cut tails: a valid shorter journal
+
+
+def test_abandoned_journals_are_pruned_after_the_grace_period(tmp_path: Path) -> None:
+    import os
+
+    old = tmp_path / "old.journal"
+    fresh = tmp_path / "fresh.journal"
+    running = tmp_path / "running.journal"
+    for p in (old, fresh):
+        J.Journal.open(p).close()
+    live = J.Journal.open(running)
+    try:
+        now = old.stat().st_mtime + J.GRACE + 10
+        os.utime(fresh, (now - 60, now - 60))
+        removed = J.prune_journals(tmp_path, now=now)
+        assert removed == [old] or sorted(removed) == sorted([old])
+        assert fresh.exists() and running.exists()  # young, or locked by a running host
+    finally:
+        live.close()
+
+
+def test_records_are_saved_private(tmp_path: Path, record: dict[str, Any]) -> None:
+    import os
+    import stat
+
+    from rami_lan.net.record import load_record, save_record
+
+    path = save_record(tmp_path / "new", "r.json", record)
+    assert load_record(path) == record
+    if os.name == "posix":
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700

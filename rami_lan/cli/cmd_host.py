@@ -67,10 +67,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def journal_dir() -> Path:
-    """Where hosts keep their crash journals (``rami_lan.paths.journal_dir``)."""
+    """Where hosts keep their crash journals (``rami_lan.paths.journal_dir``); journals
+    of tables abandoned for ``journal.GRACE`` (7 days) are removed first."""
+    from rami_lan.net.journal import prune_journals
     from rami_lan.paths import journal_dir as folder
 
-    return folder()
+    path = folder()
+    prune_journals(path)
+    return path
 
 
 def newest_unfinished_journal(folder: Path) -> Path | None:

@@ -99,12 +99,16 @@ __all__ = [
     "Replay",
     "check_snapshot",
     "journal_key",
+    "prune_journals",
     "replay",
 ]
 
 MAGIC: Final = b"RLJOURN2"
 OLD_MAGIC: Final = b"RLJOURN1"
 KEY_FILE: Final = "journal.key"
+GRACE: Final = 7 * 24 * 3600.0
+"""Seconds a journal left behind (a table that crashed and was never resumed) is kept
+after its last write; :func:`prune_journals` removes older ones."""
 KEY_SIZE: Final = 32
 TAG_SIZE: Final = 16
 _TAG_LABEL: Final = b"rami-lan journal v2\x00"
@@ -394,6 +398,43 @@ def check_snapshot(body: dict[str, Any]) -> None:
                 check_record(data)
             except ValueError as exc:
                 raise ValueError(f"record.data: {exc}") from None
+
+
+# --------------------------------------------------------------------------- cleanup
+
+
+def prune_journals(
+    folder: str | os.PathLike[str], *, grace: float = GRACE, now: float | None = None
+) -> list[Path]:
+    """Remove the ``*.journal`` files of ``folder`` not written for ``grace`` seconds
+    (abandoned tables: they hold the table's join code and seats), and stale temporary
+    compaction files; a journal open in a running host (locked) is never touched.
+    Returns what was removed. Errors are skipped quietly (best effort)."""
+    import time
+
+    folder = Path(folder)
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    try:
+        candidates = list(folder.glob("*.journal")) + list(folder.glob(".*.compact"))
+    except OSError:
+        return removed
+    for path in candidates:
+        try:
+            if now - path.stat().st_mtime < grace:
+                continue
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            _lock(fd, path)  # raises if a running host holds it
+            path.unlink()
+            removed.append(path)
+        except (JournalLockedError, OSError):
+            pass
+        finally:
+            os.close(fd)
+    return removed
 
 
 # --------------------------------------------------------------------------- key

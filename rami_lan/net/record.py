@@ -64,6 +64,7 @@ __all__ = [
     "VerifyReport",
     "check_record",
     "load_record",
+    "save_record",
     "verify",
     "verify_file",
 ]
@@ -206,6 +207,18 @@ class VerifyReport:
         if self.ok:
             lines.append("OK: every round matches the agreed shuffle")
         return "\n".join(lines)
+
+
+def save_record(folder: str | Path, name: str, data: Mapping[str, Any]) -> Path:
+    """Write a record as ``folder/name`` atomically, mode 0600; a missing ``folder`` is
+    made with mode 0700 (an existing one, chosen by the player, is left as it is)."""
+    from rami_lan.fsutil import atomic_write
+
+    folder = Path(folder)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = folder / name
+    atomic_write(path, json.dumps(data, indent=1))
+    return path
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
