@@ -35,6 +35,8 @@ from rami_lan.core.melds import (
     lay_off,
     rank_points,
     recover_joker,
+    run_extensions,
+    stands_in,
 )
 from rami_lan.core.solver import best_partition_with, enumerate_melds
 from rami_lan.core.variants import MAX_TURNS_PER_ROUND, Variant
@@ -744,13 +746,17 @@ def candidate_actions(st: RoundState, seat: int) -> Iterator[A.Action]:
     if st.can_lay_on_table(seat):
         for i, m in enumerate(st.melds):
             for c in distinct:
-                if c.is_joker and m.kind == "run":
-                    yield A.LayOff(seat, c, i, "low")
-                    yield A.LayOff(seat, c, i, "high")
-                elif _may_fit(m, c):
+                if m.kind == "run" and (c.is_joker or c.suit == m.suit):
+                    ends = run_extensions(v, m, c)
+                    if len(ends) == 2:
+                        yield A.LayOff(seat, c, i, "low")
+                        yield A.LayOff(seat, c, i, "high")
+                    elif ends:
+                        yield A.LayOff(seat, c, i)
+                elif m.kind == "set" and (c.is_joker or c.rank == m.lo):
                     yield A.LayOff(seat, c, i)
             if m.n_jokers and v.joker_recovery != "none":
-                naturals = [c for c in distinct if not c.is_joker and _may_fit(m, c, True)]
+                naturals = [c for c in distinct if not c.is_joker and stands_in(v, m, c)]
                 if m.kind == "set" and v.set_joker_recovery_needs_two:
                     for i1 in range(len(naturals)):
                         for i2 in range(i1 + 1, len(naturals)):
@@ -758,20 +764,6 @@ def candidate_actions(st: RoundState, seat: int) -> Iterator[A.Action]:
                 else:
                     for c in naturals:
                         yield A.RecoverJoker(seat, i, (c,))
-
-
-def _may_fit(m: Meld, c: Card, inside: bool = False) -> bool:
-    """Cheap pre-filter: could ``c`` be added to (or replace a joker in) ``m``?"""
-    if c.is_joker:
-        return True
-    if m.kind == "set":
-        return c.rank == m.lo
-    if c.suit != m.suit:
-        return False
-    r = 14 if c.rank == 1 and m.hi >= 12 else c.rank
-    if inside:
-        return m.lo <= r <= m.hi
-    return r in (m.lo - 1, m.hi + 1)
 
 
 def _opening_candidates(st: RoundState, seat: int, melds: list[Meld]) -> Iterator[A.Action]:
