@@ -369,16 +369,23 @@ def lay_off(variant: Variant, meld: Meld, card: Card, end: Literal["low", "high"
     )
 
 
-def recover_joker(variant: Variant, meld: Meld, cards: Sequence[Card]) -> tuple[Meld, Card]:
+def recover_joker(
+    variant: Variant, meld: Meld, cards: Sequence[Card], by: int | None = None
+) -> tuple[Meld, Card]:
     """Take a joker back from ``meld`` by giving ``cards``; returns (new meld, joker).
 
     ``replace`` recovery: one natural card, exactly the card the joker stands for (in a
     set: the set's rank in a suit not present). With ``set_joker_recovery_needs_two``
     (40) a set frees a joker only when two naturals of both missing suits are added to
-    a 3-card set; a set of 4 holding a joker is closed for good.
+    a 3-card set; a set of 4 holding a joker is closed for good. With
+    ``set_joker_freed_by_opponent_only`` (40) seat ``by`` may not free the joker of a set
+    it laid itself (``by=None``: not checked).
     """
     if variant.joker_recovery == "none" or meld.n_jokers == 0:
         raise _Invalid("there is no joker to take back in this meld")
+    own = by is not None and by == meld.owner
+    if meld.kind == "set" and variant.set_joker_freed_by_opponent_only and own:
+        raise _Invalid("only an opponent may free the joker of a set (this set is the player's own)")
     if any(c.is_joker for c in cards):
         raise _Invalid("a joker is taken back with natural cards, not with a joker")
     if meld.kind == "set" and variant.set_joker_recovery_needs_two:
