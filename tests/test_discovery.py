@@ -114,7 +114,7 @@ def table_ads(draw: st.DrawFn) -> TableAd:
         frapper=draw(st.booleans()),
         timer=draw(st.integers(0, 3600)),
         protocol_version=draw(st.integers(1, 255)),
-        fingerprint=draw(st.from_regex(r"[A-Za-z0-9:+/=_.-]{0,128}", fullmatch=True)),
+        fingerprint=draw(st.one_of(st.just(""), st.from_regex(r"[0-9a-f]{64}", fullmatch=True))),
     )
 
 
@@ -133,7 +133,7 @@ def test_txt_round_trip(ad: TableAd) -> None:
 
 
 def test_from_txt_fills_browse_fields_and_ignores_unknown_keys() -> None:
-    ad = make_ad(code_required=True, fingerprint="sha256:ab12")
+    ad = make_ad(code_required=True, fingerprint="ab12" * 16)
     props = txt_bytes(ad) | {b"zz": b"future", b"flag": None, REVISION_KEY.encode(): b"7"}
     got = TableAd.from_txt(props, addresses=["127.0.0.1"], port=4242, service_name="x")
     assert got == dataclasses.replace(ad, addresses=("127.0.0.1",), port=4242, service_name="x")
@@ -179,7 +179,7 @@ MALFORMED = {
     "name-edge-space": _set("n", b" padded"),
     "unknown-variant": _set("v", b"poker"),
     "variant-case": _set("v", b"Rami"),
-    "seats-taken-over-total": _set("st", b"5"),
+    "seats-taken-over-total": lambda props: props.update({b"st": b"3", b"sn": b"2"}),
     "seats-total-one": _set("sn", b"1"),
     "seats-total-too-many": _set("sn", b"9"),
     "timer-too-long": _set("t", b"3601"),
@@ -188,6 +188,12 @@ MALFORMED = {
     "table-id-short": _set("id", b"abc"),
     "table-id-not-hex": _set("id", b"zzzzzzzzzz"),
     "fingerprint-space": _set("fp", b"sha256 ab"),
+    "fingerprint-zz": _set("fp", b"zz"),
+    "fingerprint-short": _set("fp", b"ab" * 31),
+    "fingerprint-upper": _set("fp", b"AB" * 32),
+    "fingerprint-colons": _set("fp", b":".join([b"ab"] * 32)),
+    "seats-total-five": _set("sn", b"5"),
+    "seats-total-eight": _set("sn", b"8"),
 }
 
 
@@ -280,7 +286,7 @@ def test_update_validates_without_network() -> None:
 
 def test_browser_sees_table_then_updates_then_removal() -> None:
     async def scenario() -> None:
-        ad = make_ad(code_required=True, fingerprint="sha256:00ff")
+        ad = make_ad(code_required=True, fingerprint="00ff" * 16)
         async with TableBrowser(**LOOPBACK) as browser:
             adv = TableAdvertiser(ad, 47123, **LOOPBACK)
             await adv.start()
@@ -316,7 +322,7 @@ def test_browser_sees_table_then_updates_then_removal() -> None:
 
 def test_two_tables_on_a_shared_zeroconf() -> None:
     async def scenario() -> None:
-        first = make_ad(name="Zèbre", variant="500", seats_total=6)
+        first = make_ad(name="Zèbre", variant="500", seats_total=3)
         second = make_ad(name="avant", variant="40", seats_taken=2, seats_total=2)
         changes: list[TableEvent] = []
         shared = AsyncZeroconf(**LOOPBACK)
