@@ -310,7 +310,8 @@ class SafeLogFilter(logging.Filter):
             text = str(record.msg)
         exc = record.exc_info[1] if record.exc_info else None
         if exc is not None:
-            text = f"{text} ({type(exc).__name__}: {clip(exc, self.limit)})"
+            text = clip(text, self.limit * 2 // 3)
+            text = f"{text} ({type(exc).__name__}: {clip(exc, self.limit // 3)})"
         record.msg = clip(text, self.limit)
         record.args = None
         record.exc_info = None
