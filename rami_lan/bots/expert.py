@@ -33,6 +33,7 @@ from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card
 from rami_lan.core.melds import hand_points
+from rami_lan.core.solver import lay_off_options
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import PlayerInfo, SeatView
 
@@ -86,6 +87,7 @@ OPEN_HAZARD = (1.0, 0.32, 0.13, 0.16, 0.025, 0.01)
 class Expert(ExpertV1):
     level = "expert"
     conceal = True
+    table_out = True  # count lay-offs on the table when judging a one-turn going out
     horizon = 3  # opponent turns over which the dumping weighs the danger
     hold_risk = 0.30  # hold melds while an opponent goes out within the horizon less often
     # a hidden hand's hazard grows by `hidden_slope` per turn after `hidden_start`
@@ -152,7 +154,7 @@ class Expert(ExpertV1):
             return False
         if any(c in view.hand for c in view.must_use):
             return False
-        if goes_out_now(v, view):
+        if goes_out_now(v, view) or self.out_with_lay_offs(v, view):
             return False
         risk = self.out_risk(view, 2)
         if risk >= self.hold_risk:
@@ -164,6 +166,18 @@ class Expert(ExpertV1):
         reward = 40.0 * (v.rami_sec_multiplier - 1) + v.rami_sec_bonus
         chance = {0: 0.9, 1: 0.8, 2: 0.5, 3: 0.3, 4: 0.15}.get(loose, 0.05)
         return risk * held < chance * reward + 10.0
+
+    def out_with_lay_offs(self, v: Variant, view: SeatView) -> bool:
+        """Can the hand go out this turn with its melds plus lay-offs on the table?"""
+        if not self.table_out or not view.melds:
+            return False
+        part = best_partition(v, view.hand)
+        left = list(part.leftover)
+        fit = {c for c, _, _ in lay_off_options(v, view.melds, left)}
+        rest = [c for c in left if c not in fit]
+        if v.must_discard_to_go_out:
+            return len(rest) == 1 or (not rest and len(left) > 1)
+        return len(rest) <= 1
 
     def play(self, view: SeatView) -> A.Action | None:
         if self.hold_melds(view):
