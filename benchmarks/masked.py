@@ -14,6 +14,9 @@
    checks them and unmasks (per receiving participant).
 4. ``audit``: at round end, one participant recomputes every deck (the round's deck
    and one reshuffle of 40 cards) from the 4 publications. Target: <= 1 s.
+5. ``round``: everything the masked deck adds to one round (shuffle, deal, 53 draws
+   and discards, a reshuffle of 40 cards, the audit), all 4 participants' work summed
+   (msgpack and the in-memory relay included).
 
 Prints JSON. ``python -m benchmarks.masked [--rounds N] [--cpu]``.
 """
@@ -108,9 +111,9 @@ def _emits_step(result: Result) -> bool:
 
 def one_round(tag: bytes) -> dict[str, list[float]]:
     table, timed = _new_table(tag)
-    keys = ("total", "critical", "draw", "draw_all", "reveal", "audit")
+    keys = ("total", "critical", "draw", "draw_all", "reveal", "audit", "round")
     out: dict[str, list[float]] = {k: [] for k in keys}
-    start = CLOCK()
+    round_start = start = CLOCK()
     table.start_deck(0, range(N_CARDS))
     out["total"].append(CLOCK() - start)
     logs = _drain(timed)
@@ -151,6 +154,7 @@ def one_round(tag: bytes) -> dict[str, list[float]]:
         for _, d, result in log:
             if any(isinstance(e, AuditComplete) for e in result.events):
                 out["audit"].append(d)
+    out["round"].append(CLOCK() - round_start)
     assert all(table.participants[s].report.fair for s in SEATS)  # type: ignore[union-attr]
     return out
 
@@ -180,6 +184,7 @@ def main() -> None:
             _summary("draw.all_participants", samples["draw_all"]),
             _summary("reveal.per_receiver", samples["reveal"]),
             _summary("audit.per_participant", samples["audit"], target_ms=1000),
+            _summary("round.all_participants", samples["round"]),
         ],
     }
     print(json.dumps(out, sort_keys=True))

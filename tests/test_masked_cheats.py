@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from rami_lan.masked.audit import Fault, FaultKind
+from rami_lan.masked.audit import Fault, FaultKind, audit_transcript
 from rami_lan.masked.deck import initial_points
 from rami_lan.masked.group import card_point, invert, mul, scalar_mul
 from rami_lan.masked.memory import MemoryTable, deal
@@ -22,6 +22,7 @@ from rami_lan.masked.messages import (
     CardReveal,
     DeckSecretsRecord,
     KeyRelease,
+    MaskedMessage,
     MaskPass,
     MessageError,
 )
@@ -440,3 +441,43 @@ def test_hand_over_of_another_hand_is_refused() -> None:
     with pytest.raises(MaskedProtocolError, match="stock keys"):
         p.receive(Handover(3, ((0, 0, key),)))
     assert p.snapshot() == before
+
+
+# --------------------------------------------------------------------------- an outsider's audit
+
+
+def _public_record(table: MemoryTable) -> list[MaskedMessage]:
+    """The broadcast messages as the relay saw them, once each, in order."""
+    import msgpack
+
+    from rami_lan.masked.messages import from_plain
+
+    seen: dict[bytes, None] = {}
+    for _, to, _, data in table.relay_log:
+        if to is None:
+            seen.setdefault(data)
+    return [from_plain(msgpack.unpackb(d, raw=False, strict_map_key=True)) for d in seen]
+
+
+def test_an_outsider_audits_the_public_record() -> None:
+    table = make()
+    table.start_deck(0, range(N))
+    deal(table, DEAL_ORDER, HAND)
+    table.audit()
+    report = audit_transcript(TAG, [(0, range(N), SEATS)], _public_record(table))
+    assert report.fair
+    assert report.orders == table.participants[1].report.orders  # type: ignore[union-attr]
+
+
+def test_an_outsider_names_a_substituter_and_a_missing_audit() -> None:
+    table = make({2: Substitute})
+    table.start_deck(0, range(N))
+    deal(table, DEAL_ORDER, HAND)
+    table.audit()
+    record = [m for m in _public_record(table) if not (isinstance(m, AuditPublication) and m.seat == 3)]
+    report = audit_transcript(TAG, [(0, range(N), SEATS)], record)
+    assert {(f.kind, f.seat) for f in report.faults} == {
+        (FaultKind.BAD_MASK, 2),
+        (FaultKind.MISSING_AUDIT, 3),
+    }
+    assert report.orders == {}

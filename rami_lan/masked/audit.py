@@ -31,7 +31,14 @@ from enum import StrEnum
 
 from rami_lan.masked.deck import initial_points, key_commitment, lock_step, mask_step, permute_ids
 from rami_lan.masked.group import GroupError
-from rami_lan.masked.messages import AuditPublication, DeckSecretsRecord, KeyRelease
+from rami_lan.masked.messages import (
+    AuditPublication,
+    DeckSecretsRecord,
+    KeyRelease,
+    LockPass,
+    MaskedMessage,
+    MaskPass,
+)
 
 __all__ = [
     "AuditReport",
@@ -41,6 +48,7 @@ __all__ = [
     "ReceivedKey",
     "ViewRecord",
     "audit_chain",
+    "audit_transcript",
     "audit_view",
 ]
 
@@ -283,6 +291,66 @@ def audit_view(
             orders[record.deck] = order
     faults += _check_cards(view, orders)
     faults += _check_delivery(view, publications)
+    return AuditReport(tuple(_unique(faults)), orders)
+
+
+def audit_transcript(
+    tag: bytes,
+    decks: Sequence[tuple[int, Sequence[int], Sequence[int]]],
+    messages: Sequence[MaskedMessage],
+) -> AuditReport:
+    """Audit a round from its public record alone (what ``rami-lan verify`` needs).
+
+    ``decks`` lists each deck as ``(deck, card_ids, participants in order)``, known from
+    the public game; ``messages`` are the broadcast masked-deck messages in the order the
+    record holds them (``mk_mask``, ``mk_lock``, ``mk_audit``; others are ignored). A
+    step recorded out of turn or twice is reported, not used.
+    """
+    masks: dict[int, list[tuple[bytes, ...]]] = {d: [] for d, _, _ in decks}
+    locks: dict[int, list[tuple[bytes, ...]]] = {d: [] for d, _, _ in decks}
+    commits: dict[int, list[tuple[bytes, ...]]] = {d: [] for d, _, _ in decks}
+    orders_in = {d: tuple(order) for d, _, order in decks}
+    publications: dict[int, AuditPublication] = {}
+    faults: list[Fault] = []
+    for msg in messages:
+        if isinstance(msg, MaskPass | LockPass) and msg.deck in orders_in:
+            order = orders_in[msg.deck]
+            done = masks[msg.deck] if isinstance(msg, MaskPass) else locks[msg.deck]
+            turn = len(done) < len(order) and order[len(done)] == msg.seat
+            if isinstance(msg, LockPass):
+                turn = turn and len(masks[msg.deck]) == len(order)
+            if not turn:
+                faults.append(
+                    Fault(FaultKind.BAD_SECRETS, msg.seat, msg.deck, f"seat {msg.seat}: a step out of turn")
+                )
+                continue
+            done.append(msg.points)
+            if isinstance(msg, LockPass):
+                commits[msg.deck].append(msg.commitments)
+        elif isinstance(msg, AuditPublication):
+            publications.setdefault(msg.seat, msg)
+    everyone = sorted({s for order in orders_in.values() for s in order})
+    faults += [
+        Fault(FaultKind.MISSING_AUDIT, s, None, f"seat {s} published no audit")
+        for s in everyone
+        if s not in publications
+    ]
+    orders: dict[int, tuple[int, ...]] = {}
+    for deck, card_ids, order in decks:
+        record = DeckRecord(
+            deck,
+            tuple(order),
+            tuple(card_ids),
+            tuple(masks[deck]),
+            tuple(locks[deck]),
+            tuple(commits[deck]),
+        )
+        secrets = {s: d for s, pub in publications.items() for d in pub.decks if d.deck == deck}
+        missing = frozenset(s for s in order if s not in publications)
+        deck_faults, found = audit_chain(tag, record, secrets, unverifiable=missing)
+        faults += deck_faults
+        if found is not None:
+            orders[deck] = found
     return AuditReport(tuple(_unique(faults)), orders)
 
 
