@@ -12,11 +12,12 @@ and key commitments) recomputes the chain:
    and ``k_{i,j}`` must match its commitment (:attr:`FaultKind.BAD_COMMITMENT`);
 3. the deck's card order is the card ids permuted by each ``perm_i`` in turn.
 
-:func:`audit_chain` does this from public data only (an outsider can run it on a
-record). :func:`audit_view` adds what one participant alone can check: the keys it
-received privately, the cards it drew and saw revealed, and the key messages each
-participant says it sent against those that reached it (a message sent but never
-delivered names the relay; a release never sent names the participant).
+:func:`audit_chain` does this for one deck from public data only, and
+:func:`audit_transcript` for a whole recorded round (what ``rami-lan verify`` needs).
+:func:`audit_view` adds what one participant alone can check: the keys it received
+privately, the cards it drew and saw revealed, and the key messages each participant
+says it sent against those that reached it (a message sent but never delivered names
+the relay; a release never sent names the participant).
 
 Every check compares each participant's step against the data as it was received:
 one cheater's deviation is charged to that cheater only, and later honest steps
@@ -96,12 +97,13 @@ class Fault:
 
     @classmethod
     def from_plain(cls, plain: Mapping[str, object]) -> Fault:
-        positions = plain["positions"]
-        assert isinstance(positions, list)
-        seat, deck, evidence = plain["seat"], plain["deck"], plain["evidence"]
-        assert seat is None or isinstance(seat, int)
-        assert deck is None or isinstance(deck, int)
-        return cls(FaultKind[str(plain["kind"])], seat, deck, str(evidence), tuple(positions))
+        """Rebuild a fault from :meth:`to_plain` (a participant's own journal)."""
+        seat, deck, positions = plain["seat"], plain["deck"], plain["positions"]
+        if not (seat is None or isinstance(seat, int)) or not (deck is None or isinstance(deck, int)):
+            raise ValueError("a fault's seat and deck are ints or None")
+        if not isinstance(positions, list) or not all(isinstance(j, int) for j in positions):
+            raise ValueError("a fault's positions are a list of ints")
+        return cls(FaultKind[str(plain["kind"])], seat, deck, str(plain["evidence"]), tuple(positions))
 
 
 @dataclass(frozen=True, slots=True)
