@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_ui_helpers import Driver, locate, running, until
+from test_ui_helpers import Driver, locate, locate_style, running, until
 
 from rami_lan.cli.cmd_solo import make_solo_session
 from rami_lan.cli.local_session import LocalTableSession
@@ -113,15 +113,10 @@ async def play_turn(d: Driver, screen: TableScreen, turn: int, use_mouse: bool) 
 
 
 def _card_position(frags, screen: TableScreen, index: int) -> tuple[int, int]:
-    """Where the hand's card ``index`` is drawn (one row of up to 15 cards)."""
-    from rami_lan.cli.ui.cards import chip_width
-
-    m = screen.model
-    lines = "".join(f[1] for f in frags).split("\n")
-    mark_row = max(i for i, line in enumerate(lines) if "^" in line)
-    col = 1 + sum(chip_width(c) + 1 for c in m.hand[:index]) + 1
-    lifted = m.hand[index] in m.selected
-    return (mark_row - (2 if lifted else 1), col)
+    """Where the hand's card ``index`` is drawn (the fragment styled ``hand.<index>``)."""
+    pos = locate_style(frags, f"class:hand.{index}")
+    assert pos is not None, f"card {index} is on screen"
+    return pos
 
 
 def test_whole_solo_round_keys_and_mouse():

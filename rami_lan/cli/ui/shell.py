@@ -49,13 +49,26 @@ def popup(
     *,
     margin: tuple[int, int] = (4, 2),
     wrap_lines: bool = True,
+    fit: bool = False,
 ) -> Float:
     """A framed text window over a screen, shown while ``visible()``.
 
     ``content()`` gives its text (or fragments); ``margin`` is (left and right, top and
-    bottom) in cells.
+    bottom) in cells. ``fit``: the box takes the size of its content, centred.
     """
     side, top = margin
+    if fit:
+        return Float(
+            ConditionalContainer(
+                Frame(
+                    Window(FormattedTextControl(content), wrap_lines=wrap_lines,
+                           style="class:help", dont_extend_width=True,
+                           dont_extend_height=True),
+                    title=title,
+                ),
+                filter=Condition(visible),
+            ),
+        )
     return Float(
         ConditionalContainer(
             Frame(

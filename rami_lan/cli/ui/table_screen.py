@@ -29,7 +29,6 @@ from prompt_toolkit.layout import (
     FloatContainer,
 )
 
-from rami_lan.cli.ui.help import help_lines
 from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import render_result, render_table
 from rami_lan.cli.ui.shell import Shell, popup, screen_window
@@ -77,6 +76,9 @@ class TableScreen:
         self.session = session
         self.four_colour = four_colour
         self.model = TableModel(seat=session.seat, variant=session.variant)
+        levels = getattr(session, "bot_levels", None) or getattr(session, "_bot_levels", None)
+        if isinstance(levels, dict) and levels:
+            self.model.table["bots"] = {int(k): str(v) for k, v in levels.items()}
         self.on_leave = on_leave
         self.profile = profile
         self._stats = stats
@@ -98,15 +100,10 @@ class TableScreen:
             content=self.focus,
             floats=[
                 popup(
-                    lambda: "\n".join(help_lines(self.model.variant)),
-                    lambda: _("Help — Esc to close"),
-                    lambda: self.model.show_help,
-                    margin=(1, 1),
-                ),
-                popup(
                     lambda: "\n".join(self.info_lines()),
                     lambda: _("Player info — ← → player · Esc to close"),
                     lambda: self.model.info_seat is not None,
+                    fit=True,
                 ),
                 popup(
                     self.invite_fragments,
@@ -232,6 +229,9 @@ class TableScreen:
             return []
         card = self.player_card(seat)
         lines = card_lines(card, variants=None if seat == self.model.seat else [self.model.variant])
+        level = self.model.bot_level(seat)
+        if level:
+            lines.insert(1, _("Bot level: {lv}").format(lv=level))
         if seat == self.model.seat and self.stats_error:
             lines.append(self.stats_error)
         fp = self.model.table.get("fingerprint")
@@ -464,6 +464,47 @@ class TableScreen:
             self.open_chat()
         elif name == "invite":
             self.open_invite()
+        elif name in ("history", "scores", "help"):
+            self.open_panel(name)
+        elif name == "close":
+            m.panel = None
+        self._invalidate()
+
+    def open_panel(self, name: str) -> None:
+        """Open a full-screen panel (help, history, score sheet); history opens at its end."""
+        m = self.model
+        m.panel = name
+        m.panel_scroll = -1 if name == "history" else 0
+        m.show_help = name == "help"
+
+    def scroll_panel(self, delta: int) -> None:
+        m = self.model
+        m.panel_scroll = max(0, m.panel_scroll + delta)
+
+    def out_of_turn(self, key: str) -> None:
+        """A game key pressed when it can do nothing: say why instead of ignoring it."""
+        m = self.model
+        v = m.view
+        if v is None:
+            m.why = _("Waiting for the table…")
+        elif v.phase not in ("draw", "play"):
+            m.why = _("The round is over.")
+        elif not v.my_turn:
+            if key == "f":
+                m.why = _("Frapper is possible only just after another player's discard.")
+            else:
+                m.why = _("Not your turn: {who} is playing.").format(who=m.name(v.turn))
+        elif v.phase == "draw":
+            m.why = _("Draw first: d from the stock, t from the discard pile.")
+        else:
+            m.why = _("You have drawn already: lay down, lay off or discard.")
+
+    def meld_end(self, index: int, end: str) -> None:
+        m = self.model
+        m.target = index
+        m.end = "low" if end == "low" else "high"
+        if len(m.selected) == 1:
+            self.do("layoff")
         self._invalidate()
 
     def enter(self) -> None:
@@ -518,7 +559,7 @@ class TableScreen:
     def _bindings(self) -> KeyBindings:
         kb = KeyBindings()
         m = self.model
-        helping = Condition(lambda: m.show_help)
+        helping = Condition(lambda: m.panel is not None)
         info = Condition(lambda: m.info_seat is not None) & ~helping
         inviting = Condition(lambda: m.invite_open) & ~helping
         chatting = Condition(lambda: m.chat_input is not None) & ~helping
@@ -542,14 +583,29 @@ class TableScreen:
         @kb.add("?", filter=~helping & ~chatting)
         @kb.add("f1", filter=~helping)
         def _help(e: KeyPressEvent) -> None:
-            m.show_help = True
+            self.open_panel("help")
 
         @kb.add("escape", filter=helping)
         @kb.add("?", filter=helping)
         @kb.add("f1", filter=helping)
         @kb.add("q", filter=helping)
+        @kb.add("a", filter=helping & Condition(lambda: m.panel == "history"))
+        @kb.add("n", filter=helping & Condition(lambda: m.panel == "scores"))
         def _close_help(e: KeyPressEvent) -> None:
+            m.panel = None
             m.show_help = False
+
+        def page() -> int:
+            return max(1, self.size()[1] - 3)
+
+        bind("up", "k", filter=helping)(lambda: self.scroll_panel(-1))
+        bind("down", "j", filter=helping)(lambda: self.scroll_panel(1))
+        bind("pageup", "b", filter=helping)(lambda: self.scroll_panel(-page()))
+        bind("pagedown", " ", filter=helping)(lambda: self.scroll_panel(page()))
+        bind("home", "g", filter=helping)(lambda: setattr(m, "panel_scroll", 0))
+        bind("end", "G", filter=helping)(lambda: setattr(m, "panel_scroll", 10**6))
+        bind("a", filter=~helping & ~chatting & ~info & ~inviting)(lambda: self.do("history"))
+        bind("n", filter=~helping & ~chatting & ~info & ~inviting)(lambda: self.do("scores"))
 
         bind("left", "h")(lambda: m.move_cursor(-1))
         bind("right", "l")(lambda: m.move_cursor(1))
@@ -573,6 +629,14 @@ class TableScreen:
         bind("c", filter=play)(lambda: self.do("recover"))
         bind("x", filter=play)(lambda: self.do("discard"))
         bind("f", filter=knock)(lambda: self.do("knock"))
+        bind("e", filter=table)(lambda: setattr(m, "end", "low" if m.end == "high" else "high"))
+        for key in "dptmgocxf":
+            bind(key, filter=table & ~draw & ~play & ~knock)(
+                lambda key=key: self.out_of_turn(key))
+        for key in "mgocx":
+            bind(key, filter=draw)(lambda key=key: self.out_of_turn(key))
+        for key in "dpt":
+            bind(key, filter=play)(lambda key=key: self.out_of_turn(key))
         bind("enter", filter=table)(self.enter)
         bind("enter", "c", filter=result)(self.enter)
         bind("q", "t", filter=result)(lambda: self.do("leave"))
