@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import secrets
 import sqlite3
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from prompt_toolkit.application import get_app
@@ -32,6 +34,7 @@ from prompt_toolkit.layout import (
 from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import render_result, render_table
 from rami_lan.cli.ui.shell import Shell, popup, screen_window
+from rami_lan.core import events as E
 from rami_lan.core.actions import Action
 from rami_lan.i18n import _
 from rami_lan.net.chat import MAX_CHAT_CHARS, ChatPolicy
@@ -86,6 +89,7 @@ class TableScreen:
         self._db_failed = False
         self.stats_error: str | None = None
         self.recorded: list[str] = []  # match ids recorded by this screen
+        self.replay_file: Path | None = None
         self._recorded_upto = 0
         self._nonce = secrets.token_hex(6)
         self.inviter = inviter
@@ -131,6 +135,9 @@ class TableScreen:
                 if self.model.matches_ended > self._recorded_upto:
                     self._recorded_upto = self.model.matches_ended
                     self.record_match()
+                    self.save_replay()
+                elif any(isinstance(ev, E.RoundEnded) for ev in upd.events):
+                    self.save_replay()
                 self._invalidate()
         except Exception as e:  # noqa: BLE001 - show it instead of crashing the UI
             self.model.error = _("Connection lost: {err}").format(err=e)
@@ -193,6 +200,68 @@ class TableScreen:
         if done:
             self.recorded.append(mid)
         return done
+
+    def record_left(self) -> bool:
+        """Leaving in the middle of a match after at least one finished round: the match
+        counts as played (not won) with its rounds, so the statistics do not say
+        "Rounds: 0 played" after a won round. Never raises."""
+        m = self.model
+        if self.model.matches_ended > self._recorded_upto or not any(
+                isinstance(ev, E.RoundEnded) for ev in m.match_events):
+            return False
+        if any(isinstance(ev, E.MatchEnded) for ev in m.match_events):
+            return False
+        if getattr(self.session, "bot", False) or self._stats is None or m.view is None:
+            return False
+        db = self.stats_db()
+        if db is None:
+            return False
+        totals = tuple((p.seat, p.total) for p in m.view.players)
+        events = [*m.match_events, E.MatchEnded(None, totals, "left")]
+        try:
+            done = db.record_events(m.seat, m.variant, len(m.view.players), events,
+                                    self.match_id())
+        except (ValueError, sqlite3.Error) as e:
+            self.stats_error = _("Statistics unavailable: {err}").format(err=e)
+            return False
+        if done:
+            self.recorded.append(self.match_id())
+            self._recorded_upto = self.model.matches_ended + 1
+        return done
+
+    def replay_path(self) -> Path | None:
+        """Where this match's replay goes (the data folder's ``replays``), None if unknown."""
+        try:
+            from rami_lan.stats import data_dir
+
+            folder = data_dir() / "replays"
+        except Exception:  # noqa: BLE001 - no data folder: no replay file
+            return None
+        name = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in self.match_id())
+        return folder / f"{name[:80] or 'match'}.json"
+
+    def save_replay(self) -> Path | None:
+        """Write the match so far as a replay file when the session can give one (solo
+        tables: `LocalTableSession.replay_record`); ``rami-lan replay FILE`` plays it."""
+        record = getattr(self.session, "replay_record", None)
+        if not callable(record) or getattr(self.session, "bot", False):
+            return None
+        path = self.replay_path()
+        if path is None:
+            return None
+        try:
+            data = record()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(data), encoding="utf-8")
+            tmp.replace(path)
+        except (OSError, TypeError, ValueError) as e:
+            self.model._log(_("The replay was not saved: {err}").format(err=e))
+            return None
+        if self.replay_file != path:
+            self.replay_file = path
+            self.model._log(_("Replay saved: {path}").format(path=path))
+        return path
 
     # --- Info joueur ---------------------------------------------------------------
 
@@ -374,6 +443,9 @@ class TableScreen:
         self._task(self.session.act(action))
 
     def leave(self) -> None:
+        self.record_left()
+        self.save_replay()
+
         async def go() -> None:
             try:
                 await self.session.next_round("leave")
