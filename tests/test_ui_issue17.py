@@ -469,3 +469,27 @@ def test_cycling_variants_resets_the_points_and_solo_is_remembered():
     assert load_solo_choices()["variant"] == "500"
     again = Lobby(Shell(), Settings(nickname="T"), browser_factory=None, presence=False)
     assert again.solo_form.values["variant"] == "500" and again.solo_form.values["seats"] == 3
+
+
+def test_500_long_pile_never_cut_at_the_card_you_would_take():
+    from rami_lan.cli.ui.cards import face_text
+    from rami_lan.core.cards import full_deck
+
+    _s, m = model_after("500", 2, "pile")
+    pile = tuple(full_deck(1, 0)[:30])
+    m.apply(SessionUpdate(view=replace(m.view, discard=pile, discard_size=len(pile))))
+    for w, h in ((60, 18), (80, 24), (120, 40)):
+        for depth in (1, 7, 25, 30):
+            m.depth = depth
+            t = text_of(m, w, h)
+            assert f"depth {depth}/30" in t, (w, depth)
+            assert f"[{face_text(pile[-depth])}]" in t, (w, depth)  # the card taken
+            if depth <= 7:
+                assert f"[{face_text(pile[-1])}]" in t  # and the top of the pile
+
+
+def test_the_table_fingerprint_is_on_the_table_screen():
+    _s, m = model_after("rami", 2, "fp")
+    m.table["fingerprint"] = "ab:cd:ef:01:23:45:67:89"
+    for w, h in ((80, 24), (120, 40), (200, 60)):
+        assert "fingerprint ab:cd:ef:01" in text_of(m, w, h)

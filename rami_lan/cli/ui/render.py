@@ -77,15 +77,12 @@ def render_header(
     right = _("? help") + " "
     room = width - len(left) - len(clock) - len(conn) - len(right) - 1
     names = header_buttons(model)
-    buttons: list[str] = []
-    for i, (name, key) in enumerate(names):
-        text = f"[{button_label(name)} {key}]"
-        rest = sum(len(f"[{k}]") + 1 for _n, k in names[i + 1:])
-        if sum(len(b) + 1 for b in buttons) + len(text) + 1 + rest > room:
-            text = f"[{key}]"  # no room for the label: the key alone
-        if sum(len(b) + 1 for b in buttons) + len(text) + 1 > room:
-            break
-        buttons.append(text)
+    # Every button with its label if they all fit, else the keys alone, else fewer.
+    buttons = [f"[{button_label(n)} {k}]" for n, k in names]
+    if sum(len(b) + 1 for b in buttons) > room:
+        buttons = [f"[{k}]" for _n, k in names]
+    while buttons and sum(len(b) + 1 for b in buttons) > room:
+        buttons.pop()
     used = sum(len(b) + 1 for b in buttons)
     pad = max(1, width - len(left) - len(clock) - len(conn) - len(right) - used)
     lines.add("class:header", " " * pad)
@@ -140,8 +137,11 @@ def points_text(n: int) -> str:
     return ngettext("{n} pt", "{n} pts", n).format(n=n)
 
 
-def seat_marks(model: TableModel, s: int) -> list[tuple[str, str]]:
-    """The small facts about a seat: score, opened, connection (styled words)."""
+def seat_marks(model: TableModel, s: int, split: bool = False) -> list[tuple[str, str]]:
+    """The small facts about a seat: score, opened, connection (styled words).
+
+    ``split``: the connection / level / away mark comes as a separate last item
+    (an opponent's box puts it on its own row)."""
     v = model.view
     assert v is not None
     p = v.players[s]
@@ -154,17 +154,31 @@ def seat_marks(model: TableModel, s: int) -> list[tuple[str, str]]:
     elif get_variant(v.variant).requires_opening:
         out.append(("class:opened", "✓ " + _("opened")) if p.opened
                    else ("class:dim", _("not opened")))
+    mark = connection_mark(model, s)
+    if mark is not None:
+        out.append(mark)
+    return out
+
+
+def connection_mark(model: TableModel, s: int) -> tuple[str, str] | None:
+    """away / reconnecting… / left the table / bot, moyen (None for a connected player)."""
+    v = model.view
+    assert v is not None
+    p = v.players[s]
     if p.away:
-        out.append(("class:warn", _("away")))
-    elif s != model.seat and model.connections:
+        return ("class:warn", _("away"))
+    if s == model.seat:
+        return None
+    level = model.bot_level(s)
+    if model.connections:
         state = model.seat_connection(s)
         text = seat_connection_text(state)
-        if state == "bot" and model.bot_level(s):
-            text = _("bot, {lv}").format(lv=model.bot_level(s))
-        out.append((CONNECTION_STYLE.get(state, ""), text))
-    elif s != model.seat and model.bot_level(s):
-        out.append(("class:dim", _("bot, {lv}").format(lv=model.bot_level(s))))
-    return out
+        if state == "bot" and level:
+            text = _("bot, {lv}").format(lv=level)
+        return (CONNECTION_STYLE.get(state, ""), text)
+    if level:
+        return ("class:dim", _("bot, {lv}").format(lv=level))
+    return None
 
 
 def _joined(parts: list[tuple[str, str]], sep: str = " · ") -> Row:
@@ -201,7 +215,7 @@ def seat_title(model: TableModel, s: int, clicks: Clicks | None) -> Row:
 
 
 def opponent_box(model: TableModel, s: int, width: int, clicks: Clicks | None) -> list[Row]:
-    """Three rows: the name, the card backs and count, the score and marks."""
+    """The name, the card backs and count, the score and marks, the connection."""
     v = model.view
     assert v is not None
     p = v.players[s]
@@ -212,12 +226,18 @@ def opponent_box(model: TableModel, s: int, width: int, clicks: Clicks | None) -
         rows.append([("", "  "), ("class:back", "▒" * backs), ("", " " + count)])
     else:
         rows.append([("", "  ")])
-    rows.append([("", "  "), *_joined(seat_marks(model, s))])
+    marks = seat_marks(model, s)
+    mark = connection_mark(model, s) if not p.eliminated else None
+    if mark is not None and mark in marks:
+        marks.remove(mark)
+    rows.append([("", "  "), *_joined(marks)])
+    if mark is not None:
+        rows.append([("", "  "), mark])
     return rows
 
 
-def opponent_line(model: TableModel, s: int, clicks: Clicks | None) -> Row:
-    """One row: ``→ bot 2 · dealer · 13 cards · 40 pts · opened``."""
+def opponent_line(model: TableModel, s: int, clicks: Clicks | None, width: int = 200) -> Row:
+    """One row: ``→ bot 2 · dealer · 13 cards · 40 pts · opened``, shortened to fit."""
     v = model.view
     assert v is not None
     p = v.players[s]
@@ -226,7 +246,16 @@ def opponent_line(model: TableModel, s: int, clicks: Clicks | None) -> Row:
     if p.in_round and not p.eliminated:
         parts.append(("", cards_count(p.n_cards)))
     parts += seat_marks(model, s)
-    return [*row, ("class:dim", " · "), *_joined(parts)]
+    out = [*row, ("class:dim", " · "), *_joined(parts)]
+    if row_len(out) > width:  # narrow: a bot's level and "opened" go short
+        short = {("class:dim", _("bot, {lv}").format(lv=model.bot_level(s))):
+                 ("class:dim", seat_connection_text("bot")),
+                 ("class:opened", "✓ " + _("opened")): ("class:opened", "✓")}
+        parts = [short.get(x, x) for x in parts]
+        parts = [(CONNECTION_STYLE["bot"], seat_connection_text("bot"))
+                 if x[1] == _("bot, {lv}").format(lv=model.bot_level(s)) else x for x in parts]
+        out = [*row, ("class:dim", " · "), *_joined(parts)]
+    return out
 
 
 def opponents_rows(model: TableModel, width: int, boxes: bool, clicks: Clicks | None) -> list[Row]:
@@ -241,7 +270,7 @@ def opponents_rows(model: TableModel, width: int, boxes: bool, clicks: Clicks | 
         w = max(16, (width - (len(seats) - 1) * 2) // len(seats))
         if w * len(seats) + 2 * (len(seats) - 1) <= width:
             return hjoin([(opponent_box(model, s, w, clicks), w) for s in seats], gap=2)
-    return [opponent_line(model, s, clicks) for s in seats]
+    return [opponent_line(model, s, clicks, width) for s in seats]
 
 
 def my_line(model: TableModel, clicks: Clicks | None) -> Row:
@@ -656,7 +685,7 @@ def render_table(
     v = model.view
     if v is None:
         return join_rows([*header, [("class:status", _("Waiting for the table…"))]], width)
-    status = [[("class:status", status_text(model))]]
+    status = [[("class:status", part)] for part in wrap_text(status_text(model), width - 1)[:2]]
     msg_rows = message_rows(model, width)
     buttons = buttons_rows(model, width, clicks)
     me = [my_line(model, clicks)]
@@ -681,6 +710,15 @@ def render_table(
             boxes = False
     pile_max = 1 if v.discard is None or len(v.discard) <= 1 else max(1, min(4, (spare - 2) // 2))
     piles = piles_rows(model, width, pile_max, clicks, four_colour)
+    fp = model.table.get("fingerprint")
+    if isinstance(fp, str) and fp and piles:
+        # the table's fingerprint, to compare aloud with the host's screen
+        tag = _("fingerprint {fp}").format(fp=fp[:23] if width >= 120 else fp[:11])
+        room = (width - 36 if width >= 110 else width) - row_len(piles[0]) - 2
+        info = _h(clicks, lambda: clicks.button("info"))  # type: ignore[union-attr]
+        if len(tag) <= room:
+            piles[0] = [*piles[0], ("", " " * (room - len(tag) + 1)),
+                        ("class:dim", tag, info) if info else ("class:dim", tag)]
     spare -= len(piles)
     side = width >= 110 and spare >= 3
     centre_w = width - 36 if side else width
@@ -804,9 +842,13 @@ def render_panel(model: TableModel, width: int, height: int, clicks: Clicks | No
 
 
 def render_result(
-    model: TableModel, width: int = 80, clicks: Clicks | None = None, four_colour: bool = False
+    model: TableModel, width: int = 80, clicks: Clicks | None = None, four_colour: bool = False,
+    height: int | None = None,
 ) -> list[Fragment]:
-    """Every hand with each card's points, the round scores and totals, the winner."""
+    """Every hand with each card's points, the round scores and totals, the winner, and
+    the score sheet of every round so far; the buttons always stay on screen."""
+    if model.panel is not None:
+        return render_panel(model, width, height or 24, clicks)
     lines = Lines()
     v = model.view
     if v is None or v.last_result is None:
@@ -866,7 +908,8 @@ def render_result(
             if cards:
                 lines.add("class:total", "= " + points_text(hp.get(s, 0)))
             lines.nl()
-    lines.nl()
+    top = split_rows(lines.frags)
+    lines = Lines()
     if v.match_over:
         if v.winner is not None:
             lines.add("class:winner", " " + _("{who} wins the match!").format(
@@ -899,7 +942,22 @@ def render_result(
         lines.add("class:error", model.error[: width - 1])
     elif model.log:
         lines.add("class:log", model.log[-1][: width - 1])
-    return lines.frags
+    bottom = split_rows(lines.frags)
+    sheet: list[Row] = []
+    if model.rounds:
+        sheet = [[("class:label", _("Score sheet") + " "), ("class:dim", "(n)")],
+                 *score_sheet_rows(model, width)]
+    gap: list[Row] = [[]] if sheet else []
+    if height is not None:
+        room = height - len(bottom) - len(gap)
+        if len(top) + len(sheet) > room:
+            sheet = sheet[: max(0, room - len(top))]
+        if not sheet:
+            gap, room = [], height - len(bottom)
+        if len(top) > room:
+            top = top[: max(1, room)]
+        bottom = bottom[: height - len(top) - len(sheet) - len(gap)]
+    return join_rows([*top, *sheet, *gap, *bottom], width)
 
 
 # --- the pieces other screens reuse (the replay screen) -------------------------------

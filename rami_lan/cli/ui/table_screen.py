@@ -473,13 +473,13 @@ class TableScreen:
     def fragments(self):  # type: ignore[no-untyped-def]
         width, height = self.size()
         if self.showing_result():
-            return render_result(self.model, width, self, self.four_colour)
+            return render_result(self.model, width, self, self.four_colour, height)
         return render_table(self.model, width, height, self, self.four_colour)
 
     def text(self, width: int = 80, height: int = 24) -> str:
         """The screen as plain text (tests)."""
         if self.showing_result():
-            frs = render_result(self.model, width, None, self.four_colour)
+            frs = render_result(self.model, width, None, self.four_colour, height)
         else:
             frs = render_table(self.model, width, height, None, self.four_colour)
         return "".join(f[1] for f in frs)
