@@ -103,7 +103,7 @@ class TableModel:
     panel_scroll: int = 0
     rounds: list[RoundLine] = field(default_factory=list)
     """The score sheet: every round of the match so far."""
-    _hint_key: tuple = ()
+    _hint_key: frozenset = frozenset()
     _hints: list[list[Card]] = field(default_factory=list)
     _legal_key: tuple = ()
     _legal: dict[str, bool] = field(default_factory=dict)
@@ -371,7 +371,7 @@ class TableModel:
     # --- hints ------------------------------------------------------------------------
 
     def hints(self) -> list[list[Card]]:
-        key = tuple(self.order)
+        key = frozenset(self.order)  # the same cards in another order: the same melds
         if key != self._hint_key:
             self._hint_key = key
             self._hints = hint_groups(self.variant, key) if key else []

@@ -26,6 +26,7 @@ from prompt_toolkit.widgets import Frame
 from rami_lan.cli.ui.styles import STYLE
 
 REFRESH = 0.5
+ESC_WAIT = 0.05
 
 
 class Screen(Protocol):
@@ -100,6 +101,9 @@ class Shell:
             style=STYLE,
             refresh_interval=REFRESH,
         )
+        # Esc alone is read after this pause (an escape sequence arrives at once): the
+        # default half second made Esc feel slow.
+        self.app.ttimeoutlen = ESC_WAIT
 
     def _container(self) -> Container:
         return self.screen.container if self.screen is not None else self._empty
