@@ -78,9 +78,11 @@ def render_header(
     room = width - len(left) - len(clock) - len(conn) - len(right) - 1
     names = header_buttons(model)
     # Every button with its label if they all fit, else the keys alone, else fewer.
-    buttons = [f"[{button_label(n)} {k}]" for n, k in names]
-    if sum(len(b) + 1 for b in buttons) > room:
-        buttons = [f"[{k}]" for _n, k in names]
+    for k in range(len(names), -1, -1):  # the first buttons keep their labels longest
+        buttons = [f"[{button_label(n)} {key}]" if i < k else f"[{key}]"
+                   for i, (n, key) in enumerate(names)]
+        if sum(len(b) + 1 for b in buttons) <= room:
+            break
     while buttons and sum(len(b) + 1 for b in buttons) > room:
         buttons.pop()
     used = sum(len(b) + 1 for b in buttons)
