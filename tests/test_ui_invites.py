@@ -28,6 +28,7 @@ from rami_lan.net.presence import (
 )
 from rami_lan.profile import Profile, new_player_id
 
+FP = "abcdef0123456789" * 4  # a table certificate's fingerprint: 64 hex digits
 LOOPBACK = {"interfaces": ["127.0.0.1"], "ip_version": IPVersion.V4Only}
 
 
@@ -106,14 +107,14 @@ def test_lobby_lists_players_and_accepts_an_invitation_with_one_key(private_serv
                     browser.snapshot, guests, table_id=secrets.token_hex(8),
                     table_name="Chez Paul", variant="rami", from_nick="Paul",
                     from_player_id=paul.player_id, addresses=["127.0.0.1"], port=45678,
-                    fingerprint="ab:cd:ef:01:23:45:67:89:aa",
+                    fingerprint=FP,
                 )
                 assert [p.nickname for p in inviter.players()] == ["Tester"]
                 sent = asyncio.ensure_future(inviter.invite(target))
                 await until(lambda: bool(lobby.invites), 3, "prompt")
                 text = fragments_text(lobby.fragments())
                 assert "Paul invites you to the table “Chez Paul” (rami). Join?" in text
-                assert "127.0.0.1:45678" in text and "ab:cd:ef:01:23:4" in text
+                assert "127.0.0.1:45678" in text and "ABCD-EF01-2345-6789" in text
                 d.keys("\r")  # one key: accept and join
                 line = await asyncio.wait_for(sent, 5)
                 assert "Paul" not in line or "accept" in line.lower()
@@ -122,7 +123,7 @@ def test_lobby_lists_players_and_accepts_an_invitation_with_one_key(private_serv
             assert (host, port, nick) == ("127.0.0.1", 45678, "Tester")
             assert code is not None and guests.admit(code).ok  # the ticket travelled
             # the lobby pins the table's fingerprint, names the invitation, wants the PAKE
-            assert options[0]["fingerprint"] == "ab:cd:ef:01:23:45:67:89:aa"
+            assert options[0]["fingerprint"] == FP
             assert options[0]["code_required"] and len(options[0]["invitation"]) == 32
             await until(lambda: isinstance(shell.screen, TableScreen), 3, "table shown")
             assert lobby.inbox.busy  # at a table: further invitations answered "busy"

@@ -206,12 +206,13 @@ def test_french_catalog_covers_every_ui_string():
     from pathlib import Path
 
     import rami_lan
-    from rami_lan.i18n import parse_po
+    from rami_lan.i18n import load_po
 
     root = Path(rami_lan.__file__).parent
-    catalog = parse_po((root / "locale" / "fr" / "ui.po").read_text(encoding="utf-8"))
+    po = load_po("fr")  # every catalogue, merged as at run time
+    catalog = po.catalog
     files = [root / "cli" / n for n in ("app.py", "cmd_solo.py", "local_session.py",
-                                         "settings.py", "cmd_replay.py")]
+                                         "settings.py", "cmd_replay.py", "main.py")]
     files += sorted((root / "cli" / "ui").glob("*.py"))
     missing = []
     for f in files:
@@ -220,6 +221,11 @@ def test_french_catalog_covers_every_ui_string():
                     and node.func.id == "_" and node.args
                     and isinstance(node.args[0], ast.Constant)):
                 if not catalog.get(node.args[0].value):
+                    missing.append((f.name, node.args[0].value))
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "ngettext" and node.args
+                    and isinstance(node.args[0], ast.Constant)):
+                if node.args[0].value not in po.plurals:
                     missing.append((f.name, node.args[0].value))
     assert not missing
     set_language("fr")

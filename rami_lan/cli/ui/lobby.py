@@ -131,6 +131,16 @@ def save_solo_choices(values: dict[str, Any]) -> None:
         path.write_text(json.dumps({k: values.get(k) for k in SOLO_KEYS}), encoding="utf-8")
 
 
+def _short_fp(fp: str) -> str:
+    """A certificate fingerprint the way players compare it aloud (``3F2A-91BC-…``)."""
+    try:
+        from rami_lan.net.tls import short_fingerprint
+
+        return short_fingerprint(fp)
+    except (ImportError, ValueError):
+        return safe_text(fp, 16)
+
+
 def default_browser() -> Any:
     from rami_lan.net.discovery import TableBrowser
 
@@ -952,7 +962,7 @@ class Lobby:
         lines.add("", "  " + _("Table: {table} · host {host}").format(
             table=inv.table_name, host=host)[: self._w - 3])
         lines.nl()
-        fp = inv.fingerprint[:16] if inv.fingerprint else _("none (no TLS yet)")
+        fp = _short_fp(inv.fingerprint) if inv.fingerprint else _("none (no TLS yet)")
         lines.add("class:dim", "  " + _("Fingerprint: {fp}").format(fp=fp)[: self._w - 3])
         lines.nl()
         if inv.needs_typed_code:
