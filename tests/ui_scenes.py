@@ -38,7 +38,7 @@ def play(variant: str, seats: int, seed: str, moves: int, until_over: bool = Fal
                               nicknames={k: v for k, v in names.items() if k < seats})
         m = TableModel(seat=0, variant=variant)
         m.table["bots"] = {i: "moyen" for i in range(1, seats)}
-        m.table["fingerprint"] = "5e:a1:07:c3:9b:42:d8:10"
+        m.table["fingerprint"] = "5EA1-07C3-9B42-D810"
         await s.start()
 
         def drain() -> None:

@@ -715,7 +715,7 @@ def render_table(
     fp = model.table.get("fingerprint")
     if isinstance(fp, str) and fp and piles:
         # the table's fingerprint, to compare aloud with the host's screen
-        tag = _("fingerprint {fp}").format(fp=fp[:23] if width >= 120 else fp[:11])
+        tag = _("fingerprint {fp}").format(fp=fp[:23] if width >= 120 else fp[:19])
         room = (width - 36 if width >= 110 else width) - row_len(piles[0]) - 2
         info = _h(clicks, lambda: clicks.button("info"))  # type: ignore[union-attr]
         if len(tag) <= room:
