@@ -493,3 +493,59 @@ def test_the_table_fingerprint_is_on_the_table_screen():
     m.table["fingerprint"] = "ab:cd:ef:01:23:45:67:89"
     for w, h in ((80, 24), (120, 40), (200, 60)):
         assert "fingerprint ab:cd:ef:01" in text_of(m, w, h)
+
+
+def test_resize_keeps_state_and_big_screens_are_used():
+    m = playing_model("rami", "resize-1") or playing_model("rami", "resize-2")
+    assert m is not None
+    m.cursor = 3
+    m.toggle()
+    before = (list(m.hand), list(m.selected), m.cursor, m.target)
+    for w, h in ((200, 60), (60, 18), (120, 40), (80, 24), (61, 19), (120, 40)):
+        rows = text_of(m, w, h).split("\n")
+        assert len(rows) <= h and all(len(r) <= w for r in rows)
+    assert (list(m.hand), list(m.selected), m.cursor, m.target) == before
+    big = text_of(m, 120, 40)
+    assert "┌───" in big and "└───" in big  # card shapes, fanned
+    assert "History (a)" in big  # the history column
+    small = text_of(m, 80, 24)
+    assert "┌───" not in small  # chips where there is no room
+
+
+def test_mouse_reaches_every_action_of_a_turn():
+    from test_ui_helpers import locate
+
+    class Clicks:
+        def __init__(self) -> None:
+            self.calls: list[tuple] = []
+
+        def __getattr__(self, name):  # card, stock, discard, meld, meld_end, button, ...
+            return lambda *a: self.calls.append((name, *a))
+
+    m = playing_model("rami", "mouse-1") or playing_model("rami", "mouse-2")
+    assert m is not None
+    m.selected = list(m.hand[:3])
+    c = Clicks()
+    frags = render_table(m, 120, 40, c)
+    handlers = [f for f in frags if len(f) > 2]
+    from prompt_toolkit.data_structures import Point
+    from prompt_toolkit.mouse_events import MouseButton, MouseEvent, MouseEventType
+
+    up = MouseEvent(Point(0, 0), MouseEventType.MOUSE_UP, MouseButton.LEFT, frozenset())
+    for f in handlers:
+        f[2](up)
+    names = {x[0] for x in c.calls}
+    assert {"card", "stock", "discard", "button", "player"} <= names
+    buttons = {x[1] for x in c.calls if x[0] == "button"}
+    assert {"lay", "stage", "layoff", "recover", "discard", "sort_suit", "sort_rank",
+            "history", "scores", "info"} <= buttons
+    assert locate(frags, lambda t: t.startswith("[Put aside g]")) is not None
+    # panels scroll with the wheel
+    m.panel = "history"
+    for i in range(40):
+        m._log(f"line {i}")
+    c.calls.clear()
+    wheel = MouseEvent(Point(0, 0), MouseEventType.SCROLL_DOWN, MouseButton.NONE, frozenset())
+    frags = render_table(m, 80, 24, c)
+    next(f for f in frags if len(f) > 2)[2](wheel)
+    assert ("scroll", 3) in c.calls

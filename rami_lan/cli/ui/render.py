@@ -12,7 +12,7 @@ from typing import Protocol
 from rami_lan.cli.ui.cards import card_style, chip_width, face_text, stands_text
 from rami_lan.cli.ui.layout import Row, hjoin, join_rows, pad, row_len, split_rows, wrap_items, wrap_text
 from rami_lan.cli.ui.model import TableModel
-from rami_lan.cli.ui.text import Fragment, Lines, on_click
+from rami_lan.cli.ui.text import Fragment, Lines, on_click, on_click_or_scroll
 from rami_lan.core.cards import Card
 from rami_lan.core.melds import hand_points
 from rami_lan.core.variants import get_variant
@@ -30,6 +30,7 @@ class Clicks(Protocol):
     def button(self, name: str) -> None: ...
     def player(self, seat: int) -> None: ...
     def meld_end(self, index: int, end: str) -> None: ...
+    def scroll(self, delta: int) -> None: ...
 
 
 def limit_text(model: TableModel) -> str:
@@ -573,6 +574,7 @@ def button_label(name: str) -> str:
         "chat": _("Chat"),
         "invite": _("Invite"),
         "history": _("History"),
+        "stage": _("Put aside"),
         "scores": _("Scores"),
         "help": _("Help"),
     }[name]
@@ -587,6 +589,8 @@ def buttons_rows(model: TableModel, width: int, clicks: Clicks | None) -> list[R
         names += [(n, k) for n, k, _l in BUTTONS_DRAW]
     else:
         names += [(n, k) for n, k, _l in BUTTONS_PLAY]
+        if v is not None and v.my_turn and len(model.selected) >= 2:
+            names.insert(1, ("stage", "g"))  # put the selection aside as one meld
     if v is not None and v.knock:
         names.append(("knock", "f"))
     names += [("sort_suit", "s"), ("sort_rank", "r")]
@@ -837,6 +841,11 @@ def render_panel(model: TableModel, width: int, height: int, clicks: Clicks | No
     head.append(("class:button", "[Esc ×]", close) if close else ("class:button", "[Esc ×]"))
     foot: Row = [("class:status", _("↑ ↓ PgUp PgDn scroll · Esc close"))]
     rows = [head, *shown, *([[]] * (room - len(shown))), foot]
+    if clicks is not None:
+        # the mouse wheel scrolls the panel anywhere on it
+        wheel = on_click_or_scroll(None, clicks.scroll)
+        rows = [[(f[0], f[1], f[2] if len(f) > 2 else wheel) for f in pad(r, width)]
+                for r in rows]
     return join_rows(rows, width)
 
 

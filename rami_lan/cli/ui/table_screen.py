@@ -623,6 +623,10 @@ class TableScreen:
     def button(self, name: str) -> None:
         self.do(name)
 
+    def scroll(self, delta: int) -> None:
+        self.scroll_panel(delta)
+        self._invalidate()
+
     def player(self, seat: int) -> None:
         self.show_info(seat)
 
