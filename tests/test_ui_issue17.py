@@ -549,3 +549,35 @@ def test_mouse_reaches_every_action_of_a_turn():
     frags = render_table(m, 80, 24, c)
     next(f for f in frags if len(f) > 2)[2](wheel)
     assert ("scroll", 3) in c.calls
+
+
+def test_a_remote_table_names_its_bots_levels():
+    """The host's table facts carry the bots' levels; the seat shows them (clipped)."""
+    import socket
+
+    from rami_lan.net.client import open_session
+    from rami_lan.net.host import TableConfig, TableHost
+
+    async def main():
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        host = TableHost(TableConfig(name="T", variant="rami", seats=3,
+                                     bots={1: "expert", 2: "debutant"}, advertise=False,
+                                     interfaces=["127.0.0.1"], port=port))
+        port = await host.start()
+        try:
+            session = await open_session("127.0.0.1", port, nickname="Ana", lang="en",
+                                         token=host.owner_token, fingerprint=host.fingerprint)
+            m = TableModel(seat=session.seat, variant="rami")
+            async for upd in session.updates():
+                m.apply(upd)
+                if m.view is not None:
+                    break
+            assert m.bot_level(1) == "expert" and m.bot_level(2) == "debutant"
+            assert "bot, expert" in text_of(m, 120, 40)
+            await session.close()
+        finally:
+            await host.stop()
+
+    asyncio.run(main())

@@ -23,6 +23,7 @@ from rami_lan.core.views import SeatView
 from rami_lan.i18n import _, translate_message
 from rami_lan.net.chat import chat_line
 from rami_lan.net.table_session import SessionUpdate
+from rami_lan.textsafe import safe_text
 
 LOG_KEEP = 500
 PANELS = ("help", "history", "scores")
@@ -216,7 +217,7 @@ class TableModel:
                        and b[0] == seat), None)
         else:
             lv = None
-        return str(lv)[:12] if lv else None
+        return safe_text(lv, 12) if lv else None  # from the network: printable, bounded
 
     def seat_connection(self, seat: int) -> str:
         """you / connected / reconnecting / left / bot for ``seat``."""

@@ -104,7 +104,7 @@ class TableScreen:
             content=self.focus,
             floats=[
                 popup(
-                    lambda: "\n".join(self.info_lines()),
+                    lambda: "\n".join(self.info_box_lines()),
                     lambda: _("Player info — ← → player · Esc to close"),
                     lambda: self.model.info_seat is not None,
                     fit=True,
@@ -308,6 +308,13 @@ class TableScreen:
             # Players compare it aloud with the host's screen (docs/security.md).
             lines += ["", _("Table fingerprint: {fp}").format(fp=fp)]
         return lines
+
+    def info_box_lines(self) -> list[str]:
+        """The Info joueur lines, at least as wide as the box's title (a fitted box)."""
+        lines = self.info_lines()
+        title = _("Player info — ← → player · Esc to close")
+        width = max([len(title) + 4, *(len(x) for x in lines)])
+        return [x.ljust(width) for x in lines]
 
     def show_info(self, seat: int | None = None) -> None:
         m = self.model
