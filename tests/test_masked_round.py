@@ -12,6 +12,8 @@ seat's hand and of the stock that is not yet public, with everything it holds: i
 own journal (round keys, permutations, position keys) and every key found in the
 bytes it recorded. Each attempt (every subset of the keys it has for that position)
 must give no card point, and the holder's own key must never appear in its bytes.
+Besides, right before any card is shown (each discard, each hand at round end), every
+spy but its holder tries once more to name it, with all it has at that moment.
 Positive controls show the same attack does name the cards the spy may know.
 """
 
@@ -26,7 +28,7 @@ import pytest
 from rami_lan.masked.deck import unmask
 from rami_lan.masked.group import card_table
 from rami_lan.masked.memory import MemoryTable, deal
-from rami_lan.masked.messages import CardReveal, Handover, KeyRelease, LockPass, from_plain
+from rami_lan.masked.messages import CardReveal, Handover, KeyRelease, LockPass, MaskedMessage, from_plain
 from rami_lan.masked.session import (
     AuditComplete,
     CardPublic,
@@ -55,6 +57,8 @@ class Spy:
     def __init__(self, table: MemoryTable, seat: int) -> None:
         self.table = table
         self.seat = seat
+        self._parsed: dict[bytes, MaskedMessage] = {}
+        self.last_moment_checks = 0
 
     def log(self) -> list[bytes]:
         if self.seat == self.table.relay:
@@ -67,7 +71,10 @@ class Spy:
         finals: dict[int, tuple[bytes, ...]] = {}
         log = self.log()
         for data in dict.fromkeys(log):  # a broadcast is relayed once per recipient
-            msg = from_plain(msgpack.unpackb(data, raw=False, strict_map_key=True))
+            msg = self._parsed.get(data)
+            if msg is None:
+                msg = from_plain(msgpack.unpackb(data, raw=False, strict_map_key=True))
+                self._parsed[data] = msg
             if isinstance(msg, KeyRelease):
                 keys.setdefault((msg.deck, msg.position), {})[msg.seat] = msg.key
             elif isinstance(msg, CardReveal):
@@ -110,6 +117,8 @@ class Round:
         self.pile: list[Slot] = []
         self.stock: list[Slot] = []
         self.decks = 0
+        self.spies: list[Spy] = []
+        self.shown: list[tuple[int, Slot]] = []
 
     def card(self, slot: Slot) -> int:
         card = self.t.participants[HOST].card_at(*slot)
@@ -132,9 +141,18 @@ class Round:
         self.t.assign(*slot, seat)
         self.hands[seat].append(slot)
         discard = self.hands[seat].pop(0)
-        self.t.reveal(seat, *discard)
-        self.public.add(discard)
+        self.show(seat, discard)
         self.pile.append(discard)
+
+    def show(self, seat: int, slot: Slot) -> None:
+        """Make a card public; at the last moment before, no spy but its holder knows it."""
+        for spy in self.spies:
+            if spy.seat != seat:
+                assert spy.can_name(slot) is None, f"spy {spy.seat} names {slot} before it is shown"
+                spy.last_moment_checks += 1
+        self.t.reveal(seat, *slot)
+        self.public.add(slot)
+        self.shown.append((seat, slot))
 
     def reshuffle(self) -> None:
         back = self.pile[:-1]
@@ -199,6 +217,7 @@ def played() -> tuple[Round, dict[str, int]]:
     table = MemoryTable(TAG, SEATS, HOST, N_CARDS)
     game = Round(table)
     spies = [Spy(table, HOST), Spy(table, 2)]
+    game.spies = spies
     checked: dict[str, int] = {}
     game.start()
     for spy in spies:
@@ -221,8 +240,7 @@ def played() -> tuple[Round, dict[str, int]]:
         _assert_spy_sees_own(spy, game)
     for seat in SEATS:  # round end: hands shown
         for slot in game.hands[seat]:
-            table.reveal(seat, *slot)
-            game.public.add(slot)
+            game.show(seat, slot)
     table.audit()
     return game, checked
 
@@ -233,6 +251,10 @@ def test_spies_could_name_no_hidden_card(played: tuple[Round, dict[str, int]]) -
     assert checked["deal/0"] == 3 * HAND + N_CARDS - 4 * HAND - 1
     assert checked["deal/2"] == checked["deal/0"]
     assert all(count > 20 for count in checked.values())
+    # And every card of another seat's hand was tried once more right before it was shown.
+    for spy in game.spies:
+        shown_by_others = [slot for seat, slot in game.shown if seat != spy.seat]
+        assert spy.last_moment_checks == len(shown_by_others) > 60
     assert game.t.errors == []
 
 
