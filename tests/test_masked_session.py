@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import msgpack
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rami_lan.masked.group import HashRandom
 from rami_lan.masked.memory import MemoryTable, deal
 from rami_lan.masked.messages import KeyRelease
 from rami_lan.masked.session import (
+    CardPublic,
     CardReceived,
     MaskedProtocolError,
     MaskedStateError,
@@ -101,3 +104,38 @@ def test_journal_round_trips_in_every_phase() -> None:
     check()
     with pytest.raises(ValueError, match="version"):
         Participant.restore({"v": 99}, HashRandom(b""))
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n_participants=st.integers(1, 5),
+    n_cards=st.integers(1, 16),
+    seed=st.binary(min_size=1, max_size=6),
+    draws=st.lists(st.one_of(st.none(), st.integers(0, 6)), max_size=16),
+)
+def test_any_small_honest_table_deals_the_audited_order(
+    n_participants: int, n_cards: int, seed: bytes, draws: list[int | None]
+) -> None:
+    seats = tuple(range(0, 2 * n_participants, 2))  # odd seats are bots held by the host
+    rand = {s: HashRandom(seed + bytes([s])) for s in seats}
+    table = MemoryTable(TAG, seats, seats[0], n_cards, randomness=rand)
+    table.start_deck(0, range(n_cards))
+    assigned = list(zip(range(n_cards), draws, strict=False))
+    for position, seat in assigned:
+        table.assign(0, position, seat)
+    table.audit()
+    reports = [table.participants[s].report for s in seats]
+    assert all(r is not None and r.fair for r in reports)
+    order = reports[0].orders[0]  # type: ignore[union-attr]
+    assert sorted(order) == list(range(n_cards))
+    assert all(r.orders == {0: order} for r in reports)  # type: ignore[union-attr]
+    for s in seats:
+        for e in table.events[s]:
+            if isinstance(e, CardReceived | CardPublic):
+                assert order[e.position] == e.card_id
+    for position, seat in assigned:  # who learnt each card: the seat (or its holder), or all
+        knowers = {s for s in seats if table.participants[s].card_at(0, position) is not None}
+        if seat is None:
+            assert knowers == set(seats)
+        else:
+            assert knowers == {seat if seat in seats else seats[0]}
