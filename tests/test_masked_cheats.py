@@ -481,3 +481,34 @@ def test_an_outsider_names_a_substituter_and_a_missing_audit() -> None:
         (FaultKind.MISSING_AUDIT, 3),
     }
     assert report.orders == {}
+
+
+def test_a_leaver_is_still_audited_from_its_hand_over() -> None:
+    table = make({3: Substitute})
+    table.start_deck(0, range(N))
+    deal(table, DEAL_ORDER, HAND)
+    table.hand_over(3)  # it cheated in its mask pass, then left
+    table.assign(0, 9, 1)
+    table.reveal(1, 0, 9)
+    named = audited(table)
+    assert set(named.values()) == {frozenset({3})}
+    assert kinds_named(table, 2) == {FaultKind.BAD_MASK}
+    assert kinds_named(table, 1) == {FaultKind.BAD_MASK, FaultKind.NOT_A_CARD}  # it was dealt the fake
+    record = _public_record(table)
+    report = audit_transcript(TAG, [(0, range(N), SEATS)], record)
+    assert {(f.kind, f.seat) for f in report.faults} == {(FaultKind.BAD_MASK, 3)}
+
+
+def test_an_honest_leaver_leaves_a_fully_recomputed_deck() -> None:
+    table = make()
+    table.start_deck(0, range(N))
+    deal(table, DEAL_ORDER, HAND)
+    table.hand_over(2)
+    table.assign(0, 9, 1)
+    table.reveal(1, 0, 9)
+    assert set(audited(table).values()) == {frozenset()}
+    report = table.participants[1].report
+    assert report is not None and sorted(report.orders[0]) == list(range(N))
+    assert report.orders[0][9] == table.participants[0].card_at(0, 9)
+    outsider = audit_transcript(TAG, [(0, range(N), SEATS)], _public_record(table))
+    assert outsider.fair and outsider.orders == report.orders

@@ -34,6 +34,7 @@ SAMPLES: list[MaskedMessage] = [
     KeyRelease(1, 1, None, 0, K),
     CardReveal(0, 2, 7, ((0, K), (1, K3), (2, K))),
     Handover(3, ((0, 60, K), (1, 2, K3))),
+    Handover(3, ((0, 60, K),), ((0, K, (1, 2, 0)), (1, K3, (0,)))),
     AuditPublication(
         0,
         (DeckSecretsRecord(0, K, (2, 0, 1), (K, K3, K)),),
@@ -86,10 +87,12 @@ IDENTITY = bytes([1]) + bytes(31)
         (_mutated(SAMPLES[4], keys=[[0, K], [0, K3]]), "twice"),
         (_mutated(SAMPLES[4], keys=[[0, K, 1]]), "key pair"),
         (_mutated(SAMPLES[5], keys=[[0, 60, K], [0, 60, K3]]), "twice"),
-        (_mutated(SAMPLES[6], decks=[[0, K, [0, 0, 1], [K, K, K]]]), "twice"),
-        (_mutated(SAMPLES[6], decks=[[0, K, [0, 1, 2], [K, K]]]), "position keys"),
-        (_mutated(SAMPLES[6], decks=[[0, K, [0, 1, 3], [K, K, K]]]), "permutation entry"),
-        (_mutated(SAMPLES[6], sent=[["mk_mask", 0, 1, 2]]), "kind"),
+        (_mutated(SAMPLES[6], decks=[[0, K, [2, 1, 0]], [0, K, [0]]]), "deck is handed over twice"),
+        (_mutated(SAMPLES[6], decks=[[0, bytes(32), [0]]]), "zero"),
+        (_mutated(SAMPLES[7], decks=[[0, K, [0, 0, 1], [K, K, K]]]), "twice"),
+        (_mutated(SAMPLES[7], decks=[[0, K, [0, 1, 2], [K, K]]]), "position keys"),
+        (_mutated(SAMPLES[7], decks=[[0, K, [0, 1, 3], [K, K, K]]]), "permutation entry"),
+        (_mutated(SAMPLES[7], sent=[["mk_mask", 0, 1, 2]]), "kind"),
     ],
 )
 def test_strict_parsing_says_what_is_wrong(plain: Any, problem: str) -> None:

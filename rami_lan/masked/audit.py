@@ -30,11 +30,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from rami_lan.masked.deck import initial_points, key_commitment, lock_step, mask_step, permute_ids
-from rami_lan.masked.group import GroupError
+from rami_lan.masked.deck import initial_points, key_commitment, mask_step, permute_ids
+from rami_lan.masked.group import invert, mul, scalar_mul
 from rami_lan.masked.messages import (
     AuditPublication,
+    CardReveal,
     DeckSecretsRecord,
+    Handover,
     KeyRelease,
     LockPass,
     MaskedMessage,
@@ -46,6 +48,7 @@ __all__ = [
     "DeckRecord",
     "Fault",
     "FaultKind",
+    "PartialSecrets",
     "ReceivedKey",
     "ViewRecord",
     "audit_chain",
@@ -143,6 +146,8 @@ class ViewRecord:
     received: frozenset[ReceivedKey]
     #: Seats that handed their stock keys over and left.
     left: frozenset[int]
+    #: deck -> leaver seat -> what is known of its secrets.
+    leavers: Mapping[int, Mapping[int, PartialSecrets]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,32 +193,54 @@ def _fit(record: DeckRecord, seat: int, secrets: DeckSecretsRecord | None) -> Fa
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class PartialSecrets:
+    """What is known of a participant that left: round key, permutation, some keys.
+
+    The keys are those the auditor holds for it: its handed-over stock keys, keys it
+    released to the auditor, and keys published in reveals. Its mask pass is checked in
+    full, its lock pass at those positions.
+    """
+
+    round_key: bytes
+    permutation: tuple[int, ...]
+    keys: Mapping[int, bytes]
+
+
 def audit_chain(
     tag: bytes,
     record: DeckRecord,
     secrets: Mapping[int, DeckSecretsRecord],
     *,
     unverifiable: frozenset[int] = frozenset(),
+    partial: Mapping[int, PartialSecrets] | None = None,
 ) -> tuple[list[Fault], tuple[int, ...] | None]:
     """Recompute one deck from its public transcript and the published secrets.
 
     Returns the faults and the deck's card order (None when a participant's secrets
     are missing or unusable, so the order can not be recomputed). Seats in
-    ``unverifiable`` (they left and handed over) are not blamed for missing secrets.
+    ``unverifiable`` (they left, or never published) are not blamed for missing
+    secrets; ``partial`` gives what is known of participants that left.
     """
     faults: list[Fault] = []
-    m = len(record.order)
-    usable: dict[int, DeckSecretsRecord] = {}
+    n, m = len(record.card_ids), len(record.order)
+    steps: dict[int, PartialSecrets] = {}
     for seat in record.order:
         problem = _fit(record, seat, secrets.get(seat))
+        known = (partial or {}).get(seat)
         if problem is None:
-            usable[seat] = secrets[seat]
+            full = secrets[seat]
+            steps[seat] = PartialSecrets(
+                full.round_key, full.permutation, dict(enumerate(full.position_keys))
+            )
+        elif known is not None and len(known.permutation) == n:
+            steps[seat] = known
         elif seat not in unverifiable:
             faults.append(problem)
     # A deck whose shuffle was stopped (a refused step) is checked as far as it went.
     previous = initial_points(record.card_ids)
     for i, seat in enumerate(record.order[: len(record.masks)]):
-        own = usable.get(seat)
+        own = steps.get(seat)
         if own is not None:
             expected = mask_step(previous, own.round_key, own.permutation)
             bad = _diff(expected, record.masks[i])
@@ -223,40 +250,36 @@ def audit_chain(
                 faults.append(Fault(FaultKind.BAD_MASK, seat, record.deck, evidence, tuple(bad)))
         previous = record.masks[i]
     for i, seat in enumerate(record.order[: len(record.locks)]):
-        own = usable.get(seat)
+        own = steps.get(seat)
         if own is not None:
             faults += _check_lock(tag, record, i, seat, own, previous)
         previous = record.locks[i]
-    if len(usable) != m or len(record.locks) != m:
+    if len(steps) != m or len(record.locks) != m:
         return faults, None
-    order = permute_ids(record.card_ids, [usable[s].permutation for s in record.order])
+    order = permute_ids(record.card_ids, [steps[s].permutation for s in record.order])
     return faults, order
 
 
 def _check_lock(
-    tag: bytes, record: DeckRecord, i: int, seat: int, own: DeckSecretsRecord, previous: Sequence[bytes]
+    tag: bytes, record: DeckRecord, i: int, seat: int, own: PartialSecrets, previous: Sequence[bytes]
 ) -> list[Fault]:
+    """The lock pass at every position whose key is known (all, for a full publication)."""
     faults: list[Fault] = []
-    try:
-        expected = lock_step(previous, own.round_key, own.position_keys)
-    except GroupError as exc:  # pragma: no cover - inputs were validated on receipt
-        return [Fault(FaultKind.BAD_LOCK, seat, record.deck, str(exc))]
-    bad = _diff(expected, record.locks[i])
+    inverse = invert(own.round_key)
+    positions = sorted(own.keys)
+    expected = {j: mul(scalar_mul(own.keys[j], inverse), previous[j]) for j in positions}
+    bad = [j for j in positions if expected[j] != record.locks[i][j]]
     if bad:
-        what = f"seat {seat}, lock pass of deck {record.deck}"
-        faults.append(
-            Fault(
-                FaultKind.BAD_LOCK,
-                seat,
-                record.deck,
-                _evidence(what, bad, expected, record.locks[i]),
-                tuple(bad),
-            )
+        shown = ", ".join(
+            f"position {j}: expected {expected[j].hex()}, sent {record.locks[i][j].hex()}"
+            for j in bad[:_EVIDENCE_POSITIONS]
         )
+        evidence = f"seat {seat}, lock pass of deck {record.deck}: {len(bad)} position(s) differ ({shown})"
+        faults.append(Fault(FaultKind.BAD_LOCK, seat, record.deck, evidence, tuple(bad)))
     wrong = [
         j
-        for j, key in enumerate(own.position_keys)
-        if key_commitment(tag, record.deck, seat, j, key) != record.commitments[i][j]
+        for j in positions
+        if key_commitment(tag, record.deck, seat, j, own.keys[j]) != record.commitments[i][j]
     ]
     if wrong:
         faults.append(
@@ -287,7 +310,9 @@ def audit_view(
     for record in view.decks:
         secrets = {seat: d for seat, pub in publications.items() for d in pub.decks if d.deck == record.deck}
         missing = frozenset(s for s in record.order if s not in publications)
-        deck_faults, order = audit_chain(view.tag, record, secrets, unverifiable=view.left | missing)
+        deck_faults, order = audit_chain(
+            view.tag, record, secrets, unverifiable=view.left | missing, partial=view.leavers.get(record.deck)
+        )
         faults += deck_faults
         if order is not None:
             orders[record.deck] = order
@@ -305,14 +330,18 @@ def audit_transcript(
 
     ``decks`` lists each deck as ``(deck, card_ids, participants in order)``, known from
     the public game; ``messages`` are the broadcast masked-deck messages in the order the
-    record holds them (``mk_mask``, ``mk_lock``, ``mk_audit``; others are ignored). A
-    step recorded out of turn or twice is reported, not used.
+    record holds them (``mk_mask``, ``mk_lock``, ``mk_reveal``, ``mk_handover``,
+    ``mk_audit``; private ``mk_key`` ones are not needed). A step recorded out of turn
+    or twice is reported, not used. A participant that left is checked from its
+    hand-over (round key, permutation, stock keys) and the keys revealed in play.
     """
     masks: dict[int, list[tuple[bytes, ...]]] = {d: [] for d, _, _ in decks}
     locks: dict[int, list[tuple[bytes, ...]]] = {d: [] for d, _, _ in decks}
     commits: dict[int, list[tuple[bytes, ...]]] = {d: [] for d, _, _ in decks}
     orders_in = {d: tuple(order) for d, _, order in decks}
     publications: dict[int, AuditPublication] = {}
+    handovers: dict[int, Handover] = {}
+    public_keys: dict[tuple[int, int], dict[int, bytes]] = {}
     faults: list[Fault] = []
     for msg in messages:
         if isinstance(msg, MaskPass | LockPass) and msg.deck in orders_in:
@@ -331,11 +360,16 @@ def audit_transcript(
                 commits[msg.deck].append(msg.commitments)
         elif isinstance(msg, AuditPublication):
             publications.setdefault(msg.seat, msg)
+        elif isinstance(msg, Handover):
+            handovers.setdefault(msg.seat, msg)
+        elif isinstance(msg, CardReveal):
+            for seat, key in msg.keys:
+                public_keys.setdefault((msg.deck, seat), {})[msg.position] = key
     everyone = sorted({s for order in orders_in.values() for s in order})
     faults += [
         Fault(FaultKind.MISSING_AUDIT, s, None, f"seat {s} published no audit")
         for s in everyone
-        if s not in publications
+        if s not in publications and s not in handovers
     ]
     orders: dict[int, tuple[int, ...]] = {}
     for deck, card_ids, order in decks:
@@ -349,7 +383,14 @@ def audit_transcript(
         )
         secrets = {s: d for s, pub in publications.items() for d in pub.decks if d.deck == deck}
         missing = frozenset(s for s in order if s not in publications)
-        deck_faults, found = audit_chain(tag, record, secrets, unverifiable=missing)
+        partial = {}
+        for seat, handover in handovers.items():
+            for d, round_key, perm in handover.decks:
+                if d == deck:
+                    keys = dict(public_keys.get((deck, seat), {}))
+                    keys.update({j: k for d2, j, k in handover.keys if d2 == deck})
+                    partial[seat] = PartialSecrets(round_key, perm, keys)
+        deck_faults, found = audit_chain(tag, record, secrets, unverifiable=missing, partial=partial)
         faults += deck_faults
         if found is not None:
             orders[deck] = found

@@ -42,6 +42,7 @@ from rami_lan.masked.audit import (
     DeckRecord,
     Fault,
     FaultKind,
+    PartialSecrets,
     ReceivedKey,
     ViewRecord,
     audit_view,
@@ -183,6 +184,8 @@ class _Deck:
         self.handed: dict[int, dict[int, bytes]] = {}
         self.cards: dict[int, int] = {}
         self.public: set[int] = set()
+        #: leaver seat -> (round key, permutation) from its hand-over.
+        self.left_secrets: dict[int, tuple[bytes, tuple[int, ...]]] = {}
 
     @property
     def n(self) -> int:
@@ -347,8 +350,9 @@ class Participant:
             for j in range(d.n)
             if j not in d.assigned
         )
+        decks = tuple((d.deck, d.secrets.round_key, d.secrets.permutation) for d in self._decks)
         self._phase = Phase.LEFT
-        return Result((Outgoing(None, Handover(self.seat, entries)),))
+        return Result((Outgoing(None, Handover(self.seat, entries, decks)),))
 
     def publish_audit(self) -> Result:
         """Round end (or a round voided mid-shuffle): publish our secrets and what we sent."""
@@ -528,8 +532,13 @@ class Participant:
         ]
         if missing:
             raise MaskedProtocolError(f"the hand-over lacks stock positions {missing[:8]}")
+        shuffled = {d.deck: d.n for d in self._decks if msg.seat in d.order}
+        if {deck: len(perm) for deck, _, perm in msg.decks} != shuffled:
+            raise MaskedProtocolError("the hand-over must give a round key and permutation for each deck")
         for deck, j, key in msg.keys:
             self._decks[deck].handed.setdefault(j, {})[msg.seat] = key
+        for deck, round_key, perm in msg.decks:
+            self._decks[deck].left_secrets[msg.seat] = (round_key, perm)
         self._left.add(msg.seat)
         return Result()
 
@@ -679,7 +688,16 @@ class Participant:
             cards_seen={(d.deck, j): c for d in self._decks for j, c in d.cards.items()},
             received=frozenset(self._received),
             left=frozenset(self._left),
+            leavers={d.deck: self._leavers(d) for d in self._decks},
         )
+
+    def _leavers(self, d: _Deck) -> dict[int, PartialSecrets]:
+        out = {}
+        for seat, (round_key, perm) in d.left_secrets.items():
+            keys = {j: k[seat] for j, k in d.handed.items() if seat in k}
+            keys.update({j: k[seat] for j, k in d.keys.items() if seat in k})
+            out[seat] = PartialSecrets(round_key, perm, keys)
+        return out
 
     def _require(self, phase: Phase, action: str) -> None:
         if self._phase is not phase:
@@ -766,6 +784,7 @@ def _deck_plain(d: _Deck) -> dict[str, Any]:
         "handed": [[j, _pairs(k)] for j, k in sorted(d.handed.items())],
         "known": _pairs(d.cards),
         "public": sorted(d.public),
+        "left": [[seat, key, list(perm)] for seat, (key, perm) in sorted(d.left_secrets.items())],
     }
 
 
@@ -786,6 +805,7 @@ def _deck_from_plain(plain: dict[str, Any]) -> _Deck:
     d.handed = {j: dict(_tuples(k)) for j, k in plain["handed"]}
     d.cards = dict(_tuples(plain["known"]))
     d.public = set(plain["public"])
+    d.left_secrets = {seat: (key, tuple(perm)) for seat, key, perm in plain["left"]}
     return d
 
 
