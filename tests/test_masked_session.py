@@ -53,6 +53,8 @@ def test_local_calls_out_of_phase_are_refused_and_change_nothing() -> None:
         p.start_deck(0, range(N - 1), (0, 1))
     with pytest.raises(MaskedStateError, match="ours"):
         p.start_deck(0, range(N), (0, 2))
+    with pytest.raises(MaskedStateError, match="ascending"):
+        p.start_deck(0, range(N), (1, 0))
     assert p.phase is Phase.IDLE
     before = p.snapshot()
     result = p.start_deck(0, range(N), (0, 1))

@@ -282,6 +282,8 @@ class Participant:
             raise MaskedStateError(f"the next deck is {len(self._decks)}, not {deck}")
         if self.seat not in seats or len(set(seats)) != len(seats) or any(not 0 <= s <= 255 for s in seats):
             raise MaskedStateError(f"order {seats} must list distinct seats, ours ({self.seat}) included")
+        if seats != tuple(sorted(seats)) or self._left & set(seats):
+            raise MaskedStateError(f"order {seats} must be the present participants in ascending seat order")
         if not ids or len(set(ids)) != len(ids) or any(not 0 <= c < self.table.n_cards for c in ids):
             raise MaskedStateError("card ids must be distinct ids of the deck")
         if deck == 0 and sorted(ids) != list(range(self.table.n_cards)):
