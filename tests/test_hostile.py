@@ -281,16 +281,27 @@ async def attack_seated(port: int, token: bytes, seat: int, rng: random.Random, 
                 tally.sent[f"seat{case}"] += 1
                 batch += message
             closing = rng.random() < 0.3
+            marker = 2**62 + 1 + seq  # a ping no cheater case sends: its pong ends the batch
             if closing:  # and end with a frame that closes the connection
                 tally.sent["seat_close"] += 1
                 batch += cheater_closer(rng, seq)
                 k += 1
+            else:
+                batch += packed({"k": "ping", "n": marker})
             writer.write(bytes(batch))
             done += k
             await writer.drain()
-            # Until the host closes or goes quiet: every answer, matched by ``ref``.
-            buffer += await _read_until_closed(reader, 0.3)
-            for m in read_frames(buffer):
+            # Every answer (matched by ``ref``), until the host closes or the marker's pong:
+            # the host answers in order, so nothing of the batch is left to come.
+            answers: list[dict[str, Any]] = []
+            with contextlib.suppress(Exception):
+                while not any(m.get("k") == "pong" and m.get("n") == marker for m in answers):
+                    data = await asyncio.wait_for(reader.read(65536), 10)
+                    if not data:
+                        break
+                    buffer += data
+                    answers += read_frames(buffer)
+            for m in answers:
                 if m.get("k") == "error":
                     ref, code = m.get("ref"), str(m.get("code"))
                     if ref in cases:
