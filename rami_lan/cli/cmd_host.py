@@ -200,6 +200,9 @@ async def _main(config: Any, start_after: float | None) -> int:
 
 
 async def _serve(host: Any, start_after: float | None) -> int:
+    from rami_lan.net.signals import install_shutdown
+
+    install_shutdown(asyncio.get_running_loop())  # SIGTERM/SIGHUP: the Ctrl-C path (goodbyes)
     config = host.config
     port = await host.start()
     print(_("Table {name!r} open on port {port} ({variant}, {seats} seats).").format(

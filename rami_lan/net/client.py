@@ -469,40 +469,94 @@ class RemoteTableSession:
 
     async def _reconnect(self) -> bool:
         """Retry with backoff for up to ``reconnect_window`` seconds (a host being
-        restarted with ``--resume`` is down for a few seconds), always with the pin."""
+        restarted with ``--resume`` is down for a few seconds), always with the pin.
+
+        Meanwhile the table is looked up on the LAN by its table id (mDNS, see
+        `_follow_table`): a host resumed on another port or address is tried there as
+        soon as its advertisement resolves; the pinned fingerprint still decides
+        whether it is the same host. Giving up says why, on the session and in the log.
+        """
+        from rami_lan.textsafe import clip
+
         self._drop_transport()
         self._set_connection("reconnecting")
         delay = self.backoff
         give_up = time.monotonic() + self.reconnect_window
         attempt = 0
-        while attempt < self.retries and time.monotonic() < give_up:
-            attempt += 1
-            if self._closing:
-                return False
-            try:
-                await asyncio.wait_for(self._connect(), 5.0)
-                self._queue.put_nowait(SessionUpdate(notice=_("Reconnected to the table.")))
-                return True
-            except JoinRefused as exc:
-                if exc.code == "rate_limited":
-                    await asyncio.sleep(min(self.max_backoff * 2, 5.0))
-                    continue
-                self._queue.put_nowait(SessionUpdate(
-                    notice=_("The table refused to take us back: {why}").format(why=exc.message)))
-                return False
-            except tls.FingerprintMismatch:
-                self._queue.put_nowait(SessionUpdate(error=_(
-                    "The table's certificate changed: someone may be intercepting the "
-                    "connection. Not reconnecting.")))
-                return False
-            except PakeFailed as exc:
-                self._queue.put_nowait(SessionUpdate(error=str(exc)))
-                return False
-            except (OSError, ConnectionError, TimeoutError, EOFError, P.ProtocolError):
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, self.max_backoff)
-        self._queue.put_nowait(SessionUpdate(notice=_("Could not reconnect to the table.")))
+        moved = asyncio.Event()
+        follower = asyncio.create_task(self._follow_table(moved), name="rami-client-follow")
+        try:
+            while attempt < self.retries and time.monotonic() < give_up:
+                attempt += 1
+                if self._closing:
+                    return False
+                moved.clear()
+                try:
+                    await asyncio.wait_for(self._connect(), 5.0)
+                    self._queue.put_nowait(SessionUpdate(notice=_("Reconnected to the table.")))
+                    return True
+                except JoinRefused as exc:
+                    if exc.code == "rate_limited":
+                        await asyncio.sleep(min(self.max_backoff * 2, 5.0))
+                        continue
+                    self._queue.put_nowait(SessionUpdate(
+                        notice=_("The table refused to take us back: {why}").format(
+                            why=clip(exc.message))))
+                    return False
+                except tls.FingerprintMismatch:
+                    self._queue.put_nowait(SessionUpdate(error=_(
+                        "The table's certificate changed: someone may be intercepting the "
+                        "connection. Not reconnecting.")))
+                    return False
+                except PakeFailed as exc:
+                    self._queue.put_nowait(SessionUpdate(error=clip(exc)))
+                    return False
+                except (OSError, ConnectionError, TimeoutError, EOFError, P.ProtocolError):
+                    # Wait for the backoff, or less if the table shows up elsewhere.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(moved.wait(), delay)
+                    delay = min(delay * 2, self.max_backoff)
+        finally:
+            follower.cancel()
+            await asyncio.gather(follower, return_exceptions=True)
+        message = _(
+            "Could not reconnect to the table: no answer at {where} for {secs:.0f} s, and no "
+            "table with its id on the network. Giving up."
+        ).format(where=clip(f"{self.host}:{self.port}", 80), secs=self.reconnect_window)
+        log.warning("%s", message)
+        self._queue.put_nowait(SessionUpdate(notice=message))
         return False
+
+    async def _follow_table(self, moved: asyncio.Event) -> None:
+        """While reconnecting: browse for our table id and retarget ``host``/``port``
+        when it is advertised elsewhere (a table resumed on another port)."""
+        if not self.table_id:
+            return
+        from rami_lan.net import discovery
+        from rami_lan.textsafe import clip
+
+        wanted = self.table_id.hex()
+
+        def on_change(event: discovery.TableEvent) -> None:
+            ad = event.table
+            if (event.kind is discovery.TableEventKind.REMOVED or ad.table_id != wanted
+                    or not ad.addresses or ad.port is None):
+                return
+            if (ad.addresses[0], ad.port) != (self.host, self.port):
+                log.info("table %s now advertised at %s:%s", wanted[:12], ad.addresses[0], ad.port)
+                self.host, self.port = ad.addresses[0], ad.port
+                moved.set()
+
+        try:
+            browser = discovery.TableBrowser(
+                interfaces=discovery.default_interfaces(), on_change=on_change,
+                resolve_timeout=2.0)
+            async with browser:
+                await asyncio.Event().wait()  # until cancelled
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - no mDNS here: plain retries go on
+            log.info("cannot browse for the table while reconnecting: %s", clip(exc))
 
     async def _pinger(self) -> None:
         """Keep the host's idle timeout from firing on a live but quiet client."""
