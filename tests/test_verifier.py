@@ -766,3 +766,30 @@ def test_late_joiner_is_never_flagged(recorded: dict[str, list[Stream]]) -> None
         late3[i]["msg"]["round_tag"] = t1
         v, first = feed(facts, late3)
         assert first == i and v.round(3).status is V.Status.FAILED  # type: ignore[union-attr]
+
+
+def test_round_going_on_after_its_secrets(recorded: dict[str, list[Stream]]) -> None:
+    """Secrets published mid-round end the round (abandoned): more play is caught at once."""
+    def mutate(facts: V.TableFacts, entries: list[Entry]) -> int:
+        s = secrets_index(entries, 1, facts)
+        secrets_msg = entries.pop(s)
+        deal = find(entries, event("RoundStarted", round_no=1))
+        entries.insert(deal + 1, secrets_msg)
+        return find(entries, lambda e: kind("events")(e), deal + 2)
+
+    expect_caught(recorded["long"], mutate, {"events_after_secrets"}, 1)
+
+
+def test_hostile_data_never_crashes_the_verifier(recorded: dict[str, list[Stream]]) -> None:
+    facts = recorded["long"][0][0]
+    tag = tag_of(facts, 1)
+    v, _tag, secret, mine = _commit_start(facts)
+    v.feed_all([V.CommitmentsSeen(tag, {facts.seat: mine, 255: bytes(32)}),
+                V.RevealSent(tag, secret)])
+    weird = E.RoundStarted(1, 9, 9, (0, 9, 9, 9, 9), -3, -1, Card(1, "c"))
+    found = v.feed(V.EventsSeen(1, (weird, E.CardsDealt(9, None, (-1,)),
+                                    E.StockDrawn(0, None, 10**9, 7), E.LaidOff(0, Card(1, "c"), 99, None),  # type: ignore[arg-type]
+                                    E.DiscardTaken(0, (), -5))))
+    assert found and v.round(1).status is V.Status.FAILED  # type: ignore[union-attr]
+    v.feed(V.SecretsSeen(tag, {facts.seat: secret, 255: b"short"}, (7,), {7: ""}))
+    assert v.round(1).status is V.Status.FAILED  # type: ignore[union-attr]

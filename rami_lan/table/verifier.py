@@ -264,6 +264,7 @@ class _Round:
     refusals: list[tuple[int, A.Action]] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     gap: str = ""
+    judged: bool = False
     status: Status = Status.PENDING
     reason: str = ""
     cards_checked: int = 0
@@ -360,9 +361,18 @@ class SeatVerifier:
                 return []
             self._first_view = False  # no view first (a record, a simulation): a normal start
             for early in self._pop_early():
-                _HANDLERS[type(early)](self, early)
-        handler(self, item)
+                self._safely(_HANDLERS[type(early)], early)
+        self._safely(handler, item)
         return self.findings[before:]
+
+    def _safely(self, handler: Any, item: Input) -> None:
+        """Run a handler; data that breaks the verifier fails the round (never the client)."""
+        try:
+            handler(self, item)
+        except Exception as exc:  # noqa: BLE001 - hostile data must not stop the session
+            r = self._cur or self._open_round(self._next_round_no())
+            self._fail(r, "unverifiable", f"the host's data can not be checked ({type(exc).__name__}: "
+                       f"{str(exc)[:200]})")
 
     def feed_all(self, items: Sequence[Input]) -> list[Finding]:
         out: list[Finding] = []
@@ -509,7 +519,9 @@ class SeatVerifier:
                 self._fail(r, "exclusion_unknown_seat",
                            f"seat {seat} was excluded but never committed")
             r.announced[seat] = str(why)
-            if seat == self.seat:
+            if seat == self.seat and r.round_no in self._away:
+                self._partial(r, f"we were away: the host excluded our secret ({why})")
+            elif seat == self.seat:
                 self._fail(r, "own_excluded",
                            f"the host excluded our secret ({why}): the deck is not ours too")
 
@@ -549,7 +561,7 @@ class SeatVerifier:
                 r.started, r.gap = True, "we joined during this round"
                 self._tags.setdefault(r.tag, round_no)
         for item in early:
-            _HANDLERS[type(item)](self, item)
+            self._safely(_HANDLERS[type(item)], item)
 
     def _on_events(self, msg: EventsSeen) -> None:
         self._check_seq(msg.seq, same_ok=True)
@@ -565,6 +577,11 @@ class SeatVerifier:
                 continue
             if in_round and self._cur is not None:
                 r = self._cur
+                if r.judged:
+                    self._fail(r, "events_after_secrets",
+                               "the round went on after its secrets were published")
+                    in_round = False
+                    continue
                 r.events.append(ev)
                 self._observe(r, ev)
                 if isinstance(ev, E.RoundEnded):
@@ -628,6 +645,8 @@ class SeatVerifier:
                        "the round was dealt without a commitment set: the host chose the seed alone")
         elif not r.asked and r.status is not Status.PARTIAL:
             self._fail(r, "not_asked", "the round was dealt without asking us to commit")
+        elif r.asked and not r.revealed and r.round_no in self._away:
+            self._partial(r, "we were away: the round was dealt without our secret")
         elif r.asked and not r.revealed and r.status is not Status.PARTIAL:
             self._fail(r, "dealt_without_our_secret",
                        "the round was dealt without our secret (we never revealed it)")
@@ -862,9 +881,10 @@ class SeatVerifier:
                 return  # an old round's secrets sent again (after a reconnect)
             self._fail(r, "secrets_tag", "the round's secrets arrived under another round's tag")
             return
-        if r.status not in (Status.PENDING, Status.PARTIAL):
+        if r.status not in (Status.PENDING, Status.PARTIAL) or r.judged:
             self._continue_after(r)
             return
+        r.judged = True
         self._judge(r, msg)
         self._continue_after(r)
 
