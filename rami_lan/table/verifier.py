@@ -451,7 +451,7 @@ class SeatVerifier:
         known = self._tags.get(msg.tag)
         old = self._rounds.get(known) if known is not None else None
         if old is not None and old.started:
-            if old.commits == commits and not msg.excluded:
+            if old.commits == commits and (not msg.excluded or dict(msg.excluded) == old.announced):
                 return  # the same list again (sent after a reconnect): nothing new
             self._close_unjudged()
             target = self._cur if self._cur is not None and not self._cur.started else None
