@@ -793,3 +793,20 @@ def test_hostile_data_never_crashes_the_verifier(recorded: dict[str, list[Stream
     assert found and v.round(1).status is V.Status.FAILED  # type: ignore[union-attr]
     v.feed(V.SecretsSeen(tag, {facts.seat: secret, 255: b"short"}, (7,), {7: ""}))
     assert v.round(1).status is V.Status.FAILED  # type: ignore[union-attr]
+
+
+def test_host_playing_another_move_for_us(recorded: dict[str, list[Stream]]) -> None:
+    """The host applies, for our seat, another move than the one we sent."""
+    def mutate(facts: V.TableFacts, entries: list[Entry]) -> int:
+        i = find(entries, lambda e: e["dir"] == "out" and e["msg"]["k"] == "action"
+                 and e["msg"]["action"]["kind"] == "discard")
+        r = 1 + sum(1 for e in entries[:i] if kind("round_secrets")(e))
+        card = entries[i]["msg"]["action"]["card"]
+        entries[i]["msg"]["action"]["card"] = (card + 1) % 104  # we "sent" another card
+        return secrets_index(entries, r, facts)
+
+    for facts, entries in recorded["long"]:
+        mutated = copy.deepcopy(entries)
+        at = mutate(facts, mutated)
+        v, first = feed(facts, mutated)
+        assert first == at and v.findings[0].code == "own_action_changed", v.findings[:1]

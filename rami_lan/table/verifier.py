@@ -262,6 +262,7 @@ class _Round:
     ended: bool = False
     events: list[E.Event] = field(default_factory=list)
     refusals: list[tuple[int, A.Action]] = field(default_factory=list)
+    sent: dict[int, A.Action] = field(default_factory=dict)  # our actions this round, by seq
     findings: list[Finding] = field(default_factory=list)
     gap: str = ""
     judged: bool = False
@@ -862,6 +863,9 @@ class SeatVerifier:
 
     def _on_action_sent(self, msg: ActionSent) -> None:
         self._sent[msg.seq] = msg.action
+        r = self._cur
+        if r is not None and r.started and not r.ended:
+            r.sent[msg.seq] = msg.action
 
     def _on_refused(self, msg: Refused) -> None:
         if msg.code != "illegal" or msg.ref is None:
@@ -871,6 +875,7 @@ class SeatVerifier:
         if action is None or r is None or not r.started:
             return
         r.refusals.append((len(r.events), action))
+        r.sent.pop(msg.ref, None)
 
     # ---- end of the round
 
@@ -970,6 +975,7 @@ class SeatVerifier:
         if at < 0:
             return
         refusals = sorted(r.refusals, key=lambda x: x[0])
+        own = dict(sorted(r.sent.items()))
         while at < len(got):
             for pos, act in refusals:
                 if pos == at and is_legal(m, act):
@@ -984,6 +990,15 @@ class SeatVerifier:
                 self._fail(r, "event_unexpected",
                            f"the host sent {type(got[at]).__name__} where a player's action was due")
                 return
+            if getattr(action, "seat", None) == self.seat and not isinstance(action, A.Timeout):
+                key = _action_key(action)
+                seq = next((q for q, a in own.items() if _action_key(a) == key), None)
+                if seq is None:
+                    self._fail(r, "own_action_changed",
+                               f"the host played {_act(action)} ({key}) for our seat; we never "
+                               "asked for it")
+                    return
+                del own[seq]
             try:
                 m, produced = apply(m, action)
             except IllegalAction as exc:
@@ -1195,6 +1210,21 @@ def _infer(got: Sequence[E.Event], at: int, m: MatchState) -> A.Action | None:
     if isinstance(ev, E.Knocked):
         return A.Knock(ev.seat)
     return None
+
+
+def _action_key(action: A.Action) -> tuple[Any, ...]:
+    """What identifies a move whatever the order its cards were given in."""
+    if isinstance(action, A.LayDown):
+        return ("lay_down", sorted(tuple(sorted(map(repr, md.cards))) for md in action.melds))
+    if isinstance(action, A.LayOff):
+        return ("lay_off", repr(action.card), action.target)
+    if isinstance(action, A.RecoverJoker):
+        return ("recover", action.target, tuple(sorted(map(repr, action.cards))))
+    if isinstance(action, A.Discard):
+        return ("discard", repr(action.card))
+    if isinstance(action, A.DrawDiscard):
+        return ("draw_discard", action.depth)
+    return (type(action).__name__,)
 
 
 def _claimed_after(m0: MatchState, started: E.RoundStarted, claim: E.RoundEnded) -> MatchState:

@@ -55,6 +55,14 @@ def simulate_match(variant: str, n_seats: int, rng: random.Random, choose: Choos
     m = new_match(v, n_seats, MatchOptions(limit, quick, knock))
     streams: dict[int, list[V.Input]] = {s: [] for s in range(n_seats)}
     seq = 0
+    sent = {s: 0 for s in range(n_seats)}
+
+    def send(action: A.Action) -> None:
+        """The seat's own client sent this action (timeouts are the host's)."""
+        seat = getattr(action, "seat", None)
+        if seat is not None and not isinstance(action, A.Timeout):
+            sent[seat] += 1
+            streams[seat].append(V.ActionSent(sent[seat], action))
 
     def emit(evs: list[E.Event]) -> None:
         nonlocal seq
@@ -86,6 +94,7 @@ def simulate_match(variant: str, n_seats: int, rng: random.Random, choose: Choos
             if rnd.knock_window and rng.random() < knock_rate:
                 who = rng.choice(rnd.knock_window)
                 if is_legal(m, A.Knock(who)):
+                    send(A.Knock(who))
                     m, evs = apply(m, A.Knock(who))
                     emit(evs)
                     continue
@@ -93,6 +102,7 @@ def simulate_match(variant: str, n_seats: int, rng: random.Random, choose: Choos
             action: A.Action = A.Timeout(seat) if rng.random() < timeout_rate else choose(m, seat)
             try:
                 m, evs = apply(m, action)
+                send(action)
             except IllegalAction:
                 m, evs = apply(m, A.Timeout(seat))
             emit(evs)
