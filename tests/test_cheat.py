@@ -366,3 +366,24 @@ def test_combined_cheats(tmp_path: Path) -> None:
         _failed(s, 1, {"not_asked"})
         codes = {f.code for f in s.tracker.verifier.findings}  # type: ignore[union-attr]
         assert "refill_pile_order" in codes
+
+
+def test_join_bot_exit_status_per_round_state(capsys: Any) -> None:
+    from rami_lan.net.bot_client import BotSummary
+    from rami_lan.net.fairness import FairnessRound
+
+    class Fake:
+        def __init__(self, *statuses: str) -> None:
+            self.rounds = tuple(FairnessRound(i + 1, st, "why") for i, st in enumerate(statuses))
+
+        def fairness_rounds(self) -> tuple[FairnessRound, ...]:
+            return self.rounds
+
+    done = BotSummary(seat=0, finished=True)
+    for statuses, code, text in ((("checked", "checked"), 0, "Rounds checked: 2 of 2"),
+                                 (("checked", "failed"), 3, "Rounds checked: 1 of 2"),
+                                 (("checked", "partial"), 5, "Rounds not fully checked: 1"),
+                                 (("checked", "unchecked"), 5, "Rounds checked: 1 of 2")):
+        capsys.readouterr()
+        assert fairness_summary(Fake(*statuses), done) == code
+        assert text in capsys.readouterr().out
