@@ -810,3 +810,14 @@ def test_host_playing_another_move_for_us(recorded: dict[str, list[Stream]]) -> 
         at = mutate(facts, mutated)
         v, first = feed(facts, mutated)
         assert first == at and v.findings[0].code == "own_action_changed", v.findings[:1]
+
+
+def test_round_restarted_after_the_deal(recorded: dict[str, list[Stream]]) -> None:
+    """Aborting a dealt round for a new commit-reveal (a later tag) is caught at once."""
+    def mutate(facts: V.TableFacts, entries: list[Entry]) -> int:
+        at = find(entries, event("Discarded")) + 1
+        entries.insert(at, {"dir": "in", "msg": {"k": "commit_request",
+                                                   "round_tag": tag_of(facts, 2), "seat": facts.seat}})
+        return at
+
+    expect_caught(recorded["long"], mutate, {"commit_mid_round"}, 1)
