@@ -766,6 +766,16 @@ def test_late_joiner_is_never_flagged(recorded: dict[str, list[Stream]]) -> None
         late3[i]["msg"]["round_tag"] = t1
         v, first = feed(facts, late3)
         assert first == i and v.round(3).status is V.Status.FAILED  # type: ignore[union-attr]
+        # and our own dealt cards are still checked against the deck at the round's end
+        late4 = copy.deepcopy(late)
+        d = find(late4, event("CardsDealt", seat=facts.seat), find(late4, event("RoundStarted", round_no=3)))
+        dealt = next(ev for ev in late4[d]["msg"]["events"]
+                     if ev.get("type") == "CardsDealt" and ev["seat"] == facts.seat)
+        ids = {c["card"] for c in dealt["cards"]}
+        dealt["cards"][0] = {"card": next(x for x in range(104, 110) if x not in ids)}
+        v, first = feed(facts, late4)
+        assert first == secrets_index(late4, 3, facts)
+        assert v.round(3).findings[0].code == "replay_card"  # type: ignore[union-attr]
 
 
 def test_round_going_on_after_its_secrets(recorded: dict[str, list[Stream]]) -> None:

@@ -932,22 +932,21 @@ class SeatVerifier:
         if r.status is Status.FAILED or not secrets or any(len(s) != 32 for s in secrets.values()):
             return
         seed = seed_from_secrets(r.tag, secrets)
-        if r.start_m is None or not r.started:
-            if not r.started:
-                r.reason = r.reason or "the round was abandoned before the deal"
-                if r.status is Status.PENDING:
-                    r.status = Status.CHECKED
+        if not r.started:
+            r.reason = r.reason or "the round was abandoned before the deal"
+            if r.status is Status.PENDING:
+                r.status = Status.CHECKED
             return
-        if r.gap:
+        if r.gap or r.start_m is None:  # a hole in the log, or the match before it unknown
             self._check_seen_cards(r, seed)
-            self._partial(r, r.gap)
+            self._partial(r, r.gap or self._lost)
             return
         self._replay(r, seed)
 
     def _check_seen_cards(self, r: _Round, seed: bytes) -> None:
         """A round with a hole in its log: check the cards seen in the original deck."""
-        v = self.variant
-        deck = [card_from_id(i, v.n_decks, v.n_jokers) for i in deck_order(seed, v.deck_size)]
+        cards = _cards_by_id(self.variant)
+        deck = [cards[i] for i in deck_order(seed, len(cards))]
         seen: list[tuple[int, Card]] = []
         for ev in r.events:
             if isinstance(ev, E.RoundStarted):
