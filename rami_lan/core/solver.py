@@ -1161,11 +1161,14 @@ def _counts(cards: Iterable[Card]) -> tuple[list[int], int]:
     return counts, jokers
 
 
-def enumerate_melds(variant: str | Variant, cards: Sequence[Card]) -> list[Meld]:
+def enumerate_melds(variant: str | Variant, cards: Sequence[Card], canonical: bool = True) -> list[Meld]:
     """Every distinct meld (by faces and joker positions) the cards can form.
 
     Naturals are used where held; jokers fill gaps and extend runs at either end.
-    Each meld uses specific physical cards from ``cards``.
+    Each meld uses specific physical cards from ``cards``. With ``canonical`` (the
+    default) a joker never stands in a run where a held natural could; with
+    ``canonical=False`` those melds are listed too (``5h 6h *`` while holding ``7h``:
+    a different lay-down, which keeps the ``7h`` for another meld).
     """
     v = get_variant(variant)
     counts, jokers = _counts(cards)
@@ -1183,7 +1186,7 @@ def enumerate_melds(variant: str | Variant, cards: Sequence[Card]) -> list[Meld]
             if shape in seen:
                 continue
             # canonical forms only: no joker where a held natural could stand
-            if kind == "run" and any(
+            if canonical and kind == "run" and any(
                 f is None and counts[FACE_INDEX[(1 if r == 14 else r, FACES[fi][1])]] > 0
                 for f, r in zip(faces, ranks, strict=True)
             ):
@@ -1200,6 +1203,31 @@ def enumerate_melds(variant: str | Variant, cards: Sequence[Card]) -> list[Meld]
 
 
 # --- what the game asks on top of the partition ---------------------------------------
+
+
+def best_lay_down(
+    variant: str | Variant,
+    hand: Sequence[Card],
+    must_use: Sequence[Card] = (),
+    keep: int | None = None,
+) -> Partition | None:
+    """The best lay-down the turn allows: the most meld points, melding the first card
+    of ``must_use`` still in ``hand`` (the turn's obligation), and leaving ``keep``
+    cards in hand (default: one when the variant makes players discard to go out).
+
+    Exact (the solver's search under those constraints). None when the obligation can
+    not be melded with ``keep`` cards left; a partition without melds when nothing can
+    be laid. The one helper behind the engine's best opening, the bots' lay-down and
+    the UI's "Déposer" hint.
+    """
+    v = get_variant(variant)
+    hand = list(hand)
+    if keep is None:
+        keep = 1 if v.must_discard_to_go_out else 0
+    must = [c for c in must_use if c in hand]
+    if must:
+        return best_partition_with(v, hand, must[0], min_leftover=keep)
+    return _search(v, hand, "points", None, keep)
 
 
 @dataclass(frozen=True)
@@ -1228,13 +1256,8 @@ def can_open(
     """
     v = get_variant(variant)
     hand = list(hand)
-    if keep is None:
-        keep = 1 if v.must_discard_to_go_out else 0
     must = [c for c in must_use if c in hand]
-    if must:
-        part = best_partition_with(v, hand, must[0], min_leftover=keep)
-    else:
-        part = _search(v, hand, "points", None, keep)
+    part = best_lay_down(v, hand, must, keep)
     need = v.open_min_points
     if part is None or not part.melds:
         return OpeningPlan(False, 0, need)
