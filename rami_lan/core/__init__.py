@@ -45,6 +45,7 @@ from rami_lan.core.match import (
     withdraw,
 )
 from rami_lan.core.melds import Meld, MeldCheck, check_meld, hand_points
+from rami_lan.core.phases import MatchEnd, Phase, RoundEnd
 from rami_lan.core.solver import (
     Partition,
     best_partition,
@@ -67,14 +68,17 @@ __all__ = [
     "LayDown",
     "LayOff",
     "MalformedAction",
+    "MatchEnd",
     "MatchOptions",
     "MatchState",
     "Meld",
     "MeldCheck",
     "MeldSpec",
     "Partition",
+    "Phase",
     "PlayerInfo",
     "RecoverJoker",
+    "RoundEnd",
     "RulesError",
     "SeatView",
     "Timeout",

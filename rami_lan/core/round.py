@@ -38,13 +38,14 @@ from rami_lan.core.melds import (
     run_extensions,
     stands_in,
 )
+from rami_lan.core.phases import Phase, RoundEnd
 from rami_lan.core.solver import best_lay_down, best_partition_with, enumerate_melds
 from rami_lan.core.variants import MAX_TURNS_PER_ROUND, Variant
 
-PHASE_ACTIONS: dict[str, tuple[type, ...]] = {
-    "draw": (A.DrawStock, A.DrawDiscard, A.Knock, A.Timeout),
-    "play": (A.LayDown, A.LayOff, A.RecoverJoker, A.Discard, A.Timeout),
-    "over": (),
+PHASE_ACTIONS: dict[Phase, tuple[type, ...]] = {
+    Phase.DRAW: (A.DrawStock, A.DrawDiscard, A.Knock, A.Timeout),
+    Phase.PLAY: (A.LayDown, A.LayOff, A.RecoverJoker, A.Discard, A.Timeout),
+    Phase.OVER: (),
 }
 """Which actions each phase accepts; anything else is refused naming the phase."""
 
@@ -181,7 +182,7 @@ def deal(
         discard=(top,),
         melds=(),
         turn=order[0],
-        phase="draw",
+        phase=Phase.DRAW,
         turn_no=1,
         opened=f,
         laid_before=f,
@@ -320,7 +321,7 @@ def _check_turn(st: RoundState, action: A.Action) -> None:
     seat = action.seat
     if seat not in st.players:
         raise IllegalAction(seat, st.phase, "is not playing in this round")
-    if st.phase == "over":
+    if st.phase == Phase.OVER:
         raise IllegalAction(seat, st.phase, "the round is over")
     if not isinstance(action, PHASE_ACTIONS[st.phase]):
         raise IllegalAction(
@@ -351,7 +352,7 @@ def _acted(st: RoundState, seat: int) -> RoundState:
 
 def _draw_stock(st: RoundState, a: A.DrawStock) -> tuple[RoundState, list[E.Event]]:
     st, evs, card = _draw_one(st, a.seat, "draw")
-    return replace(st, phase="play", knock_window=(), drawn=card, taken=None), evs
+    return replace(st, phase=Phase.PLAY, knock_window=(), drawn=card, taken=None), evs
 
 
 def _draw_discard(st: RoundState, a: A.DrawDiscard) -> tuple[RoundState, list[E.Event]]:
@@ -371,7 +372,7 @@ def _draw_discard(st: RoundState, a: A.DrawDiscard) -> tuple[RoundState, list[E.
         st,
         discard=st.discard[: -a.depth],
         hands=_set(st.hands, seat, new_hand),
-        phase="play",
+        phase=Phase.PLAY,
         knock_window=(),
         taken=chosen,
         drawn=None,
@@ -415,7 +416,7 @@ def _after_laying(
     if why:
         raise IllegalAction(seat, st.phase, why)
     if not st.hands[seat]:
-        st, more = _end_round(st, seat, "out")
+        st, more = _end_round(st, seat, RoundEnd.OUT)
         evs.extend(more)
     return st, evs
 
@@ -528,7 +529,7 @@ def _do_discard(st: RoundState, seat: int, card: Card) -> tuple[RoundState, list
     st = replace(st, hands=_set(st.hands, seat, hand), discard=st.discard + (card,))
     evs: list[E.Event] = [E.Discarded(seat, card)]
     if not hand:
-        st, more = _end_round(st, seat, "out")
+        st, more = _end_round(st, seat, RoundEnd.OUT)
         return st, evs + more
     return _next_turn(st, seat, evs)
 
@@ -546,7 +547,7 @@ def _next_turn(st: RoundState, seat: int, evs: list[E.Event]) -> tuple[RoundStat
         st,
         laid_before=laid_before,
         turn=nxt,
-        phase="draw",
+        phase=Phase.DRAW,
         turn_no=st.turn_no + 1,
         taken=None,
         drawn=None,
@@ -555,17 +556,17 @@ def _next_turn(st: RoundState, seat: int, evs: list[E.Event]) -> tuple[RoundStat
         knock_window=window,
     )
     if not st.stock and v.stock_rule == "end_round":
-        st, more = _end_round(st, None, "stock")
+        st, more = _end_round(st, None, RoundEnd.STOCK)
         return st, evs + more
     if st.turn_no > MAX_TURNS_PER_ROUND:
-        st, more = _end_round(st, None, "cap")
+        st, more = _end_round(st, None, RoundEnd.CAP)
         return st, evs + more
     if (
         not st.stock
         and _refill(st) is None
         and not any(is_legal(st, A.DrawDiscard(nxt, d)) for d in _depths(st))
     ):
-        st, more = _end_round(st, None, "blocked")
+        st, more = _end_round(st, None, RoundEnd.BLOCKED)
         return st, evs + more
     evs.append(E.TurnStarted(nxt, st.turn_no))
     return st, evs
@@ -591,7 +592,7 @@ def _knock(st: RoundState, a: A.Knock) -> tuple[RoundState, list[E.Event]]:
     st = replace(
         st,
         turn=seat,
-        phase="play",
+        phase=Phase.PLAY,
         turn_no=st.turn_no + 1,
         taken=card,
         drawn=None,
@@ -612,17 +613,17 @@ def _timeout(st: RoundState, a: A.Timeout) -> tuple[RoundState, list[E.Event]]:
     n = st.timeouts[seat] + 1
     st = replace(st, timeouts=_set(st.timeouts, seat, n), away=_set(st.away, seat, n >= 2))
     evs: list[E.Event] = [E.TimedOut(seat, n >= 2)]
-    if st.phase == "draw":
+    if st.phase == Phase.DRAW:
         try:
             st, more, _c = _draw_one(st, seat, "timeout")
-            st = replace(st, phase="play", knock_window=(), drawn=_c, taken=None)
+            st = replace(st, phase=Phase.PLAY, knock_window=(), drawn=_c, taken=None)
             evs.extend(more)
         except IllegalAction:
             st = replace(
                 st,
                 discard=st.discard[:-1],
                 hands=_set(st.hands, seat, st.hands[seat] + st.discard[-1:]),
-                phase="play",
+                phase=Phase.PLAY,
                 knock_window=(),
                 taken=st.discard[-1],
                 drawn=None,
@@ -662,7 +663,7 @@ def apply(st: RoundState, action: A.Action) -> tuple[RoundState, list[E.Event]]:
         raise IllegalAction(getattr(action, "seat", None), st.phase, f"unknown action {action!r}")
     _check_turn(st, action)
     new, evs = handler(st, action)  # type: ignore[operator]
-    if not isinstance(action, A.Timeout) and new.phase != "over":
+    if not isinstance(action, A.Timeout) and new.phase != Phase.OVER:
         new = _acted(new, action.seat)
     return new, evs
 
@@ -678,7 +679,7 @@ def is_legal(st: RoundState, action: A.Action) -> bool:
 # --- end of round -------------------------------------------------------------------
 
 
-def _end_round(st: RoundState, winner: int | None, reason: str) -> tuple[RoundState, list[E.Event]]:
+def _end_round(st: RoundState, winner: int | None, reason: RoundEnd) -> tuple[RoundState, list[E.Event]]:
     v = st.variant
     rami_sec = winner is not None and not st.laid_before[winner]
     hp = {s: sum(hand_points(v, c) for c in st.hands[s]) for s in st.players}
@@ -712,7 +713,7 @@ def _end_round(st: RoundState, winner: int | None, reason: str) -> tuple[RoundSt
         laid_points=tuple((s, st.laid_points[s]) for s in st.players),
         scores=tuple(sorted(scores.items())),
     )
-    return replace(st, phase="over", result=res, knock_window=()), [res]
+    return replace(st, phase=Phase.OVER, result=res, knock_window=()), [res]
 
 
 # --- legal actions ------------------------------------------------------------------
@@ -747,15 +748,15 @@ def candidate_actions(st: RoundState, seat: int) -> Iterator[A.Action]:
     `MAX_LISTED_OPENINGS` of the others (several melds at once; after a threshold-free
     opening, melds are laid one `LayDown` at a time, so singles cover them).
     """
-    if st.phase == "over":
+    if st.phase == Phase.OVER:
         return
-    if st.phase == "draw" and seat in st.knock_window:
+    if st.phase == Phase.DRAW and seat in st.knock_window:
         yield A.Knock(seat)
     if seat != st.turn:
         return
     v = st.variant
     hand = st.hands[seat]
-    if st.phase == "draw":
+    if st.phase == Phase.DRAW:
         yield A.DrawStock(seat)
         for d in _depths(st):
             yield A.DrawDiscard(seat, d)
