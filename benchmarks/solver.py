@@ -43,29 +43,8 @@ OLD_CASES = ("rami14", "rami14_j4", "500_30")
 path of issue 10), on the same hands in the same run; ``speedup`` = old / new."""
 
 
-def bench(
-    variant: str, n: int, jokers: tuple[int, int], count: int, seed: int, repeat: int = 1,
-    again: bool = False, cold_tables: bool = False, solve=best_partition,
-) -> dict:
-    v = get_variant(variant)
-    rng = random.Random(seed)
-    deck = full_deck(v.n_decks, v.n_jokers)
-    naturals = [c for c in deck if not c.is_joker]
-    jk = [c for c in deck if c.is_joker]
-    times = []
-    for _ in range(count):
-        j = rng.randint(*jokers)
-        hand = rng.sample(naturals, n - j) + jk[:j]
-        best = float("inf")
-        for _r in range(max(1, repeat)):
-            clear_caches(tables=cold_tables)
-            if again:
-                solve(v, hand)
-            t0 = time.perf_counter()
-            solve(v, hand)
-            best = min(best, (time.perf_counter() - t0) * 1000)
-        times.append(best)
-    times.sort()
+def _stats(times: list[float], count: int) -> dict:
+    times = sorted(times)
     return {
         "count": count,
         "median_ms": round(statistics.median(times), 3),
@@ -73,6 +52,35 @@ def bench(
         "max_ms": round(times[-1], 3),
         "mean_ms": round(statistics.fmean(times), 3),
     }
+
+
+def bench(
+    variant: str, n: int, jokers: tuple[int, int], count: int, seed: int, repeat: int = 1,
+    again: bool = False, cold_tables: bool = False, solvers: tuple = (best_partition,),
+) -> list[dict]:
+    """Time each solver on the same hands; the solvers take turns on every hand (so a
+    slower or busier stretch of the machine hits them alike)."""
+    v = get_variant(variant)
+    rng = random.Random(seed)
+    deck = full_deck(v.n_decks, v.n_jokers)
+    naturals = [c for c in deck if not c.is_joker]
+    jk = [c for c in deck if c.is_joker]
+    times: list[list[float]] = [[] for _ in solvers]
+    for _ in range(count):
+        j = rng.randint(*jokers)
+        hand = rng.sample(naturals, n - j) + jk[:j]
+        best = [float("inf")] * len(solvers)
+        for _r in range(max(1, repeat)):
+            for k, solve in enumerate(solvers):
+                clear_caches(tables=cold_tables)
+                if again:
+                    solve(v, hand)
+                t0 = time.perf_counter()
+                solve(v, hand)
+                best[k] = min(best[k], (time.perf_counter() - t0) * 1000)
+        for k in range(len(solvers)):
+            times[k].append(best[k])
+    return [_stats(t, count) for t in times]
 
 
 def main() -> None:
@@ -88,15 +96,17 @@ def main() -> None:
     out: dict = {"seed": args.seed, "repeat": args.repeat, "cold_tables": args.cold_tables}
     for name in args.case or list(CASES):
         variant, n, jokers, target = CASES[name]
-        res = bench(variant, n, jokers, args.count, args.seed, args.repeat,
-                    again=name.endswith("_again"), cold_tables=args.cold_tables)
+        with_old = name in OLD_CASES and not args.no_old
+        solvers = (best_partition, best_partition_sweep) if with_old else (best_partition,)
+        rows = bench(variant, n, jokers, args.count, args.seed, args.repeat,
+                     again=name.endswith("_again"), cold_tables=args.cold_tables, solvers=solvers)
+        res = rows[0]
         if target:
             res["target_ms"] = target
             res["meets_target"] = all(res[f"{k}_ms"] <= t for k, t in target.items())
         out[name] = res
-        if name in OLD_CASES and not args.no_old:
-            old = bench(variant, n, jokers, args.count, args.seed, args.repeat,
-                        cold_tables=args.cold_tables, solve=best_partition_sweep)
+        if with_old:
+            old = rows[1]
             out[name + "_old"] = old
             res["speedup"] = {
                 k: round(old[f"{k}_ms"] / max(res[f"{k}_ms"], 1e-9), 2) for k in ("median", "p99")

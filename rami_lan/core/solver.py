@@ -1224,10 +1224,13 @@ class _SmallDfs:
         return out
 
     def result(self, counts: Sequence[Sequence[int]], jokers: int) -> SweepResult:
+        # suits in the order of the search: the fullest suit last (its many ways to
+        # combine then meet fewer cards left; measured faster on the slowest hands)
+        order = sorted(range(4), key=lambda s: sum(counts[s]))
         cnt = [0] * 60
         for s in range(4):
             b = s * 15
-            cnt[b + 1:b + 14] = counts[s][1:14]
+            cnt[b + 1:b + 14] = counts[order[s]][1:14]
             if self.lo == 2 and cnt[b + 1]:  # the ace is high only
                 cnt[b + 14], cnt[b + 1] = cnt[b + 1], 0
         held = [i for i in range(60) if cnt[i]]
@@ -1261,7 +1264,7 @@ class _SmallDfs:
                 for t in suits:
                     cnt[t * 15 + pos] -= 1
                 jl -= j
-                sets.append((pos, list(suits), j))
+                sets.append((pos, [order[t] for t in suits], j))
                 continue
             cells = choice[1]
             for q, si in cells:
@@ -1269,7 +1272,7 @@ class _SmallDfs:
                     jl -= 1
                 else:
                     cnt[s * 15 + q] -= 1
-            runs.append(list(cells))
+            runs.append([(q, None if si is None else order[si]) for q, si in cells])
         return SweepResult(score, runs, sets, True)
 
 
