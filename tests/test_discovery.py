@@ -480,7 +480,7 @@ def test_browser_and_resolver_ask_only_qm_questions() -> None:
     run_live(scenario)
 
 
-LISTED_WITHIN = 1.0  # seconds; the benchmark checks p99 <= 0.5 s over 20 runs
+LISTED_WITHIN = 0.9  # seconds (QU questions: ~1.1 s); the benchmark checks p99 <= 0.5 s over 20 runs
 
 
 @pytest.mark.parametrize("lobby_first", [True, False], ids=["lobby-first", "tables-first"])
@@ -516,6 +516,10 @@ def test_tables_listed_fast_beside_an_independent_responder(lobby_first: bool) -
             else:
                 for adv in advertisers:
                     await adv.start()
+                # The tables have been open a while: their announcements are over, and
+                # (RFC 6762 section 6) a responder may multicast a record again only a
+                # second after it last did, so only a QM answer reaches every socket.
+                await asyncio.sleep(1.2)
                 t0 = loop.time()
                 await browser.start()
             ids = {ad.table_id for ad in ads}
