@@ -321,6 +321,9 @@ def pake_test_vector() -> dict[str, str]:
     k_client = a.finish(host_msg)
     k_host = b.finish(client_msg)
     assert k_client == k_host
+    group = a.params.group
+    inbound = group.bytes_to_element(host_msg[1:])
+    k_elem = inbound.add(a.params.N.scalarmult(-a.pw_scalar)).scalarmult(a.xy_scalar)
     k_confirm = hmac.digest(k_client, pake._KEY_LABEL_CONFIRM, hashlib.sha256)
     fp = bytes.fromhex(fingerprint)
 
@@ -341,6 +344,7 @@ def pake_test_vector() -> dict[str, str]:
         "host_scalar_y_le": scalar_to_bytes(y).hex(),
         "host_pake_msg": host_msg.hex(),
         "client_pake_msg": client_msg.hex(),
+        "K": k_elem.to_bytes().hex(),
         "spake2_key": k_client.hex(),
         "k_confirm": k_confirm.hex(),
         "fingerprint": fingerprint,
