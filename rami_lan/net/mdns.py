@@ -101,6 +101,7 @@ LOG_CLIP: Final = 120
 
 TABLE_ID_RE: Final = re.compile(r"[0-9a-f]{8,32}")
 FINGERPRINT_RE: Final = re.compile(r"(?:[0-9a-f]{64})?")
+_LOOSE_FINGERPRINT_RE: Final = re.compile(r"[A-Za-z0-9:+/=_.-]*")
 # Plain ASCII decimal, no sign, no leading zero, no "_" (int() accepts all of those).
 _DECIMAL_RE: Final = re.compile(r"0|[1-9][0-9]{0,5}")
 # Bidirectional controls can make a name display as something else in a terminal.
@@ -159,6 +160,18 @@ def check_fingerprint(value: object) -> None:
         or not FINGERPRINT_RE.fullmatch(value)
     ):
         raise ValueError("fingerprint must be empty or 64 lowercase hex digits")
+
+
+def check_loose_fingerprint(value: object) -> None:
+    """The older, looser rule (at most 128 chars of ``[A-Za-z0-9:+/=_.-]``), kept for
+    invitations, which the UI layer still builds with display forms; TXT records use
+    :func:`check_fingerprint`."""
+    if (
+        not isinstance(value, str)
+        or len(value) > MAX_FINGERPRINT_CHARS
+        or not _LOOSE_FINGERPRINT_RE.fullmatch(value)
+    ):
+        raise ValueError("fingerprint must be at most 128 chars of [A-Za-z0-9:+/=_.-]")
 
 
 def normalize_address(value: object) -> str:
