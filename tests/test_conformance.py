@@ -274,3 +274,37 @@ def test_python_client_sends_the_recorded_frames(
 
     aio_helpers.run(scenario(), 30)
     assert not mismatches, mismatches
+
+
+@pytest.mark.parametrize("code", [None, "Tulipe-42"], ids=["plain", "code"])
+def test_a_client_written_from_the_doc_plays_a_whole_match(code: str | None) -> None:
+    """tests/conformance/doc_client.py imports nothing from rami_lan: it is written from
+    docs/protocol.md and docs/fair_shuffle.md. Against the real host it joins (with the
+    join-code exchange when there is a code), checks every round's shuffle and plays a
+    match to the end."""
+    import doc_client
+
+    from rami_lan.net import guard as G
+    from rami_lan.net.host import TableConfig, TableHost
+
+    fast = G.GuardConfig(messages_per_s=10_000, message_burst=10_000)  # no pacing needed
+
+    async def scenario() -> doc_client.Outcome:
+        host = TableHost(TableConfig(
+            name="Doc", seats=2, bots={1: "debutant"}, headless=True, advertise=False,
+            interfaces=["127.0.0.1"], variant="rami", limit=1, join_code=code, bot_delay=0.0,
+            guard=fast))
+        port = await host.start()
+        try:
+            client = doc_client.DocClient("127.0.0.1", port, fingerprint=host.fingerprint,
+                                          code=code, pace=0.0)
+            return await client.run()
+        finally:
+            await host.stop()
+
+    out = aio_helpers.run(scenario(), 90)
+    assert out.match_over, out
+    assert out.rounds_checked >= 1 and not out.shuffle_failures, out
+    assert not out.errors, out.errors
+    if code:
+        assert "pake" in out.kinds_seen

@@ -263,6 +263,7 @@ def timers_section() -> str:
     from rami_lan.net import mdns as M
     from rami_lan.net import protocol as P
 
+    cfg = G.GuardConfig()
     rows = [
         ("`PING_INTERVAL`", f"{G.PING_INTERVAL:g} s", "a peer with nothing to send sends `ping` "
          "this often"),
@@ -276,6 +277,11 @@ def timers_section() -> str:
         ("`WRITE_TIMEOUT`", f"{G.WRITE_TIMEOUT:g} s", "a peer that does not read for this long "
          "is dropped"),
         ("`MAX_FRAME`", f"{P.MAX_FRAME} bytes", "largest frame body"),
+        ("`messages_per_s` / `message_burst`", f"{cfg.messages_per_s:g} / {cfg.message_burst:g}",
+         "messages a connection may send per second on average / at once (token bucket); "
+         "beyond: `error` `rate_limited`, then the connection is closed"),
+        ("`bytes_per_s` / `byte_burst`", f"{cfg.bytes_per_s:g} / {cfg.byte_burst:g}",
+         "the same for bytes"),
         ("`MIN_UPDATE_INTERVAL`", f"{M.MIN_UPDATE_INTERVAL:g} s", "mDNS: at most one TXT update "
          "per service this often (RFC 6762 sections 6 and 8.4)"),
     ]
