@@ -201,3 +201,20 @@ def test_client_gives_up_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -
         assert any("Could not reconnect to the table" in n and "Giving up" in n for n in notices), notices
 
     aio_helpers.run(scenario(), 40)
+
+
+def test_install_shutdown_calls_stop_once_per_signal_and_can_be_removed() -> None:
+    from rami_lan.net.signals import install_shutdown
+
+    async def scenario() -> None:
+        fired = asyncio.Event()
+        handle = install_shutdown(asyncio.get_running_loop(), stop=fired.set)
+        try:
+            os.kill(os.getpid(), signal.SIGHUP)
+            await asyncio.wait_for(fired.wait(), 5)
+        finally:
+            handle.remove()
+        assert handle.received == [signal.SIGHUP]
+        assert signal.getsignal(signal.SIGHUP) in (signal.SIG_DFL, None)
+
+    aio_helpers.run(scenario(), 10)
