@@ -40,7 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--knock", action="store_true", help=_("allow knocking (frapper)"))
     parser.add_argument("--timer", type=int, default=0,
                         help=_("seconds per move, 0 = no timer"))
-    parser.add_argument("--code", default=None, help=_("join code the players must give"))
+    parser.add_argument("--code", default=None,
+                        help=_("join code the players must give ('auto': make a strong one; "
+                               "a weak code is refused)"))
     parser.add_argument("--who", choices=("anyone", "code", "invited"), default=None,
                         help=_("who may sit: anyone, with the join code, or invited players "
                                "only (default: code with --code, else anyone)"))
@@ -65,10 +67,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def journal_dir() -> Path:
-    """Where hosts keep their crash journals."""
-    from rami_lan.cli.settings import config_dir
+    """Where hosts keep their crash journals (``rami_lan.paths.journal_dir``); journals
+    of tables abandoned for ``journal.GRACE`` (7 days) are removed first."""
+    from rami_lan.net.journal import prune_journals
+    from rami_lan.paths import journal_dir as folder
 
-    return config_dir() / "tables"
+    path = folder()
+    prune_journals(path)
+    return path
 
 
 def newest_unfinished_journal(folder: Path) -> Path | None:
@@ -106,6 +112,11 @@ def run(args: argparse.Namespace) -> int:
         return _resume(args)
     nick = (args.nick or getpass.getuser() or "host")[:24].strip() or "host"
     try:
+        args.code = _join_code(args)
+    except ValueError as exc:
+        print(_("Invalid join code: {err}").format(err=exc), file=sys.stderr)
+        return 2
+    try:
         bots = parse_bots(args.bot, args.seats)
         config = TableConfig(
             name=args.name or _("{nick}'s table").format(nick=nick)[:64],
@@ -124,6 +135,19 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(_("Could not open the table: {err}").format(err=exc), file=sys.stderr)
         return 1
+
+
+def _join_code(args: argparse.Namespace) -> str | None:
+    """The table's join code: checked if chosen, generated for ``--code auto`` or
+    ``--who code`` without one (and printed); raises ``WeakCodeError`` for a weak one."""
+    from rami_lan.net.pake import check_code_strength, generate_code
+
+    code = args.code
+    if code == "auto" or (code is None and getattr(args, "who", None) == "code"):
+        code = generate_code()
+        print(_("Join code: {code} (tell it to the players)").format(code=code), flush=True)
+        return code
+    return check_code_strength(code) if code is not None else None
 
 
 def _tuning(args: argparse.Namespace) -> dict[str, Any]:

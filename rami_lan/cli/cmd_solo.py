@@ -51,6 +51,7 @@ def make_solo_session(
     think: float = DEFAULT_THINK,
     nickname: str = "",
     bots: dict[int, str] | None = None,
+    quick: bool = False,
 ) -> LocalTableSession:
     """A local table: you at seat 0, bots everywhere else."""
     from rami_lan.cli.local_session import LocalTableSession
@@ -67,7 +68,8 @@ def make_solo_session(
         players,
         0,
         levels,
-        MatchOptions(limit=limit, knock=knock and v.knock_supported),
+        MatchOptions(limit=limit, quick=quick and bool(v.quick_rounds),
+                     knock=knock and v.knock_supported),
         seed if seed is not None else secrets.token_hex(8),
         think,
         timer=timer,

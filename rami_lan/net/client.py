@@ -109,12 +109,18 @@ class RemoteTableSession:
                  invitation: str | None = None, player_id: str | None = None,
                  card: Callable[[], dict[str, Any] | None] | dict[str, Any] | None = None,
                  retries: int = 60, backoff: float = 0.1, max_backoff: float = 2.0,
-                 reconnect_window: float = 30.0) -> None:
+                 reconnect_window: float = 30.0,
+                 known_fingerprint: str | None = None) -> None:
         """``code``: the join code, or an invitation's ticket (with ``invitation``, its
         id, for an "invited only" table): the password of the join-code exchange, never
         sent. ``card``: our "Info joueur" card as plain data, or a callable making it
-        (None: from the local statistics, with ``player_id``); bots send none."""
+        (None: from the local statistics, with ``player_id``); bots send none.
+        ``known_fingerprint``: the certificate this table had when we last joined it
+        (``tls.KnownTables``); if the table now shows another one and the join-code
+        exchange fails, that is reported as possible interception, not a wrong code."""
         self.host = host
+        self.known_fingerprint = (tls.normalize_fingerprint(known_fingerprint)
+                                  if known_fingerprint else None)
         self.fingerprint = tls.normalize_fingerprint(fingerprint) if fingerprint else None
         """The pinned certificate fingerprint: the TXT record's (or a remembered one) at
         first, then always the one seen on the first successful connection."""
@@ -286,6 +292,17 @@ class RemoteTableSession:
 
     # ------------------------------------------------------------------ connection
 
+    def _check_interception(self, seen: str) -> None:
+        """After a failed join-code exchange: raise `PakeFailed` saying "possible
+        interception" if the table's certificate is not the one we knew for it."""
+        if self.known_fingerprint is not None and seen != self.known_fingerprint:
+            raise PakeFailed(_(
+                "Possible interception: the table's certificate changed since you last "
+                "joined it ({old} -> {new}) and the join code was not accepted. Compare the "
+                "table fingerprint with the host before trying again."
+            ).format(old=tls.short_fingerprint(self.known_fingerprint),
+                     new=tls.short_fingerprint(seen)))
+
     async def _connect(self) -> None:
         """One attempt: TCP + TLS 1.3, pin check, ``hello``, join-code PAKE, ``welcome``."""
         reader, writer = await asyncio.open_connection(
@@ -314,6 +331,8 @@ class RemoteTableSession:
                     if welcome is not None:
                         early.append(msg)
                     elif isinstance(msg, P.Refused):
+                        if msg.code == "bad_code":
+                            self._check_interception(seen)
                         raise JoinRefused(msg.code, msg.message)
                     elif isinstance(msg, P.Pake):
                         if not self.code:
@@ -335,6 +354,7 @@ class RemoteTableSession:
                         except PakeError:
                             with contextlib.suppress(Exception):
                                 writer.write(session.send(P.Bye(reason="pake failed")))
+                            self._check_interception(seen)
                             raise PakeFailed(_(
                                 "Wrong join code, or the connection is being intercepted."
                             )) from None
