@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -147,10 +146,15 @@ def test_join_code_exchange_is_recomputed_from_the_secrets() -> None:
     host.check_confirmation(client_confirm.mac)  # type: ignore[union-attr]
     assert host.confirm_message() == host_confirm.mac  # type: ignore[union-attr]
     client.check_confirmation(host_confirm.mac)  # type: ignore[union-attr]
-    # The fingerprint is that of the kit's certificate.
-    identity_dir = KIT
-    ident = tls._read_identity(identity_dir / "host_identity.pem")
-    assert ident.fingerprint == kit["secrets"]["fingerprint"]
+    # The fingerprint is that of the kit's certificate (SHA-256 of its DER form).
+    import hashlib
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+
+    cert = x509.load_pem_x509_certificate((KIT / "host_identity.pem").read_bytes())
+    der = cert.public_bytes(serialization.Encoding.DER)
+    assert hashlib.sha256(der).hexdigest() == kit["secrets"]["fingerprint"]
 
 
 # --------------------------------------------------------------------------- live replays
@@ -183,7 +187,7 @@ def test_python_host_answers_the_recorded_handshake(
 
     kit = load(path)
     _pin_entropy(monkeypatch, kit)
-    shutil.copy(KIT / "host_identity.pem", tmp_path / tls.IDENTITY_FILE)
+    assert record.load_identity(tmp_path).fingerprint == kit["secrets"]["fingerprint"]
     s = kit["secrets"]
     recorded = kit["frames"][: next(i for i, f in enumerate(kit["frames"]) if f["kind"] == "welcome") + 1]
 
@@ -227,7 +231,8 @@ def test_python_client_sends_the_recorded_frames(
     kit = load(path)
     _pin_entropy(monkeypatch, kit)
     s = kit["secrets"]
-    ident = tls._read_identity(KIT / "host_identity.pem")
+    ident = record.load_identity()
+    assert ident.fingerprint == s["fingerprint"]
     mismatches: list[str] = []
     done = asyncio.Event
 

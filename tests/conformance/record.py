@@ -173,14 +173,26 @@ async def record(name: str, code: str | None) -> dict[str, Any]:
     }
 
 
-def make_identity() -> None:
+def load_identity(folder: Path | None = None) -> Any:
+    """The kit's identity as a ``tls.HostIdentity`` (copied into ``folder``, or a temporary
+    one, because a host keeps its identity file in a folder of its own)."""
     from rami_lan.net import tls
 
-    if IDENTITY.exists():
-        return
+    folder = folder or Path(tempfile.mkdtemp(prefix="rami-kit-id-"))
+    shutil.copy(IDENTITY, folder / tls.IDENTITY_FILE)
+    return tls.load_or_create_identity(directory=folder)
+
+
+def make_identity() -> None:
+    """Make the kit's identity once (or again if the host would renew it: a CN other than
+    ``tls.COMMON_NAME``, or close to expiry), so the fingerprint stays the same."""
+    from rami_lan.net import tls
+
     folder = Path(tempfile.mkdtemp(prefix="rami-kit-id-"))
     try:
-        tls.load_or_create_identity("rami-lan conformance", folder)
+        if IDENTITY.exists():
+            shutil.copy(IDENTITY, folder / tls.IDENTITY_FILE)
+        tls.load_or_create_identity(directory=folder)  # makes or renews it as a host would
         shutil.copy(folder / tls.IDENTITY_FILE, IDENTITY)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
