@@ -96,6 +96,7 @@ text_chars = st.characters(exclude_categories=("Cc", "Cs", "Zl", "Zp"), exclude_
 def label(max_bytes: int) -> st.SearchStrategy[str]:
     return st.text(text_chars, min_size=1, max_size=max_bytes).filter(
         lambda s: s.strip() == s and bool(s) and len(s.encode()) <= max_bytes
+        and all(ch == " " or ch.isprintable() for ch in s)
     )
 
 
@@ -176,6 +177,8 @@ MALFORMED = {
     "name-control": _set("n", b"evil\x1b[2Jname"),
     "name-newline": _set("n", b"two\nlines"),
     "name-bidi": _set("n", "abc\u202edef".encode()),
+    "name-zero-width": _set("n", "ab\u200bcd".encode()),
+    "name-nbsp": _set("h", "a\u00a0b".encode()),
     "name-edge-space": _set("n", b" padded"),
     "unknown-variant": _set("v", b"poker"),
     "variant-case": _set("v", b"Rami"),
@@ -714,3 +717,14 @@ def test_escape_sequences_in_a_received_instance_name_never_reach_a_log(
             assert rec.exc_info is None or rec.name != "rami_lan.net.discovery"
 
     run_live(scenario)
+
+
+def test_ad_text_and_host_label_always_make_a_valid_ad() -> None:
+    from rami_lan.net.discovery import ad_text, host_label
+
+    name = ad_text("  Chez\u00a0Marie\u200b \x1b[2J" + "é" * 80, MAX_NAME_BYTES, "Rami")
+    host = host_label("\u202eanne\u202c")
+    ad = make_ad(name=name, host=host)
+    assert ad.host == "anne" and "\x1b" not in ad.name and len(ad.name.encode()) <= MAX_NAME_BYTES
+    assert host_label("") == "Rami" and host_label(None) == "Rami"
+    assert host_label("x" * 40) == "x" * MAX_HOST_BYTES

@@ -118,7 +118,13 @@ Interfaces = Sequence[str] | Literal["all"]
 
 
 def is_unsafe_char(ch: str) -> bool:
-    return ch in _BIDI_CONTROLS or unicodedata.category(ch) in _BAD_CATEGORIES
+    """Not allowed in advertised text: anything but the ASCII space that Python does
+    not call printable (controls, format characters such as zero-width and bidi marks,
+    separators other than the space, unassigned code points), as in the protocol's
+    "printable text"."""
+    return ch != " " and (
+        ch in _BIDI_CONTROLS or unicodedata.category(ch) in _BAD_CATEGORIES or not ch.isprintable()
+    )
 
 
 def check_text(field: str, value: object, max_bytes: int) -> None:
@@ -129,7 +135,7 @@ def check_text(field: str, value: object, max_bytes: int) -> None:
     if value != value.strip():
         raise ValueError(f"{field} must not start or end with whitespace")
     if any(is_unsafe_char(ch) for ch in value):
-        raise ValueError(f"{field} contains a control or bidi character")
+        raise ValueError(f"{field} contains a control, format or other non-printable character")
     if len(value.encode("utf-8")) > max_bytes:
         raise ValueError(f"{field} is longer than {max_bytes} UTF-8 bytes")
 
