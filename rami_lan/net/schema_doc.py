@@ -128,8 +128,9 @@ def txt_section() -> str:
         "pv": ("protocol version", f"decimal 1..{D.MAX_PROTOCOL_VERSION}; this spec is 1"),
         "id": ("table id", "8..32 lowercase hex digits (the host sends the 32 hex digits of "
                "`welcome.table_id`)"),
-        "n": ("table name", f"UTF-8, 1..{D.MAX_NAME_BYTES} bytes, no control / bidi character, "
-              "no leading or trailing space"),
+        "n": ("table name", f"UTF-8, 1..{D.MAX_NAME_BYTES} bytes of printable text (section 3: no "
+              "control, format or bidi character; the space is the only separator), no "
+              "leading or trailing space"),
         "h": ("host player's nickname", f"UTF-8, 1..{D.MAX_HOST_BYTES} bytes, same rules as `n`"),
         "v": ("variant", "one of " + ", ".join(f"`{v}`" for v in D.VARIANT_IDS)),
         "st": ("seats taken (bots and seats held for dropped players count)",
