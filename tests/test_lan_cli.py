@@ -218,3 +218,58 @@ def test_install_shutdown_calls_stop_once_per_signal_and_can_be_removed() -> Non
         assert signal.getsignal(signal.SIGHUP) in (signal.SIG_DFL, None)
 
     aio_helpers.run(scenario(), 10)
+
+
+def test_clients_find_a_host_resumed_on_another_port(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kill -9 of a real host mid-round, its old port still held by someone else, then
+    ``host --resume``: it listens on another port, and the clients find it by table id
+    through the browser and finish the match."""
+    import socket
+
+    from test_resume import _read_port, _start_host
+
+    from rami_lan.net.bot_client import BotClient
+    from rami_lan.net.client import open_session
+
+    monkeypatch.setenv("RAMI_LAN_INTERFACES", "127.0.0.1")
+
+    async def scenario() -> None:
+        env = dict(os.environ, RAMI_LAN_CONFIG_DIR=str(tmp_path / "cfg"), LANG="C.UTF-8")
+        common = ["--interface", "127.0.0.1", "--bot-delay", "0", "--away-delay", "20"]
+        proc = _start_host(env, "--name", f"moved {secrets.token_hex(2)}", "--seats", "2",
+                           "--variant", "rami", "--limit", "1", *common)
+        holder: socket.socket | None = None
+        try:
+            port = await _read_port(proc)
+            sessions = [await open_session("127.0.0.1", port, nickname=f"p{i}", backoff=0.05,
+                                           max_backoff=0.5) for i in range(2)]
+            tasks = [asyncio.create_task(BotClient(s, delay=0.03, seed=i).run())
+                     for i, s in enumerate(sessions)]
+            await poll_until(lambda: all(s.view is not None and s.view.turn_no >= 3 for s in sessions)
+                             or any(t.done() for t in tasks), "a few turns", 20)
+            assert not any(t.done() for t in tasks), "the match ended before the crash"
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(5)
+            holder = socket.socket()
+            holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            holder.bind(("127.0.0.1", port))
+            holder.listen()  # the old port answers nothing useful now
+            proc = _start_host(env, "--resume", *common)
+            port2 = await _read_port(proc)
+            assert port2 != port
+            summaries = await asyncio.wait_for(asyncio.gather(*tasks), 45)
+            assert all(sm.finished for sm in summaries)
+            assert all(s.port == port2 for s in sessions)
+            for s in sessions:
+                await s.close()
+            assert proc.wait(15) == 0
+        finally:
+            if holder is not None:
+                holder.close()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(5)
+
+    aio_helpers.run(scenario(), 90)
