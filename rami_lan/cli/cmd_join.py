@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from rami_lan.i18n import _, language
-from rami_lan.textsafe import safe_text
+from rami_lan.textsafe import safe_name, safe_text
 
 LEVELS = ("debutant", "moyen", "expert")
 
@@ -129,7 +129,8 @@ async def run_bot(session: Any, level: str) -> int:
     if bad:
         print(_("Fairness check FAILED:"))
         for d in bad:
-            print(d)
+            for line in str(d).splitlines()[:20]:
+                print(safe_text(line, 300))
         return 3
     print(_("Fairness checks passed: {n}").format(n=len(summary.fairness)))
     return 0 if summary.finished else 1
@@ -146,8 +147,8 @@ def _show(view: Any, names: dict[int, str]) -> str:
     hand = " ".join(str(c) for c in view.hand)
     lines = [_("Round {r}, turn {t}: {who} to play ({phase})").format(
         r=view.round_no, t=view.turn_no,
-        who=names.get(view.turn, str(view.turn)) if view.turn is not None else "-",
-        phase=view.phase)]
+        who=safe_name(names.get(view.turn, str(view.turn))) if view.turn is not None else "-",
+        phase=safe_text(view.phase, 16))]
     for i, m in enumerate(view.melds):
         lines.append(f"  #{i}: " + " ".join(str(c) for c in m.cards))
     top = " ".join(str(c) for c in view.discard) or "-"
@@ -259,11 +260,12 @@ async def _line_client(session: Any) -> int:
             for ev in up.events:
                 print("  " + type(ev).__name__ + ": " + _short(ev))
             if up.error:
-                print(_("Refused: {why}").format(why=up.error))
+                print(_("Refused: {why}").format(why=safe_text(up.error)))
             if up.notice:
-                print(up.notice)
+                print(safe_text(up.notice, 300))
             if up.fairness is not None:
-                print(up.fairness[1])
+                for line in str(up.fairness[1]).splitlines()[:20]:
+                    print(safe_text(line, 300))
             if up.view is not None:
                 view = up.view
                 print(_show(view, names))
@@ -286,4 +288,4 @@ def _short(ev: Any) -> str:
         if isinstance(value, tuple):
             value = " ".join(str(x) for x in value)
         parts.append(f"{f.name}={value}")
-    return ", ".join(parts)[:200]
+    return safe_text(", ".join(parts), 200)
