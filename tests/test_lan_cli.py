@@ -273,3 +273,21 @@ def test_clients_find_a_host_resumed_on_another_port(
                 proc.wait(5)
 
     aio_helpers.run(scenario(), 90)
+
+
+def test_join_line_client_output_has_no_escape_sequences_from_the_host() -> None:
+    """A hostile host's nicknames and event strings are shown, but made printable."""
+    from rami_lan.cli.cmd_join import _short, _show
+    from rami_lan.core.events import RoundEnded
+    from rami_lan.core.views import SeatView
+
+    view = SeatView(seat=0, variant="rami", phase="draw\x1b[31m", round_no=1, turn_no=1, turn=1,
+                    dealer=0, hand=(), players=(), melds=(), discard=(), discard_size=0,
+                    stock_size=0, knock_window=(), taken=None, must_use=(), last_result=None,
+                    limit=1, quick=False, knock=False, match_over=False, winner=None, tiebreak=())
+    shown = _show(view, {1: "\x1b]0;pwned\x07evil"})
+    ev = RoundEnded(winner=None, rami_sec=False, reason="out\x1b[2J", hands=(), hand_points=(),
+                    laid_points=(), scores=())
+    for text in (shown, _short(ev)):
+        assert "\x1b" not in text and "\x07" not in text
+    assert "evil" in shown
