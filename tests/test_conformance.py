@@ -313,3 +313,29 @@ def test_a_client_written_from_the_doc_plays_a_whole_match(code: str | None) -> 
     assert not out.errors, out.errors
     if code:
         assert "pake" in out.kinds_seen
+
+
+def _doc_table_keys(heading: str) -> set[str]:
+    import re
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text(encoding="utf-8")
+    section = text.split(heading, 1)[1].split("\n#", 1)[0]
+    return set(re.findall(r"^\| `([a-z_]+)` \|", section, re.MULTILINE))
+
+
+def test_doc_lists_every_key_of_welcome_table_and_of_the_player_list(tmp_path: Path) -> None:
+    """welcome.table and the player list are built by the host, not by a schema: the
+    doc's table must name exactly the keys a live host sends (and the kit recorded)."""
+    from rami_lan.net.host import TableConfig, TableHost
+
+    host = TableHost(TableConfig(name="Keys", seats=2, bots={1: "moyen"}, headless=True,
+                                 advertise=False, identity_dir=tmp_path))
+    documented = _doc_table_keys("### `welcome.table`")
+    assert documented == set(host.table_info()), set(host.table_info()) ^ documented
+    for path in SESSIONS:
+        welcome = next(decode(d) for d in frames(load(path)) if decode(d).KIND == "welcome")
+        assert set(welcome.table) <= documented  # type: ignore[attr-defined]
+    players_doc = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text(
+        encoding="utf-8").split("### Player list", 1)[1].split("\n#", 1)[0]
+    for key in host.players_info()[0]:
+        assert f"`{key}`" in players_doc, key
