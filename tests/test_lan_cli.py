@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import secrets
 import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import aio_helpers
 import pytest
-from aio_helpers import poll_until
+from aio_helpers import poll_until, pump
 from zeroconf import IPVersion
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
@@ -38,6 +40,62 @@ async def _cli(tmp: Path, *args: str) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         sys.executable, "-m", "rami_lan.cli.main", "--lang", "en", *args, env=_env(tmp),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+
+
+class Relay:
+    """A TCP relay on 127.0.0.1 standing for the host's old address (it only copies)."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            ur, uw = await asyncio.open_connection("127.0.0.1", self.target)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(pump(reader, uw, bytearray()), pump(ur, writer, bytearray()))
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+
+def _config(**kw: Any) -> Any:
+    from rami_lan.net import guard as G
+    from rami_lan.net.host import TableConfig
+
+    base: dict[str, Any] = dict(name="lan", seats=2, headless=True, advertise=False,
+                                interfaces=["127.0.0.1"], variant="rami", limit=1,
+                                auto_start=False,
+                                guard=G.GuardConfig(join_base_delay=0.001, join_max_delay=0.002))
+    base.update(kw)
+    return TableConfig(**base)
+
+
+def _start_host(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "rami_lan.cli.main", "host", "--headless", *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+async def _read_port(proc: subprocess.Popen[str], timeout: float = 15.0) -> int:
+    loop = asyncio.get_running_loop()
+    assert proc.stdout is not None
+    end = loop.time() + timeout
+    while loop.time() < end:
+        line = await asyncio.wait_for(loop.run_in_executor(None, proc.stdout.readline), timeout)
+        m = re.search(r"port (\d+)", line)
+        if m:
+            return int(m.group(1))
+        if not line and proc.poll() is not None:
+            break
+    raise AssertionError(f"the host did not start: {proc.stderr.read() if proc.stderr else ''}")
 
 
 def make_ad(**kw: Any) -> TableAd:
@@ -141,8 +199,6 @@ def test_client_finds_its_table_on_another_port_by_table_id(monkeypatch: pytest.
     """The host seems to move (as after ``host --resume`` on another port): the old
     address stops answering; the table is advertised with its id on the new port; the
     client reconnects there with its token, the pin unchanged."""
-    from test_security_e2e import Relay, _config
-
     from rami_lan.net.client import open_session
     from rami_lan.net.host import TableHost
 
@@ -172,8 +228,6 @@ def test_client_finds_its_table_on_another_port_by_table_id(monkeypatch: pytest.
 
 
 def test_client_gives_up_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
-    from test_security_e2e import Relay, _config
-
     from rami_lan.net.client import open_session
     from rami_lan.net.host import TableHost
 
@@ -227,8 +281,6 @@ def test_clients_find_a_host_resumed_on_another_port(
     ``host --resume``: it listens on another port, and the clients find it by table id
     through the browser and finish the match."""
     import socket
-
-    from test_resume import _read_port, _start_host
 
     from rami_lan.net.bot_client import BotClient
     from rami_lan.net.client import open_session
