@@ -343,3 +343,15 @@ def test_join_line_client_output_has_no_escape_sequences_from_the_host() -> None
     for text in (shown, _short(ev)):
         assert "\x1b" not in text and "\x07" not in text
     assert "evil" in shown
+
+
+def test_list_and_join_with_a_bad_interface_say_so_without_a_traceback(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        for args in (("list", "--timeout", "0.3", "--interface", "not-an-ip"),
+                     ("join", "x", "--timeout", "0.3", "--interface", "not-an-ip")):
+            proc = await _cli(tmp_path, *args)
+            _out, err = await proc.communicate()
+            assert proc.returncode == 2, err
+            assert b"Can not look for tables on the network" in err and b"Traceback" not in err
+
+    aio_helpers.run(scenario(), 30)

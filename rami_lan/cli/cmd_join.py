@@ -55,10 +55,17 @@ async def find_table(text: str, timeout: float,
         return addr[0], addr[1], None, False
     from rami_lan.net import discovery
 
-    table = await discovery.find_table(text, max(0.1, timeout), interfaces)
+    try:
+        table = await discovery.find_table(text, max(0.1, timeout), interfaces)
+    except Exception as exc:  # noqa: BLE001 - a bad --interface, no network: no traceback
+        raise BrowseError(safe_text(str(exc) or type(exc).__name__)) from None
     if table is None:
         raise LookupError(text)
     return table.addresses[0], table.port or 0, table.fingerprint or None, table.code_required
+
+
+class BrowseError(Exception):
+    """mDNS could not be used (a bad ``--interface``, no network); the text is safe."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
         print(_("No table named {name} on the network.").format(name=repr(safe_text(args.table, 64))),
               file=sys.stderr)
         return 1
+    except BrowseError as exc:
+        print(_("Can not look for tables on the network: {err}").format(err=exc), file=sys.stderr)
+        return 2
 
 
 async def _main(args: argparse.Namespace, nick: str) -> int:
