@@ -387,7 +387,13 @@ class Lobby:
                     self.tables = snap
                     self.index = min(self.index, len(self.items()) - 1)
                     self._invalidate()
-                await asyncio.sleep(0.25)
+                # Redraw as soon as the browser reports a change (or every 0.25 s).
+                events = getattr(self.browser, "events", None)
+                if isinstance(events, asyncio.Queue):
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(events.get(), 0.25)
+                else:
+                    await asyncio.sleep(0.25)
         finally:
             with contextlib.suppress(Exception):
                 await self.browser.stop()
