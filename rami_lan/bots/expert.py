@@ -44,6 +44,7 @@ class SeatRecord:
 
     turns: int = 0  # draws made this round
     taken: list[Card] = field(default_factory=list)  # cards taken from the pile
+    discards: list[Card] = field(default_factory=list)  # cards it discarded
     last_laid: int = 0  # its turn count when it last put a card on the table
     laid: bool = False
 
@@ -71,6 +72,8 @@ class OpponentModel:
                 r = self.rec(ev.seat)
                 r.turns += 1
                 r.taken.extend(ev.cards)
+            elif isinstance(ev, E.Discarded):
+                self.rec(ev.seat).discards.append(ev.card)
             elif isinstance(ev, E.Knocked):
                 self.rec(ev.seat).taken.append(ev.card)
             elif isinstance(ev, E.Melded | E.LaidOff | E.JokerRecovered):
@@ -84,18 +87,29 @@ class OpponentModel:
 OPEN_HAZARD = (1.0, 0.32, 0.13, 0.16, 0.025, 0.01)
 
 
+# tuning per variant (measured with `simulate` against expert_v1 and conceal)
+PER_VARIANT: dict[str, dict[str, float]] = {
+    "40": {"hidden_hold_w": 1.0, "hidden_slope": 0.0, "hidden_take": 0.0},
+}
+
+
 class Expert(ExpertV1):
     level = "expert"
     conceal = True
+    safe_w = 2.0  # discard score: a card next to the next player's own discards
     table_out = True  # count lay-offs on the table when judging a one-turn going out
     horizon = 3  # opponent turns over which the dumping weighs the danger
     hold_risk = 0.30  # hold melds while an opponent goes out within the horizon less often
+    hold_bias = 10.0  # penalty points of held melds accepted at risk beyond the reward
     # a hidden hand's hazard grows by `hidden_slope` per turn after `hidden_start`
     # (measured against conceal in rami: 1.5 % on turns 0-2, 8 % on 3-5, 24 % on 6-8)
     hidden_start = 2
     hidden_slope = 0.045
     hidden_take = 0.02  # extra hazard per card it took from the pile
     hidden_max = 0.3
+    # weight of a hidden opponent's hazard when deciding to lay the melds: laying them
+    # gives a concealing opponent lay-off targets and barely saves its rami sec penalty
+    hidden_hold_w = 0.0
     danger_scale = 1.6  # danger = scale * P(out within horizon) * multiplier
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
@@ -115,17 +129,26 @@ class Expert(ExpertV1):
             n = p.n_cards
             return OPEN_HAZARD[n] if n < len(OPEN_HAZARD) else 0.005
         # a hidden hand: it goes out all at once, more likely the longer it waits
-        h = (r.turns - self.hidden_start) * self.hidden_slope + self.hidden_take * len(r.taken)
+        slope, take = self.param(v, "hidden_slope"), self.param(v, "hidden_take")
+        h = (r.turns - self.hidden_start) * slope + take * len(r.taken)
         return max(0.0, min(self.hidden_max, h))
 
-    def out_risk(self, view: SeatView, turns: int) -> float:
-        """Chance that some opponent goes out within its next ``turns`` turns."""
+    def out_risk(self, view: SeatView, turns: int, hidden_w: float = 1.0) -> float:
+        """Chance that some opponent goes out within its next ``turns`` turns (the
+        hazard of opponents that laid nothing scaled by ``hidden_w``)."""
         v = self.variant(view)
         stay = 1.0
         for p in view.players:
             if p.in_round and p.seat != self.seat:
-                stay *= (1.0 - self.hazard(v, p)) ** turns
+                h = self.hazard(v, p)
+                if not (p.opened or self.model.rec(p.seat).laid):
+                    h *= hidden_w
+                stay *= (1.0 - h) ** turns
         return 1.0 - stay
+
+    def param(self, v: Variant, name: str) -> float:
+        """A tuning parameter, overridden per variant in `PER_VARIANT`."""
+        return PER_VARIANT.get(v.id, {}).get(name, getattr(self, name))
 
     def danger(self, view: SeatView) -> float:
         """Weight of a penalty point in the discard, from the chance of being caught."""
@@ -143,6 +166,24 @@ class Expert(ExpertV1):
                 mult = max(1.0, float(v.rami_sec_multiplier)) + v.rami_sec_bonus / 60
         return min(1.5, self.danger_scale * risk * mult)
 
+    def discard_adjust(self, view: SeatView, card: Card) -> float:
+        """Safer to discard: cards next to what the next player threw away itself."""
+        if not self.safe_w or card.is_joker:
+            return 0.0
+        nxt = self.next_seat(view)
+        if nxt is None:
+            return 0.0
+        r = self.model.rec(nxt)
+        safe = 0.0
+        for d in r.discards:
+            if d.is_joker:
+                continue
+            if d.rank == card.rank:
+                safe += 1.0
+            elif d.suit == card.suit and abs(d.rank - card.rank) <= 1:
+                safe += 0.5
+        return self.safe_w * min(safe, 2.0)
+
     # --- concealment -----------------------------------------------------------------
 
     def hold_melds(self, view: SeatView) -> bool:
@@ -156,7 +197,7 @@ class Expert(ExpertV1):
             return False
         if goes_out_now(v, view) or self.out_with_lay_offs(v, view):
             return False
-        risk = self.out_risk(view, 2)
+        risk = self.out_risk(view, 2, self.param(v, "hidden_hold_w"))
         if risk >= self.hold_risk:
             return False
         # the penalty the melds would cost if caught, against the rami sec's reward
@@ -165,7 +206,7 @@ class Expert(ExpertV1):
         loose = len(part.leftover)
         reward = 40.0 * (v.rami_sec_multiplier - 1) + v.rami_sec_bonus
         chance = {0: 0.9, 1: 0.8, 2: 0.5, 3: 0.3, 4: 0.15}.get(loose, 0.05)
-        return risk * held < chance * reward + 10.0
+        return risk * held < chance * reward + self.hold_bias
 
     def out_with_lay_offs(self, v: Variant, view: SeatView) -> bool:
         """Can the hand go out this turn with its melds plus lay-offs on the table?"""

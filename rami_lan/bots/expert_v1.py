@@ -211,9 +211,13 @@ class ExpertV1(Moyen):
                     t.rank == c.rank or (t.suit == c.suit and abs(t.rank - c.rank) <= 2)
                 ):
                     value -= 3.0
-            return value
+            return value + self.discard_adjust(view, c)
 
         return max(cands, key=lambda c: (score(c), c.sort_key()))
+
+    def discard_adjust(self, view: SeatView, card: Card) -> float:
+        """A subclass's extra score for discarding ``card`` (higher: discard sooner)."""
+        return 0.0
 
     # --- one-ply lookahead over the unseen cards ---------------------------------------
     #
