@@ -25,17 +25,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rami_lan.bots.base import best_partition
 from rami_lan.bots.conceal import goes_out_now, rewards_rami_sec
 from rami_lan.bots.expert_v1 import ExpertV1
+from rami_lan.bots.quick import quick_partition
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card
 from rami_lan.core.melds import hand_points
-from rami_lan.core.solver import lay_off_options
+from rami_lan.core.solver import Partition, lay_off_options, min_hand_partition
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import PlayerInfo, SeatView
+
+
+@lru_cache(maxsize=256)
+def _min_hand(vid: str, cards: tuple[Card, ...]) -> Partition:
+    return min_hand_partition(vid, cards)
 
 
 @dataclass
@@ -97,6 +104,8 @@ class Expert(ExpertV1):
     level = "expert"
     conceal = True
     safe_w = 2.0  # discard score: a card next to the next player's own discards
+    race_outs = True  # near a one-turn going out, discard for the most outs to it
+    race_loose = 4  # ... when the best melds leave at most this many cards
     table_out = True  # count lay-offs on the table when judging a one-turn going out
     horizon = 3  # opponent turns over which the dumping weighs the danger
     hold_risk = 0.30  # hold melds while an opponent goes out within the horizon less often
@@ -220,7 +229,72 @@ class Expert(ExpertV1):
             return len(rest) == 1 or (not rest and len(left) > 1)
         return len(rest) <= 1
 
+    def out_melds(self, v: Variant, view: SeatView) -> A.Action | None:
+        """Lay the whole hand down now (bar the discard) if some partition allows it.
+
+        The best-points partition may leave two cards where another leaves one: the
+        fewest-hand-points partition is tried as well.
+        """
+        hand = view.hand
+        for part in (best_partition(v, hand), _min_hand(v.id, tuple(hand))):
+            left = len(part.leftover)
+            if not part.meld_objects or left > 1 or (v.must_discard_to_go_out and left != 1):
+                continue
+            action = A.LayDown(
+                self.seat, tuple(A.MeldSpec(m.cards, m.kind) for m in part.meld_objects)
+            )
+            if self.legal(view, action):
+                return action
+        return None
+
+    def pick_discard(self, view: SeatView) -> Card | None:
+        v = self.variant(view)
+        if self.race_outs and rewards_rami_sec(v) and not self.opened(view):
+            card = self.race_discard(v, view)
+            if card is not None:
+                return card
+        return super().pick_discard(view)
+
+    def race_discard(self, v: Variant, view: SeatView) -> Card | None:
+        """Close to a one-turn going out: keep the hand with the most live outs to it.
+
+        For each loose card that may go, count the unseen cards (memory removed) with
+        which the rest of the hand would be melded whole next turn (greedy melds, so a
+        lower bound). None when the hand is not close or no discard keeps any out.
+        """
+        hand = list(view.hand)
+        part = best_partition(v, hand)
+        if len(part.leftover) > self.race_loose:
+            return None
+        cands = [c for c in part.leftover if not c.is_joker]
+        cands = [c for c in cands if self.legal(view, A.Discard(self.seat, c))]
+        if len(cands) < 2:
+            return None
+        live = self.live_counts(view, v)
+        keep = 1 if v.must_discard_to_go_out else 0
+        best: tuple[float, Card] | None = None
+        for c in cands:
+            rest = [x for x in hand if x is not c]
+            outs = 0
+            for face, n in live.items():
+                new = Card(face[0], face[1], 99)
+                q = quick_partition(v, [*rest, new])
+                left = len(rest) + 1 - len(q.melded)
+                if left <= 1 and (not keep or left == 1):
+                    outs += n
+            score = outs + 0.01 * hand_points(v, c)  # equal outs: shed the higher card
+            if best is None or score > best[0]:
+                best = (score, c)
+        if best is None or best[0] < 1:
+            return None
+        return best[1]
+
     def play(self, view: SeatView) -> A.Action | None:
+        v = self.variant(view)
+        if not any(c in view.hand for c in view.must_use):
+            out = self.out_melds(v, view)
+            if out is not None:
+                return out
         if self.hold_melds(view):
             return None
         return super().play(view)
