@@ -97,12 +97,14 @@ OPEN_HAZARD = (1.0, 0.32, 0.13, 0.16, 0.025, 0.01)
 # tuning per variant (measured with `simulate` against expert_v1 and conceal)
 PER_VARIANT: dict[str, dict[str, float]] = {
     "40": {"hidden_hold_w": 1.0, "hidden_slope": 0.0, "hidden_take": 0.0},
+    "multi": {"hidden_hold_w": 1.0},
 }
 
 
 class Expert(ExpertV1):
     level = "expert"
     conceal = True
+    max_depth = 20  # 500: how deep into the discard pile it looks (measured: 8 -> 20 pays)
     safe_w = 2.0  # discard score: a card next to the next player's own discards
     race_outs = True  # near a one-turn going out, discard for the most outs to it
     race_loose = 4  # ... when the best melds leave at most this many cards
