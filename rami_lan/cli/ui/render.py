@@ -285,6 +285,7 @@ def my_line(model: TableModel, clicks: Clicks | None) -> Row:
     parts = seat_marks(model, model.seat)
     prog = model.opening_progress()
     if prog is not None:
+        parts = [p for p in parts if p[1] != _("not opened")]  # the progress says it
         pts, need = prog
         parts.append(("class:opened" if pts >= need else "class:warn",
                       _("opening {pts}/{need}").format(pts=pts, need=need)))
