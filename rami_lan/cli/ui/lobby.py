@@ -885,7 +885,7 @@ class Lobby:
             style = "class:lobby.current" if i == self.index else "class:lobby.item"
             seats = _("{taken}/{total} seats").format(taken=ad.seats_taken, total=ad.seats_total)
             code = _("code") if ad.code_required else ""
-            nw, hw = (20, 12) if self._w >= 80 else (12, 8)
+            nw, hw = (20, 12) if self._w >= 80 else (10, 7)
             text = (f"  {ad.name[:nw]:<{nw}} {ad.host[:hw]:<{hw}} {ad.variant:<9} "
                     f"{seats:<10} {code:<5} {_('limit {n}').format(n=ad.point_limit)}")
             lines.add(style, text[: self._w - 1], on_click(lambda i=i: self.activate(i)))
