@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from aio_helpers import run
 
-from rami_lan.net.bot_client import BotClient, FallbackBot
+from rami_lan.bots import make_bot
+from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import open_session
 from rami_lan.net.host import TableConfig, TableHost
 
@@ -22,7 +23,7 @@ class KillOnce:
 
     def __init__(self, session: Any) -> None:
         self.session = session
-        self.inner = FallbackBot(session.seat, 1)
+        self.inner = make_bot("debutant", session.seat, 1)
         self.think_delay = 0.0
         self.killed_at: tuple[int, int] | None = None
 
