@@ -73,8 +73,8 @@ def simulate(
 ) -> dict[str, Any]:
     """Play the matches and return the statistics as plain data."""
     from rami_lan.bots import make_bot
-    from rami_lan.bots.selfplay import play_match
     from rami_lan.core.match import MatchOptions
+    from rami_lan.table.selfplay import play_match
 
     n = len(levels)
     options = MatchOptions(limit=limit, knock=knock)

@@ -593,24 +593,26 @@ class TableMachine:
         view = view_for(self.match, seat)
         new_events, self._bot_events[seat] = self._bot_events[seat], []
         try:
-            action = self.choose(st.policy, view, new_events)
-        except Exception:  # noqa: BLE001 - a broken bot must not stop the table
-            action = self.bot_failed(seat)
+            action = self.choose(seat, st.policy, view, new_events)
+        except Exception as exc:  # noqa: BLE001 - a broken bot must not stop the table
+            self.bot_failed(seat, exc)
+            action = None
         if action is not None and getattr(action, "seat", None) == seat and self.try_apply(
                 None, action, None, now):
             return
+        self.bot_failed(seat, None)
         fb = fallback_action(view)
         if fb is not None and self.try_apply(None, fb, None, now):
             return
         self.try_apply(None, A.Timeout(seat), None, now)
 
-    def choose(self, policy: Any, view: Any, new_events: list[Event]) -> Any:
+    def choose(self, seat: int, policy: Any, view: Any, new_events: list[Event]) -> Any:
         """Ask a bot for its move (self-play times this)."""
         return policy.choose(view, tuple(new_events))
 
-    def bot_failed(self, seat: int) -> A.Action | None:
-        """A bot raised: the table plays a fallback (self-play re-raises: a bot bug)."""
-        return None
+    def bot_failed(self, seat: int, exc: Exception | None) -> None:
+        """A bot raised (``exc``) or chose an illegal action: the table plays a fallback.
+        Self-play overrides it to raise: there, a bot's mistake is a bug."""
 
     # ------------------------------------------------------------------ time
 
