@@ -123,6 +123,9 @@ class TableMachine:
                 st.policy = self.make_policy(st.level, st.seat)
         self._now = 0.0
         self.chat_policy = ChatPolicy(clock=lambda: self._now)
+        for st in self.seats.values():
+            if st.kind == "bot":
+                self.chat_policy.set_bot(st.seat)
         self.cards: dict[int, dict[str, Any]] = {}
         """seat -> the "Info joueur" card its player reported (plain, nick from the host)."""
         self.conns: dict[int, int | None] = {}
