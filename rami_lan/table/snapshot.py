@@ -117,7 +117,10 @@ def restore(cls: type[TableMachine], snap: dict[str, Any], records: Sequence[Any
         if st.kind == "bot" and st.policy is None:
             st.policy = t.make_policy(st.level, st.seat)
         if st.owner:
+            # The restarted host is the owner's own process: its seat gets a fresh token.
             t.owner_seat = st.seat
+            t.owner_token = entropy(16)
+            st.token = token_hash(t.owner_token)
     rp = snap.get("round")
     if rp is not None:
         t._round = RoundCtx.from_plain(rp, t.host_seat)
