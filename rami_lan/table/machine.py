@@ -639,7 +639,7 @@ class TableMachine:
             elif self.stage is Stage.BETWEEN:
                 self._next_round_or_end(now)
             elif self.stage is Stage.RESUMING:
-                self._enter_between(now)
+                self._after_resume(now)
             elif self.stage is Stage.WAITING:
                 self._begin_match(now)
             return True
@@ -952,16 +952,22 @@ class TableMachine:
             self._end_match(now)
         elif nxt is not None and nxt["commits"] is not None:
             self._take_up_round(nxt, now)
-        elif nxt is not None:
-            # Crashed before the commitment list went out: the same tag and host secret,
-            # asked again (no commitment set was ever published for that tag).
-            self._resume_secret = (nxt["tag"], nxt["secret"])
-            self._setup_round(now)
         else:
-            # Between rounds: give the players a moment to come back first.
+            if nxt is not None:
+                # Crashed before the commitment list went out: the same tag and host
+                # secret, asked again (no commitment set was ever published for that tag).
+                self._resume_secret = (nxt["tag"], nxt["secret"])
+            # Give the players a moment to come back first, so their secrets count.
             self.stage = Stage.RESUMING
             self._stage_deadline = now + self.config.resume_grace
         return self._flush(now)
+
+    def _after_resume(self, now: float) -> None:
+        self._stage_deadline = None
+        if self._resume_secret is not None:
+            self._setup_round(now)
+        else:
+            self._enter_between(now)
 
     def _take_up_round(self, nxt: dict[str, Any], now: float) -> None:
         """Crashed in the reveal phase: the published commitments stand; wait for reveals."""
@@ -989,5 +995,5 @@ class TableMachine:
         if self.stage is Stage.RESUMING and not any(
                 st.kind == "human" and st.conn is None and not st.left
                 and st.seat != self.owner_seat for st in self.seats.values()):
-            self._enter_between(now)
+            self._after_resume(now)
 
