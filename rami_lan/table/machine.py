@@ -136,6 +136,8 @@ class TableMachine:
         self._resume_secret: tuple[bytes, bytes] | None = None
         self._resume_next: dict[str, Any] | None = None
         self._choices: dict[int, str] = {}
+        self._between_round: int | None = None
+        """The round after which the last between-rounds phase came."""
         self._bot_events: dict[int, list[Event]] = {s: [] for s in range(config.seats)}
         self._start_requested = False
         self._changed_at = 0.0
@@ -829,6 +831,7 @@ class TableMachine:
 
     def _enter_between(self, now: float) -> None:
         self.stage = Stage.BETWEEN
+        self._between_round = self.match.round_no
         self._stage_deadline = now + self.config.between_timeout
         if not self._waiting_choices():
             self._next_round_or_end(now)
@@ -847,9 +850,11 @@ class TableMachine:
             return self._flush(now)
         if self.stage is not Stage.BETWEEN and not (
                 self.stage is Stage.RESUMING and self.match.phase == "between"):
-            # protocol.md: an unexpected next_round ends the connection.
             self._error(conn, "unexpected", "not between rounds")
-            self._out.append(F.Close(conn))
+            if self._between_round is None or self._between_round < self.match.round_no - 1:
+                # Early (no round has ended to answer): protocol.md says this closes.
+                self._out.append(F.Close(conn))
+            # else a late answer to the last between phase: refused, the seat plays on.
             return self._flush(now)
         if seat in self._choices:
             return self._flush(now)
