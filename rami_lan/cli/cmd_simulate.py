@@ -16,9 +16,8 @@ import time
 from typing import Any
 
 from rami_lan.i18n import _
-
-LEVELS = ("debutant", "moyen", "expert")
-VARIANT_IDS = ("rami", "classique", "multi", "500", "40")
+from rami_lan.ids import BOT_LEVELS as LEVELS
+from rami_lan.ids import VARIANT_IDS
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

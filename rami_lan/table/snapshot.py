@@ -9,7 +9,7 @@ Reconnect tokens are kept as their SHA-256 (``token_sha256``), never in clear.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rami_lan.core.codec import action_from_plain, event_to_plain, match_from_plain, match_to_plain
 from rami_lan.core.events import Event
@@ -18,8 +18,8 @@ from rami_lan.table.config import TableConfig
 from rami_lan.table.fairround import RoundCtx
 from rami_lan.table.seats import token_hash
 
-if TYPE_CHECKING:
-    from rami_lan.table.machine import TableMachine
+TableMachine = Any
+"""A `rami_lan.table.machine.TableMachine` (not imported: the machine imports this)."""
 
 __all__ = ["config_from_snapshot", "restore", "snapshot_body"]
 
@@ -85,7 +85,7 @@ def config_from_snapshot(snap: dict[str, Any], **overrides: Any) -> TableConfig:
     return TableConfig(**options)
 
 
-def restore(cls: type[TableMachine], snap: dict[str, Any], records: Sequence[Any],
+def restore(cls: Any, snap: dict[str, Any], records: Sequence[Any],
             config: TableConfig, entropy: Callable[[int], bytes], *, record: Any = None,
             now: float = 0.0) -> TableMachine:
     if snap is None or snap.get("v") != 1:
