@@ -170,6 +170,9 @@ class LocalTableSession:
         self._pending: list[E.Event] = []
         self._seq = 0
         self.match_no = 1
+        self.table_id = b""
+        self.bot = False
+        self.table: dict[str, Any] = self.machine.table_info()
         self._seed_hex = hashlib.sha256(self._seed).hexdigest()[:16]
 
     # --- facts -----------------------------------------------------------------------
