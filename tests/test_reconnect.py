@@ -18,6 +18,14 @@ from rami_lan.net.host import TableConfig, TableHost
 pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
+async def until(pred: Any, timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not pred():
+        assert loop.time() < end, "timed out"
+        await asyncio.sleep(0.005)
+
+
 class KillOnce:
     """A policy that, on its first turn in the draw phase, kills its own connection."""
 
@@ -96,8 +104,8 @@ async def _new_process_with_token() -> None:
                 hand = up.view.hand
                 break
         a.abort_transport()
-        await asyncio.sleep(0.05)
-        assert host.seats[seat].conn is None  # seat held, nobody connected
+        await until(lambda: host.seats[seat].conn is None)  # seat held, nobody connected
+        assert host.seats[seat].token is not None
         again = await open_session("127.0.0.1", port, nickname="alice", token=token)
         assert again.seat == seat
         async for up in again.updates():

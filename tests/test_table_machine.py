@@ -422,3 +422,28 @@ def test_resume_in_commit_reveal_or_between_rounds_does_not_stall(crash_in: str)
         out += again.reveal(7, tag2, b"z" * 32, 51.0)
     assert again.stage is Stage.PLAYING and again.match.round_no == 2
     assert tag2 != tag
+
+
+def test_a_bot_client_is_recorded_as_a_bot_and_its_card_is_a_bot_card() -> None:
+    config = TableConfig(name="x", seats=2, headless=True, advertise=False)
+    machine = TableMachine(config, Entropy())
+    machine.record = MatchRecord.new(machine, config)
+    machine.joined(1, 0.0, nick="robot", bot=True)
+    machine.joined(2, 0.0, nick="human")
+    assert [p["kind"] for p in machine.record.data["players"]] == ["bot", "human"]
+    out = machine.chat(1, "hello", 0.0)
+    assert any(isinstance(e, F.Send) and e.msg.kind == "error"
+               and e.msg.fields["code"] == "chat_refused" for e in out)
+
+
+def test_own_card_is_sent_once_and_an_unchanged_card_not_again() -> None:
+    from rami_lan.stats import Connection, PlayerCard
+
+    config = TableConfig(name="x", seats=3, bots={2: "moyen"}, headless=True, advertise=False)
+    machine = TableMachine(config, Entropy())
+    machine.joined(1, 0.0, nick="a")
+    card = PlayerCard("a", None, Connection.CONNECTED).to_plain()
+    out = machine.card(1, card, 0.0)
+    assert [e.conn for e in out if isinstance(e, F.Send) and e.msg.kind == "card_msg"] == [1]
+    out = machine.card(1, card, 0.0)
+    assert not [e for e in out if isinstance(e, F.Send)]
