@@ -1,7 +1,7 @@
-"""Small filesystem helpers: rami-lan's folders, fsync, atomic writes (stdlib only).
+"""Small filesystem helpers: fsync, atomic writes (stdlib only).
 
-* :func:`app_dir`: the platform's usual per-user folder for rami-lan (config or data),
-  used by :func:`rami_lan.cli.settings.config_dir` and :func:`rami_lan.stats.data_dir`.
+rami-lan's folders are found by :mod:`rami_lan.paths` (the one place for them).
+
 * :func:`fsync` / :func:`fsync_dir`: flush a file (``F_FULLFSYNC`` on macOS) or a
   directory entry to disk; the latter is a no-op where a directory cannot be opened.
 * :func:`write_temp` / :func:`atomic_write`: write a new temporary file (mode 0600) next
@@ -15,50 +15,12 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Mapping
 from pathlib import Path
 
 try:
     import fcntl
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
-
-APP_NAME = "rami-lan"
-
-
-def app_dir(
-    override_var: str,
-    windows: tuple[str, str],
-    xdg: tuple[str, str],
-    *,
-    xdg_first: bool = False,
-    environ: Mapping[str, str] | None = None,
-    platform: str | None = None,
-) -> Path:
-    """rami-lan's per-user folder of one kind on this platform.
-
-    ``$override_var`` wins when set. ``windows`` is ``(variable, fallback under
-    AppData)``, e.g. ``("APPDATA", "Roaming")``; ``xdg`` is ``(variable, fallback under
-    the home folder)``, e.g. ``("XDG_CONFIG_HOME", ".config")``, used on Linux and other
-    Unixes (on every platform when ``xdg_first`` and the variable is set). macOS uses
-    ``~/Library/Application Support``.
-    """
-    env = os.environ if environ is None else environ
-    plat = sys.platform if platform is None else platform
-    if env.get(override_var):
-        return Path(env[override_var])
-    xdg_var, xdg_fallback = xdg
-    if xdg_first and env.get(xdg_var):
-        return Path(env[xdg_var]) / APP_NAME
-    home = Path(env.get("HOME") or env.get("USERPROFILE") or Path.home())
-    if plat.startswith("win"):
-        win_var, win_fallback = windows
-        base = env.get(win_var)
-        return Path(base) / APP_NAME if base else home / "AppData" / win_fallback / APP_NAME
-    if plat == "darwin":
-        return home / "Library" / "Application Support" / APP_NAME
-    base = env.get(xdg_var)
-    return (Path(base) if base else home / xdg_fallback) / APP_NAME
 
 
 def fsync(fd: int) -> None:

@@ -1,8 +1,10 @@
 """The local player's profile: nickname, a stable random player id, preferred language.
 
-Stored as ``profile.json`` in the config folder, next to ``settings.json``
-(:func:`rami_lan.cli.settings.config_dir`: ``$RAMI_LAN_CONFIG_DIR`` when set, else
-``$XDG_CONFIG_HOME/rami-lan``, else the platform's usual folder).
+Stored as ``profile.json`` (mode 0600) in the config folder, next to ``settings.json``
+(:func:`rami_lan.paths.config_dir`: ``$RAMI_LAN_CONFIG_DIR`` when set, else the
+platform's, from ``platformdirs``; kept at mode 0700). The nickname rules
+(:func:`clean_nickname`, :func:`default_nickname`) live here too, so that
+``rami_lan.cli.settings`` uses them and nothing outside ``cli`` imports ``cli``.
 
 The player id is 16 random bytes in lowercase hex, made once on first run and never
 changed: it tells the same person apart across nickname changes (presence, invitations,
@@ -18,6 +20,7 @@ over the old one, so a crash never leaves half a file.
 from __future__ import annotations
 
 import contextlib
+import getpass
 import json
 import os
 import re
@@ -26,15 +29,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
-from rami_lan.cli.settings import MAX_NICKNAME, clean_nickname, config_dir, default_nickname
 from rami_lan.fsutil import atomic_write
+from rami_lan.paths import config_dir, private_dir
 
 __all__ = [
     "LANGS",
+    "MAX_NICKNAME",
     "PLAYER_ID_RE",
     "PROFILE_FILE",
     "PROFILE_VERSION",
     "Profile",
+    "clean_nickname",
+    "default_nickname",
     "load_profile",
     "new_player_id",
     "profile_path",
@@ -45,6 +51,22 @@ PROFILE_FILE: Final = "profile.json"
 PROFILE_VERSION: Final = 1
 LANGS: Final = ("fr", "en")
 PLAYER_ID_RE: Final = re.compile(r"[0-9a-f]{32}")
+MAX_NICKNAME: Final = 24
+SETTINGS_FILE: Final = "settings.json"
+
+
+def clean_nickname(name: str) -> str:
+    """Printable characters only, trimmed, at most `MAX_NICKNAME` characters."""
+    text = "".join(ch for ch in str(name)[: MAX_NICKNAME * 4] if ch.isprintable()).strip()
+    return text[:MAX_NICKNAME].strip()
+
+
+def default_nickname() -> str:
+    try:
+        name = getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name on this system
+        name = ""
+    return clean_nickname(name) or "Joueur"
 
 
 def new_player_id() -> str:
@@ -116,12 +138,17 @@ def profile_path(environ: dict[str, str] | None = None) -> Path:
 
 def _defaults(environ: dict[str, str] | None) -> tuple[str, str]:
     """Nickname and language for a new profile, from the saved settings if any."""
-    from rami_lan.cli.settings import load_settings, settings_path
     from rami_lan.i18n import detect_language
 
-    settings = load_settings(settings_path(environ))
-    lang = settings.lang or detect_language(environ)
-    return settings.nickname, lang if lang in LANGS else "en"
+    saved: Any = None
+    with contextlib.suppress(OSError, ValueError):
+        saved = json.loads((config_dir(environ) / SETTINGS_FILE).read_text(encoding="utf-8"))
+    if not isinstance(saved, dict):
+        saved = {}
+    nickname = saved.get("nickname")
+    nickname = (clean_nickname(nickname) if isinstance(nickname, str) else "") or default_nickname()
+    lang = saved.get("lang") if saved.get("lang") in LANGS else detect_language(environ)
+    return nickname, lang if lang in LANGS else "en"
 
 
 def load_profile(path: Path | None = None, *, environ: dict[str, str] | None = None) -> Profile:
@@ -159,6 +186,6 @@ def load_profile(path: Path | None = None, *, environ: dict[str, str] | None = N
 def save_profile(profile: Profile, path: Path | None = None) -> Path:
     """Write the profile atomically (temporary file, fsync, rename); returns the path."""
     p = profile_path() if path is None else Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(p.parent)
     atomic_write(p, json.dumps(profile.to_plain(), ensure_ascii=False, indent=2) + "\n")
     return p

@@ -60,6 +60,9 @@ REPLAY_FORMAT: Final = "rami-lan-replay"
 REPLAY_VERSION: Final = 1
 MAX_ACTIONS_PER_ROUND: Final = 100_000
 MAX_ROUNDS: Final = 1000
+MAX_TOTAL_ACTIONS: Final = 200_000
+"""Actions in a whole record (each one is replayed and its state kept)."""
+MAX_NICKNAME: Final = 64
 
 
 class ReplayError(ValueError):
@@ -167,15 +170,21 @@ class ReplayRecord:
         quick, knock = opts.get("quick", False), opts.get("knock", False)
         if not isinstance(quick, bool) or not isinstance(knock, bool):
             raise ReplayError("quick and knock are booleans")
+        seats = _int(data.get("seats"), "seats", 2, 4)
         nicks = data.get("nicknames", [])
-        if not isinstance(nicks, list | tuple) or any(not isinstance(n, str) for n in nicks):
-            raise ReplayError("nicknames must be a list of strings")
+        if (not isinstance(nicks, list | tuple) or len(nicks) > 4
+                or any(not isinstance(n, str) or len(n) > MAX_NICKNAME for n in nicks)):
+            raise ReplayError("nicknames must be a list of at most 4 short strings")
         rounds = data.get("rounds")
         if not isinstance(rounds, list | tuple) or len(rounds) > MAX_ROUNDS:
             raise ReplayError("rounds must be a list")
+        total = sum(len(r.get("actions") or ()) if isinstance(r, Mapping)
+                    and isinstance(r.get("actions"), list | tuple) else 0 for r in rounds)
+        if total > MAX_TOTAL_ACTIONS:
+            raise ReplayError(f"more than {MAX_TOTAL_ACTIONS} actions in all")
         return cls(
             variant=str(variant),
-            seats=_int(data.get("seats"), "seats", 2, 4),
+            seats=seats,
             options=MatchOptions(limit=limit, quick=quick, knock=knock),
             nicknames=tuple(nicks),
             rounds=tuple(RoundRecord.from_plain(r) for r in rounds),
@@ -243,7 +252,7 @@ class Replay:
             try:
                 deck = [card_from_id(c, variant.n_decks, variant.n_jokers) for c in rnd.deck]
                 m, evs = start_round(m, deck, rnd.seed, rnd.dealer)
-            except (RulesError, ValueError) as exc:
+            except (RulesError, ValueError, TypeError, IndexError) as exc:
                 raise ReplayError(f"round {index}: cannot deal: {exc}") from None
             self._round_starts.append(len(self._states))
             self._push(m, Step("deal", m.round_no, events=tuple(evs)))
@@ -251,7 +260,7 @@ class Replay:
                 try:
                     action = action_from_plain(dict(plain), variant)
                     m, evs = apply(m, action)
-                except RulesError as exc:
+                except (RulesError, ValueError, TypeError, KeyError, IndexError) as exc:
                     raise ReplayError(f"round {index}, action {n}: {exc}") from None
                 self._push(
                     m, Step("action", m.round_no, action, getattr(action, "seat", None), tuple(evs))

@@ -1,9 +1,9 @@
 """Player statistics in an embedded SQLite database, and the "Info joueur" card.
 
-Where: ``stats.sqlite3`` in the data folder (:func:`data_dir`): ``$RAMI_LAN_DATA_DIR``
-when set, else ``$XDG_DATA_HOME/rami-lan``, else ``~/.local/share/rami-lan`` (Linux and
-other Unixes), ``~/Library/Application Support/rami-lan`` (macOS),
-``%LOCALAPPDATA%\\rami-lan`` (Windows).
+Where: ``stats.sqlite3`` (mode 0600) in the data folder (:func:`data_dir`, from
+:mod:`rami_lan.paths`): ``$RAMI_LAN_DATA_DIR`` when set, else the platform's
+(``platformdirs``: ``$XDG_DATA_HOME/rami-lan`` or ``~/.local/share/rami-lan`` on Linux),
+kept at mode 0700.
 
 What: :meth:`StatsDB.record_match` (or :meth:`StatsDB.record_events`, for a client that
 only saw events) reads a finished :class:`~rami_lan.core.MatchState`
@@ -46,8 +46,8 @@ from typing import Any, Final
 from rami_lan.core.events import Event, MatchEnded, RoundEnded
 from rami_lan.core.match import MatchState
 from rami_lan.core.variants import VARIANTS, Variant, get_variant
-from rami_lan.fsutil import app_dir
 from rami_lan.i18n import _, language
+from rami_lan.paths import ENV_DATA, data_dir, private_dir, private_file
 
 __all__ = [
     "DB_FILE",
@@ -66,7 +66,7 @@ __all__ = [
     "default_db_path",
 ]
 
-ENV_DATA_DIR: Final = "RAMI_LAN_DATA_DIR"
+ENV_DATA_DIR: Final = ENV_DATA
 DB_FILE: Final = "stats.sqlite3"
 SCHEMA_VERSION: Final = 1
 MAX_COUNT: Final = 10**9
@@ -75,18 +75,6 @@ MAX_MATCH_ID: Final = 128
 _VARIANT_IDS: Final = tuple(VARIANTS)
 _PLAYER_ID_RE: Final = re.compile(r"[0-9a-f]{32}")
 _MAX_NICK: Final = 24
-
-
-def data_dir(environ: dict[str, str] | None = None, platform: str | None = None) -> Path:
-    """The folder holding rami-lan's data (statistics) on this platform."""
-    return app_dir(
-        ENV_DATA_DIR,
-        ("LOCALAPPDATA", "Local"),
-        ("XDG_DATA_HOME", ".local/share"),
-        xdg_first=True,
-        environ=environ,
-        platform=platform,
-    )
 
 
 def default_db_path(environ: dict[str, str] | None = None) -> Path:
@@ -304,12 +292,17 @@ class StatsDB:
         self, path: str | os.PathLike[str] | None = None, *, clock: Callable[[], float] = time.time
     ) -> None:
         target = default_db_path() if path is None else path
-        if str(target) != ":memory:":
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        on_disk = str(target) != ":memory:"
+        if on_disk:
+            private_dir(Path(target).parent)
+            if not Path(target).exists():  # sqlite creates it with the umask's mode
+                os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o600))
         self.path = target
         self._clock = clock
         self._db = sqlite3.connect(str(target), timeout=5.0, isolation_level=None)
         try:
+            if on_disk:
+                private_file(Path(target))
             self._db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
         except BaseException:

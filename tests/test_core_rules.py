@@ -150,7 +150,7 @@ def test_500_deep_card_must_be_used() -> None:
     keep = next(c for c in st2.hands[0] if str(c) == "9s")
     refused(st2, Discard(0, keep), "7h must be melded or laid off")
     st3, _ = R.apply(st2, LayDown(0, (MeldSpec(cards_of(st2, 0, "5h 6h 7h")),)))
-    assert st3.must_use == () and R.is_legal(st3, Discard(0, keep))
+    assert st3.pending_must_use == () and R.is_legal(st3, Discard(0, keep))
     assert st3.laid_points[0] == 18
 
 

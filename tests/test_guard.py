@@ -278,3 +278,143 @@ def test_host_guard_wires_the_config() -> None:
     host.join_attempts.failure("a")
     assert host.join_attempts.retry_after("a") == config.join_base_delay
     assert HostGuard().config == GuardConfig()
+
+
+# --------------------------------------------------------------------------- admission
+
+
+from rami_lan.net.guard import (  # noqa: E402
+    KIND_CODE,
+    KIND_HELLO,
+    KIND_TOKEN,
+    AdmissionConfig,
+    AdmissionLimiter,
+    Refusal,
+    Ticket,
+)
+
+
+def limiter(**overrides: object) -> tuple[AdmissionLimiter, FakeClock]:
+    clock = FakeClock()
+    return AdmissionLimiter(AdmissionConfig(**overrides), clock), clock  # type: ignore[arg-type]
+
+
+def test_parallel_guesses_from_one_address_are_not_all_admitted() -> None:
+    # Finding: 8 parallel guesses from one address got through at once.
+    gate, _clock = limiter()
+    results = [gate.begin("10.0.0.9", KIND_CODE) for _ in range(8)]
+    assert sum(isinstance(r, Ticket) for r in results) == 1
+    assert gate.refusals == {"address:code": 7}
+    assert all(r.scope == "address" for r in results if isinstance(r, Refusal))
+
+
+def test_the_delay_applies_before_the_attempt_and_doubles() -> None:
+    gate, clock = limiter()
+    ticket = gate.begin("a", KIND_CODE)
+    assert isinstance(ticket, Ticket)
+    gate.end(ticket, ok=False)
+    refused = gate.begin("a", KIND_CODE)
+    assert isinstance(refused, Refusal) and refused.retry_after == pytest.approx(1.0)
+    assert "try again in 1 s" in refused.message
+    clock.advance(1.0)
+    second = gate.begin("a", KIND_CODE)
+    assert isinstance(second, Ticket)
+    gate.end(second, ok=False)
+    assert gate.retry_after("a") == pytest.approx(2.0)
+    clock.advance(2.0)
+    third = gate.begin("a", KIND_CODE)
+    assert isinstance(third, Ticket)
+    gate.end(third, ok=True)
+    assert gate.failures("a") == 0 and gate.retry_after("a") == 0.0
+
+
+def test_bad_tokens_are_delayed_like_wrong_codes() -> None:
+    # Finding: one address sent 70 bad tokens in 0.3 s, none delayed.
+    gate, clock = limiter()
+    admitted = 0
+    for _ in range(70):
+        clock.advance(0.3 / 70)
+        r = gate.begin("6.6.6.6", KIND_TOKEN)
+        if isinstance(r, Ticket):
+            admitted += 1
+            gate.end(r, ok=False)  # the token matched no seat
+    assert admitted == 1
+
+
+def test_a_flood_from_one_address_never_locks_out_others() -> None:
+    gate, clock = limiter(base_delay=0.001, max_delay=0.001, lockout_after=10**6)
+    for _ in range(5000):  # as fast as it can: every admitted attempt fails
+        clock.advance(0.01)
+        r = gate.begin("6.6.6.6", KIND_CODE)
+        if isinstance(r, Ticket):
+            gate.end(r, ok=False)
+    newcomer = gate.begin("10.0.0.2", KIND_CODE)
+    assert isinstance(newcomer, Ticket), newcomer
+    assert gate.retry_after("10.0.0.2") == 0.0
+
+
+def test_a_valid_token_is_never_refused_by_the_global_caps() -> None:
+    gate, clock = limiter(global_max=5, global_share=1)
+    for i in range(5):  # five addresses fill the global failure cap
+        r = gate.begin(f"10.1.0.{i}", KIND_CODE)
+        assert isinstance(r, Ticket)
+        gate.end(r, ok=False)
+    newcomer = gate.begin("10.2.0.1", KIND_CODE)
+    assert isinstance(newcomer, Refusal) and newcomer.scope == "global"
+    # An unproven token from a fresh address is held too ...
+    assert isinstance(gate.begin("10.2.0.2", KIND_TOKEN), Refusal)
+    # ... but the seated player's valid token is admitted, from any address, every time.
+    for _ in range(20):
+        seated = gate.begin("10.1.0.3", KIND_TOKEN, proven=True)
+        assert isinstance(seated, Ticket) and seated.proven
+        gate.end(seated, ok=True)
+    clock.advance(60.0)
+    assert isinstance(gate.begin("10.2.0.1", KIND_CODE), Ticket)
+
+
+def test_global_pake_concurrency_and_hello_rates() -> None:
+    gate, clock = limiter(global_max_in_flight=3, hello_rate=1.0, hello_burst=2.0,
+                          global_hello_rate=5.0, global_hello_burst=5.0)
+    tickets = [gate.begin(f"a{i}", KIND_CODE) for i in range(4)]
+    assert [isinstance(t, Ticket) for t in tickets] == [True, True, True, False]
+    assert gate.in_flight == 3
+    gate.end(tickets[0], ok=True)  # type: ignore[arg-type]
+    gate.end(tickets[0], ok=True)  # type: ignore[arg-type]  # twice: a no-op
+    assert gate.in_flight == 2
+    # A plain hello: the address's rate, then the global one.
+    assert isinstance(gate.begin("h", KIND_HELLO), Ticket)
+    assert isinstance(gate.begin("h", KIND_HELLO), Ticket)
+    assert isinstance(gate.begin("h", KIND_HELLO), Refusal)
+    assert gate.refusals["address:hello"] == 1
+    # 3 codes and 2 hellos spent the global burst of 5: another address waits.
+    assert isinstance(gate.begin("g", KIND_HELLO), Refusal)
+    assert gate.refusals["global:hello"] == 1
+    clock.advance(1.0)
+    assert isinstance(gate.begin("h", KIND_HELLO), Ticket)
+    assert isinstance(gate.begin("g", KIND_HELLO), Ticket)
+
+
+def test_lockout_and_memory_bound() -> None:
+    gate, clock = limiter(lockout_after=3, lockout=100.0, max_addresses=10)
+    for _ in range(3):
+        clock.advance(100.0)
+        r = gate.begin("x", KIND_CODE)
+        assert isinstance(r, Ticket)
+        gate.end(r, ok=False)
+    assert gate.retry_after("x") == pytest.approx(100.0)
+    for i in range(50):  # spoofed addresses cannot grow the memory
+        r = gate.begin(f"s{i}", KIND_HELLO)
+        if isinstance(r, Ticket):
+            gate.end(r, ok=True)
+    assert len(gate._addresses) <= 11
+    with pytest.raises(ValueError):
+        gate.begin("x", "nope")
+    with pytest.raises(ValueError):
+        gate.begin("x", KIND_CODE, proven=True)
+
+
+def test_host_guard_has_an_admission_limiter() -> None:
+    clock = FakeClock()
+    hg = HostGuard(GuardConfig(admission=AdmissionConfig(max_in_flight=2)), clock)
+    assert hg.admission.config.max_in_flight == 2
+    assert isinstance(hg.admission.begin("a", KIND_CODE), Ticket)

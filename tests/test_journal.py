@@ -19,6 +19,7 @@ from rami_lan.core import actions as A
 from rami_lan.core.cards import full_deck
 from rami_lan.core.match import new_match, start_round
 from rami_lan.net.journal import (
+    KEY_FILE,
     MAGIC,
     Journal,
     JournalCorruptError,
@@ -214,7 +215,7 @@ def test_corruption_in_the_middle_is_an_error(tmp_path: Path, where: str) -> Non
     assert path.read_bytes() == bytes(data)
 
 
-@pytest.mark.parametrize("content", [b"", b"RLJ", b"NOTAJOURNAL", b"RLJOURN2" + b"\x00" * 20])
+@pytest.mark.parametrize("content", [b"", b"RLJ", b"NOTAJOURNAL", b"RLJOURN9" + b"\x00" * 20])
 def test_not_a_journal(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "j"
     path.write_bytes(content)
@@ -247,7 +248,7 @@ def test_compaction_starts_a_new_file(tmp_path: Path) -> None:
     snapshot, records = replay(path)
     assert snapshot == snapshot_body(7) and [r.body for r in records] == [action_body(8)]
     assert replay(path).total == 2
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["j"]  # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["j", KEY_FILE]  # no temporary left
 
 
 def test_compaction_keeps_the_lock(tmp_path: Path) -> None:
@@ -313,3 +314,100 @@ def test_sigkill_mid_stream_replays_a_consistent_prefix(tmp_path: Path, run: int
     with Journal.open(path) as journal:  # and the host can go on appending
         journal.append("action", {"seq": len(actions) + 1})
     assert replay(path).records[-1].body == {"seq": len(actions) + 1}
+
+
+# --------------------------------------------------------------------------- authentication
+
+
+def _recrc(data: bytearray, pos: int) -> None:
+    """Recompute both CRCs of the record at ``pos`` after an edit (what an attacker does)."""
+    import struct
+    import zlib
+
+    n = struct.unpack_from(">I", data, pos)[0]
+    body = bytes(data[pos + 28 : pos + 28 + n])
+    struct.pack_into(">I", data, pos + 4, zlib.crc32(body))
+    struct.pack_into(">I", data, pos + 24, zlib.crc32(bytes(data[pos : pos + 24])))
+
+
+def test_an_edited_record_with_recomputed_crcs_is_refused(tmp_path: Path) -> None:
+    import msgpack
+
+    from rami_lan.net.journal import JournalTamperedError
+
+    path = tmp_path / "j"
+    offsets = write(path, SAMPLE)
+    data = bytearray(path.read_bytes())
+    pos = offsets[2]  # an action: make it another seat's
+    n = int.from_bytes(data[pos : pos + 4], "big")
+    value = msgpack.unpackb(bytes(data[pos + 28 : pos + 28 + n]))
+    value["body"]["seat"] = (value["body"]["seat"] + 1) % 3
+    new = msgpack.packb(value, use_bin_type=True)
+    assert len(new) == n
+    data[pos + 28 : pos + 28 + n] = new
+    _recrc(data, pos)
+    path.write_bytes(bytes(data))
+    with pytest.raises(JournalTamperedError, match="not authentic"):
+        replay(path)
+    with pytest.raises(JournalTamperedError):
+        Journal.open(path)
+    assert path.read_bytes() == bytes(data)  # nothing changed
+
+
+def test_reordered_or_foreign_records_are_refused(tmp_path: Path) -> None:
+    from rami_lan.net.journal import JournalTamperedError
+
+    path = tmp_path / "j"
+    offsets = write(path, SAMPLE)
+    data = path.read_bytes()
+    # Swap two records: every CRC still holds, the chain does not.
+    a, b, c = offsets[2], offsets[3], offsets[4]
+    swapped = data[:a] + data[b:c] + data[a:b] + data[c:]
+    path.write_bytes(swapped)
+    with pytest.raises(JournalTamperedError):
+        replay(path)
+    # A journal written under another key (another host, or a forged key file).
+    path.write_bytes(data)
+    with pytest.raises(JournalTamperedError):
+        replay(path, key=b"k" * 32)
+    assert replay(path).total == len(SAMPLE)
+
+
+def test_version_1_journals_are_refused(tmp_path: Path) -> None:
+    from rami_lan.net.journal import JournalTamperedError
+
+    path = tmp_path / "j"
+    path.write_bytes(b"RLJOURN1" + b"\x00" * 40)
+    with pytest.raises(JournalTamperedError, match="without authentication"):
+        replay(path)
+
+
+def test_the_key_is_private_and_stable(tmp_path: Path) -> None:
+    import stat
+
+    from rami_lan.net.journal import journal_key
+
+    folder = tmp_path / "tables"
+    folder.mkdir(mode=0o755)
+    os.chmod(folder, 0o755)
+    key = journal_key(folder)
+    assert len(key) == 32 and journal_key(folder) == key
+    if os.name == "posix":
+        assert stat.S_IMODE((folder / KEY_FILE).stat().st_mode) == 0o600
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("port", 70000), ("port", -1), ("seq", 2**60), ("match_no", "1"),
+    ("table_id", b"short"), ("table", {"seats": 300000000}), ("seats", [{"seat": 99}]),
+    ("record", {"data": {"seats": 300000000, "rounds": []}}),
+])
+def test_snapshots_out_of_bounds_are_refused(tmp_path: Path, field: str, value: Any) -> None:
+    from rami_lan.net.journal import JournalInvalidError
+
+    path = tmp_path / "j"
+    body = snapshot_body(1)
+    body[field] = value
+    write(path, [("snapshot", body)])
+    with pytest.raises(JournalInvalidError, match=field):
+        replay(path)

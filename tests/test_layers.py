@@ -10,8 +10,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 import rami_lan
 
 ROOT = Path(rami_lan.__file__).parent
@@ -21,6 +19,9 @@ FORBIDDEN = {
     "table": ("net", "cli", "app"),
     "net": ("cli", "app"),
     "bots": ("net", "cli", "table", "app"),
+    "profile": ("cli", "app"),
+    "paths": ("core", "table", "net", "cli", "bots", "app", "profile", "stats"),
+    "ids": ("core", "table", "net", "cli", "bots", "app", "profile", "stats", "paths"),
 }
 """layer -> the layers it may never import."""
 
@@ -32,10 +33,6 @@ KNOWN = {
 }
 """Edges known to break the rule, each with its reason (the lead removes them at merge)."""
 
-XFAIL_PAIRS = {
-    # Moved to rami_lan/paths.py by the hardening branch (issue 13): remove at merge.
-    ("rami_lan.net.tls", "rami_lan.cli.settings"),
-}
 
 
 def _module_name(path: Path) -> str:
@@ -93,7 +90,7 @@ def test_every_import_points_down() -> None:
     bad = sorted(
         (mod, dep) for mod, deps in graph.items() for dep in deps
         if _layer(dep) in FORBIDDEN.get(_layer(mod), ())
-        and (mod, dep) not in KNOWN and (mod, dep) not in XFAIL_PAIRS
+        and (mod, dep) not in KNOWN
     )
     assert not bad, "layer violations:\n" + "\n".join(f"  {m} -> {d}" for m, d in bad)
 
@@ -102,14 +99,6 @@ def test_known_exceptions_are_still_real() -> None:
     graph = import_graph()
     stale = [(m, d) for m, d in KNOWN if d not in graph.get(m, set())]
     assert not stale, f"remove these from KNOWN: {stale}"
-
-
-@pytest.mark.xfail(reason="net/tls.py and profile.py move off cli.settings to rami_lan/paths.py "
-                          "(hardening branch, issue 13)", strict=False)
-def test_no_net_module_imports_cli_settings() -> None:
-    graph = import_graph()
-    bad = [(m, d) for m, d in XFAIL_PAIRS if d in graph.get(m, set())]
-    assert not bad
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:

@@ -193,7 +193,7 @@ def owner_invite(guests: Guestlist, player: PlayerAd, *, encrypted: bool) -> Inv
         from_player_id="ab" * 16,
         addresses=["127.0.0.1"],
         port=47000,
-        fingerprint="sha256:00ff",
+        fingerprint="00ff" * 16,
         encrypted=encrypted,
     )
 

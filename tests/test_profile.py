@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -47,13 +48,30 @@ def test_defaults_come_from_saved_settings(tmp_path: Path) -> None:
     assert (prof.nickname, prof.lang) == ("Paul", "en")
 
 
-def test_config_dir_precedence(tmp_path: Path) -> None:
+def test_config_dir_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     env = {"RAMI_LAN_CONFIG_DIR": "/a", "XDG_CONFIG_HOME": "/x", "HOME": "/h"}
     assert profile_path(env) == Path("/a") / PROFILE_FILE
-    del env["RAMI_LAN_CONFIG_DIR"]
-    assert profile_path(env) == Path("/x/rami-lan") / PROFILE_FILE
-    del env["XDG_CONFIG_HOME"]
-    assert profile_path(env) == Path("/h/.config/rami-lan") / PROFILE_FILE
+    if sys.platform.startswith("linux"):  # the rest is platformdirs' (rami_lan.paths)
+        monkeypatch.delenv("RAMI_LAN_CONFIG_DIR", raising=False)
+        monkeypatch.setenv("XDG_CONFIG_HOME", "/x")
+        assert profile_path() == Path("/x/rami-lan") / PROFILE_FILE
+        monkeypatch.delenv("XDG_CONFIG_HOME")
+        monkeypatch.setenv("HOME", "/h")
+        assert profile_path() == Path("/h/.config/rami-lan") / PROFILE_FILE
+
+
+def test_profile_does_not_import_cli() -> None:
+    import ast
+    import inspect
+
+    import rami_lan.net.tls
+    import rami_lan.profile
+
+    for module in (rami_lan.profile, rami_lan.net.tls):
+        tree = ast.parse(inspect.getsource(module))
+        names = [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        names += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        assert not [n for n in names if n.startswith("rami_lan.cli")], module.__name__
 
 
 def test_save_is_atomic_and_leaves_no_temporary_file(tmp_path: Path) -> None:

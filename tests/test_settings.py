@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,19 +18,30 @@ from rami_lan.cli.settings import (
 )
 
 
-@pytest.mark.parametrize(
-    ("env", "platform", "expected"),
-    [
-        ({"RAMI_LAN_CONFIG_DIR": "/x/cfg", "HOME": "/h"}, "linux", "/x/cfg"),
-        ({"XDG_CONFIG_HOME": "/xdg", "HOME": "/h"}, "linux", "/xdg/rami-lan"),
-        ({"HOME": "/h"}, "linux", "/h/.config/rami-lan"),
-        ({"HOME": "/h"}, "darwin", "/h/Library/Application Support/rami-lan"),
-        ({"APPDATA": "C:/Users/m/AppData/Roaming", "HOME": "/h"}, "win32",
-         "C:/Users/m/AppData/Roaming/rami-lan"),
-    ],
-)
-def test_config_dir_per_platform(env, platform, expected):
-    assert config_dir(env, platform) == Path(expected)
+def test_config_dir_override_and_platformdirs(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The override wins; without it the folder is platformdirs' (rami_lan.paths).
+    import platformdirs
+
+    assert config_dir({"RAMI_LAN_CONFIG_DIR": "/x/cfg", "HOME": "/h"}) == Path("/x/cfg")
+    monkeypatch.delenv("RAMI_LAN_CONFIG_DIR", raising=False)
+    assert config_dir() == platformdirs.user_config_path("rami-lan", appauthor=False, roaming=True)
+    if sys.platform.startswith("linux"):
+        monkeypatch.setenv("XDG_CONFIG_HOME", "/xdg")
+        assert config_dir() == Path("/xdg/rami-lan")
+        monkeypatch.delenv("XDG_CONFIG_HOME")
+        monkeypatch.setenv("HOME", "/h")
+        assert config_dir() == Path("/h/.config/rami-lan")
+
+
+def test_settings_file_is_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "cfg"
+    folder.mkdir(mode=0o755)
+    os.chmod(folder, 0o755)
+    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(folder))
+    written = save_settings(Settings(nickname="Marie"))
+    if os.name == "posix":
+        assert stat.S_IMODE(written.stat().st_mode) == 0o600
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700  # an existing folder is tightened
 
 
 def test_round_trip_through_env_dir(tmp_path, monkeypatch):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -80,3 +81,76 @@ def test_wilson_interval():
     assert cmd_simulate.wilson(0, 0) == (0.0, 1.0)
     lo, hi = cmd_simulate.wilson(10, 10)
     assert hi == pytest.approx(1.0) and 0.69 < lo < 0.73
+
+
+PLUGIN = str(Path(__file__).parent / "plugins" / "tinybot.py")
+
+
+def test_plugin_bot_plays_and_is_measured(capsys):
+    out = _run(capsys, "--variant", "multi", "--players", f"moyen,{PLUGIN}:TinyBot",
+               "--matches", "2", "--seed", "3", "--json")
+    assert [b["name"] for b in out["bots"]] == ["moyen", "TinyBot"]
+    assert out["players"] == ["moyen", f"{PLUGIN}:TinyBot"]
+    wins = sum(b["match_wins"] for b in out["bots"])
+    assert wins + out["no_winner"] == 2
+    assert out["bots"][1]["decisions"] > 0
+    # a plainly weak plug-in loses to moyen
+    assert out["bots"][0]["match_wins"] == 2
+
+
+def test_plugin_receives_events_and_knock_questions():
+    from rami_lan.bots.plugin import load_plugin
+    from rami_lan.core.match import MatchOptions
+    from rami_lan.table.selfplay import play_match
+
+    make = load_plugin(f"{PLUGIN}:TinyBot")
+    seats = [make(0, 1), make(1, 2), make(2, 3)]
+    play_match("rami", seats, seed=5, options=MatchOptions(limit=1, knock=True))
+    assert all(s.bot.events_seen > 0 for s in seats)
+    assert any(s.bot.knock_calls > 0 for s in seats)  # seat 2 is asked in 3-player windows
+
+
+def test_plugin_errors_are_reported(capsys, tmp_path):
+    assert main(["simulate", "--players", f"moyen,{PLUGIN}:Missing"]) == 2
+    assert "no callable 'Missing'" in capsys.readouterr().err
+    assert main(["simulate", "--players", f"moyen,{PLUGIN}:NOT_CALLABLE"]) == 2
+    assert main(["simulate", "--players", f"moyen,{tmp_path}/nope.py:Bot"]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise RuntimeError('boom')\n")
+    assert main(["simulate", "--players", f"moyen,{broken}:Bot"]) == 2
+    assert "RuntimeError: boom" in capsys.readouterr().err
+    noknock = tmp_path / "noknock.py"
+    noknock.write_text("class Bot:\n    def __init__(self, seat, seed):\n        pass\n"
+                       "    def choose(self, view, new_events):\n        pass\n")
+    assert main(["simulate", "--players", f"moyen,{noknock}:Bot", "--matches", "2"]) == 2
+    assert "wants_knock" in capsys.readouterr().err
+
+
+def test_cheating_plugin_is_stopped_with_the_reason(capsys):
+    code = main(["simulate", "--variant", "multi", "--players", f"moyen,{PLUGIN}:Cheater",
+                 "--matches", "2"])
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "illegal action" in err and "seat" in err
+
+
+def test_check_action_says_why():
+    from test_bots import _draw_view
+
+    from rami_lan.bots.plugin import check_action
+    from rami_lan.core import actions as A
+    from rami_lan.core import parse_cards
+
+    hand = tuple(parse_cards("7c 8c 2d 4s 6h 10s Jd Qh 3c 5d Ah 9s 4h"))
+    view = _draw_view(hand, parse_cards("9c")[0])
+    assert check_action(view, A.DrawStock(2)) is None
+    why = check_action(view, A.Discard(2, hand[0]))
+    assert why and "draw" in why
+    assert "seat 1" in check_action(view, A.DrawStock(1))
+
+
+def test_measure_levels_are_accepted(capsys):
+    out = _run(capsys, "--variant", "rami", "--players", "expert_v1,conceal",
+               "--matches", "2", "--limit", "1", "--json")
+    assert [b["name"] for b in out["bots"]] == ["expert_v1", "conceal"]

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import random
 import sqlite3
+import stat
+import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -292,13 +295,30 @@ def test_schema_is_versioned(tmp_path: Path) -> None:
         StatsDB(path)
 
 
-def test_data_dir_resolution() -> None:
+def test_data_dir_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    import platformdirs
+
     assert data_dir({"RAMI_LAN_DATA_DIR": "/d", "XDG_DATA_HOME": "/x"}) == Path("/d")
-    assert data_dir({"XDG_DATA_HOME": "/x", "HOME": "/h"}) == Path("/x/rami-lan")
-    assert data_dir({"HOME": "/h"}, "linux") == Path("/h/.local/share/rami-lan")
-    assert data_dir({"HOME": "/h"}, "darwin") == Path("/h/Library/Application Support/rami-lan")
-    assert data_dir({"HOME": "/h", "LOCALAPPDATA": "/l"}, "win32") == Path("/l/rami-lan")
+    monkeypatch.delenv("RAMI_LAN_DATA_DIR", raising=False)
+    assert data_dir() == platformdirs.user_data_path("rami-lan", appauthor=False)
+    if sys.platform.startswith("linux"):
+        monkeypatch.setenv("XDG_DATA_HOME", "/x")
+        assert data_dir() == Path("/x/rami-lan")
+        monkeypatch.delenv("XDG_DATA_HOME")
+        monkeypatch.setenv("HOME", "/h")
+        assert data_dir() == Path("/h/.local/share/rami-lan")
     assert default_db_path({"RAMI_LAN_DATA_DIR": "/d"}) == Path("/d/stats.sqlite3")
+
+
+def test_database_file_is_private(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    os.chmod(folder, 0o755)
+    with StatsDB(folder / "stats.sqlite3"):
+        pass
+    if os.name == "posix":
+        assert stat.S_IMODE((folder / "stats.sqlite3").stat().st_mode) == 0o600
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
 
 
 # --------------------------------------------------------------------------- cards

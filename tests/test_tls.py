@@ -14,6 +14,7 @@ import aio_helpers
 import pytest
 from aio_helpers import pump
 from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
@@ -58,19 +59,21 @@ def test_identity_is_made_once_and_reused(tmp_path: Path) -> None:
     assert stat.S_IMODE(first.path.stat().st_mode) == 0o600
     assert stat.S_IMODE((tmp_path / "cfg").stat().st_mode) == 0o700
     again = tls.load_or_create_identity("Another name", tmp_path / "cfg")
-    assert again == first and again.common_name == "Anne"
+    assert again == first and again.common_name == tls.COMMON_NAME
     assert first.fingerprint == hashlib.sha256(first.cert_der).hexdigest()
     assert [p.name for p in (tmp_path / "cfg").iterdir()] == [tls.IDENTITY_FILE]
 
 
 def test_certificate_contents(identity: tls.HostIdentity) -> None:
     cert = x509.load_der_x509_certificate(identity.cert_der)
-    assert cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value == "Table d'Anne"
+    # The certificate names no table and no person (privacy: it is shown to every peer).
+    assert cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value == "rami-lan"
+    assert "Anne" not in cert.public_bytes(serialization.Encoding.PEM).decode()
     assert cert.issuer == cert.subject
     assert isinstance(cert.public_key(), ec.EllipticCurvePublicKey)
     assert cert.public_key().curve.name == "secp256r1"  # type: ignore[union-attr]
     life = cert.not_valid_after_utc - cert.not_valid_before_utc
-    assert life.days >= 10 * 365
+    assert 365 <= life.days <= tls.VALIDITY_DAYS + 1
 
 
 def test_loose_permissions_are_tightened(tmp_path: Path) -> None:
@@ -93,10 +96,38 @@ def test_config_dir_follows_the_environment(
         assert tls.config_dir() == tmp_path / "xdg" / "rami-lan"
 
 
-def test_names_are_cleaned(tmp_path: Path) -> None:
+def test_names_never_reach_the_certificate(tmp_path: Path) -> None:
     ident = tls.load_or_create_identity("\x1b[2J" + "x" * 200, tmp_path)
-    assert ident.common_name == "[2J" + "x" * 61
-    assert tls.load_or_create_identity("  ", tmp_path / "b").common_name == "rami-lan"
+    assert ident.common_name == tls.COMMON_NAME
+    assert tls.load_or_create_identity("  ", tmp_path / "b").common_name == tls.COMMON_NAME
+
+
+def test_old_named_or_expiring_certificates_are_renewed(tmp_path: Path) -> None:
+    import datetime
+
+    ident = tls.load_or_create_identity("A", tmp_path)
+    # Close to expiry: a new certificate (new fingerprint), same file, still private.
+    later = datetime.datetime.now(datetime.UTC) + datetime.timedelta(
+        days=tls.VALIDITY_DAYS - tls.RENEW_DAYS + 1)
+    renewed = tls.load_or_create_identity("A", tmp_path, now=later)
+    assert renewed.fingerprint != ident.fingerprint and renewed.path == ident.path
+    assert stat.S_IMODE(renewed.path.stat().st_mode) == 0o600
+    assert tls.load_or_create_identity("A", tmp_path, now=later) == renewed  # kept then
+    # A certificate from an older rami-lan, with a table name as CN: replaced.
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Table d'Anne")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name)
+            .public_key(key.public_key()).serial_number(1)
+            .not_valid_before(now).not_valid_after(now + datetime.timedelta(days=7000))
+            .sign(key, hashes.SHA256()))
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / tls.IDENTITY_FILE).write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                          serialization.NoEncryption())
+        + cert.public_bytes(serialization.Encoding.PEM))
+    fixed = tls.load_or_create_identity("x", tmp_path / "old")
+    assert fixed.common_name == tls.COMMON_NAME
 
 
 # --------------------------------------------------------------------------- fingerprints

@@ -3,7 +3,7 @@
 A bot is given its seat's `SeatView` and the events redacted for that seat
 (`Event.for_seat`); it never sees the full state. `Bot.choose(view, new_events)` returns
 one action for the seat; the host applies it and asks again while it is the bot's turn.
-`Bot.wants_knock(view)` answers the "frapper" window. Every action is checked with
+`Bot.wants_knock(view, new_events=())` answers the "frapper" window. Every action is checked with
 `is_legal_for_view` before it is returned; when a plan turns out illegal the bot falls
 back to a safe legal action (draw from the stock, discard a card that may go).
 
@@ -87,8 +87,21 @@ class Bot:
             return action
         return self.fallback(view)
 
-    def wants_knock(self, view: SeatView) -> bool:
-        """Knock ("frapper") on the discard just made? Only asked inside the window."""
+    def wants_knock(self, view: SeatView, new_events: Sequence[Event] = ()) -> bool:
+        """Knock ("frapper") on the discard just made? Only asked inside the window.
+
+        ``new_events`` are the events since the bot was last asked (each event is given
+        once, to `wants_knock` or to `choose`); callers that pass none give them to the
+        next `choose` instead.
+        """
+        self.observe(view, new_events)
+        try:
+            return bool(self.decide_knock(view))
+        except Exception:  # noqa: BLE001 - a bot must never take the table down
+            return False
+
+    def decide_knock(self, view: SeatView) -> bool:
+        """The knock decision itself (subclasses override; default: never)."""
         return False
 
     def observe(self, view: SeatView, events: Sequence[Event]) -> None:

@@ -38,7 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--knock", action="store_true", help=_("allow knocking (frapper)"))
     parser.add_argument("--timer", type=int, default=0,
                         help=_("seconds per move, 0 = no timer"))
-    parser.add_argument("--code", default=None, help=_("join code the players must give"))
+    parser.add_argument("--code", default=None,
+                        help=_("join code the players must give ('auto': make a strong one; "
+                               "a weak code is refused)"))
     parser.add_argument("--who", choices=("anyone", "code", "invited"), default=None,
                         help=_("who may sit: anyone, with the join code, or invited players "
                                "only (default: code with --code, else anyone)"))
@@ -60,6 +62,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                "(default: the newest unfinished one)"))
     parser.add_argument("--bot-delay", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--away-delay", type=float, default=None, help=argparse.SUPPRESS)
+
+
+def journal_dir() -> Path:
+    """Where hosts keep their crash journals (``rami_lan.paths.journal_dir``); journals
+    of tables abandoned for ``journal.GRACE`` (7 days) are removed first."""
+    from rami_lan.net.journal import prune_journals
+    from rami_lan.paths import journal_dir as folder
+
+    path = folder()
+    prune_journals(path)
+    return path
 
 
 def newest_unfinished_journal(folder: Path) -> Path | None:
@@ -98,6 +111,11 @@ def run(args: argparse.Namespace) -> int:
     owner = local_owner(args.nick)
     nick = owner.nickname
     try:
+        args.code = _join_code(args)
+    except ValueError as exc:
+        print(_("Invalid join code: {err}").format(err=exc), file=sys.stderr)
+        return 2
+    try:
         bots = parse_bots(args.bot, args.seats)
         extra: dict[str, Any] = {}
         if args.record_dir is not None:
@@ -121,6 +139,19 @@ def run(args: argparse.Namespace) -> int:
         return 1
 
 
+def _join_code(args: argparse.Namespace) -> str | None:
+    """The table's join code: checked if chosen, generated for ``--code auto`` or
+    ``--who code`` without one (and printed); raises ``WeakCodeError`` for a weak one."""
+    from rami_lan.net.pake import check_code_strength, generate_code
+
+    code = args.code
+    if code == "auto" or (code is None and getattr(args, "who", None) == "code"):
+        code = generate_code()
+        print(_("Join code: {code} (tell it to the players)").format(code=code), flush=True)
+        return code
+    return check_code_strength(code) if code is not None else None
+
+
 def _tuning(args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if getattr(args, "bot_delay", None) is not None:
@@ -131,7 +162,7 @@ def _tuning(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _resume(args: argparse.Namespace) -> int:
-    from rami_lan.cli.open_table import journal_dir, local_owner
+    from rami_lan.cli.open_table import local_owner
     from rami_lan.net.host import TableHost
     from rami_lan.net.journal import JournalCorruptError, JournalError, JournalLockedError
 
@@ -175,7 +206,9 @@ def _announce(host: Any, port: int) -> None:
 
 async def _main(config: Any, start_after: float | None, owner: Any, host: Any = None) -> int:
     from rami_lan.cli.open_table import open_table
+    from rami_lan.net.signals import install_shutdown
 
+    install_shutdown(asyncio.get_running_loop())  # SIGTERM/SIGHUP: the Ctrl-C path (goodbyes)
     table = await open_table(config, None if config.headless else owner, host=host,
                              announce=_announce)
     host = table.host

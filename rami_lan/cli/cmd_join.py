@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from rami_lan.i18n import _, language
+from rami_lan.textsafe import safe_text
 
 LEVELS = ("debutant", "moyen", "expert")
 
@@ -46,21 +47,18 @@ async def resolve_table(text: str, timeout: float, interfaces: Any) -> tuple[str
 async def find_table(text: str, timeout: float,
                      interfaces: Any) -> tuple[str, int, str | None, bool]:
     """``(host, port, fingerprint, code_required)`` of a table: ``HOST:PORT`` as is (no
-    fingerprint to pin), or a table found by name / id with mDNS (its TXT ``fp``)."""
+    fingerprint to pin), or a table found by name / id with mDNS (its TXT ``fp``),
+    returned as soon as it resolves (``timeout`` is only the longest wait). Raises
+    LookupError when no table matches in time."""
     addr = _split_address(text)
     if addr is not None:
         return addr[0], addr[1], None, False
-    from rami_lan.net.discovery import find_tables
+    from rami_lan.net import discovery
 
-    tables = await find_tables(max(0.1, timeout), interfaces)
-    want = text.casefold()
-    for t in tables:
-        if (t.name.casefold() == want or t.table_id.startswith(want)
-                or t.service_name.casefold().startswith(want)):
-            if not t.addresses or t.port is None:
-                continue
-            return t.addresses[0], t.port, t.fingerprint or None, bool(t.code_required)
-    raise LookupError(text)
+    table = await discovery.find_table(text, max(0.1, timeout), interfaces)
+    if table is None:
+        raise LookupError(text)
+    return table.addresses[0], table.port or 0, table.fingerprint or None, table.code_required
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,14 +70,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_main(args, nick))
     except LookupError:
-        print(_("No table named {name!r} on the network.").format(name=args.table),
+        print(_("No table named {name} on the network.").format(name=repr(safe_text(args.table, 64))),
               file=sys.stderr)
         return 1
 
 
 async def _main(args: argparse.Namespace, nick: str) -> int:
     from rami_lan.net.client import FingerprintMismatch, JoinRefused, PakeFailed, open_session
+    from rami_lan.net.signals import install_shutdown
 
+    install_shutdown(asyncio.get_running_loop())
     host, port, fp, code_required = await find_table(args.table, args.timeout,
                                                      args.interface or "all")
     try:
@@ -87,18 +87,19 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
                                      code=args.code, bot=bool(args.bot), fingerprint=fp,
                                      code_required=code_required)
     except JoinRefused as exc:
-        print(_("The table refused us: {why}").format(why=exc.message), file=sys.stderr)
+        print(_("The table refused us: {why}").format(why=safe_text(exc.message)), file=sys.stderr)
         return 1
     except FingerprintMismatch as exc:
         print(_("The table's certificate changed: someone may be intercepting the "
                 "connection. ({err})").format(err=exc), file=sys.stderr)
         return 4
     except PakeFailed as exc:
-        print(str(exc), file=sys.stderr)
+        print(safe_text(exc), file=sys.stderr)
         return 4
-    except OSError as exc:
+    except (OSError, ConnectionError, TimeoutError, ValueError) as exc:
+        # OSError: unreachable; ValueError: the peer broke the protocol (ProtocolError).
         print(_("Could not connect to {host}:{port}: {err}").format(
-            host=host, port=port, err=exc), file=sys.stderr)
+            host=safe_text(host, 64), port=port, err=safe_text(exc)), file=sys.stderr)
         return 1
     try:
         if args.bot:

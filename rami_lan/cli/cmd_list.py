@@ -1,12 +1,23 @@
-"""``rami-lan list``: the tables advertised on the LAN (mDNS), as text or JSON."""
+"""``rami-lan list``: the tables advertised on the LAN (mDNS), as text or JSON.
+
+In text mode each table is printed as soon as it is resolved (the browser asks QM
+questions, so answers arrive within a fraction of a second even beside avahi-daemon or
+another rami-lan); ``--json`` prints the whole list at the end of ``--timeout``.
+Every string that came from the network is made printable and cut
+(:mod:`rami_lan.textsafe`); an advertisement that does not follow the protocol (bad TXT
+value, 5 seats, a fingerprint that is not 64 hex digits, a missing key) is skipped with
+a one-line reason on stderr. SIGTERM and SIGHUP end it like Ctrl-C.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
+from typing import Any
 
 from rami_lan.i18n import _
+from rami_lan.textsafe import safe_name, safe_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -17,40 +28,58 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("only browse on this local address (repeatable; default all)"))
 
 
-def run(args: argparse.Namespace) -> int:
-    from rami_lan.net.discovery import find_tables
+def table_line(t: Any) -> str:
+    """One line for a table, every network string made safe."""
+    where = f"{t.addresses[0] if t.addresses else '?'}:{t.port}"
+    flags = []
+    if t.code_required:
+        flags.append(_("code"))
+    if t.frapper:
+        flags.append(_("frapper"))
+    if t.timer:
+        flags.append(_("timer {s}s").format(s=t.timer))
+    if not t.compatible:
+        flags.append(_("incompatible version"))
+    return _("{name} — {host} — {variant} — {taken}/{total} seats — {where} {flags}").format(
+        name=safe_name(t.name, 64), host=safe_name(t.host, 32), variant=safe_text(t.variant, 16),
+        taken=t.seats_taken, total=t.seats_total, where=safe_text(where, 60),
+        flags=" ".join(flags)).rstrip()
 
+
+def table_json(t: Any) -> dict[str, Any]:
+    return {
+        "name": t.name, "host": t.host, "variant": t.variant,
+        "seats_taken": t.seats_taken, "seats_total": t.seats_total,
+        "point_limit": t.point_limit, "code_required": t.code_required,
+        "frapper": t.frapper, "timer": t.timer, "table_id": t.table_id,
+        "addresses": list(t.addresses), "port": t.port,
+        "compatible": t.compatible, "service": t.service_name,
+        "fingerprint": t.fingerprint,
+    }
+
+
+async def _browse(args: argparse.Namespace) -> int:
+    from rami_lan.net.discovery import find_tables
+    from rami_lan.net.signals import install_shutdown
+
+    install_shutdown(asyncio.get_running_loop())
     interfaces = args.interface or "all"
-    tables = asyncio.run(find_tables(max(0.1, args.timeout), interfaces))
+    printed = 0
+
+    def show(t: Any) -> None:
+        nonlocal printed
+        printed += 1
+        print(table_line(t), flush=True)
+
+    tables = await find_tables(max(0.1, args.timeout), interfaces,
+                               on_table=None if args.json else show)
     if args.json:
-        print(json.dumps([
-            {
-                "name": t.name, "host": t.host, "variant": t.variant,
-                "seats_taken": t.seats_taken, "seats_total": t.seats_total,
-                "point_limit": t.point_limit, "code_required": t.code_required,
-                "frapper": t.frapper, "timer": t.timer, "table_id": t.table_id,
-                "addresses": list(t.addresses), "port": t.port,
-                "compatible": t.compatible, "service": t.service_name,
-                "fingerprint": t.fingerprint,
-            }
-            for t in tables
-        ], ensure_ascii=False))
+        print(json.dumps([table_json(t) for t in tables], ensure_ascii=False))
         return 0
-    if not tables:
+    if not tables and not printed:
         print(_("No table found on the network."))
-        return 0
-    for t in tables:
-        where = f"{t.addresses[0] if t.addresses else '?'}:{t.port}"
-        flags = []
-        if t.code_required:
-            flags.append(_("code"))
-        if t.frapper:
-            flags.append(_("frapper"))
-        if t.timer:
-            flags.append(_("timer {s}s").format(s=t.timer))
-        if not t.compatible:
-            flags.append(_("incompatible version"))
-        print(_("{name} — {host} — {variant} — {taken}/{total} seats — {where} {flags}").format(
-            name=t.name, host=t.host, variant=t.variant, taken=t.seats_taken,
-            total=t.seats_total, where=where, flags=" ".join(flags)).rstrip())
     return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    return asyncio.run(_browse(args))

@@ -3,6 +3,11 @@
 RECORD is a host's match record (``rami-lan-record``, see `rami_lan.net.record`; its
 rounds must carry their ``actions``) or a replay record (``rami-lan-replay``, see
 `rami_lan.replay`). Only argparse and i18n are imported at module level.
+
+The file is read with bounds before anything is built from it (at most
+``record.MAX_RECORD_BYTES``; a host record passes `rami_lan.net.record.check_record`, so
+``"seats": 300000000`` is refused at once). Exit status 2, with one line and no
+traceback, for any file that cannot be replayed.
 """
 
 from __future__ import annotations
@@ -47,7 +52,9 @@ def adapt_record(data: Any) -> dict[str, Any]:
                 "actions": x["actions"],
                 "withdrawals": x.get("withdrawals", []),
             })
-        seats = int(data["seats"])
+        seats = data["seats"]
+        if type(seats) is not int or not 2 <= seats <= 4:
+            raise ReplayError(_("not a match record: {err}").format(err="seats"))
         return {
             "variant": data["variant"],
             "seats": seats,
@@ -63,11 +70,21 @@ def adapt_record(data: Any) -> dict[str, Any]:
 
 def load_replay(path: str | Path) -> tuple[Any, bool]:
     """``(Replay, is_host_record)`` from a file; raises OSError, ValueError (JSON,
-    ``ReplayError``)."""
-    from rami_lan.replay import Replay, ReplayRecord
+    ``ReplayError``, out of bounds)."""
+    from rami_lan.net.record import MAX_RECORD_BYTES, check_record
+    from rami_lan.replay import Replay, ReplayError, ReplayRecord
 
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    with open(path, "rb") as file:
+        raw = file.read(MAX_RECORD_BYTES + 1)
+    if len(raw) > MAX_RECORD_BYTES:
+        raise ReplayError(_("larger than {n} bytes").format(n=MAX_RECORD_BYTES))
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise ReplayError(_("nested too deeply")) from None
     host = isinstance(data, dict) and data.get("format") == HOST_RECORD_FORMAT
+    if host:
+        check_record(data)
     return Replay(ReplayRecord.from_plain(adapt_record(data))), host
 
 
@@ -90,8 +107,10 @@ def run(args: argparse.Namespace) -> int:
     apply_settings_language(args, settings)
     try:
         replay, host = load_replay(args.record)
-    except (OSError, ValueError) as e:  # ReplayError and JSON errors are ValueErrors
-        print(_("Can not replay {path}: {err}").format(path=args.record, err=e))
+    except Exception as e:  # noqa: BLE001 - any bad file: one line, exit 2, no traceback
+        from rami_lan.textsafe import clip
+
+        print(_("Can not replay {path}: {err}").format(path=args.record, err=clip(e, 300)))
         return 2
     from rami_lan.cli.ui.replay_screen import ReplayScreen
     from rami_lan.cli.ui.shell import Shell

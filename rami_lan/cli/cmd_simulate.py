@@ -4,6 +4,10 @@ Every deal (one seed) is played once per rotation of the bots over the seats, so
 bot meets the same cards from every seat. Prints per-bot match wins with a 95 % Wilson
 interval, round wins, mean rounds per match, decision times and rounds per second;
 ``--json`` prints one JSON object instead (keys documented in docs/bots.md).
+
+A player is a level (``debutant``, ``moyen``, ``expert``, and the measurement levels
+``expert_v1``, ``conceal``) or a plug-in ``path/to/mybot.py:MyBot`` (`rami_lan.bots.plugin`).
+Decision times are process (CPU) time, so a busy machine does not inflate them.
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ import time
 from typing import Any
 
 from rami_lan.i18n import _
-from rami_lan.ids import BOT_LEVELS as LEVELS
-from rami_lan.ids import VARIANT_IDS
+from rami_lan.ids import BOT_LEVELS, VARIANT_IDS
+
+LEVELS = (*BOT_LEVELS, "expert_v1", "conceal")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -25,7 +30,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--players",
         default="expert,moyen",
-        help=_("comma-separated bot levels, 2 to 4 (debutant, moyen, expert)"),
+        help=_(
+            "comma-separated players, 2 to 4: bot levels (debutant, moyen, expert, "
+            "expert_v1, conceal) or plug-ins path/to/bot.py:Name"
+        ),
     )
     p.add_argument("--matches", type=int, default=100, help=_("number of matches"))
     p.add_argument("--seed", type=int, default=1, help=_("seed of the deals"))
@@ -72,8 +80,19 @@ def simulate(
 ) -> dict[str, Any]:
     """Play the matches and return the statistics as plain data."""
     from rami_lan.bots import make_bot
+    from rami_lan.bots.plugin import is_plugin_spec, load_plugin
     from rami_lan.core.match import MatchOptions
     from rami_lan.table.selfplay import play_match
+
+    factories: dict[str, Any] = {}
+    for lv in levels:
+        if is_plugin_spec(lv) and lv not in factories:
+            factories[lv] = load_plugin(lv)
+
+    def build(level: str, seat: int, seed: int) -> Any:
+        if level in factories:
+            return factories[level](seat, seed)
+        return make_bot(level, seat, seed)
 
     n = len(levels)
     options = MatchOptions(limit=limit, knock=knock)
@@ -93,8 +112,8 @@ def simulate(
         for rot in range(n):
             # seat s is played by bot index (s + rot) % n
             who = [(s + rot) % n for s in range(n)]
-            bots = [make_bot(levels[who[s]], s, deal_seed * 31 + who[s]) for s in range(n)]
-            res = play_match(variant, bots, deal_seed, options)
+            bots = [build(levels[who[s]], s, deal_seed * 31 + who[s]) for s in range(n)]
+            res = play_match(variant, bots, deal_seed, options, clock=time.process_time)
             rounds += res.rounds
             engine += res.engine_time
             knocks += res.knocks
@@ -113,7 +132,8 @@ def simulate(
     elapsed = time.perf_counter() - start
     names = []
     for i, lv in enumerate(levels):
-        names.append(f"{lv}#{levels[:i].count(lv) + 1}" if levels.count(lv) > 1 else lv)
+        short = lv.rpartition(":")[2] if lv in factories else lv
+        names.append(f"{short}#{levels[:i].count(lv) + 1}" if levels.count(lv) > 1 else short)
     all_dec = [t for ts in dec for t in ts]
     bots_out = []
     for i in range(n):
@@ -193,12 +213,16 @@ def _print_table(stats: dict[str, Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from rami_lan.bots.plugin import PluginError, is_plugin_spec
+    from rami_lan.core.errors import RulesError
+    from rami_lan.textsafe import safe_text
+
     levels = [x.strip() for x in str(args.players).split(",") if x.strip()]
-    bad = [x for x in levels if x not in LEVELS]
+    bad = [x for x in levels if x not in LEVELS and not is_plugin_spec(x)]
     if bad:
         print(
-            _("unknown bot level {level}; choose from {levels}").format(
-                level=bad[0], levels=", ".join(LEVELS)
+            _("unknown bot level {level}; choose from {levels} or a plug-in file.py:Name").format(
+                level=safe_text(bad[0]), levels=", ".join(LEVELS)
             ),
             file=sys.stderr,
         )
@@ -219,6 +243,12 @@ def run(args: argparse.Namespace) -> int:
             knock=args.knock,
             progress=sys.stderr.isatty() and not args.json,
         )
+    except PluginError as e:
+        print(_("bot plug-in: {err}").format(err=safe_text(str(e))), file=sys.stderr)
+        return 2
+    except RulesError as e:
+        print(_("a bot played an illegal action: {err}").format(err=safe_text(str(e))), file=sys.stderr)
+        return 1
     except ValueError as e:
         print(_("invalid options: {err}").format(err=e), file=sys.stderr)
         return 2

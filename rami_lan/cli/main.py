@@ -76,32 +76,12 @@ FULL_SCREEN = {"rami_lan.cli.app", "rami_lan.cli.cmd_solo", "rami_lan.cli.cmd_re
 
 
 def setup_logging(full_screen: bool) -> None:
-    """Log to a file in the data folder; warnings also to stderr unless the full-screen
-    UI owns the terminal (a stray line would tear the screen apart)."""
-    import logging
+    """Log to a private, rotated file in the log folder (``rami_lan.logsetup``); warnings
+    also to stderr unless the full-screen UI owns the terminal (a stray line would tear
+    the screen apart)."""
+    from rami_lan.logsetup import setup
 
-    root = logging.getLogger()
-    if any(getattr(h, "_rami_lan", False) for h in root.handlers):
-        return  # configured already (main() called twice in one process, as in tests)
-    root.setLevel(logging.INFO)
-    try:
-        from rami_lan.stats import data_dir
-
-        folder = data_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(folder / "rami-lan.log", encoding="utf-8")
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        handler._rami_lan = True  # type: ignore[attr-defined]
-        root.addHandler(handler)
-    except OSError:
-        pass
-    if full_screen:
-        logging.lastResort = None
-    else:
-        err = logging.StreamHandler()
-        err.setLevel(logging.WARNING)
-        err._rami_lan = True  # type: ignore[attr-defined]
-        root.addHandler(err)
+    setup(full_screen)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

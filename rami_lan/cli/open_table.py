@@ -64,15 +64,19 @@ def env_interfaces(environ: dict[str, str] | None = None) -> list[str] | str:
 
 
 def journal_dir() -> Path:
-    """Where hosts keep their crash journals."""
-    from rami_lan.cli.settings import config_dir
+    """Where hosts keep their crash journals (``rami_lan.paths.journal_dir``); journals of
+    tables abandoned for ``journal.GRACE`` are removed first."""
+    from rami_lan.net.journal import prune_journals
+    from rami_lan.paths import journal_dir as folder
 
-    return config_dir() / "tables"
+    path = folder()
+    prune_journals(path)
+    return path
 
 
 def records_dir() -> Path:
     """Where match records are written (``rami-lan verify`` reads them)."""
-    from rami_lan.stats import data_dir
+    from rami_lan.paths import data_dir
 
     return data_dir() / "records"
 

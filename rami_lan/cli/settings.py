@@ -1,11 +1,8 @@
 """Player settings remembered between runs: nickname, language, four-colour deck.
 
-Stored as JSON in the platform's config folder (stdlib only):
-
-- ``$RAMI_LAN_CONFIG_DIR`` when set (tests point it at a temporary folder);
-- Linux and other Unixes: ``$XDG_CONFIG_HOME/rami-lan`` (default ``~/.config/rami-lan``);
-- macOS: ``~/Library/Application Support/rami-lan``;
-- Windows: ``%APPDATA%\\rami-lan``.
+Stored as JSON (``settings.json``, mode 0600) in the config folder of
+:mod:`rami_lan.paths` (``$RAMI_LAN_CONFIG_DIR`` when set, else the platform's, from
+``platformdirs``), which is kept at mode 0700.
 
 A missing or damaged file gives the defaults; saving writes a temporary file and
 renames it, so a crash never leaves half a file.
@@ -13,41 +10,29 @@ renames it, so a crash never leaves half a file.
 
 from __future__ import annotations
 
-import getpass
 import json
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from rami_lan.fsutil import app_dir, atomic_write
+from rami_lan.fsutil import atomic_write
+from rami_lan.paths import ENV_CONFIG, config_dir, private_dir
+from rami_lan.profile import MAX_NICKNAME, clean_nickname, default_nickname
 
-ENV_DIR = "RAMI_LAN_CONFIG_DIR"
+__all__ = [
+    "ENV_DIR",
+    "FILE_NAME",
+    "MAX_NICKNAME",
+    "Settings",
+    "clean_nickname",
+    "config_dir",
+    "default_nickname",
+    "load_settings",
+    "save_settings",
+    "settings_path",
+]
+
+ENV_DIR = ENV_CONFIG
 FILE_NAME = "settings.json"
-MAX_NICKNAME = 24
-
-
-def config_dir(environ: dict[str, str] | None = None, platform: str | None = None) -> Path:
-    """The folder holding rami-lan's settings on this platform."""
-    return app_dir(
-        ENV_DIR,
-        ("APPDATA", "Roaming"),
-        ("XDG_CONFIG_HOME", ".config"),
-        environ=environ,
-        platform=platform,
-    )
-
-
-def default_nickname() -> str:
-    try:
-        name = getpass.getuser()
-    except Exception:  # noqa: BLE001 - no user name on this system
-        name = ""
-    return clean_nickname(name) or "Joueur"
-
-
-def clean_nickname(name: str) -> str:
-    """Printable characters only, trimmed, at most `MAX_NICKNAME` characters."""
-    text = "".join(ch for ch in str(name) if ch.isprintable()).strip()
-    return text[:MAX_NICKNAME]
 
 
 @dataclass
@@ -83,6 +68,6 @@ def load_settings(path: Path | None = None) -> Settings:
 def save_settings(settings: Settings, path: Path | None = None) -> Path:
     """Write the settings atomically; returns the file written."""
     p = settings_path() if path is None else path
-    p.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(p.parent)
     atomic_write(p, json.dumps(asdict(settings), ensure_ascii=False, indent=2))
     return p

@@ -249,8 +249,72 @@ def check_meld(
 # --- changing melds on the table -------------------------------------------------
 
 
+RunEnd = Literal["low", "high"]
+
+
+def run_ranks(variant: Variant, card: Card) -> tuple[int, ...]:
+    """The run ranks a natural card can stand at: its own rank, or for an ace 1 (low)
+    and/or 14 (high) as the variant allows. The one notion of where an ace sits in a
+    run: meld validation, lay-offs, joker recovery and the legal-action generator all
+    read it from here."""
+    if card.rank != 1:
+        return (card.rank,)
+    return tuple(r for r, ok in ((1, variant.ace_low), (14, variant.ace_high)) if ok)
+
+
+def run_span(variant: Variant, meld: Meld) -> tuple[int, int]:
+    """The lowest and highest rank the run ``meld`` could ever reach.
+
+    Runs never wrap and never hold both aces: a run starting at the low ace stops at
+    the king, a run ending at the high ace starts at 2 at the lowest.
+    """
+    lo = 1 if variant.ace_low else 2
+    hi = 14 if variant.ace_high else 13
+    if meld.lo == 1:
+        hi = 13
+    if meld.hi == 14:
+        lo = 2
+    return lo, hi
+
+
+def run_extensions(variant: Variant, meld: Meld, card: Card) -> list[tuple[RunEnd, int]]:
+    """Where ``card`` can be added to the run ``meld``: (end, rank it takes), high end
+    first. A joker fits any end that is still open; a natural must have the run's suit
+    and the next rank at that end. Only an ace can fit both ends (``2..K``: low ace or
+    high ace). The joker limit is not checked here (see `lay_off`)."""
+    lo, hi = run_span(variant, meld)
+    out: list[tuple[RunEnd, int]] = []
+    if card.is_joker:
+        if meld.hi < hi:
+            out.append(("high", meld.hi + 1))
+        if meld.lo > lo:
+            out.append(("low", meld.lo - 1))
+        return out
+    if card.suit != meld.suit:
+        return out
+    ranks = run_ranks(variant, card)
+    if meld.hi < hi and meld.hi + 1 in ranks:
+        out.append(("high", meld.hi + 1))
+    if meld.lo > lo and meld.lo - 1 in ranks:
+        out.append(("low", meld.lo - 1))
+    return out
+
+
+def stands_in(variant: Variant, meld: Meld, card: Card) -> bool:
+    """Could the natural ``card`` be the card some position of the run ``meld`` stands
+    for (the pre-condition of taking a joker back)? Sets: same rank."""
+    if meld.kind == "set":
+        return card.rank == meld.lo
+    return card.suit == meld.suit and any(meld.lo <= r <= meld.hi for r in run_ranks(variant, card))
+
+
 def lay_off(variant: Variant, meld: Meld, card: Card, end: Literal["low", "high"] | None = None) -> Meld:
-    """The meld with ``card`` added; raise `_Invalid` with a reason if it does not fit."""
+    """The meld with ``card`` added; raise `_Invalid` with a reason if it does not fit.
+
+    ``end`` picks the end of a run when the card fits both: a joker (default: the high
+    end while it is open), or an ace on a run ``2..K`` (low ace or high ace; default
+    high). For a natural card that fits one end only, ``end`` is ignored.
+    """
     if meld.kind == "set":
         if len(meld.cards) >= 4:
             raise _Invalid("this set is complete (4 cards)")
@@ -269,30 +333,21 @@ def lay_off(variant: Variant, meld: Meld, card: Card, end: Literal["low", "high"
         if why:
             raise _Invalid(why)
         return build_set(variant, naturals + jokers, meld.owner)
-    lo_bound = 1 if variant.ace_low else 2
-    hi_bound = 14 if variant.ace_high else 13
-    max_hi = 13 if meld.lo == 1 else hi_bound  # a run never holds both aces
-    min_lo = 2 if meld.hi == 14 else lo_bound
-    fits_hi = meld.hi < max_hi
-    fits_lo = meld.lo > min_lo
+    options = run_extensions(variant, meld, card)
     if card.is_joker:
         if end is None:
-            end = "high" if fits_hi else "low"
-        ok = fits_hi if end == "high" else fits_lo
-        if not ok:
+            end = "high" if any(e == "high" for e, _r in options) else "low"
+        chosen = [o for o in options if o[0] == end]
+        if not chosen:
             raise _Invalid(f"the run can not be extended at its {end} end")
-        new_rank = meld.hi + 1 if end == "high" else meld.lo - 1
     else:
         if card.suit != meld.suit:
             raise _Invalid(f"{card} is not of the run's suit")
-        r_hi = meld.hi + 1
-        r_lo = meld.lo - 1
-        if fits_hi and (card.rank == r_hi or (card.rank == 1 and r_hi == 14)):
-            new_rank, end = r_hi, "high"
-        elif fits_lo and card.rank == r_lo:
-            new_rank, end = r_lo, "low"
-        else:
+        if not options:
             raise _Invalid(f"{card} does not extend the run {meld}")
+        # ``end`` chooses only when the card fits both ends (an ace on 2..K).
+        chosen = [o for o in options if o[0] == end] or options
+    end, new_rank = chosen[0]
     n_jok = meld.n_jokers + (1 if card.is_joker else 0)
     why = _joker_limit_ok(variant, len(meld.cards) + 1 - n_jok, n_jok)
     if why:
@@ -314,16 +369,23 @@ def lay_off(variant: Variant, meld: Meld, card: Card, end: Literal["low", "high"
     )
 
 
-def recover_joker(variant: Variant, meld: Meld, cards: Sequence[Card]) -> tuple[Meld, Card]:
+def recover_joker(
+    variant: Variant, meld: Meld, cards: Sequence[Card], by: int | None = None
+) -> tuple[Meld, Card]:
     """Take a joker back from ``meld`` by giving ``cards``; returns (new meld, joker).
 
     ``replace`` recovery: one natural card, exactly the card the joker stands for (in a
     set: the set's rank in a suit not present). With ``set_joker_recovery_needs_two``
     (40) a set frees a joker only when two naturals of both missing suits are added to
-    a 3-card set; a set of 4 holding a joker is closed for good.
+    a 3-card set; a set of 4 holding a joker is closed for good. With
+    ``set_joker_freed_by_opponent_only`` (40) seat ``by`` may not free the joker of a set
+    it laid itself (``by=None``: not checked).
     """
     if variant.joker_recovery == "none" or meld.n_jokers == 0:
         raise _Invalid("there is no joker to take back in this meld")
+    own = by is not None and by == meld.owner
+    if meld.kind == "set" and variant.set_joker_freed_by_opponent_only and own:
+        raise _Invalid("only an opponent may free the joker of a set (this set is the player's own)")
     if any(c.is_joker for c in cards):
         raise _Invalid("a joker is taken back with natural cards, not with a joker")
     if meld.kind == "set" and variant.set_joker_recovery_needs_two:
@@ -348,8 +410,7 @@ def recover_joker(variant: Variant, meld: Meld, cards: Sequence[Card]) -> tuple[
         if not c.is_joker:
             continue
         r, s = meld.ranks[i], meld.suits[i]
-        want_rank = 1 if r == 14 else r
-        if card.rank != want_rank:
+        if r not in (run_ranks(variant, card) if meld.kind == "run" else (card.rank,)):
             continue
         if meld.kind == "run" and card.suit != s:
             continue

@@ -35,6 +35,8 @@ from rami_lan.core.melds import (
     lay_off,
     rank_points,
     recover_joker,
+    run_extensions,
+    stands_in,
 )
 from rami_lan.core.solver import best_partition_with, enumerate_melds
 from rami_lan.core.variants import MAX_TURNS_PER_ROUND, Variant
@@ -88,6 +90,17 @@ class RoundState:
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         return self.hands[seat]
+
+    @property
+    def pending_must_use(self) -> tuple[Card, ...]:
+        """The turn's obligations still in the hand of the seat to move.
+
+        ``must_use`` lists every card the turn obliges to use, those already laid
+        included (with ``obligation_ends_on_table`` a laid card taken back into the hand
+        by a joker recovery is owed again); the pending ones are those still in hand.
+        """
+        hand = self.hands[self.turn]
+        return tuple(c for c in self.must_use if c in hand)
 
     def can_lay_on_table(self, seat: int) -> bool:
         return not self.variant.requires_opening or self.opened[seat]
@@ -228,9 +241,11 @@ def _discardable(st: RoundState, seat: int, card: Card) -> str:
         return f"{pending} must be melded or laid off this turn before discarding"
     if v.no_discard_of_taken and card == st.taken:
         return f"may not discard {card}, the card just taken from the discard pile"
-    if card.is_joker and not v.joker_discard_allowed:
-        if len(hand) > 1 and not all(c.is_joker for c in hand):
+    if card.is_joker and not v.joker_discard_allowed and len(hand) > 1:
+        if not (v.joker_discard_when_stuck and all(c.is_joker for c in hand)):
             return "may not discard a joker (only as the last card, to go out)"
+        if _meld_fits(st, seat, card):
+            return "may not discard a joker while one can be laid off (only as the last card, to go out)"
     return ""
 
 
@@ -247,9 +262,17 @@ def _meld_fits(st: RoundState, seat: int, card: Card) -> bool:
                 return True
             except InvalidMeld:
                 pass
-        if not card.is_joker and m.n_jokers and not v.set_joker_recovery_needs_two:
+        if card.is_joker or not m.n_jokers:
+            continue
+        if m.kind == "set" and v.set_joker_recovery_needs_two:
+            # a set frees its joker only with both missing suits: the card and a partner
+            hand = st.hands[seat]
+            groups = [(card, o) for o in hand if o is not card and not o.is_joker]
+        else:
+            groups = [(card,)]
+        for g in groups:
             try:
-                recover_joker(v, m, (card,))
+                recover_joker(v, m, g, seat)
                 return True
             except InvalidMeld:
                 pass
@@ -385,7 +408,9 @@ def _after_laying(
     st: RoundState, seat: int, used: Sequence[Card], evs: list[E.Event]
 ) -> tuple[RoundState, list[E.Event]]:
     """Common end of LayDown / LayOff / RecoverJoker: obligations, going out."""
-    st = replace(st, must_use=tuple(c for c in st.must_use if c not in used), laid_this_turn=True)
+    if not st.variant.obligation_ends_on_table:
+        st = replace(st, must_use=tuple(c for c in st.must_use if c not in used))
+    st = replace(st, laid_this_turn=True)
     why = _turn_can_finish(st, seat)
     if why:
         raise IllegalAction(seat, st.phase, why)
@@ -471,14 +496,14 @@ def _recover(st: RoundState, a: A.RecoverJoker) -> tuple[RoundState, list[E.Even
     _holds(st, seat, a.cards)
     meld = _target(st, seat, a.target)
     try:
-        new, joker = recover_joker(v, meld, a.cards)
+        new, joker = recover_joker(v, meld, a.cards, seat)
     except InvalidMeld as e:
         raise IllegalAction(seat, st.phase, f"can not take a joker from {meld}: {e}") from None
     pts = sum(rank_points(v, meld.ranks[0], new.kind == "set") for _ in a.cards)
     if new.kind == "run":
         pts = sum(rank_points(v, new.ranks[new.cards.index(c)]) for c in a.cards)
     hand = _remove(st.hands[seat], a.cards) + (joker,)
-    must = st.must_use + ((joker,) if v.recovered_joker_must_be_played else ())
+    must = st.must_use + ((joker,) if v.recovered_joker_must_be_played and joker not in st.must_use else ())
     nst = replace(
         st,
         hands=_set(st.hands, seat, hand),
@@ -744,13 +769,17 @@ def candidate_actions(st: RoundState, seat: int) -> Iterator[A.Action]:
     if st.can_lay_on_table(seat):
         for i, m in enumerate(st.melds):
             for c in distinct:
-                if c.is_joker and m.kind == "run":
-                    yield A.LayOff(seat, c, i, "low")
-                    yield A.LayOff(seat, c, i, "high")
-                elif _may_fit(m, c):
+                if m.kind == "run" and (c.is_joker or c.suit == m.suit):
+                    ends = run_extensions(v, m, c)
+                    if len(ends) == 2:
+                        yield A.LayOff(seat, c, i, "low")
+                        yield A.LayOff(seat, c, i, "high")
+                    elif ends:
+                        yield A.LayOff(seat, c, i)
+                elif m.kind == "set" and (c.is_joker or c.rank == m.lo):
                     yield A.LayOff(seat, c, i)
             if m.n_jokers and v.joker_recovery != "none":
-                naturals = [c for c in distinct if not c.is_joker and _may_fit(m, c, True)]
+                naturals = [c for c in distinct if not c.is_joker and stands_in(v, m, c)]
                 if m.kind == "set" and v.set_joker_recovery_needs_two:
                     for i1 in range(len(naturals)):
                         for i2 in range(i1 + 1, len(naturals)):
@@ -758,20 +787,6 @@ def candidate_actions(st: RoundState, seat: int) -> Iterator[A.Action]:
                 else:
                     for c in naturals:
                         yield A.RecoverJoker(seat, i, (c,))
-
-
-def _may_fit(m: Meld, c: Card, inside: bool = False) -> bool:
-    """Cheap pre-filter: could ``c`` be added to (or replace a joker in) ``m``?"""
-    if c.is_joker:
-        return True
-    if m.kind == "set":
-        return c.rank == m.lo
-    if c.suit != m.suit:
-        return False
-    r = 14 if c.rank == 1 and m.hi >= 12 else c.rank
-    if inside:
-        return m.lo <= r <= m.hi
-    return r in (m.lo - 1, m.hi + 1)
 
 
 def _opening_candidates(st: RoundState, seat: int, melds: list[Meld]) -> Iterator[A.Action]:

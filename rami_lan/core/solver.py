@@ -53,6 +53,7 @@ from rami_lan.core.melds import (
     lay_off,
     rank_points,
     recover_joker,
+    run_extensions,
 )
 from rami_lan.core.variants import VARIANTS, Variant, get_variant
 
@@ -1247,8 +1248,9 @@ def lay_off_options(
 ) -> list[tuple[Card, int, str | None]]:
     """(card, table meld index, end) for every hand card that fits a table meld now.
 
-    One entry per card face and meld; ``end`` is ``"low"``/``"high"`` for a joker on a
-    run, else None. Whether the seat may lay off at all (opening) is not checked here.
+    One entry per card face, meld and end; ``end`` is ``"low"``/``"high"`` for a joker
+    on a run and for an ace that fits both ends of a ``2..K`` run, else None. Whether
+    the seat may lay off at all (opening) is not checked here.
     """
     v = get_variant(variant)
     out: list[tuple[Card, int, str | None]] = []
@@ -1257,9 +1259,9 @@ def lay_off_options(
         for i, m in enumerate(table):
             if (c.face, i) in seen:
                 continue
-            ends: tuple[str | None, ...] = (
-                ("low", "high") if c.is_joker and m.kind == "run" else (None,)
-            )
+            ends: tuple[str | None, ...] = (None,)
+            if m.kind == "run" and (c.is_joker or len(run_extensions(v, m, c)) == 2):
+                ends = ("low", "high")  # a joker, or an ace that fits both ends of 2..K
             for end in ends:
                 try:
                     lay_off(v, m, c, end)  # type: ignore[arg-type]

@@ -71,6 +71,19 @@ class Variant:
     match_rule: MatchRule
     point_limits: tuple[int, ...]  # the choices offered at the table
     default_limit: int
+    # Rules settled in issue 10 (docs/rules.md quotes the source line of each):
+    # 40: "le Joker peut être libéré si un adversaire le remplace": the owner of a set may
+    # not free its joker (runs: "un joueur qui détient la carte", anyone).
+    set_joker_freed_by_opponent_only: bool = False
+    # classique, when joker discards are refused: a joker may still be discarded when the
+    # hand holds nothing but jokers and none of them can be laid this turn (else the turn
+    # could never end) [chosen]; while one can be laid off, it must be.
+    joker_discard_when_stuck: bool = True
+    # A card the turn obliges to use (500's deep card, classique's recovered joker, 40's
+    # taken discard) is used only if it is still on the table when the turn ends: taken
+    # back into the hand by a joker recovery, it is owed again (500: "doit être utilisée
+    # ... au même tour").
+    obligation_ends_on_table: bool = True
     quick_rounds: int = 0  # 500: a "quick" match is 3 rounds
     knock_supported: bool = False  # "frapper" may be enabled at the table
     notes: tuple[str, ...] = field(default=())
@@ -261,6 +274,7 @@ QUARANTE = Variant(
     match_rule="elimination",
     point_limits=(1, 50, 100, 101),
     default_limit=101,  # [chosen] the traditional limit of this family
+    set_joker_freed_by_opponent_only=True,
 )
 
 VARIANTS: Mapping[str, Variant] = MappingProxyType(

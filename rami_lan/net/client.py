@@ -109,12 +109,18 @@ class RemoteTableSession:
                  invitation: str | None = None, player_id: str | None = None,
                  card: Callable[[], dict[str, Any] | None] | dict[str, Any] | None = None,
                  retries: int = 60, backoff: float = 0.1, max_backoff: float = 2.0,
-                 reconnect_window: float = 30.0) -> None:
+                 reconnect_window: float = 30.0,
+                 known_fingerprint: str | None = None) -> None:
         """``code``: the join code, or an invitation's ticket (with ``invitation``, its
         id, for an "invited only" table): the password of the join-code exchange, never
         sent. ``card``: our "Info joueur" card as plain data, or a callable making it
-        (None: from the local statistics, with ``player_id``); bots send none."""
+        (None: from the local statistics, with ``player_id``); bots send none.
+        ``known_fingerprint``: the certificate this table had when we last joined it
+        (``tls.KnownTables``); if the table now shows another one and the join-code
+        exchange fails, that is reported as possible interception, not a wrong code."""
         self.host = host
+        self.known_fingerprint = (tls.normalize_fingerprint(known_fingerprint)
+                                  if known_fingerprint else None)
         self.fingerprint = tls.normalize_fingerprint(fingerprint) if fingerprint else None
         """The pinned certificate fingerprint: the TXT record's (or a remembered one) at
         first, then always the one seen on the first successful connection."""
@@ -296,6 +302,17 @@ class RemoteTableSession:
 
     # ------------------------------------------------------------------ connection
 
+    def _check_interception(self, seen: str) -> None:
+        """After a failed join-code exchange: raise `PakeFailed` saying "possible
+        interception" if the table's certificate is not the one we knew for it."""
+        if self.known_fingerprint is not None and seen != self.known_fingerprint:
+            raise PakeFailed(_(
+                "Possible interception: the table's certificate changed since you last "
+                "joined it ({old} -> {new}) and the join code was not accepted. Compare the "
+                "table fingerprint with the host before trying again."
+            ).format(old=tls.short_fingerprint(self.known_fingerprint),
+                     new=tls.short_fingerprint(seen)))
+
     async def _connect(self) -> None:
         """One attempt: TCP + TLS 1.3, pin check, ``hello``, join-code PAKE, ``welcome``."""
         reader, writer = await asyncio.open_connection(
@@ -324,6 +341,8 @@ class RemoteTableSession:
                     if welcome is not None:
                         early.append(msg)
                     elif isinstance(msg, P.Refused):
+                        if msg.code == "bad_code":
+                            self._check_interception(seen)
                         raise JoinRefused(msg.code, msg.message)
                     elif isinstance(msg, P.Pake):
                         if not self.code:
@@ -345,6 +364,7 @@ class RemoteTableSession:
                         except PakeError:
                             with contextlib.suppress(Exception):
                                 writer.write(session.send(P.Bye(reason="pake failed")))
+                            self._check_interception(seen)
                             raise PakeFailed(_(
                                 "Wrong join code, or the connection is being intercepted."
                             )) from None
@@ -459,40 +479,94 @@ class RemoteTableSession:
 
     async def _reconnect(self) -> bool:
         """Retry with backoff for up to ``reconnect_window`` seconds (a host being
-        restarted with ``--resume`` is down for a few seconds), always with the pin."""
+        restarted with ``--resume`` is down for a few seconds), always with the pin.
+
+        Meanwhile the table is looked up on the LAN by its table id (mDNS, see
+        `_follow_table`): a host resumed on another port or address is tried there as
+        soon as its advertisement resolves; the pinned fingerprint still decides
+        whether it is the same host. Giving up says why, on the session and in the log.
+        """
+        from rami_lan.textsafe import clip
+
         self._drop_transport()
         self._set_connection("reconnecting")
         delay = self.backoff
         give_up = time.monotonic() + self.reconnect_window
         attempt = 0
-        while attempt < self.retries and time.monotonic() < give_up:
-            attempt += 1
-            if self._closing:
-                return False
-            try:
-                await asyncio.wait_for(self._connect(), 5.0)
-                self._queue.put_nowait(SessionUpdate(notice=_("Reconnected to the table.")))
-                return True
-            except JoinRefused as exc:
-                if exc.code == "rate_limited":
-                    await asyncio.sleep(min(self.max_backoff * 2, 5.0))
-                    continue
-                self._queue.put_nowait(SessionUpdate(
-                    notice=_("The table refused to take us back: {why}").format(why=exc.message)))
-                return False
-            except tls.FingerprintMismatch:
-                self._queue.put_nowait(SessionUpdate(error=_(
-                    "The table's certificate changed: someone may be intercepting the "
-                    "connection. Not reconnecting.")))
-                return False
-            except PakeFailed as exc:
-                self._queue.put_nowait(SessionUpdate(error=str(exc)))
-                return False
-            except (OSError, ConnectionError, TimeoutError, EOFError, P.ProtocolError):
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, self.max_backoff)
-        self._queue.put_nowait(SessionUpdate(notice=_("Could not reconnect to the table.")))
+        moved = asyncio.Event()
+        follower = asyncio.create_task(self._follow_table(moved), name="rami-client-follow")
+        try:
+            while attempt < self.retries and time.monotonic() < give_up:
+                attempt += 1
+                if self._closing:
+                    return False
+                moved.clear()
+                try:
+                    await asyncio.wait_for(self._connect(), 5.0)
+                    self._queue.put_nowait(SessionUpdate(notice=_("Reconnected to the table.")))
+                    return True
+                except JoinRefused as exc:
+                    if exc.code == "rate_limited":
+                        await asyncio.sleep(min(self.max_backoff * 2, 5.0))
+                        continue
+                    self._queue.put_nowait(SessionUpdate(
+                        notice=_("The table refused to take us back: {why}").format(
+                            why=clip(exc.message))))
+                    return False
+                except tls.FingerprintMismatch:
+                    self._queue.put_nowait(SessionUpdate(error=_(
+                        "The table's certificate changed: someone may be intercepting the "
+                        "connection. Not reconnecting.")))
+                    return False
+                except PakeFailed as exc:
+                    self._queue.put_nowait(SessionUpdate(error=clip(exc)))
+                    return False
+                except (OSError, ConnectionError, TimeoutError, EOFError, P.ProtocolError):
+                    # Wait for the backoff, or less if the table shows up elsewhere.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(moved.wait(), delay)
+                    delay = min(delay * 2, self.max_backoff)
+        finally:
+            follower.cancel()
+            await asyncio.gather(follower, return_exceptions=True)
+        message = _(
+            "Could not reconnect to the table: no answer at {where} for {secs:.0f} s, and no "
+            "table with its id on the network. Giving up."
+        ).format(where=clip(f"{self.host}:{self.port}", 80), secs=self.reconnect_window)
+        log.warning("%s", message)
+        self._queue.put_nowait(SessionUpdate(notice=message))
         return False
+
+    async def _follow_table(self, moved: asyncio.Event) -> None:
+        """While reconnecting: browse for our table id and retarget ``host``/``port``
+        when it is advertised elsewhere (a table resumed on another port)."""
+        if not self.table_id:
+            return
+        from rami_lan.net import discovery
+        from rami_lan.textsafe import clip
+
+        wanted = self.table_id.hex()
+
+        def on_change(event: discovery.TableEvent) -> None:
+            ad = event.table
+            if (event.kind is discovery.TableEventKind.REMOVED or ad.table_id != wanted
+                    or not ad.addresses or ad.port is None):
+                return
+            if (ad.addresses[0], ad.port) != (self.host, self.port):
+                log.info("table %s now advertised at %s:%s", wanted[:12], ad.addresses[0], ad.port)
+                self.host, self.port = ad.addresses[0], ad.port
+                moved.set()
+
+        try:
+            browser = discovery.TableBrowser(
+                interfaces=discovery.default_interfaces(), on_change=on_change,
+                resolve_timeout=2.0)
+            async with browser:
+                await asyncio.Event().wait()  # until cancelled
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - no mDNS here: plain retries go on
+            log.info("cannot browse for the table while reconnecting: %s", clip(exc))
 
     async def _pinger(self) -> None:
         """Keep the host's idle timeout from firing on a live but quiet client."""

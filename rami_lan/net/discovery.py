@@ -78,6 +78,7 @@ __all__ = [
     "MAX_HOST_BYTES",
     "MAX_NAME_BYTES",
     "MAX_SEATS",
+    "MIN_SEATS",
     "PROTOCOL_VERSION",
     "REVISION_KEY",
     "SERVICE_TYPE",
@@ -89,8 +90,12 @@ __all__ = [
     "TableBrowser",
     "TableEvent",
     "TableEventKind",
+    "default_interfaces",
+    "find_table",
     "find_tables",
+    "host_label",
     "instance_name_for",
+    "matches",
     "service_name_for",
 ]
 
@@ -102,7 +107,9 @@ PROTOCOL_VERSION: Final = 1
 DISCOVERY_VERSION: Final = PROTOCOL_VERSION
 
 VARIANT_IDS: Final = ("rami", "classique", "multi", "500", "40")
-MAX_SEATS: Final = 8
+MIN_SEATS: Final = 2
+MAX_SEATS: Final = 4
+"""A table has 2 to 4 seats (the protocol's seats are 0..3)."""
 MAX_NAME_BYTES: Final = 64
 MAX_HOST_BYTES: Final = 32
 MAX_POINT_LIMIT: Final = 99_999
@@ -154,7 +161,8 @@ class TableAd:
     """Lowercase hex, 8 to 32 digits (e.g. ``secrets.token_hex(8)``)."""
     name: str
     host: str
-    """The host player's nickname."""
+    """The host player's nickname (never the OS login name unless the player chose it:
+    see :func:`host_label`)."""
     variant: str
     """One of :data:`VARIANT_IDS`."""
     seats_taken: int
@@ -166,7 +174,8 @@ class TableAd:
     """Seconds per turn, 0 = off."""
     protocol_version: int = PROTOCOL_VERSION
     fingerprint: str = ""
-    """TLS certificate fingerprint, empty until TLS exists."""
+    """SHA-256 of the host's TLS certificate (DER form), as 64 lowercase hex digits;
+    empty only for a table without TLS (none today)."""
     addresses: tuple[str, ...] = ()
     port: int | None = None
     service_name: str = ""
@@ -177,7 +186,7 @@ class TableAd:
         check_text("host", self.host, MAX_HOST_BYTES)
         if self.variant not in VARIANT_IDS:
             raise ValueError(f"unknown variant {self.variant!r}")
-        check_int("seats_total", self.seats_total, 2, MAX_SEATS)
+        check_int("seats_total", self.seats_total, MIN_SEATS, MAX_SEATS)
         check_int("seats_taken", self.seats_taken, 0, MAX_SEATS)
         if self.seats_taken > self.seats_total:
             raise ValueError(
@@ -336,6 +345,7 @@ class TableBrowser(ServiceBrowser[TableAd, TableEvent]):
         on_change: Callable[[TableEvent], None] | None = None,
         max_tables: int = 256,
         queue_size: int = 1024,
+        on_invalid: Callable[[str, str], None] | None = None,
     ) -> None:
         super().__init__(
             interfaces=interfaces,
@@ -345,6 +355,7 @@ class TableBrowser(ServiceBrowser[TableAd, TableEvent]):
             on_change=on_change,
             max_ads=max_tables,
             queue_size=queue_size,
+            on_invalid=on_invalid,
         )
 
     @property
@@ -366,12 +377,84 @@ async def find_tables(
     *,
     ip_version: IPVersion = IPVersion.V4Only,
     zeroconf: AsyncZeroconf | None = None,
+    until: Callable[[TableAd], bool] | None = None,
+    on_table: Callable[[TableAd], None] | None = None,
+    on_invalid: Callable[[str, str], None] | None = None,
 ) -> list[TableAd]:
-    """Browse for ``timeout`` seconds and return the valid tables seen, sorted by name."""
+    """Browse for ``timeout`` seconds and return the valid tables seen, sorted by name.
+
+    ``on_table`` sees each table as soon as it is resolved; with ``until``, browsing
+    ends as soon as a table satisfies it; ``on_invalid(name, reason)`` hears about each
+    skipped record (both printable).
+    """
     return await browse_once(
         TableBrowser,
         timeout,
+        until=until,
+        on_ad=on_table,
         interfaces=interfaces,
         ip_version=ip_version,
         zeroconf=zeroconf,
+        on_invalid=on_invalid,
     )
+
+
+def matches(ad: TableAd, wanted: str) -> bool:
+    """Whether ``wanted`` (as typed after ``rami-lan join``) names ``ad``: its name
+    (any case), the start of its table id, or the start of its DNS-SD service name."""
+    want = wanted.casefold()
+    return bool(want) and (
+        ad.name.casefold() == want
+        or ad.table_id.startswith(want)
+        or ad.service_name.casefold().startswith(want)
+    )
+
+
+async def find_table(
+    wanted: str | Callable[[TableAd], bool],
+    timeout: float = 3.0,
+    interfaces: Interfaces = "all",
+    *,
+    ip_version: IPVersion = IPVersion.V4Only,
+    zeroconf: AsyncZeroconf | None = None,
+    on_invalid: Callable[[str, str], None] | None = None,
+) -> TableAd | None:
+    """The first reachable table (with an address and a port) that ``wanted`` names
+    (see :func:`matches`, or a predicate), as soon as it resolves; None after
+    ``timeout`` seconds without one."""
+
+    def ok(ad: TableAd) -> bool:
+        if not ad.addresses or ad.port is None:
+            return False
+        return wanted(ad) if callable(wanted) else matches(ad, wanted)
+
+    tables = await find_tables(
+        timeout, interfaces, ip_version=ip_version, zeroconf=zeroconf, until=ok,
+        on_invalid=on_invalid,
+    )
+    return next((t for t in tables if ok(t)), None)
+
+
+INTERFACES_ENV: Final = "RAMI_LAN_INTERFACES"
+"""Comma-separated local addresses to use for mDNS (tests: ``127.0.0.1``); unset: all."""
+
+
+def default_interfaces(environ: Mapping[str, str] | None = None) -> Interfaces:
+    """``$RAMI_LAN_INTERFACES`` as a list of addresses, else ``"all"``."""
+    import os
+
+    env = os.environ if environ is None else environ
+    raw = env.get(INTERFACES_ENV, "").strip()
+    found = [a.strip() for a in raw.split(",") if a.strip()]
+    return found or "all"
+
+
+def host_label(nickname: str | None, fallback: str = "Rami") -> str:
+    """The TXT ``h`` for a host: the player's nickname made printable and cut to
+    :data:`MAX_HOST_BYTES`; ``fallback`` when empty. Callers pass the nickname the
+    player chose (settings or ``--nick``), never the OS login name."""
+    text = "".join(ch for ch in (nickname or "") if ch.isprintable()).strip()
+    encoded = text.encode("utf-8")
+    if len(encoded) > MAX_HOST_BYTES:
+        text = encoded[:MAX_HOST_BYTES].decode("utf-8", errors="ignore").rstrip()
+    return text or fallback

@@ -14,6 +14,10 @@ takes a ``clock`` (default :func:`time.monotonic`), so tests drive time by hand.
 - :class:`JoinAttempts` — failed join-code attempts per address: each failure doubles the
   wait before the next attempt is accepted, ``lockout_after`` failures lock the address
   out for ``lockout`` seconds, and a global cap bounds guessing from many addresses.
+- :class:`AdmissionLimiter` — the one gate for every way in (a plain ``hello``, a
+  reconnect token, a join-code PAKE): ``begin`` before the work, ``end`` after it. See its
+  docstring for the order of the checks. It supersedes :class:`JoinAttempts`, kept until
+  the host is wired to the limiter.
 - :class:`Deadline` — a fixed point in time, for "the hello must arrive within 10 s".
 - :class:`HostGuard` — all of the above for one host, built from one :class:`GuardConfig`.
 
@@ -28,10 +32,13 @@ import math
 import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 __all__ = [
+    "KIND_CODE",
+    "KIND_HELLO",
+    "KIND_TOKEN",
     "HANDSHAKE_DEADLINE",
     "HELLO_DEADLINE",
     "IDLE_TIMEOUT",
@@ -39,6 +46,8 @@ __all__ = [
     "READ_CHUNK",
     "TLS_HANDSHAKE_TIMEOUT",
     "WRITE_TIMEOUT",
+    "AdmissionConfig",
+    "AdmissionLimiter",
     "Clock",
     "ConnectionLimiter",
     "Deadline",
@@ -46,6 +55,8 @@ __all__ = [
     "HostGuard",
     "JoinAttempts",
     "RateLimiter",
+    "Refusal",
+    "Ticket",
     "TokenBucket",
     "address_key",
 ]
@@ -344,6 +355,300 @@ class JoinAttempts:
         self._by_address.pop(address, None)
 
 
+# --------------------------------------------------------------------------- admission
+
+KIND_HELLO: Final = "hello"
+"""A ``hello`` that proves nothing (an open table): cheap, only rate-limited."""
+KIND_TOKEN: Final = "token"
+"""A ``hello`` with a reconnect token (and the PAKE that may follow it on a code table)."""
+KIND_CODE: Final = "code"
+"""A ``hello`` that starts a join-code (or invitation) PAKE: one online guess."""
+_KINDS: Final = (KIND_HELLO, KIND_TOKEN, KIND_CODE)
+
+
+@dataclass(frozen=True)
+class AdmissionConfig:
+    """The numbers of :class:`AdmissionLimiter` (``docs/security.md`` lists them)."""
+
+    hello_rate: float = 2.0
+    """Hellos a second from one address (any kind), after a burst of ``hello_burst``."""
+    hello_burst: float = 10.0
+    global_hello_rate: float = 50.0
+    """Hellos a second from all addresses together (a valid token is never held by it)."""
+    global_hello_burst: float = 100.0
+    max_in_flight: int = 1
+    """Unproven attempts (code, bad token) from one address at a time."""
+    global_max_in_flight: int = 8
+    """Join-code PAKEs running at once from all addresses together."""
+    base_delay: float = 1.0
+    """Wait after the first failure from an address; doubles with each failure in a row."""
+    max_delay: float = 60.0
+    lockout_after: int = 10
+    lockout: float = 900.0
+    forget_after: float = 900.0
+    global_max: int = 60
+    """Failures accepted per ``global_window`` seconds from all addresses together ..."""
+    global_window: float = 60.0
+    global_share: int = 3
+    """... of which one address counts for at most this many, so a flood from one
+    address never fills the global cap for everyone else."""
+    max_addresses: int = 4096
+    """Addresses remembered at most (the stalest idle ones are forgotten first)."""
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """An admitted attempt; hand it back to :meth:`AdmissionLimiter.end` exactly once."""
+
+    address: str
+    kind: str
+    started: float
+    proven: bool
+    """True for a valid reconnect token: no failure cap applies."""
+    serial: int
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why an attempt is not admitted now. ``scope`` is ``"address"`` (this address must
+    wait) or ``"global"`` (everyone without a valid token must wait)."""
+
+    code: str
+    reason: str
+    retry_after: float
+    scope: str
+
+    @property
+    def message(self) -> str:
+        """The English text for the peer (``Refused.message``)."""
+        return f"{self.reason}, try again in {max(1, math.ceil(self.retry_after))} s"
+
+
+@dataclass
+class _Address:
+    failures: int = 0
+    last_failure: float = -math.inf
+    not_before: float = -math.inf
+    in_flight: int = 0
+    hellos: float = 0.0
+    hello_at: float = -math.inf
+    share: deque[float] = field(default_factory=deque)
+
+
+class AdmissionLimiter:
+    """One gate for every way into a table: per address and global, before the work.
+
+    Call :meth:`begin` when a ``hello`` arrives, *before* any expensive or secret-checking
+    work (starting a PAKE), and :meth:`end` when the attempt is decided (the PAKE
+    confirmed or failed, the token accepted or refused, the connection lost mid-way).
+    The slot is reserved at ``begin``, so parallel attempts count at once.
+
+    Order of the checks in :meth:`begin`:
+
+    1. ``proven`` (a reconnect token that matches a seat, checked by the caller in
+       constant time first: a 128-bit secret cannot be guessed): admitted at once, and
+       counted nowhere. Neither a flood from another address nor the global caps can keep
+       a seated player out.
+    2. The address's own hello rate (``hello_rate``/``hello_burst``).
+    3. For unproven secrets (``code``, a ``token`` that matches no seat): the address's
+       failure delay or lockout, then its in-flight cap (``max_in_flight``).
+    4. Global: the hello rate of all addresses, and for ``code`` the PAKEs in flight and
+       the failure cap per window (``global_max``, one address counting at most
+       ``global_share`` times, so one address can never exhaust it).
+
+    A refusal at the address level charges nothing globally. ``end(ticket, ok=False)``
+    of a ``code`` or ``token`` attempt records a failure for its address (doubling its
+    wait: ``base_delay * 2**(n-1)`` up to ``max_delay``, ``lockout`` seconds after
+    ``lockout_after`` in a row) and, within its share, for the global window;
+    ``ok=True`` clears the address's failures.
+
+    Synchronous; time comes from ``now`` arguments or ``clock``.
+    """
+
+    def __init__(self, config: AdmissionConfig | None = None, clock: Clock = time.monotonic) -> None:
+        self.config = c = config or AdmissionConfig()
+        for name in ("hello_rate", "hello_burst", "global_hello_rate", "global_hello_burst",
+                     "base_delay", "max_delay", "lockout", "forget_after", "global_window"):
+            _check_positive(name, getattr(c, name))
+        for name in ("max_in_flight", "global_max_in_flight", "lockout_after", "global_max",
+                     "global_share", "max_addresses"):
+            if type(getattr(c, name)) is not int or getattr(c, name) < 1:
+                raise ValueError(f"{name} must be an int >= 1")
+        self._clock = clock
+        self._addresses: OrderedDict[str, _Address] = OrderedDict()
+        self._global_failures: deque[float] = deque()
+        self._global_hellos = float(c.global_hello_burst)
+        self._global_hello_at = -math.inf
+        self._in_flight = 0
+        self._serial = 0
+        self._open: set[int] = set()
+        self.refusals: dict[str, int] = {}
+        """Refusals so far, by ``"<scope>:<kind>"`` (for tests and the status line)."""
+
+    # ---- queries
+
+    @property
+    def in_flight(self) -> int:
+        """Unproven code attempts running now (all addresses)."""
+        return self._in_flight
+
+    def failures(self, address: str) -> int:
+        record = self._addresses.get(address)
+        return record.failures if record else 0
+
+    def retry_after(self, address: str, now: float | None = None) -> float:
+        """Seconds before an unproven attempt from ``address`` could be admitted."""
+        now = self._now(now)
+        wait = 0.0
+        record = self._addresses.get(address)
+        if record is not None:
+            wait = max(wait, record.not_before - now)
+        self._expire_global(now)
+        if len(self._global_failures) >= self.config.global_max:
+            wait = max(wait, self._global_failures[0] + self.config.global_window - now)
+        return max(0.0, wait)
+
+    # ---- the gate
+
+    def begin(
+        self, address: str, kind: str, now: float | None = None, *, proven: bool = False
+    ) -> Ticket | Refusal:
+        """Admit an attempt of ``kind`` from ``address`` (a :func:`address_key`), or say why
+        not. ``proven``: only for a ``token`` that matches a seat."""
+        if kind not in _KINDS:
+            raise ValueError(f"kind must be one of {_KINDS}, not {kind!r}")
+        if proven and kind != KIND_TOKEN:
+            raise ValueError("only a reconnect token can be proven")
+        now = self._now(now)
+        c = self.config
+        if proven:
+            return self._admit(address, kind, now, proven=True, record=None)
+        record = self._record(address, now)
+        # 2. this address's hello rate
+        record.hellos = min(c.hello_burst, record.hellos + max(0.0, now - record.hello_at) * c.hello_rate)
+        record.hello_at = max(record.hello_at, now)
+        if record.hellos < 1.0:
+            return self._refuse(kind, "address", "too many connections from this address",
+                                (1.0 - record.hellos) / c.hello_rate)
+        secret = kind != KIND_HELLO
+        # 3. this address's failures and attempts in flight
+        if secret:
+            if now < record.not_before:
+                return self._refuse(kind, "address", "too many wrong codes or tokens",
+                                    record.not_before - now, charge=record)
+            if record.in_flight >= c.max_in_flight:
+                return self._refuse(kind, "address", "an attempt from this address is running",
+                                    1.0, charge=record)
+        # 4. global
+        self._global_hellos = min(
+            c.global_hello_burst,
+            self._global_hellos + max(0.0, now - self._global_hello_at) * c.global_hello_rate,
+        )
+        self._global_hello_at = max(self._global_hello_at, now)
+        if self._global_hellos < 1.0:
+            return self._refuse(kind, "global", "the table is busy",
+                                (1.0 - self._global_hellos) / c.global_hello_rate, charge=record)
+        if secret:
+            self._expire_global(now)
+            if len(self._global_failures) >= c.global_max:
+                return self._refuse(
+                    kind, "global", "too many wrong codes at this table",
+                    self._global_failures[0] + c.global_window - now, charge=record)
+            if kind == KIND_CODE and self._in_flight >= c.global_max_in_flight:
+                return self._refuse(kind, "global", "the table is busy", 1.0, charge=record)
+        record.hellos -= 1.0
+        self._global_hellos -= 1.0
+        return self._admit(address, kind, now, proven=False, record=record)
+
+    def end(self, ticket: Ticket, ok: bool, now: float | None = None) -> None:
+        """The attempt of ``ticket`` is over: ``ok`` (code confirmed, token valid) or not.
+
+        Ending a ticket twice is a no-op, so a ``finally`` may always call it.
+        """
+        if ticket.serial not in self._open:
+            return
+        self._open.discard(ticket.serial)
+        if ticket.proven:
+            return
+        now = self._now(now)
+        secret = ticket.kind != KIND_HELLO
+        record = self._addresses.get(ticket.address)
+        if secret:
+            if record is not None:
+                record.in_flight = max(0, record.in_flight - 1)
+            if ticket.kind == KIND_CODE:
+                self._in_flight = max(0, self._in_flight - 1)
+        if not secret:
+            return
+        if record is None:
+            record = self._record(ticket.address, now)
+        if ok:
+            record.failures, record.not_before = 0, -math.inf
+            return
+        c = self.config
+        record.failures += 1
+        record.last_failure = now
+        wait = c.lockout if record.failures >= c.lockout_after else min(
+            c.base_delay * 2 ** (record.failures - 1), c.max_delay)
+        record.not_before = now + wait
+        self._addresses.move_to_end(ticket.address)
+        while record.share and record.share[0] <= now - c.global_window:
+            record.share.popleft()
+        if len(record.share) < c.global_share:
+            record.share.append(now)
+            self._global_failures.append(now)
+
+    # ---- internals
+
+    def _now(self, now: float | None) -> float:
+        return self._clock() if now is None else float(now)
+
+    def _admit(
+        self, address: str, kind: str, now: float, *, proven: bool, record: _Address | None
+    ) -> Ticket:
+        self._serial += 1
+        if not proven and kind != KIND_HELLO:
+            assert record is not None
+            record.in_flight += 1
+            if kind == KIND_CODE:
+                self._in_flight += 1
+        self._open.add(self._serial)
+        return Ticket(address, kind, now, proven, self._serial)
+
+    def _refuse(
+        self, kind: str, scope: str, reason: str, wait: float, charge: _Address | None = None
+    ) -> Refusal:
+        if charge is not None:  # a refused attempt still spends the address's hello rate
+            charge.hellos = max(0.0, charge.hellos - 1.0)
+        key = f"{scope}:{kind}"
+        self.refusals[key] = self.refusals.get(key, 0) + 1
+        return Refusal("rate_limited", reason, max(0.0, wait), scope)
+
+    def _expire_global(self, now: float) -> None:
+        while self._global_failures and self._global_failures[0] <= now - self.config.global_window:
+            self._global_failures.popleft()
+
+    def _record(self, address: str, now: float) -> _Address:
+        record = self._addresses.get(address)
+        if record is None:
+            record = _Address(hellos=self.config.hello_burst, hello_at=now)
+            self._addresses[address] = record
+            self._forget(now)
+        return record
+
+    def _forget(self, now: float) -> None:
+        c = self.config
+        if len(self._addresses) <= c.max_addresses:
+            return
+        for address in list(self._addresses):
+            if len(self._addresses) <= c.max_addresses:
+                break
+            r = self._addresses[address]
+            idle = r.in_flight == 0 and now >= r.not_before
+            if idle and (r.failures < c.lockout_after or now - r.last_failure >= c.forget_after):
+                del self._addresses[address]
+
+
 # --------------------------------------------------------------------------- deadlines
 
 
@@ -385,6 +690,7 @@ class GuardConfig:
     join_lockout: float = 900.0
     join_global_max: int = 60
     join_global_window: float = 60.0
+    admission: AdmissionConfig = field(default_factory=AdmissionConfig)
     tls_handshake_timeout: float = TLS_HANDSHAKE_TIMEOUT
     hello_deadline: float = HELLO_DEADLINE
     handshake_deadline: float = HANDSHAKE_DEADLINE
@@ -411,6 +717,8 @@ class HostGuard:
             global_window=config.join_global_window,
             clock=clock,
         )
+        self.admission = AdmissionLimiter(config.admission, clock)
+        """The gate for every hello (see :class:`AdmissionLimiter`)."""
 
     def rate_limiter(self) -> RateLimiter:
         """A new limiter for one connection."""

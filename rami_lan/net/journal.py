@@ -12,10 +12,29 @@ these three being the standard ones.
 
 File layout::
 
-    b"RLJOURN1"                                   8-byte magic (format version 1)
+    b"RLJOURN2"                                   8-byte magic (format version 2)
     record*:
-        u32 n | u32 crc32(body) | u32 crc32(the previous 8 bytes)   big-endian header
+        u32 n | u32 crc32(body) | tag[16] | u32 crc32(the previous 24 bytes)   header
         body: n bytes of msgpack {"kind": str, "body": map}
+
+    tag = HMAC-SHA256(key, "rami-lan journal v2" 0x00 || previous tag || u32 n || body)[:16]
+
+The journal is **authenticated**: each record's ``tag`` is an HMAC under a 32-byte key
+kept in ``journal.key`` (mode 0600) in the journal's folder (``config_dir()/tables``,
+beside the host's identity), made on first use. Tags are chained (the first record's
+"previous tag" is 16 zero bytes; compaction starts a new chain), so a record cannot be
+edited, removed from the middle, reordered or copied from another journal without the
+key: such a journal is refused with :class:`JournalTamperedError`, even when its CRCs
+were recomputed. (Records cut from the *end* leave a valid shorter journal: the
+journal is a crash log, and a cut tail is what a crash leaves.) A version-1 journal
+(``RLJOURN1``, unauthenticated) is refused the same way. CRCs still tell a torn tail
+(a crash mid-append) from damage.
+
+Bounds: a ``snapshot`` body's host fields are checked before the host uses any of them
+(:func:`check_snapshot`: ``port`` 0..65535, ``seq``, ``match_no``, seat numbers, the
+table's seats and timer, the embedded match record), so a crafted journal is refused
+with a :class:`JournalInvalidError` naming the field instead of raising deep inside
+the host.
 
 :meth:`Journal.append` writes a record with one ``write`` and then ``fsync``s the file
 (``F_FULLFSYNC`` on macOS), so once it returns the record survives a crash. Creating the
@@ -41,8 +60,11 @@ crash at any point leaves either the old journal or the new one, both complete.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 import re
+import secrets
 import struct
 import zlib
 from collections.abc import Iterator
@@ -52,8 +74,9 @@ from typing import Any, Final, NamedTuple
 
 import msgpack
 
-from rami_lan.fsutil import fsync, fsync_dir
+from rami_lan.fsutil import fsync, fsync_dir, write_temp
 from rami_lan.net.protocol import check_plain
+from rami_lan.paths import private_dir, private_file
 
 try:
     import fcntl
@@ -69,13 +92,26 @@ __all__ = [
     "Journal",
     "JournalCorruptError",
     "JournalError",
+    "JournalInvalidError",
     "JournalLockedError",
+    "JournalTamperedError",
     "Record",
     "Replay",
+    "check_snapshot",
+    "journal_key",
+    "prune_journals",
     "replay",
 ]
 
-MAGIC: Final = b"RLJOURN1"
+MAGIC: Final = b"RLJOURN2"
+OLD_MAGIC: Final = b"RLJOURN1"
+KEY_FILE: Final = "journal.key"
+GRACE: Final = 7 * 24 * 3600.0
+"""Seconds a journal left behind (a table that crashed and was never resumed) is kept
+after its last write; :func:`prune_journals` removes older ones."""
+KEY_SIZE: Final = 32
+TAG_SIZE: Final = 16
+_TAG_LABEL: Final = b"rami-lan journal v2\x00"
 MAX_RECORD: Final = 64 * 1024 * 1024
 """Largest record body, in bytes."""
 MAX_DEPTH: Final = 32
@@ -84,7 +120,8 @@ KIND_SNAPSHOT: Final = "snapshot"
 KIND_ACTION: Final = "action"
 KIND_ROUND: Final = "round"
 
-_HEADER = struct.Struct(">III")
+_HEADER = struct.Struct(">II16sI")
+_HEAD_CRC_SPAN = 24  # bytes covered by the header's own CRC
 _KIND = re.compile(r"[a-z][a-z0-9_]{0,31}")
 
 
@@ -115,6 +152,15 @@ class JournalCorruptError(JournalError):
 
 class JournalLockedError(JournalError):
     """Another process has this journal open."""
+
+
+class JournalTamperedError(JournalError):
+    """A record's authentication tag does not match: the journal was edited (or written
+    under another key, or by a rami-lan without authentication). Never resumed."""
+
+
+class JournalInvalidError(JournalError):
+    """A record is authentic but holds a value out of bounds (a crafted or buggy body)."""
 
 
 class Record(NamedTuple):
@@ -150,7 +196,13 @@ class Replay:
 # --------------------------------------------------------------------------- encoding
 
 
-def _encode(kind: str, body: dict[str, Any]) -> bytes:
+def _tag(key: bytes, previous: bytes, data: bytes) -> bytes:
+    message = _TAG_LABEL + previous + struct.pack(">I", len(data)) + data
+    return hmac.digest(key, message, hashlib.sha256)[:TAG_SIZE]
+
+
+def _encode(kind: str, body: dict[str, Any], key: bytes, previous: bytes) -> tuple[bytes, bytes]:
+    """The record's bytes and its tag (the next record's ``previous``)."""
     if type(kind) is not str or not _KIND.fullmatch(kind):
         raise ValueError(f"a record kind is an identifier like 'action', not {kind!r}")
     if type(body) is not dict:
@@ -159,9 +211,9 @@ def _encode(kind: str, body: dict[str, Any]) -> bytes:
     data = msgpack.packb({"kind": kind, "body": body}, use_bin_type=True)
     if len(data) > MAX_RECORD:
         raise ValueError(f"record of {len(data)} bytes, limit {MAX_RECORD}")
-    crc = zlib.crc32(data)
-    head = struct.pack(">II", len(data), crc)
-    return head + struct.pack(">I", zlib.crc32(head)) + data
+    tag = _tag(key, previous, data)
+    head = struct.pack(">II16s", len(data), zlib.crc32(data), tag)
+    return head + struct.pack(">I", zlib.crc32(head)) + data, tag
 
 
 def _decode(data: bytes | memoryview) -> tuple[str, dict[str, Any]]:
@@ -175,11 +227,13 @@ def _decode(data: bytes | memoryview) -> tuple[str, dict[str, Any]]:
 
 
 def _read_at(data: bytes, pos: int) -> tuple[Record | None, int, str]:
-    """The record at ``pos``: (record, its end, "") or (None, end or -1, problem)."""
+    """The record at ``pos``: (record, its end, "") or (None, end or -1, problem).
+
+    Checks the CRCs and the decoding only; the tag is checked by :func:`_scan`."""
     if len(data) - pos < _HEADER.size:
         return None, -1, "incomplete header"
-    n, crc, head_crc = _HEADER.unpack_from(data, pos)
-    if zlib.crc32(data[pos : pos + 8]) != head_crc:
+    n, crc, _tag_bytes, head_crc = _HEADER.unpack_from(data, pos)
+    if zlib.crc32(data[pos : pos + _HEAD_CRC_SPAN]) != head_crc:
         return None, -1, "header checksum mismatch"
     if not 1 <= n <= MAX_RECORD:
         return None, -1, f"bad record length {n}"
@@ -221,34 +275,193 @@ def _build(records: list[Record], end: int, size: int) -> Replay:
     )
 
 
-def _scan(path: Path, data: bytes) -> Replay:
+def _scan(path: Path, data: bytes, key: bytes) -> tuple[Replay, bytes]:
+    """The journal in ``data``, and the tag of its last valid record (the chain's end)."""
     if len(data) < len(MAGIC):
         if MAGIC.startswith(data):
-            return Replay(None, [], 0, 0, len(data))  # crashed while being created
+            return Replay(None, [], 0, 0, len(data)), bytes(TAG_SIZE)  # crashed while created
         raise JournalCorruptError(path, 0, "not a rami-lan journal", Replay(None, []))
+    if data.startswith(OLD_MAGIC):
+        raise JournalTamperedError(
+            f"{path}: written by an older rami-lan, without authentication: not resumed")
     if not data.startswith(MAGIC):
         raise JournalCorruptError(path, 0, "not a rami-lan journal", Replay(None, []))
     records: list[Record] = []
+    previous = bytes(TAG_SIZE)
     pos = len(MAGIC)
     while pos < len(data):
         record, end, problem = _read_at(data, pos)
+        if record is None and problem.startswith("undecodable"):
+            # Both CRCs hold, so the whole record was written: not a torn tail.
+            tag = _HEADER.unpack_from(data, pos)[2]
+            if not hmac.compare_digest(tag, _tag(key, previous, data[pos + _HEADER.size : end])):
+                raise JournalTamperedError(
+                    f"{path}: the record at byte {pos} is not authentic (the journal was "
+                    f"edited, or written with another key): not resumed")
+            raise JournalCorruptError(path, pos, problem, _build(records, pos, pos))
         if record is None:
             if _valid_record_after(data, pos):
                 raise JournalCorruptError(path, pos, problem, _build(records, pos, pos))
             break  # a torn tail
+        tag = _HEADER.unpack_from(data, pos)[2]
+        body = data[pos + _HEADER.size : end]
+        if not hmac.compare_digest(tag, _tag(key, previous, body)):
+            raise JournalTamperedError(
+                f"{path}: the record at byte {pos} is not authentic (the journal was edited, "
+                f"or written with another key): not resumed")
+        if record.kind == KIND_SNAPSHOT:
+            try:
+                check_snapshot(record.body)
+            except ValueError as exc:
+                raise JournalInvalidError(f"{path}: snapshot at byte {pos}: {exc}") from None
+        previous = tag
         records.append(record)
         pos = end
-    return _build(records, pos, len(data))
+    return _build(records, pos, len(data)), previous
 
 
-def replay(path: str | os.PathLike[str]) -> Replay:
+def replay(path: str | os.PathLike[str], *, key: bytes | None = None) -> Replay:
     """Read a journal: ``snapshot, records = replay(path)``.
 
     A torn tail is ignored (``Replay.torn`` says how many bytes); damage before the end
-    raises :class:`JournalCorruptError`. A missing file raises ``FileNotFoundError``.
+    raises :class:`JournalCorruptError`; a record that is not authentic under ``key``
+    (default: :func:`journal_key` of the journal's folder) raises
+    :class:`JournalTamperedError`; a snapshot out of bounds :class:`JournalInvalidError`.
+    A missing file raises ``FileNotFoundError``.
     """
     path = Path(path)
-    return _scan(path, path.read_bytes())
+    data = path.read_bytes()
+    if key is None:
+        key = journal_key(path.parent)
+    return _scan(path, data, key)[0]
+
+
+# --------------------------------------------------------------------------- bounds
+
+
+def _bounded_int(body: dict[str, Any], name: str, low: int, high: int, where: str = "") -> None:
+    if name in body:
+        value = body[name]
+        if type(value) is not int or not low <= value <= high:
+            raise ValueError(
+                f"{where}{name} must be an int in {low}..{high}, not {_short(value)}")
+
+
+def _short(value: object) -> str:
+    text = repr(value) if not isinstance(value, dict | list) else type(value).__name__
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def check_snapshot(body: dict[str, Any]) -> None:
+    """Check the host fields of a ``snapshot`` body that are present; ``ValueError`` if
+    one is out of bounds. Fields are optional here (the host checks what it needs); any
+    present one must have its type and range."""
+    _bounded_int(body, "v", 1, 1000)
+    _bounded_int(body, "seq", 0, 2**53)
+    _bounded_int(body, "port", 0, 65535)
+    _bounded_int(body, "match_no", 0, 10**6)
+    _bounded_int(body, "host_seat", 0, 255)
+    if "table_id" in body and (type(body["table_id"]) is not bytes or len(body["table_id"]) != 16):
+        raise ValueError("table_id must be 16 bytes")
+    table = body.get("table")
+    if table is not None:
+        if type(table) is not dict:
+            raise ValueError("table must be a map")
+        _bounded_int(table, "seats", 2, 4, "table.")
+        _bounded_int(table, "timer", 0, 24 * 3600, "table.")
+        if table.get("limit") is not None:
+            _bounded_int(table, "limit", 1, 100_000, "table.")
+        bots = table.get("bots")
+        if bots is not None and (type(bots) is not list or len(bots) > 4):
+            raise ValueError("table.bots must be a list of at most 4 seats")
+        for name in ("name", "variant", "join_code", "who_may_sit", "host_nickname"):
+            value = table.get(name)
+            if value is not None and (type(value) is not str or len(value) > 256):
+                raise ValueError(f"table.{name} must be a short str")
+    seats = body.get("seats")
+    if seats is not None:
+        if type(seats) is not list or len(seats) > 8:
+            raise ValueError("seats must be a list of at most 8 seats")
+        for seat in seats:
+            if type(seat) is not dict:
+                raise ValueError("every seat is a map")
+            _bounded_int(seat, "seat", 0, 7, "seats[].")
+    record = body.get("record")
+    if record is not None:
+        if type(record) is not dict:
+            raise ValueError("record must be a map")
+        data = record.get("data")
+        if data is not None:
+            from rami_lan.net.record import check_record
+
+            try:
+                check_record(data)
+            except ValueError as exc:
+                raise ValueError(f"record.data: {exc}") from None
+
+
+# --------------------------------------------------------------------------- cleanup
+
+
+def prune_journals(
+    folder: str | os.PathLike[str], *, grace: float = GRACE, now: float | None = None
+) -> list[Path]:
+    """Remove the ``*.journal`` files of ``folder`` not written for ``grace`` seconds
+    (abandoned tables: they hold the table's join code and seats), and stale temporary
+    compaction files; a journal open in a running host (locked) is never touched.
+    Returns what was removed. Errors are skipped quietly (best effort)."""
+    import time
+
+    folder = Path(folder)
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    try:
+        candidates = list(folder.glob("*.journal")) + list(folder.glob(".*.compact"))
+    except OSError:
+        return removed
+    for path in candidates:
+        try:
+            if now - path.stat().st_mtime < grace:
+                continue
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            _lock(fd, path)  # raises if a running host holds it
+            path.unlink()
+            removed.append(path)
+        except (JournalLockedError, OSError):
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
+# --------------------------------------------------------------------------- key
+
+
+def journal_key(folder: str | os.PathLike[str]) -> bytes:
+    """The 32-byte key authenticating the journals of ``folder``: ``folder/journal.key``
+    (0600, the folder 0700), made atomically on first use."""
+    folder = private_dir(Path(folder))
+    path = folder / KEY_FILE
+    if not path.exists():
+        tmp = write_temp(path, secrets.token_bytes(KEY_SIZE))
+        try:
+            os.link(tmp, path)  # fails if another host made it first: use that one
+        except FileExistsError:
+            pass
+        except OSError:  # no hard links here
+            if not path.exists():
+                os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        fsync_dir(folder)
+    private_file(path)
+    key = path.read_bytes()
+    if len(key) != KEY_SIZE:
+        raise JournalError(f"{path} is not a journal key ({len(key)} bytes)")
+    return key
 
 
 # --------------------------------------------------------------------------- writing
@@ -276,31 +489,43 @@ _OPEN_FLAGS = os.O_WRONLY | os.O_APPEND | getattr(os, "O_BINARY", 0)
 class Journal:
     """An open journal, for appending. Use :meth:`open`; close it (or use ``with``)."""
 
-    def __init__(self, path: Path, fd: int, size: int, replayed: Replay, sync: bool) -> None:
+    def __init__(
+        self, path: Path, fd: int, size: int, replayed: Replay, sync: bool, key: bytes,
+        previous: bytes,
+    ) -> None:
         self.path = path
         self._fd: int | None = fd
         self._size = size
         self._sync = sync
+        self._key = key
+        self._previous = previous
         self.replayed = replayed
         """What the file held when it was opened (empty for a new journal)."""
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *, sync: bool = True) -> Journal:
+    def open(
+        cls, path: str | os.PathLike[str], *, sync: bool = True, key: bytes | None = None
+    ) -> Journal:
         """Open ``path`` for appending, creating it if needed.
 
+        ``key`` authenticates the records (default: :func:`journal_key` of the folder).
         An existing journal is checked first: a torn tail is cut off (and the cut synced),
-        damage before the end raises :class:`JournalCorruptError` and changes nothing.
+        damage before the end raises :class:`JournalCorruptError`, a record that is not
+        authentic :class:`JournalTamperedError`; both change nothing.
         The file is locked (POSIX ``flock``) against a second host:
         :class:`JournalLockedError`. ``sync=False`` skips every fsync (benchmarks only).
         """
         path = Path(path)
+        if key is None:
+            key = journal_key(path.parent)
         try:
             fd = os.open(path, _OPEN_FLAGS | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
             fd = os.open(path, _OPEN_FLAGS)
             try:
                 _lock(fd, path)
-                found = replay(path)
+                private_file(path)
+                found, previous = _scan(path, path.read_bytes(), key)
                 if found.end < len(MAGIC):  # empty or torn magic: start afresh
                     os.ftruncate(fd, 0)
                     _write_all(fd, MAGIC)
@@ -314,7 +539,7 @@ class Journal:
             except BaseException:
                 os.close(fd)
                 raise
-            return cls(path, fd, size, found, sync)
+            return cls(path, fd, size, found, sync, key, previous)
         try:
             _lock(fd, path)
             _write_all(fd, MAGIC)
@@ -324,7 +549,8 @@ class Journal:
         except BaseException:
             os.close(fd)
             raise
-        return cls(path, fd, len(MAGIC), Replay(None, [], 0, len(MAGIC)), sync)
+        return cls(path, fd, len(MAGIC), Replay(None, [], 0, len(MAGIC)), sync, key,
+                   bytes(TAG_SIZE))
 
     @property
     def size(self) -> int:
@@ -347,7 +573,7 @@ class Journal:
         write itself fails (disk full), the partial record is cut off before raising.
         """
         fd = self._require_open()
-        record = _encode(kind, body)
+        record, tag = _encode(kind, body, self._key, self._previous)
         offset = self._size
         try:
             _write_all(fd, record)
@@ -360,12 +586,13 @@ class Journal:
                 pass  # replay will see a torn tail
             raise
         self._size += len(record)
+        self._previous = tag
         return offset
 
     def compact(self, snapshot: dict[str, Any]) -> None:
         """Replace the journal, atomically, by a new one holding only ``snapshot``."""
         self._require_open()
-        record = _encode(KIND_SNAPSHOT, snapshot)
+        record, tag = _encode(KIND_SNAPSHOT, snapshot, self._key, bytes(TAG_SIZE))
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.compact")
         fd = os.open(tmp, _OPEN_FLAGS | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
@@ -382,6 +609,7 @@ class Journal:
             fsync_dir(self.path.parent)
         old, self._fd = self._fd, fd
         self._size = len(MAGIC) + len(record)
+        self._previous = tag
         if old is not None:
             os.close(old)
 

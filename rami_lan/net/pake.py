@@ -34,18 +34,49 @@ messages of ``rami_lan.net.protocol``). Typical use, host side first::
 Every failure caused by the peer (a malformed message, a wrong code, a relay) raises a
 :class:`PakeError`; calling the methods out of order is a bug and raises
 :class:`PakeStateError` (a ``RuntimeError``).
+
+Join codes
+----------
+Each PAKE run is one online guess, and the host's admission limiter
+(``rami_lan.net.guard.AdmissionLimiter``) bounds guesses, so the code only needs enough
+entropy to outlast those limits:
+
+- :func:`generate_code` makes the default code: :data:`GENERATED_LENGTH` symbols of the
+  32-symbol :data:`CODE_ALPHABET` (no ``0/O``, ``1/I``), shown as ``ABCD-EFGH``:
+  40 bits (:data:`GENERATED_BITS`).
+- :func:`check_code_strength` refuses a chosen code whose normalized form is estimated
+  below :data:`MIN_CODE_BITS` bits (``len * log2(pool)``, the pool being 10 for digits
+  only, 26 for letters only, 36 for letters and digits, 80 with anything else), or
+  uses :data:`MIN_DISTINCT` distinct characters or fewer, or is mostly a sequence (3/4
+  of its steps from one character to the next are equal: ``12345678901``, ``abcdefgh``):
+  ``1``, ``1234``, ``0000000000000``, ``azerty`` are refused, with a reason in the
+  player's language.
+
+Normalization (:func:`normalize_code`, unchanged since v1 so old and new peers derive the
+same password): Unicode NFKC, then ``str.casefold``, then every whitespace character and
+every ``-``, ``_`` and ``.`` is removed; the result is UTF-8 encoded. So ``ab-12 CD``,
+``AB12cd`` and ``ab.12_cd`` are one code. A code is 1..:data:`MAX_CODE` printable
+characters before normalization. The strength rule is applied *after* normalization (the
+separators add nothing).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import math
+import secrets
 import unicodedata
 from typing import Final, Literal
 
 from spake2 import SPAKE2_A, SPAKE2_B
 
+from rami_lan.i18n import _
+
 __all__ = [
+    "CODE_ALPHABET",
+    "GENERATED_BITS",
+    "MIN_CODE_BITS",
     "MAC_LEN",
     "MAX_MESSAGE",
     "PakeClient",
@@ -54,6 +85,10 @@ __all__ = [
     "PakeHost",
     "PakeMessageError",
     "PakeStateError",
+    "WeakCodeError",
+    "check_code_strength",
+    "code_bits",
+    "generate_code",
     "normalize_code",
 ]
 
@@ -62,6 +97,15 @@ MAX_MESSAGE: Final = 256
 MAC_LEN: Final = 32
 MAX_CODE: Final = 32
 """Longest join code, in characters (as in the ``hello`` message's former ``code``)."""
+
+CODE_ALPHABET: Final = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+"""32 symbols that cannot be mistaken for one another aloud or on screen (no 0/O, 1/I)."""
+GENERATED_LENGTH: Final = 8
+GENERATED_BITS: Final = GENERATED_LENGTH * 5
+"""Entropy of a generated code: 8 symbols of 32, 40 bits."""
+MIN_CODE_BITS: Final = 35
+"""Estimated bits a chosen code needs (see the module docstring)."""
+MIN_DISTINCT: Final = 3
 
 _ID_CLIENT: Final = b"rami-lan/v1 client"
 _ID_HOST: Final = b"rami-lan/v1 host"
@@ -103,6 +147,64 @@ def normalize_code(code: str) -> bytes:
     if not text:
         raise ValueError("a join code cannot be empty")
     return text.encode("utf-8")
+
+
+class WeakCodeError(ValueError):
+    """A chosen join code is too easy to guess; ``str()`` says why, in the player's language."""
+
+
+def generate_code() -> str:
+    """A fresh random join code, ``ABCD-EFGH`` (:data:`GENERATED_BITS` bits)."""
+    half = GENERATED_LENGTH // 2
+    while True:  # the rare draw that looks weak (3 symbols, a run) is drawn again
+        symbols = "".join(secrets.choice(CODE_ALPHABET) for _i in range(GENERATED_LENGTH))
+        code = f"{symbols[:half]}-{symbols[half:]}"
+        try:
+            return check_code_strength(code)
+        except WeakCodeError:
+            continue
+
+
+def code_bits(code: str) -> float:
+    """Estimated entropy of ``code`` in bits: ``len * log2(pool)`` of its normalized form."""
+    text = normalize_code(code).decode("utf-8")
+    if text.isdigit() and text.isascii():
+        pool = 10
+    elif text.isalpha() and text.isascii():
+        pool = 26
+    elif text.isalnum() and text.isascii():
+        pool = 36
+    else:
+        pool = 80
+    return len(text) * math.log2(pool)
+
+
+def check_code_strength(code: str) -> str:
+    """Return ``code`` if it is strong enough to be a join code, else raise
+    :class:`WeakCodeError` (a ``ValueError``) saying why, translated.
+
+    A code from :func:`generate_code` always passes.
+    """
+    try:
+        text = normalize_code(code).decode("utf-8")
+    except ValueError:
+        raise WeakCodeError(_("A join code is 1 to {n} printable characters.").format(
+            n=MAX_CODE)) from None
+    if len(set(text)) <= MIN_DISTINCT:
+        raise WeakCodeError(_(
+            "This join code is too easy to guess: it uses {n} different characters or fewer."
+        ).format(n=MIN_DISTINCT))
+    steps = [ord(b) - ord(a) for a, b in zip(text, text[1:], strict=False)]
+    if steps and max(steps.count(d) for d in set(steps)) >= 0.75 * len(steps):
+        raise WeakCodeError(_(
+            "This join code is too easy to guess: it is mostly a sequence like 1234 or abcd."))
+    bits = code_bits(code)
+    if bits < MIN_CODE_BITS:
+        raise WeakCodeError(_(
+            "This join code is too easy to guess ({bits} bits, at least {min} needed): use "
+            "at least 8 letters and digits, or 11 digits, or let rami-lan make one."
+        ).format(bits=int(bits), min=MIN_CODE_BITS))
+    return code
 
 
 def _fingerprint_bytes(fp: str | bytes) -> bytes:

@@ -327,6 +327,7 @@ class PlayerBrowser(ServiceBrowser[PlayerAd, PlayerEvent]):
         exclude_player_id: str | None = None,
         max_players: int = 256,
         queue_size: int = 1024,
+        on_invalid: Callable[[str, str], None] | None = None,
     ) -> None:
         super().__init__(
             interfaces=interfaces,
@@ -336,6 +337,7 @@ class PlayerBrowser(ServiceBrowser[PlayerAd, PlayerEvent]):
             on_change=on_change,
             max_ads=max_players,
             queue_size=queue_size,
+            on_invalid=on_invalid,
         )
         self._exclude = exclude_player_id
 

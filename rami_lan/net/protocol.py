@@ -112,6 +112,8 @@ MAX_NICK: Final = 24
 MAX_CODE: Final = 32
 MAX_CHAT: Final = 200
 MAX_MESSAGE: Final = 500
+MAX_ERROR_TEXT: Final = 300
+"""Longest text of a :class:`RemoteProtocolError` (longer ones are cut when raised)."""
 MAX_PAKE_MSG: Final = 256
 MAX_CARD: Final = 4096
 """Largest "Info joueur" card in a ``card`` / ``card_msg`` message, msgpack-encoded, in bytes."""
@@ -188,6 +190,8 @@ class RemoteProtocolError(ProtocolError):
     """
 
     def __init__(self, code: str, message: str) -> None:
+        if len(message) > MAX_ERROR_TEXT:  # O(1): every message is cut before it is used
+            message = message[: MAX_ERROR_TEXT - 1] + "…"
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
@@ -519,10 +523,18 @@ class Message:
             raise RemoteProtocolError(
                 "bad_message", f"expected kind {cls.KIND!r}, got {_show(kind)}"
             )
-        extra = [key for key in wire if key != "k" and key not in cls._NAMES]
-        if extra:
+        names = cls._NAMES
+        first: object = None
+        unknown = 0
+        for key in wire:  # count only: the text names one key, whatever the input size
+            if key != "k" and key not in names:
+                if not unknown:
+                    first = key
+                unknown += 1
+        if unknown:
+            more = f" and {unknown - 1} more" if unknown > 1 else ""
             raise RemoteProtocolError(
-                "bad_field", f"{kind}: unknown field(s) {', '.join(map(_show, extra))}"
+                "bad_field", f"{kind}: unknown field {_show(first)}{more} ({unknown} in all)"
             )
         values: dict[str, Any] = {}
         for spec in cls._SPEC:

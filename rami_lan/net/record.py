@@ -57,10 +57,27 @@ from rami_lan.net.shuffle import (
 if TYPE_CHECKING:
     from rami_lan.core.match import MatchState
 
-__all__ = ["RECORD_FORMAT", "MatchRecord", "VerifyReport", "load_record", "verify", "verify_file"]
+__all__ = [
+    "MAX_RECORD_BYTES",
+    "RECORD_FORMAT",
+    "MatchRecord",
+    "VerifyReport",
+    "check_record",
+    "load_record",
+    "save_record",
+    "verify",
+    "verify_file",
+]
 
 RECORD_FORMAT = "rami-lan-record"
 RECORD_VERSION = 1
+MAX_RECORD_BYTES = 32 * 1024 * 1024
+"""Largest record file read (a long match is a few MB)."""
+MAX_ROUNDS = 1000
+MAX_CARDS = 1000
+MAX_EVENTS = 100_000
+MAX_ACTIONS = 100_000
+MAX_TEXT = 1000
 
 
 def _hexmap(m: Mapping[int, bytes]) -> dict[str, str]:
@@ -192,15 +209,178 @@ class VerifyReport:
         return "\n".join(lines)
 
 
+def save_record(folder: str | Path, name: str, data: Mapping[str, Any]) -> Path:
+    """Write a record as ``folder/name`` atomically, mode 0600; a missing ``folder`` is
+    made with mode 0700 (an existing one, chosen by the player, is left as it is)."""
+    from rami_lan.fsutil import atomic_write
+
+    folder = Path(folder)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = folder / name
+    atomic_write(path, json.dumps(data, indent=1))
+    return path
+
+
 def load_record(path: str | Path) -> dict[str, Any]:
-    """Read a record file (JSON); raise ValueError if it is not one."""
+    """Read a record file (JSON) and check its shape (:func:`check_record`); raise
+    ValueError if it is not a record within bounds. At most :data:`MAX_RECORD_BYTES` are
+    read; deep nesting is refused, never a ``RecursionError``."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"can not read {path}: {exc}") from None
+        with open(path, "rb") as file:
+            raw = file.read(MAX_RECORD_BYTES + 1)
+        if len(raw) > MAX_RECORD_BYTES:
+            raise ValueError(f"larger than {MAX_RECORD_BYTES} bytes")
+        data = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise ValueError(f"can not read {path}: nested too deeply") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"can not read {path}: {_clip(exc)}") from None
     if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
         raise ValueError(f"{path} is not a rami-lan match record")
+    check_record(data)
     return data
+
+
+def _clip(value: object, limit: int = 200) -> str:
+    from rami_lan.textsafe import clip
+
+    return clip(value, limit)
+
+
+class RecordBoundsError(ValueError):
+    """A record field has the wrong type or is out of bounds."""
+
+
+def _need(ok: bool, what: str) -> None:
+    if not ok:
+        raise RecordBoundsError(what)
+
+
+def _int_field(m: Mapping[str, Any], name: str, low: int, high: int, *, optional: bool = True,
+               nullable: bool = False) -> None:
+    if name not in m:
+        _need(optional, f"{name} is missing")
+        return
+    value = m[name]
+    if value is None and nullable:
+        return
+    _need(type(value) is int and low <= value <= high,
+          f"{name} must be an int in {low}..{high}, not {_clip(value, 40)}")
+
+
+def _list_field(m: Mapping[str, Any], name: str, limit: int, *, optional: bool = True) -> list[Any]:
+    if name not in m or (optional and m[name] is None):
+        _need(optional, f"{name} is missing")
+        return []
+    value = m[name]
+    _need(type(value) is list and len(value) <= limit,
+          f"{name} must be a list of at most {limit} items")
+    return value
+
+
+def _ints(values: list[Any], what: str, low: int, high: int) -> None:
+    _need(all(type(v) is int and low <= v <= high for v in values),
+          f"{what} must hold ints in {low}..{high}")
+
+
+def _hex_map(m: Mapping[str, Any], name: str) -> None:
+    value = m.get(name)
+    if value is None:
+        return
+    _need(type(value) is dict and len(value) <= 8, f"{name} must be a map of at most 8 seats")
+    for k, v in value.items():
+        _need(type(k) is str and k.isdigit() and len(k) <= 3, f"{name}: bad seat key")
+        _need(type(v) is str and len(v) <= 128, f"{name}[{_clip(k, 8)}] must be short hex")
+
+
+def _card_ref(value: Any) -> bool:
+    return value is None or (type(value) is dict and len(value) <= 4)
+
+
+def _check_event(ev: Any, label: str) -> None:
+    _need(type(ev) is dict, f"{label}: every event is a map")
+    kind = ev.get("type")
+    _need(kind is None or (type(kind) is str and len(kind) <= 64), f"{label}: bad event type")
+    if kind == "RoundStarted":
+        players = _list_field(ev, "players", 4, optional=False)
+        _ints(players, f"{label}: RoundStarted.players", 0, 7)
+        _int_field(ev, "hand_size", 0, 60, optional=False)
+        _int_field(ev, "dealer", 0, 7, optional=False)
+        _int_field(ev, "round_no", 0, 10**6, optional=False)
+        _need(_card_ref(ev.get("first_discard")), f"{label}: bad first_discard")
+    elif kind == "CardsDealt":
+        _int_field(ev, "seat", 0, 7, optional=False)
+        _ints(_list_field(ev, "positions", 100, optional=False),
+              f"{label}: CardsDealt.positions", 0, MAX_CARDS)
+        _need(all(_card_ref(c) for c in _list_field(ev, "cards", 100)),
+              f"{label}: bad dealt card")
+    elif kind == "StockRefilled":
+        _int_field(ev, "reshuffle", 0, 10_000, optional=False)
+        _need(all(_card_ref(c) for c in _list_field(ev, "pile", MAX_CARDS, optional=False)),
+              f"{label}: bad pile card")
+        _need(type(ev.get("shuffled")) is bool, f"{label}: shuffled must be a bool")
+    elif kind == "StockDrawn":
+        _int_field(ev, "reshuffle", 0, 10_000, optional=False)
+        _int_field(ev, "position", 0, MAX_CARDS, optional=False)
+        _need(_card_ref(ev.get("card")), f"{label}: bad drawn card")
+
+
+def check_record(data: Any) -> None:
+    """Check a match record's shape and bounds before anything uses it.
+
+    Raises :class:`RecordBoundsError` (a ``ValueError``) naming the first field of the
+    wrong type or out of bounds: ``seats`` 2..4, ``match_no`` 1..10**6, at most
+    :data:`MAX_ROUNDS` rounds, each with at most :data:`MAX_CARDS` deck cards,
+    :data:`MAX_EVENTS` events and :data:`MAX_ACTIONS` actions, and the fields of the
+    events that :func:`verify` reads (hand size, positions, reshuffle numbers...) in
+    their ranges. Whether the values are *right* is :func:`verify`'s question.
+    """
+    _need(isinstance(data, dict), "a record is a map")
+    _int_field(data, "version", 1, 1000)
+    _int_field(data, "seats", 2, 4, optional=False)
+    _int_field(data, "match_no", 1, 10**6)
+    for name in ("table_id", "variant", "name"):
+        value = data.get(name)
+        _need(value is None or (type(value) is str and len(value) <= MAX_TEXT),
+              f"{name} must be a short str")
+    options = data.get("options")
+    _need(options is None or (type(options) is dict and len(options) <= 16),
+          "options must be a small map")
+    players = _list_field(data, "players", 8)
+    for p in players:
+        _need(type(p) is dict, "every player is a map")
+        _int_field(p, "seat", 0, 7, optional=False)
+        nick = p.get("nick")
+        _need(nick is None or (type(nick) is str and len(nick) <= MAX_TEXT), "bad nickname")
+    rounds = _list_field(data, "rounds", MAX_ROUNDS, optional=False)
+    for index, rnd in enumerate(rounds, start=1):
+        label = f"round {index}"
+        _need(type(rnd) is dict, f"{label}: a round is a map")
+        _int_field(rnd, "round_no", 0, 10**6)
+        _int_field(rnd, "host_seat", 0, 255, nullable=True)
+        _int_field(rnd, "dealer", 0, 7, nullable=True)
+        _int_field(rnd, "n_cards", 1, MAX_CARDS)
+        for name in ("round_tag", "seed"):
+            value = rnd.get(name)
+            _need(value is None or (type(value) is str and len(value) <= 256),
+                  f"{label}: {name} must be short hex")
+        _hex_map(rnd, "commitments")
+        _hex_map(rnd, "secrets")
+        _ints(_list_field(rnd, "participants", 8), f"{label}: participants", 0, 255)
+        _ints(_list_field(rnd, "excluded", 8), f"{label}: excluded", 0, 255)
+        _ints(_list_field(rnd, "players", 4), f"{label}: players", 0, 7)
+        _ints(_list_field(rnd, "withdrawals", 8), f"{label}: withdrawals", 0, 7)
+        _ints(_list_field(rnd, "deck", MAX_CARDS), f"{label}: deck", 0, MAX_CARDS - 1)
+        for ev in _list_field(rnd, "events", MAX_EVENTS):
+            _check_event(ev, label)
+        actions = _list_field(rnd, "actions", MAX_ACTIONS)
+        _need(all(type(a) is dict and len(a) <= 16 for a in actions),
+              f"{label}: every action is a small map")
+        by = _list_field(rnd, "played_by", MAX_ACTIONS)
+        _need(all(type(b) is str and len(b) <= 16 for b in by), f"{label}: bad played_by")
+        _need(rnd.get("abandoned") in (None, True, False), f"{label}: abandoned is a bool")
+    result = data.get("result")
+    _need(result is None or (type(result) is dict and len(result) <= 8), "bad result")
 
 
 def verify_file(path: str | Path) -> VerifyReport:

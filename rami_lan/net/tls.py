@@ -3,9 +3,13 @@
 Theory of operation
 -------------------
 There is no certificate authority on a LAN. Each host makes one self-signed certificate
-(ECDSA P-256, valid 20 years, CN = the table/host name given when it was made) the first
-time it opens a table, and keeps it, with its private key, in one PEM file of its config
-folder (:func:`config_dir`), readable by its owner only. The SHA-256 of the certificate's
+(ECDSA P-256, valid :data:`VALIDITY_DAYS` days, CN = the generic :data:`COMMON_NAME`: it
+names no table and no person) the first time it opens a table, and keeps it, with its
+private key, in one PEM file of its config folder (:func:`config_dir`, mode 0700; the file
+0600). A certificate that expires within :data:`RENEW_DAYS` days, or that still carries a
+table name as its CN (made by an older rami-lan), is replaced by a new one when the host
+next starts: its fingerprint then changes once, and players who pinned the old one are
+told the table's certificate changed. The SHA-256 of the certificate's
 DER form is the host's *fingerprint* (:func:`fingerprint`): it goes into the table's TXT
 record (``fp``) and is shown to players in a short form they can compare aloud
 (:func:`short_fingerprint`).
@@ -38,14 +42,17 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from rami_lan.cli.settings import config_dir
 from rami_lan.fsutil import fsync_dir, write_temp
+from rami_lan.paths import config_dir, private_dir, private_file
 
 __all__ = [
+    "COMMON_NAME",
     "IDENTITY_FILE",
+    "RENEW_DAYS",
     "VALIDITY_DAYS",
     "FingerprintMismatch",
     "HostIdentity",
+    "KnownTables",
     "check_pinned",
     "client_context",
     "config_dir",
@@ -59,9 +66,12 @@ __all__ = [
 
 IDENTITY_FILE: Final = "host_tls.pem"
 """The host's private key and certificate, in one PEM file (mode 0600) in :func:`config_dir`."""
-VALIDITY_DAYS: Final = 20 * 365
-MAX_NAME: Final = 64
-"""Longest common name put in a certificate (longer names are cut)."""
+VALIDITY_DAYS: Final = 2 * 365
+"""Lifetime of a new certificate."""
+RENEW_DAYS: Final = 30
+"""A certificate expiring within this many days is replaced at the next start."""
+COMMON_NAME: Final = "rami-lan"
+"""The CN of every certificate: generic, so the certificate names no table or person."""
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -152,10 +162,10 @@ class HostIdentity:
         return short_fingerprint(self.fingerprint)
 
 
-def _make_pem(name: str) -> bytes:
+def _make_pem(now: datetime.datetime | None = None) -> bytes:
     key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.datetime.now(datetime.UTC)
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, COMMON_NAME)])
+    now = now or datetime.datetime.now(datetime.UTC)
     cert = (
         x509.CertificateBuilder()
         .subject_name(subject)
@@ -175,11 +185,6 @@ def _make_pem(name: str) -> bytes:
     return key_pem + cert.public_bytes(serialization.Encoding.PEM)
 
 
-def _clean_name(name: str) -> str:
-    text = "".join(ch for ch in str(name) if ch.isprintable()).strip()[:MAX_NAME]
-    return text or "rami-lan"
-
-
 def _write_new(path: Path, data: bytes) -> bool:
     """Create ``path`` with ``data`` (mode 0600) atomically; False if it already exists."""
     tmp = write_temp(path, data)
@@ -197,33 +202,106 @@ def _write_new(path: Path, data: bytes) -> bool:
     return True
 
 
-def _read_identity(path: Path) -> HostIdentity:
+def _read_identity(path: Path) -> tuple[HostIdentity, x509.Certificate]:
     data = path.read_bytes()
     cert = x509.load_pem_x509_certificate(data)
     serialization.load_pem_private_key(data, password=None)  # present and readable
     der = cert.public_bytes(serialization.Encoding.DER)
     names = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
     common_name = str(names[0].value) if names else ""
-    return HostIdentity(path, der, fingerprint(der), common_name)
+    return HostIdentity(path, der, fingerprint(der), common_name), cert
 
 
-def load_or_create_identity(name: str, directory: Path | None = None) -> HostIdentity:
+def needs_renewal(cert: x509.Certificate, now: datetime.datetime | None = None) -> bool:
+    """True if ``cert`` expires within :data:`RENEW_DAYS` days or names a table in its CN."""
+    now = now or datetime.datetime.now(datetime.UTC)
+    names = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)
+    if [str(n.value) for n in names] != [COMMON_NAME]:
+        return True
+    return cert.not_valid_after_utc - now < datetime.timedelta(days=RENEW_DAYS)
+
+
+def load_or_create_identity(
+    name: str = COMMON_NAME,
+    directory: Path | None = None,
+    *,
+    now: datetime.datetime | None = None,
+) -> HostIdentity:
     """The host's TLS identity, made on first use and reused afterwards.
 
-    ``directory`` defaults to :func:`config_dir`; it is created (mode 0700) if missing. The
-    file is created atomically with mode 0600 (a race between two hosts leaves one file,
-    which both then use) and tightened to 0600 if it was loosened. ``name`` is the
-    certificate's CN when a new one is made; an existing certificate is kept as is so the
-    fingerprint players know stays the same.
+    ``directory`` defaults to :func:`config_dir`; it is created (mode 0700, an existing
+    folder tightened) if missing. The file is created atomically with mode 0600 (a race
+    between two hosts leaves one file, which both then use) and tightened to 0600 if it
+    was loosened. ``name`` is ignored (kept for callers): the CN is always
+    :data:`COMMON_NAME`. A certificate that :func:`needs_renewal` is replaced atomically
+    (``now``: the time to judge by, for tests).
     """
-    folder = Path(directory) if directory is not None else config_dir()
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    del name  # the certificate names no table
+    folder = private_dir(Path(directory) if directory is not None else config_dir())
     path = folder / IDENTITY_FILE
     if not path.exists():
-        _write_new(path, _make_pem(_clean_name(name)))
-    if os.name == "posix" and path.stat().st_mode & 0o077:
-        os.chmod(path, 0o600)
-    return _read_identity(path)
+        _write_new(path, _make_pem(now))
+    private_file(path)
+    identity, cert = _read_identity(path)
+    if needs_renewal(cert, now):
+        tmp = write_temp(path, _make_pem(now))
+        try:
+            os.replace(tmp, path)
+        finally:
+            tmp.unlink(missing_ok=True)
+        fsync_dir(folder)
+        identity, _cert = _read_identity(path)
+    return identity
+
+
+# --------------------------------------------------------------------------- known tables
+
+
+KNOWN_FILE: Final = "known_tables.json"
+MAX_KNOWN: Final = 256
+
+
+class KnownTables:
+    """The fingerprint each table had when we last joined it (``known_tables.json`` in
+    the config folder, 0600; at most :data:`MAX_KNOWN` tables, the oldest forgotten).
+
+    Keys are the table id in hex (from the TXT record or ``welcome``). Pass
+    :meth:`get` as ``known_fingerprint`` to ``open_session``, so that a failed join-code
+    exchange with a table whose certificate changed is reported as possible
+    interception; :meth:`remember` after a successful join.
+    """
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = Path(path) if path is not None else config_dir() / KNOWN_FILE
+
+    def _load(self) -> dict[str, str]:
+        import json
+
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8")[: 200 * MAX_KNOWN])
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict):
+            return {}
+        return {k: v for k, v in list(data.items())[-MAX_KNOWN:]
+                if isinstance(k, str) and len(k) <= 64 and isinstance(v, str)
+                and _HEX64.fullmatch(v)}
+
+    def get(self, table: str) -> str | None:
+        return self._load().get(table)
+
+    def remember(self, table: str, fp: str) -> None:
+        import json
+
+        from rami_lan.fsutil import atomic_write
+
+        known = self._load()
+        known.pop(table, None)
+        known[str(table)[:64]] = normalize_fingerprint(fp)
+        while len(known) > MAX_KNOWN:
+            known.pop(next(iter(known)))
+        private_dir(self.path.parent)
+        atomic_write(self.path, json.dumps(known))
 
 
 # --------------------------------------------------------------------------- contexts

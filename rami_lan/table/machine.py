@@ -148,6 +148,8 @@ class TableMachine:
         self._players_sent: dict[int, list[dict[str, Any]]] = {}
         self._notice_at: float | None = None
         self._out: list[F.Effect] = []
+        self.last_refusal: Exception | None = None
+        """Why the core refused the last action the table tried (bots' mistakes)."""
         self._journal_on = config.journal_dir is not None
 
     # ------------------------------------------------------------------ overridable duties
@@ -494,6 +496,7 @@ class TableMachine:
         try:
             m, evs = self.apply_core(self.match, action)
         except IllegalAction as exc:
+            self.last_refusal = exc
             if conn is not None:
                 self._error(conn, "illegal", str(exc), seq)
             return False
@@ -602,10 +605,11 @@ class TableMachine:
         except Exception as exc:  # noqa: BLE001 - a broken bot must not stop the table
             self.bot_failed(seat, exc)
             action = None
+        self.last_refusal = None
         if action is not None and getattr(action, "seat", None) == seat and self.try_apply(
                 None, action, None, now):
             return
-        self.bot_failed(seat, None)
+        self.bot_failed(seat, self.last_refusal)
         fb = fallback_action(view)
         if fb is not None and self.try_apply(None, fb, None, now):
             return

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rami_lan.core import actions as A
+from rami_lan.core.errors import IllegalAction
 from rami_lan.core.events import Event, RoundEnded
 from rami_lan.core.match import MatchOptions, MatchState
 from rami_lan.core.variants import get_variant
@@ -94,7 +95,8 @@ class _SelfPlayTable(TableMachine):
     def bot_failed(self, seat: int, exc: Exception | None) -> None:
         if exc is not None:
             raise exc
-        raise RuntimeError(f"the bot of seat {seat} chose an illegal action")
+        raise IllegalAction(seat, self.match.phase, "the bot chose an illegal action "
+                            "(or an action of another seat)")
 
     def may_continue(self) -> bool:
         return self.match.round_no < self._max_rounds

@@ -1,0 +1,366 @@
+"""End-of-round audit of the masked deck: recompute every step, name whoever deviated.
+
+At round end each participant publishes, for every deck of the round, its round key,
+permutation and position keys (:class:`~rami_lan.masked.messages.AuditPublication`).
+With them, anyone holding the public transcript (the broadcast mask and lock outputs
+and key commitments) recomputes the chain:
+
+1. ``D_0`` from the public card ids; for each participant ``t_i`` in the deck's order,
+   ``r_i * D_{i-1}[perm_i[j]]`` must equal the ``D_i`` it sent — else ``t_i`` mis-masked,
+   substituted or duplicated a point (:attr:`FaultKind.BAD_MASK`);
+2. ``(k_{i,j} * r_i^-1) * E_{i-1}[j]`` must equal its ``E_i[j]`` (:attr:`FaultKind.BAD_LOCK`),
+   and ``k_{i,j}`` must match its commitment (:attr:`FaultKind.BAD_COMMITMENT`);
+3. the deck's card order is the card ids permuted by each ``perm_i`` in turn.
+
+:func:`audit_chain` does this from public data only (an outsider can run it on a
+record). :func:`audit_view` adds what one participant alone can check: the keys it
+received privately, the cards it drew and saw revealed, and the key messages each
+participant says it sent against those that reached it (a message sent but never
+delivered names the relay; a release never sent names the participant).
+
+Every check compares each participant's step against the data as it was received:
+one cheater's deviation is charged to that cheater only, and later honest steps
+(which worked on the bad data faithfully) are not blamed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from rami_lan.masked.deck import initial_points, key_commitment, lock_step, mask_step, permute_ids
+from rami_lan.masked.group import GroupError
+from rami_lan.masked.messages import AuditPublication, DeckSecretsRecord, KeyRelease
+
+__all__ = [
+    "AuditReport",
+    "DeckRecord",
+    "Fault",
+    "FaultKind",
+    "ReceivedKey",
+    "ViewRecord",
+    "audit_chain",
+    "audit_view",
+]
+
+#: How many bad positions a fault lists as evidence (the count is always given).
+_EVIDENCE_POSITIONS = 4
+
+
+class FaultKind(StrEnum):
+    """What a participant (or the relay) did wrong."""
+
+    BAD_MASK = "mask pass output does not follow from its round key and permutation"
+    BAD_LOCK = "lock pass output does not follow from its round key and position keys"
+    BAD_COMMITMENT = "a published position key does not match its commitment"
+    DUPLICATE_POINT = "a shuffle output holds the same point twice"
+    SKIPPED_STEP = "a shuffle output reuses input points: the step was skipped"
+    WRONG_KEY = "a released key does not match its commitment"
+    BAD_REVEAL = "a card reveal carries a wrong key"
+    NOT_A_CARD = "a position's keys do not unmask to a card"
+    DUPLICATE_CARD = "a card showed up twice"
+    WITHHELD = "a key that had to be released was never sent"
+    DROPPED = "a key message was sent but never delivered by the relay"
+    MISSING_AUDIT = "no audit publication"
+    BAD_SECRETS = "audit publication does not fit the deck"
+    DEAL_MISMATCH = "a card seen in play differs from the recomputed deck"
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One deviation: who (``seat``; None when only the audit can tell), what, and the evidence."""
+
+    kind: FaultKind
+    seat: int | None
+    deck: int | None
+    evidence: str
+    positions: tuple[int, ...] = ()
+
+    def to_plain(self) -> dict[str, object]:
+        return {
+            "kind": self.kind.name,
+            "seat": self.seat,
+            "deck": self.deck,
+            "evidence": self.evidence,
+            "positions": list(self.positions),
+        }
+
+    @classmethod
+    def from_plain(cls, plain: Mapping[str, object]) -> Fault:
+        positions = plain["positions"]
+        assert isinstance(positions, list)
+        seat, deck, evidence = plain["seat"], plain["deck"], plain["evidence"]
+        assert seat is None or isinstance(seat, int)
+        assert deck is None or isinstance(deck, int)
+        return cls(FaultKind[str(plain["kind"])], seat, deck, str(evidence), tuple(positions))
+
+
+@dataclass(frozen=True, slots=True)
+class DeckRecord:
+    """The public transcript of one deck: who shuffled, the cards, every output."""
+
+    deck: int
+    order: tuple[int, ...]
+    card_ids: tuple[int, ...]
+    masks: tuple[tuple[bytes, ...], ...]
+    locks: tuple[tuple[bytes, ...], ...]
+    commitments: tuple[tuple[bytes, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReceivedKey:
+    """A key message as it reached this participant."""
+
+    kind: str
+    deck: int
+    position: int
+    sender: int
+
+
+@dataclass(frozen=True, slots=True)
+class ViewRecord:
+    """What one participant saw beyond the public transcript."""
+
+    seat: int
+    relay: int
+    tag: bytes
+    decks: tuple[DeckRecord, ...]
+    #: (deck, position) -> recipient participant (None: public) of every assignment.
+    recipients: Mapping[tuple[int, int], int | None]
+    #: (deck, position) -> card id, for every card this participant learnt in play.
+    cards_seen: Mapping[tuple[int, int], int]
+    received: frozenset[ReceivedKey]
+    #: Seats that handed their stock keys over and left.
+    left: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
+class AuditReport:
+    """The outcome of an audit: the faults (empty: fair) and each deck's card order."""
+
+    faults: tuple[Fault, ...]
+    orders: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+
+    @property
+    def fair(self) -> bool:
+        return not self.faults
+
+    @property
+    def named(self) -> frozenset[int]:
+        """Every seat named by a fault."""
+        return frozenset(f.seat for f in self.faults if f.seat is not None)
+
+
+def _diff(expected: Sequence[bytes], seen: Sequence[bytes]) -> list[int]:
+    return [j for j, (a, b) in enumerate(zip(expected, seen, strict=True)) if a != b]
+
+
+def _evidence(what: str, positions: list[int], expected: Sequence[bytes], seen: Sequence[bytes]) -> str:
+    shown = ", ".join(
+        f"position {j}: expected {expected[j].hex()}, sent {seen[j].hex()}"
+        for j in positions[:_EVIDENCE_POSITIONS]
+    )
+    return f"{what}: {len(positions)} position(s) differ ({shown})"
+
+
+def _fit(record: DeckRecord, seat: int, secrets: DeckSecretsRecord | None) -> Fault | None:
+    n = len(record.card_ids)
+    if secrets is None:
+        return Fault(FaultKind.BAD_SECRETS, seat, record.deck, f"no secrets published for deck {record.deck}")
+    if len(secrets.permutation) != n or len(secrets.position_keys) != n:
+        return Fault(
+            FaultKind.BAD_SECRETS,
+            seat,
+            record.deck,
+            f"secrets for {len(secrets.permutation)} positions, the deck has {n}",
+        )
+    return None
+
+
+def audit_chain(
+    tag: bytes,
+    record: DeckRecord,
+    secrets: Mapping[int, DeckSecretsRecord],
+    *,
+    unverifiable: frozenset[int] = frozenset(),
+) -> tuple[list[Fault], tuple[int, ...] | None]:
+    """Recompute one deck from its public transcript and the published secrets.
+
+    Returns the faults and the deck's card order (None when a participant's secrets
+    are missing or unusable, so the order can not be recomputed). Seats in
+    ``unverifiable`` (they left and handed over) are not blamed for missing secrets.
+    """
+    faults: list[Fault] = []
+    m = len(record.order)
+    if len(record.masks) != m or len(record.locks) != m:
+        return [
+            Fault(FaultKind.BAD_SECRETS, None, record.deck, "the shuffle of this deck never finished")
+        ], None
+    usable: dict[int, DeckSecretsRecord] = {}
+    for seat in record.order:
+        problem = _fit(record, seat, secrets.get(seat))
+        if problem is None:
+            usable[seat] = secrets[seat]
+        elif seat not in unverifiable:
+            faults.append(problem)
+    previous = initial_points(record.card_ids)
+    for i, seat in enumerate(record.order):
+        own = usable.get(seat)
+        if own is not None:
+            expected = mask_step(previous, own.round_key, own.permutation)
+            bad = _diff(expected, record.masks[i])
+            if bad:
+                what = f"seat {seat}, mask pass of deck {record.deck}"
+                faults.append(
+                    Fault(
+                        FaultKind.BAD_MASK,
+                        seat,
+                        record.deck,
+                        _evidence(what, bad, expected, record.masks[i]),
+                        tuple(bad),
+                    )
+                )
+        previous = record.masks[i]
+    for i, seat in enumerate(record.order):
+        own = usable.get(seat)
+        if own is not None:
+            faults += _check_lock(tag, record, i, seat, own, previous)
+        previous = record.locks[i]
+    if len(usable) != m:
+        return faults, None
+    order = permute_ids(record.card_ids, [usable[s].permutation for s in record.order])
+    return faults, order
+
+
+def _check_lock(
+    tag: bytes, record: DeckRecord, i: int, seat: int, own: DeckSecretsRecord, previous: Sequence[bytes]
+) -> list[Fault]:
+    faults: list[Fault] = []
+    try:
+        expected = lock_step(previous, own.round_key, own.position_keys)
+    except GroupError as exc:  # pragma: no cover - inputs were validated on receipt
+        return [Fault(FaultKind.BAD_LOCK, seat, record.deck, str(exc))]
+    bad = _diff(expected, record.locks[i])
+    if bad:
+        what = f"seat {seat}, lock pass of deck {record.deck}"
+        faults.append(
+            Fault(
+                FaultKind.BAD_LOCK,
+                seat,
+                record.deck,
+                _evidence(what, bad, expected, record.locks[i]),
+                tuple(bad),
+            )
+        )
+    wrong = [
+        j
+        for j, key in enumerate(own.position_keys)
+        if key_commitment(tag, record.deck, seat, j, key) != record.commitments[i][j]
+    ]
+    if wrong:
+        faults.append(
+            Fault(
+                FaultKind.BAD_COMMITMENT,
+                seat,
+                record.deck,
+                f"seat {seat}: {len(wrong)} published key(s) of deck {record.deck} do not match "
+                f"the commitments sent with its lock pass (positions {wrong[:_EVIDENCE_POSITIONS]})",
+                tuple(wrong),
+            )
+        )
+    return faults
+
+
+def audit_view(
+    view: ViewRecord,
+    publications: Mapping[int, AuditPublication],
+    runtime_faults: Sequence[Fault] = (),
+) -> AuditReport:
+    """The full audit from one participant's records; see the module docstring."""
+    faults = list(runtime_faults)
+    participants = sorted({s for d in view.decks for s in d.order})
+    for seat in participants:
+        if seat not in publications and seat not in view.left:
+            faults.append(Fault(FaultKind.MISSING_AUDIT, seat, None, f"seat {seat} published no audit"))
+    orders: dict[int, tuple[int, ...]] = {}
+    for record in view.decks:
+        secrets = {seat: d for seat, pub in publications.items() for d in pub.decks if d.deck == record.deck}
+        deck_faults, order = audit_chain(view.tag, record, secrets, unverifiable=view.left)
+        faults += deck_faults
+        if order is not None:
+            orders[record.deck] = order
+    faults += _check_cards(view, orders)
+    faults += _check_delivery(view, publications)
+    return AuditReport(tuple(_unique(faults)), orders)
+
+
+def _check_cards(view: ViewRecord, orders: Mapping[int, tuple[int, ...]]) -> list[Fault]:
+    faults = []
+    for (deck, position), card in sorted(view.cards_seen.items()):
+        order = orders.get(deck)
+        if order is not None and order[position] != card:
+            faults.append(
+                Fault(
+                    FaultKind.DEAL_MISMATCH,
+                    None,
+                    deck,
+                    f"position {position} of deck {deck} was played as card {card}, "
+                    f"the recomputed deck holds card {order[position]} there",
+                    (position,),
+                )
+            )
+    return faults
+
+
+def _check_delivery(view: ViewRecord, publications: Mapping[int, AuditPublication]) -> list[Fault]:
+    """Key messages meant for this participant: sent and delivered, or named."""
+    faults = []
+    claimed: dict[int, set[tuple[str, int, int]]] = {}
+    for seat, pub in publications.items():
+        claimed[seat] = {(s.kind, s.deck, s.position) for s in pub.sent if s.to in (None, view.seat)}
+    received = {(r.kind, r.deck, r.position, r.sender) for r in view.received}
+    for seat, items in sorted(claimed.items()):
+        if seat == view.seat:
+            continue
+        for kind, deck, position in sorted(items):
+            if (kind, deck, position, seat) not in received:
+                faults.append(
+                    Fault(
+                        FaultKind.DROPPED,
+                        view.relay,
+                        deck,
+                        f"seat {seat} says it sent {kind} for position {position} of deck {deck} "
+                        f"to seat {view.seat}; the relay (seat {view.relay}) never delivered it",
+                        (position,),
+                    )
+                )
+    orders = {d.deck: d.order for d in view.decks}
+    for (deck, position), recipient in sorted(view.recipients.items(), key=lambda kv: kv[0]):
+        if recipient not in (view.seat, None):
+            continue
+        for seat in orders.get(deck, ()):
+            if seat == view.seat or seat in view.left or seat not in publications:
+                continue
+            if (KeyRelease.KIND, deck, position) not in claimed.get(seat, set()):
+                faults.append(
+                    Fault(
+                        FaultKind.WITHHELD,
+                        seat,
+                        deck,
+                        f"position {position} of deck {deck} went to seat {view.seat}, "
+                        f"but seat {seat} never released its key for it",
+                        (position,),
+                    )
+                )
+    return faults
+
+
+def _unique(faults: Sequence[Fault]) -> list[Fault]:
+    seen: set[Fault] = set()
+    out = []
+    for f in faults:
+        if f not in seen:
+            seen.add(f)
+            out.append(f)
+    return out

@@ -1,0 +1,366 @@
+"""Messages of the masked deck and their strict plain forms (msgpack-friendly).
+
+Every message is a frozen dataclass. ``to_plain()`` gives a dict of ints, bytes, None
+and lists, with ``"k"`` the message kind; :func:`from_plain` parses such a dict
+strictly: exactly the expected keys, exact types, sizes and ranges, every point checked
+to be a prime-order group point and every scalar canonical and non-zero. Anything
+else raises :class:`MessageError`, which says what was wrong.
+
+| kind | message | sent to |
+|---|---|---|
+| ``mk_mask`` | :class:`MaskPass` one participant's mask-pass output | everyone |
+| ``mk_lock`` | :class:`LockPass` lock-pass output and key commitments | everyone |
+| ``mk_key`` | :class:`KeyRelease` one position key | the drawer only (``to``), or everyone (``to=None``) |
+| ``mk_reveal`` | :class:`CardReveal` every key of a position, by its holder | everyone |
+| ``mk_handover`` | :class:`Handover` a leaving participant's stock keys | everyone |
+| ``mk_audit`` | :class:`AuditPublication` round keys, permutations, position keys | everyone |
+
+``seat`` is always the author. The relay (the host) must check that a client's
+message names that client's own seat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rami_lan.masked.deck import MAX_DECK
+from rami_lan.masked.group import GroupError, check_point, check_scalar
+
+__all__ = [
+    "AuditPublication",
+    "CardReveal",
+    "DeckSecretsRecord",
+    "Handover",
+    "KeyRelease",
+    "LockPass",
+    "MaskPass",
+    "MaskedMessage",
+    "MessageError",
+    "SentRecord",
+    "from_plain",
+]
+
+_MAX_SEAT = 255
+_MAX_U32 = 2**32 - 1
+#: Most decks in one round (the round's deck and its reshuffles).
+MAX_DECKS = 64
+#: Most release/reveal records one participant may list in its audit.
+MAX_SENT = 16 * MAX_DECK
+COMMITMENT_SIZE = 32
+
+
+class MessageError(ValueError):
+    """A received plain form is not a valid masked-deck message."""
+
+
+# --------------------------------------------------------------------------- field checks
+
+
+def _int(name: str, value: object, low: int, high: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise MessageError(f"{name} must be an int in {low} .. {high}, got {value!r}")
+    return value
+
+
+def _seat(name: str, value: object) -> int:
+    return _int(name, value, 0, _MAX_SEAT)
+
+
+def _deck(value: object) -> int:
+    return _int("deck", value, 0, _MAX_U32)
+
+
+def _position(value: object) -> int:
+    return _int("position", value, 0, MAX_DECK - 1)
+
+
+def _list(name: str, value: object, low: int, high: int) -> list[Any]:
+    if not isinstance(value, list | tuple) or not low <= len(value) <= high:
+        raise MessageError(f"{name} must be a list of {low} .. {high} items")
+    return list(value)
+
+
+def _point(name: str, value: object) -> bytes:
+    try:
+        return check_point(value, name)
+    except GroupError as exc:
+        raise MessageError(str(exc)) from None
+
+
+def _scalar(name: str, value: object) -> bytes:
+    try:
+        return check_scalar(value, name)
+    except GroupError as exc:
+        raise MessageError(str(exc)) from None
+
+
+def _digest(name: str, value: object) -> bytes:
+    if not isinstance(value, bytes) or len(value) != COMMITMENT_SIZE:
+        raise MessageError(f"{name} must be {COMMITMENT_SIZE} bytes")
+    return value
+
+
+def _points(value: object) -> tuple[bytes, ...]:
+    items = _list("points", value, 1, MAX_DECK)
+    return tuple(_point(f"point {j}", p) for j, p in enumerate(items))
+
+
+def _keys(plain: dict[str, Any], expected: set[str]) -> None:
+    if set(plain) != expected:
+        missing = sorted(expected - set(plain))
+        extra = sorted(str(k) for k in set(plain) - expected)
+        raise MessageError(f"fields missing {missing} or unexpected {extra}")
+
+
+# --------------------------------------------------------------------------- messages
+
+
+class MaskedMessage:
+    """Base of every masked-deck message (``KIND`` is its wire kind)."""
+
+    KIND: ClassVar[str] = ""
+    seat: int
+
+    def to_plain(self) -> dict[str, Any]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class MaskPass(MaskedMessage):
+    """Mask-pass output of ``seat`` for deck ``deck``: ``D_i``."""
+
+    KIND: ClassVar[str] = "mk_mask"
+    deck: int
+    seat: int
+    points: tuple[bytes, ...]
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"k": self.KIND, "deck": self.deck, "seat": self.seat, "points": list(self.points)}
+
+    @classmethod
+    def parse(cls, plain: dict[str, Any]) -> MaskPass:
+        _keys(plain, {"k", "deck", "seat", "points"})
+        return cls(_deck(plain["deck"]), _seat("seat", plain["seat"]), _points(plain["points"]))
+
+
+@dataclass(frozen=True, slots=True)
+class LockPass(MaskedMessage):
+    """Lock-pass output of ``seat``: ``E_i`` and a commitment to each position key."""
+
+    KIND: ClassVar[str] = "mk_lock"
+    deck: int
+    seat: int
+    points: tuple[bytes, ...]
+    commitments: tuple[bytes, ...]
+
+    def to_plain(self) -> dict[str, Any]:
+        return {
+            "k": self.KIND,
+            "deck": self.deck,
+            "seat": self.seat,
+            "points": list(self.points),
+            "commits": list(self.commitments),
+        }
+
+    @classmethod
+    def parse(cls, plain: dict[str, Any]) -> LockPass:
+        _keys(plain, {"k", "deck", "seat", "points", "commits"})
+        points = _points(plain["points"])
+        commits = _list("commits", plain["commits"], len(points), len(points))
+        return cls(
+            _deck(plain["deck"]),
+            _seat("seat", plain["seat"]),
+            points,
+            tuple(_digest(f"commitment {j}", c) for j, c in enumerate(commits)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class KeyRelease(MaskedMessage):
+    """``seat``'s key for ``position`` of ``deck``, for seat ``to`` only (None: everyone)."""
+
+    KIND: ClassVar[str] = "mk_key"
+    deck: int
+    seat: int
+    to: int | None
+    position: int
+    key: bytes
+
+    def to_plain(self) -> dict[str, Any]:
+        return {
+            "k": self.KIND,
+            "deck": self.deck,
+            "seat": self.seat,
+            "to": self.to,
+            "pos": self.position,
+            "key": self.key,
+        }
+
+    @classmethod
+    def parse(cls, plain: dict[str, Any]) -> KeyRelease:
+        _keys(plain, {"k", "deck", "seat", "to", "pos", "key"})
+        to = None if plain["to"] is None else _seat("to", plain["to"])
+        return cls(
+            _deck(plain["deck"]),
+            _seat("seat", plain["seat"]),
+            to,
+            _position(plain["pos"]),
+            _scalar("key", plain["key"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CardReveal(MaskedMessage):
+    """The holder ``seat`` makes ``position`` public: every participant's key for it."""
+
+    KIND: ClassVar[str] = "mk_reveal"
+    deck: int
+    seat: int
+    position: int
+    keys: tuple[tuple[int, bytes], ...]
+
+    def to_plain(self) -> dict[str, Any]:
+        return {
+            "k": self.KIND,
+            "deck": self.deck,
+            "seat": self.seat,
+            "pos": self.position,
+            "keys": [[s, key] for s, key in self.keys],
+        }
+
+    @classmethod
+    def parse(cls, plain: dict[str, Any]) -> CardReveal:
+        _keys(plain, {"k", "deck", "seat", "pos", "keys"})
+        pairs = []
+        for item in _list("keys", plain["keys"], 1, _MAX_SEAT + 1):
+            pair = _list("key pair", item, 2, 2)
+            pairs.append((_seat("key seat", pair[0]), _scalar("key", pair[1])))
+        if len({s for s, _ in pairs}) != len(pairs):
+            raise MessageError("a seat's key is listed twice")
+        return cls(_deck(plain["deck"]), _seat("seat", plain["seat"]), _position(plain["pos"]), tuple(pairs))
+
+
+@dataclass(frozen=True, slots=True)
+class Handover(MaskedMessage):
+    """A leaving participant's keys for the positions still in the stock."""
+
+    KIND: ClassVar[str] = "mk_handover"
+    seat: int
+    keys: tuple[tuple[int, int, bytes], ...]
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"k": self.KIND, "seat": self.seat, "keys": [[d, p, key] for d, p, key in self.keys]}
+
+    @classmethod
+    def parse(cls, plain: dict[str, Any]) -> Handover:
+        _keys(plain, {"k", "seat", "keys"})
+        entries = []
+        for item in _list("keys", plain["keys"], 0, MAX_DECKS * MAX_DECK):
+            triple = _list("hand-over entry", item, 3, 3)
+            entries.append((_deck(triple[0]), _position(triple[1]), _scalar("key", triple[2])))
+        if len({(d, p) for d, p, _ in entries}) != len(entries):
+            raise MessageError("a position is handed over twice")
+        return cls(_seat("seat", plain["seat"]), tuple(entries))
+
+
+@dataclass(frozen=True, slots=True)
+class DeckSecretsRecord:
+    """One deck's secrets as published at the audit."""
+
+    deck: int
+    round_key: bytes
+    permutation: tuple[int, ...]
+    position_keys: tuple[bytes, ...]
+
+    def to_plain(self) -> list[Any]:
+        return [self.deck, self.round_key, list(self.permutation), list(self.position_keys)]
+
+    @classmethod
+    def parse(cls, value: object) -> DeckSecretsRecord:
+        items = _list("deck secrets", value, 4, 4)
+        perm = _list("permutation", items[2], 1, MAX_DECK)
+        n = len(perm)
+        permutation = tuple(_int("permutation entry", i, 0, n - 1) for i in perm)
+        if len(set(permutation)) != n:
+            raise MessageError("the permutation lists a position twice")
+        keys = _list("position keys", items[3], n, n)
+        return cls(
+            _deck(items[0]),
+            _scalar("round key", items[1]),
+            permutation,
+            tuple(_scalar(f"position key {j}", k) for j, k in enumerate(keys)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SentRecord:
+    """One key message a participant says it sent: its kind, deck, position, recipient."""
+
+    kind: str
+    deck: int
+    position: int
+    to: int | None
+
+    def to_plain(self) -> list[Any]:
+        return [self.kind, self.deck, self.position, self.to]
+
+    @classmethod
+    def parse(cls, value: object) -> SentRecord:
+        items = _list("sent record", value, 4, 4)
+        if items[0] not in (KeyRelease.KIND, CardReveal.KIND):
+            raise MessageError(f"sent record kind {items[0]!r} is not {KeyRelease.KIND} or {CardReveal.KIND}")
+        to = None if items[3] is None else _seat("to", items[3])
+        return cls(items[0], _deck(items[1]), _position(items[2]), to)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditPublication(MaskedMessage):
+    """Round end: ``seat``'s secrets for every deck, and the key messages it sent."""
+
+    KIND: ClassVar[str] = "mk_audit"
+    seat: int
+    decks: tuple[DeckSecretsRecord, ...]
+    sent: tuple[SentRecord, ...]
+
+    def to_plain(self) -> dict[str, Any]:
+        return {
+            "k": self.KIND,
+            "seat": self.seat,
+            "decks": [d.to_plain() for d in self.decks],
+            "sent": [s.to_plain() for s in self.sent],
+        }
+
+    @classmethod
+    def parse(cls, plain: dict[str, Any]) -> AuditPublication:
+        _keys(plain, {"k", "seat", "decks", "sent"})
+        decks = tuple(DeckSecretsRecord.parse(d) for d in _list("decks", plain["decks"], 0, MAX_DECKS))
+        if len({d.deck for d in decks}) != len(decks):
+            raise MessageError("a deck's secrets are listed twice")
+        sent = tuple(SentRecord.parse(s) for s in _list("sent", plain["sent"], 0, MAX_SENT))
+        return cls(_seat("seat", plain["seat"]), decks, sent)
+
+
+_PARSERS: dict[str, Callable[[dict[str, Any]], MaskedMessage]] = {
+    MaskPass.KIND: MaskPass.parse,
+    LockPass.KIND: LockPass.parse,
+    KeyRelease.KIND: KeyRelease.parse,
+    CardReveal.KIND: CardReveal.parse,
+    Handover.KIND: Handover.parse,
+    AuditPublication.KIND: AuditPublication.parse,
+}
+
+#: The wire kinds of this module.
+KINDS = frozenset(_PARSERS)
+
+
+def from_plain(plain: object) -> MaskedMessage:
+    """Parse a received plain form strictly; raise :class:`MessageError` if invalid."""
+    if not isinstance(plain, dict):
+        raise MessageError("a message must be a map")
+    kind = plain.get("k")
+    parser = _PARSERS.get(kind) if isinstance(kind, str) else None
+    if parser is None:
+        raise MessageError(f"unknown message kind {kind!r}")
+    return parser(plain)
