@@ -201,7 +201,9 @@ class TableHost(ConnectionServer, Admission):
                     if conn is not None:
                         self._close(conn)
                 elif isinstance(eff, F.Wake):
-                    self._arm(eff.at)
+                    # The machine's own deadline now: an input nested in this batch
+                    # (a close) may have moved it since this effect was made.
+                    self._arm(self.machine.deadline())
                 elif isinstance(eff, F.JournalAppend | F.JournalSnapshot | F.JournalOpen):
                     try:
                         self.files.journal_effect(eff, self.port)
