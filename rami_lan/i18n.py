@@ -12,6 +12,8 @@ import ast
 import gettext
 import os
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from importlib import resources
 
 SUPPORTED = ("en", "fr")
@@ -20,58 +22,123 @@ _lang = "en"
 
 
 class _PoTranslations(gettext.NullTranslations):
-    def __init__(self, catalog: dict[str, str]) -> None:
+    def __init__(
+        self,
+        catalog: dict[str, str],
+        plurals: dict[str, list[str]] | None = None,
+        plural: Callable[[int], int] | None = None,
+    ) -> None:
         super().__init__()
         self._catalog = catalog
+        self._plurals = plurals or {}
+        self._plural = plural or (lambda n: int(n != 1))
 
     def gettext(self, message: str) -> str:
         return self._catalog.get(message) or message
 
     def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
-        return self.gettext(msgid1 if n == 1 else msgid2)
+        forms = self._plurals.get(msgid1)
+        if forms:
+            i = self._plural(n)
+            if 0 <= i < len(forms) and forms[i]:
+                return forms[i]
+        return msgid1 if n == 1 else msgid2
 
 
-def parse_po(text: str) -> dict[str, str]:
-    """Parse the msgid/msgstr pairs of a .po file (multi-line strings supported)."""
-    catalog: dict[str, str] = {}
+@dataclass
+class PoFile:
+    """What a .po file holds: plain entries, plural entries and its plural rule."""
+
+    catalog: dict[str, str] = field(default_factory=dict)
+    plurals: dict[str, list[str]] = field(default_factory=dict)
+    """msgid (singular) -> msgstr[0], msgstr[1], ..."""
+    plural_forms: str = ""
+    """The header's ``Plural-Forms`` value (``nplurals=2; plural=(n > 1);``), if any."""
+
+
+def parse_po_file(text: str) -> PoFile:
+    """Parse a .po file: msgid/msgstr pairs, msgid_plural/msgstr[n] entries, the header."""
+    out = PoFile()
     key: str | None = None
     cur: list[str] = []
-    msgid = ""
+    entry: dict[str, str] = {}
 
-    def flush() -> None:
-        nonlocal msgid
-        if key == "msgid":
-            msgid = "".join(cur)
-        elif key == "msgstr" and msgid:
-            catalog[msgid] = "".join(cur)
+    def flush_field() -> None:
+        if key is not None:
+            entry[key] = "".join(cur)
+
+    def flush_entry() -> None:
+        nonlocal entry
+        msgid = entry.get("msgid")
+        if msgid is None:
+            entry = {}
+            return
+        if "msgid_plural" in entry:
+            forms = []
+            i = 0
+            while f"msgstr[{i}]" in entry:
+                forms.append(entry[f"msgstr[{i}]"])
+                i += 1
+            if msgid and any(forms):
+                out.plurals[msgid] = forms
+        elif msgid:
+            out.catalog[msgid] = entry.get("msgstr", "")
+        else:
+            for line in entry.get("msgstr", "").splitlines():
+                name, _sep, value = line.partition(":")
+                if name.strip().lower() == "plural-forms":
+                    out.plural_forms = value.strip()
+        entry = {}
 
     for raw in text.splitlines():
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        if line.startswith("msgid "):
-            flush()
-            key, cur = "msgid", [ast.literal_eval(line[6:])]
-        elif line.startswith("msgstr "):
-            flush()
-            key, cur = "msgstr", [ast.literal_eval(line[7:])]
+        m = re.match(r"(msgid_plural|msgid|msgstr\[\d+\]|msgstr)\s+(\".*\")$", line)
+        if m:
+            flush_field()
+            if m.group(1) == "msgid":
+                flush_entry()
+            key, cur = m.group(1), [ast.literal_eval(m.group(2))]
         elif line.startswith('"'):
             cur.append(ast.literal_eval(line))
-    flush()
-    return catalog
+    flush_field()
+    flush_entry()
+    return out
+
+
+def parse_po(text: str) -> dict[str, str]:
+    """Parse the msgid/msgstr pairs of a .po file (multi-line strings supported)."""
+    return parse_po_file(text).catalog
+
+
+def plural_rule(plural_forms: str) -> Callable[[int], int]:
+    """The plural index function of a ``Plural-Forms`` header (English rule without one)."""
+    m = re.search(r"plural\s*=\s*([^;]+)", plural_forms or "")
+    if not m:
+        return lambda n: int(n != 1)
+    return gettext.c2py(m.group(1).strip())  # type: ignore[attr-defined]
+
+
+def load_po(lang: str) -> PoFile:
+    """Every catalogue of ``lang`` merged (one .po file per component)."""
+    merged = PoFile()
+    if lang == "en":
+        return merged
+    folder = resources.files("rami_lan") / "locale" / lang
+    if not folder.is_dir():
+        return merged
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        if entry.name.endswith(".po"):
+            po = parse_po_file(entry.read_text(encoding="utf-8"))
+            merged.catalog.update(po.catalog)
+            merged.plurals.update(po.plurals)
+            merged.plural_forms = merged.plural_forms or po.plural_forms
+    return merged
 
 
 def load_catalog(lang: str) -> dict[str, str]:
-    catalog: dict[str, str] = {}
-    if lang == "en":
-        return catalog
-    folder = resources.files("rami_lan") / "locale" / lang
-    if not folder.is_dir():
-        return catalog
-    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-        if entry.name.endswith(".po"):
-            catalog.update(parse_po(entry.read_text(encoding="utf-8")))
-    return catalog
+    return load_po(lang).catalog
 
 
 def detect_language(environ: dict[str, str] | None = None) -> str:
@@ -90,7 +157,9 @@ def set_language(lang: str | None) -> str:
     if lang not in SUPPORTED:
         raise ValueError(f"language must be one of {SUPPORTED}, not {lang!r}")
     _lang = lang
-    _current = _PoTranslations(load_catalog(lang))
+    po = load_po(lang)
+    _current = _PoTranslations(po.catalog, po.plurals, plural_rule(po.plural_forms))
+    _RANKS.clear()
     return lang
 
 
@@ -104,7 +173,58 @@ def _(message: str) -> str:
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
+    """The singular or plural form for ``n``, by the catalogue's plural rule."""
     return _current.ngettext(singular, plural, n)
+
+
+# --- cards as players read them --------------------------------------------------------
+
+SUIT_SYMBOLS = {"c": "♣", "s": "♠", "h": "♥", "d": "♦", "?": "?"}
+JOKER_FACE = "JK"
+_RANKS: dict[int, str] = {}
+_CARD_TOKEN = re.compile(r"^(10|[2-9]|[AJQK])([cshd?])$")
+_RANK_OF = {"A": 1, "J": 11, "Q": 12, "K": 13}
+
+
+def rank_letters() -> dict[int, str]:
+    """Rank -> its letter in the current language (``Q`` is ``D``, dame, in French)."""
+    if not _RANKS:
+        _RANKS.update({r: str(r) for r in range(2, 11)})
+        _RANKS.update({
+            1: _("A (ace)").split(" ")[0], 11: _("J (jack)").split(" ")[0],
+            12: _("Q (queen)").split(" ")[0], 13: _("K (king)").split(" ")[0],
+        })
+        _RANKS[14] = _RANKS[1]
+        _RANKS[0] = JOKER_FACE
+    return _RANKS
+
+
+def card_face(rank: int, suit: str | None) -> str:
+    """A card as players read it: ``10♥``, ``D♠`` (French) / ``Q♠``, ``JK``."""
+    if not rank:
+        return JOKER_FACE
+    return rank_letters()[rank] + SUIT_SYMBOLS.get(suit or "?", "?")
+
+
+def cards_in_text(text: str) -> str:
+    """``6h Qs 5h`` -> ``6♥ D♠ 5♥`` when every word of ``text`` is a card code, else as is."""
+    words = text.split(" ")
+    if not any(words):
+        return text
+    out = []
+    for w in words:
+        if not w:
+            out.append(w)
+            continue
+        if w == "*":
+            out.append(JOKER_FACE)
+            continue
+        m = _CARD_TOKEN.match(w)
+        if m is None:
+            return text
+        r = m.group(1)
+        out.append(card_face(_RANK_OF.get(r) or int(r), m.group(2)))
+    return " ".join(out)
 
 
 _TEMPLATES: list[tuple[re.Pattern[str], str]] | None = None
@@ -134,15 +254,19 @@ def _templates() -> list[tuple[re.Pattern[str], str]]:
 def translate_message(message: str, depth: int = 0) -> str:
     """Translate a message of the rules core (English, built from templates).
 
-    The core is pure and speaks English; players read French where chosen. A message is
-    matched against the templates of ``rules.po``; the values in it are translated in
-    turn (a nested reason) or kept (cards, numbers).
+    The core is pure and speaks English with card codes (``6h Qs 5h``); players read
+    French where chosen, and cards as cards (``6♥ D♠ 5♥``) in both languages. A message
+    is matched against the templates of ``rules.po``; the values in it are translated in
+    turn (a nested reason), rendered as cards, or kept (numbers).
     """
-    if _lang == "en" or depth > 4:
+    if depth > 4:
         return message
     direct = _current.gettext(message)
     if direct != message:
         return direct
+    cards = cards_in_text(message)
+    if cards != message:
+        return cards
     for rx, msgid in _templates():
         m = rx.match(message)
         if m:

@@ -9,6 +9,8 @@ all use it.
 
 from __future__ import annotations
 
+from reprlib import Repr
+
 __all__ = ["clip", "safe_text", "safe_name"]
 
 #: Default cap for one piece of foreign text in a log line or on screen.
@@ -51,7 +53,13 @@ def _short_repr(value: object, limit: int) -> str:
     if isinstance(value, bytes | bytearray | memoryview):
         data = bytes(value[: limit])
         return repr(data) + ("…" if len(value) > limit else "")
-    try:
-        return repr(value)[: limit + 1]
+    try:  # reprlib bounds containers and depth: a huge object is never fully rendered
+        return _REPR.repr(value)[: limit + 1]
     except Exception:  # a hostile __repr__ must not break logging
         return f"<{type(value).__name__}>"
+
+
+_REPR = Repr()
+_REPR.maxstring = 400
+_REPR.maxother = 400
+_REPR.maxlevel = 3

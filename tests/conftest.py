@@ -11,6 +11,12 @@ import pytest
 from rami_lan.i18n import set_language
 
 
+@pytest.fixture(autouse=True)
+def _private_log_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test writes to the user's real log folder (``main()`` sets logging up)."""
+    monkeypatch.setenv("RAMI_LAN_LOG_DIR", str(tmp_path_factory.getbasetemp() / "logs"))
+
+
 @pytest.fixture
 def isolated_config(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """The host's TLS identity goes to a test folder, not the user's config."""

@@ -215,3 +215,22 @@ def test_records_are_saved_private(tmp_path: Path, record: dict[str, Any]) -> No
     if os.name == "posix":
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
         assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+def test_resume_refuses_an_edited_journal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    from test_journal import SAMPLE
+
+    path = tmp_path / "t.journal"
+    with J.Journal.open(path) as journal:
+        offsets = [journal.append(kind, body) for kind, body in SAMPLE]
+    data = bytearray(path.read_bytes())
+    pos = offsets[1]
+    n = struct.unpack_from(">I", data, pos)[0]
+    data[pos + 28 + n // 2] ^= 1
+    struct.pack_into(">I", data, pos + 4, zlib.crc32(bytes(data[pos + 28 : pos + 28 + n])))
+    struct.pack_into(">I", data, pos + 24, zlib.crc32(bytes(data[pos : pos + 24])))
+    path.write_bytes(bytes(data))
+    assert main(["host", "--resume", str(path), "--no-advertise"]) == 1
+    err = capsys.readouterr().err
+    assert "was edited" in err and "Traceback" not in err

@@ -12,6 +12,8 @@ seat's hand and of the stock that is not yet public, with everything it holds: i
 own journal (round keys, permutations, position keys) and every key found in the
 bytes it recorded. Each attempt (every subset of the keys it has for that position)
 must give no card point, and the holder's own key must never appear in its bytes.
+Besides, right before any card is shown (each discard, each hand at round end), every
+spy but its holder tries once more to name it, with all it has at that moment.
 Positive controls show the same attack does name the cards the spy may know.
 """
 
@@ -26,7 +28,7 @@ import pytest
 from rami_lan.masked.deck import unmask
 from rami_lan.masked.group import card_table
 from rami_lan.masked.memory import MemoryTable, deal
-from rami_lan.masked.messages import CardReveal, Handover, KeyRelease, LockPass, from_plain
+from rami_lan.masked.messages import CardReveal, Handover, KeyRelease, LockPass, MaskedMessage, from_plain
 from rami_lan.masked.session import (
     AuditComplete,
     CardPublic,
@@ -45,6 +47,8 @@ HAND = 14
 DEAL_ORDER = (1, 2, 3, 0)  # seat 0 deals; the seat on its left is served first
 
 Slot = tuple[int, int]  # (deck, position)
+#: Keys per position, the last lock output per deck, and all recorded bytes.
+Knowledge = tuple[dict[Slot, dict[int, bytes]], dict[int, tuple[bytes, ...]], bytes]
 
 
 class Spy:
@@ -53,19 +57,24 @@ class Spy:
     def __init__(self, table: MemoryTable, seat: int) -> None:
         self.table = table
         self.seat = seat
+        self._parsed: dict[bytes, MaskedMessage] = {}
+        self.last_moment_checks = 0
 
     def log(self) -> list[bytes]:
         if self.seat == self.table.relay:
             return [data for _, _, _, data in self.table.relay_log] + self.table.seen_by[self.seat]
         return self.table.seen_by[self.seat]
 
-    def knowledge(self) -> tuple[dict[Slot, dict[int, bytes]], dict[int, tuple[bytes, ...]], bytes]:
-        """Keys per position, the last lock output per deck, and all recorded bytes."""
+    def knowledge(self) -> Knowledge:
+        """Everything the spy holds, read from its bytes and its own journal."""
         keys: dict[Slot, dict[int, bytes]] = {}
         finals: dict[int, tuple[bytes, ...]] = {}
         log = self.log()
-        for data in log:
-            msg = from_plain(msgpack.unpackb(data, raw=False, strict_map_key=True))
+        for data in dict.fromkeys(log):  # a broadcast is relayed once per recipient
+            msg = self._parsed.get(data)
+            if msg is None:
+                msg = from_plain(msgpack.unpackb(data, raw=False, strict_map_key=True))
+                self._parsed[data] = msg
             if isinstance(msg, KeyRelease):
                 keys.setdefault((msg.deck, msg.position), {})[msg.seat] = msg.key
             elif isinstance(msg, CardReveal):
@@ -83,9 +92,9 @@ class Spy:
                 keys.setdefault((d["deck"], j), {})[self.seat] = key
         return keys, finals, b"".join(log)
 
-    def can_name(self, slot: Slot) -> int | None:
+    def can_name(self, slot: Slot, known: Knowledge | None = None) -> int | None:
         """Try every subset of the keys held for ``slot``; the card id if one works."""
-        keys, finals, _ = self.knowledge()
+        keys, finals, _ = known if known is not None else self.knowledge()
         point = finals[slot[0]][slot[1]]
         held = list(keys.get(slot, {}).values())
         cards = card_table(N_CARDS)
@@ -108,6 +117,8 @@ class Round:
         self.pile: list[Slot] = []
         self.stock: list[Slot] = []
         self.decks = 0
+        self.spies: list[Spy] = []
+        self.shown: list[tuple[int, Slot]] = []
 
     def card(self, slot: Slot) -> int:
         card = self.t.participants[HOST].card_at(*slot)
@@ -130,9 +141,18 @@ class Round:
         self.t.assign(*slot, seat)
         self.hands[seat].append(slot)
         discard = self.hands[seat].pop(0)
-        self.t.reveal(seat, *discard)
-        self.public.add(discard)
+        self.show(seat, discard)
         self.pile.append(discard)
+
+    def show(self, seat: int, slot: Slot) -> None:
+        """Make a card public; at the last moment before, no spy but its holder knows it."""
+        for spy in self.spies:
+            if spy.seat != seat:
+                assert spy.can_name(slot) is None, f"spy {spy.seat} names {slot} before it is shown"
+                spy.last_moment_checks += 1
+        self.t.reveal(seat, *slot)
+        self.public.add(slot)
+        self.shown.append((seat, slot))
 
     def reshuffle(self) -> None:
         back = self.pile[:-1]
@@ -150,17 +170,17 @@ class Round:
 
 
 def _assert_spy_blind(spy: Spy, game: Round) -> int:
-    keys, _, recorded = spy.knowledge()
+    known = spy.knowledge()
+    recorded = known[2]
     hidden = game.hidden_from(spy.seat)
     assert hidden
     holders = {slot: seat for seat, slots in game.hands.items() for slot in slots}
+    journals = {
+        seat: game.t.participants[seat].snapshot()["decks"] for seat in game.t.live if seat != spy.seat
+    }
     for slot in hidden:
-        assert spy.can_name(slot) is None, f"spy {spy.seat} names the card at {slot}"
-        journal_keys = {
-            seat: game.t.participants[seat].snapshot()["decks"][slot[0]]["secrets"][2][slot[1]]
-            for seat in game.t.live
-            if seat != spy.seat and slot[0] < len(game.t.participants[seat].snapshot()["decks"])
-        }
+        assert spy.can_name(slot, known) is None, f"spy {spy.seat} names the card at {slot}"
+        journal_keys = {seat: decks[slot[0]]["secrets"][2][slot[1]] for seat, decks in journals.items()}
         holder = holders.get(slot)
         must_miss = [holder] if holder is not None else list(journal_keys)
         for seat in must_miss:
@@ -171,11 +191,25 @@ def _assert_spy_blind(spy: Spy, game: Round) -> int:
 
 def _assert_spy_sees_own(spy: Spy, game: Round) -> None:
     """Positive control: the same attack names the spy's own cards and public ones."""
-    own = game.hands[spy.seat][:3]
-    for slot in own:
-        assert spy.can_name(slot) == game.t.participants[spy.seat].card_at(*slot)
+    known = spy.knowledge()
+    for slot in game.hands[spy.seat][:3]:
+        assert spy.can_name(slot, known) == game.t.participants[spy.seat].card_at(*slot)
     for slot in sorted(game.public)[:3]:
-        assert spy.can_name(slot) == game.card(slot)
+        assert spy.can_name(slot, known) == game.card(slot)
+    # Positive control of the blindness check: the keys the spy lacks for a hidden
+    # card are exactly what keeps it blind (for the host: the holder's key alone).
+    holder = DEAL_ORDER[0] if DEAL_ORDER[0] != spy.seat else DEAL_ORDER[1]
+    slot = next(s for s in game.hidden_from(spy.seat) if s in game.hands[holder])
+    missing = {
+        seat: game.t.participants[seat].snapshot()["decks"][slot[0]]["secrets"][2][slot[1]]
+        for seat in SEATS
+        if seat not in known[0].get(slot, {})
+    }
+    if spy.seat == HOST:
+        assert set(missing) == {holder}
+    leaked = dict(known[0])
+    leaked[slot] = {**leaked.get(slot, {}), **missing}
+    assert spy.can_name(slot, (leaked, known[1], known[2])) == game.t.participants[holder].card_at(*slot)
 
 
 @pytest.fixture(scope="module")
@@ -183,6 +217,7 @@ def played() -> tuple[Round, dict[str, int]]:
     table = MemoryTable(TAG, SEATS, HOST, N_CARDS)
     game = Round(table)
     spies = [Spy(table, HOST), Spy(table, 2)]
+    game.spies = spies
     checked: dict[str, int] = {}
     game.start()
     for spy in spies:
@@ -205,8 +240,7 @@ def played() -> tuple[Round, dict[str, int]]:
         _assert_spy_sees_own(spy, game)
     for seat in SEATS:  # round end: hands shown
         for slot in game.hands[seat]:
-            table.reveal(seat, *slot)
-            game.public.add(slot)
+            game.show(seat, slot)
     table.audit()
     return game, checked
 
@@ -217,6 +251,10 @@ def test_spies_could_name_no_hidden_card(played: tuple[Round, dict[str, int]]) -
     assert checked["deal/0"] == 3 * HAND + N_CARDS - 4 * HAND - 1
     assert checked["deal/2"] == checked["deal/0"]
     assert all(count > 20 for count in checked.values())
+    # And every card of another seat's hand was tried once more right before it was shown.
+    for spy in game.spies:
+        shown_by_others = [slot for seat, slot in game.shown if seat != spy.seat]
+        assert spy.last_moment_checks == len(shown_by_others) > 60
     assert game.t.errors == []
 
 

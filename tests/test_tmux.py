@@ -72,3 +72,69 @@ def test_solo_in_tmux_draw_and_discard(tmux, tmp_path):
     while "Stock [" in tmux.screen():  # the full-screen app has left
         assert time.monotonic() < end, "q q leaves the table"
         time.sleep(0.05)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_lan_round_in_tmux_with_a_move_timer(tmux, tmp_path):
+    """Two players over loopback (``rami-lan host`` and ``rami-lan join``, each in its
+    own terminal) play a whole round of 500 with a 15 s move timer: the timer is shown
+    on both screens and counts down, every draw and discard is typed as keys."""
+    port = _free_port()
+
+    def cmd(name: str, *args: str) -> str:
+        home = tmp_path / name
+        return " ".join(shlex.quote(x) for x in [
+            "env", f"RAMI_LAN_CONFIG_DIR={home}", f"RAMI_LAN_DATA_DIR={home}", "LANG=C.UTF-8",
+            sys.executable, "-m", "rami_lan.cli.main", *args, "--lang", "en"]) + "; sleep 30"
+
+    tmux.run("new-session", "-d", "-s", "t", "-x", "100", "-y", "30",
+             cmd("ana", "host", "--variant", "500", "--seats", "2", "--timer", "15",
+                 "--interface", "127.0.0.1", "--port", str(port), "--no-advertise",
+                 "--nick", "Ana"))
+    tmux.wait_for(r"Waiting|waiting|Stock|Ana", 15)
+    tmux.run("new-session", "-d", "-s", "j", "-x", "100", "-y", "30",
+             cmd("ben", "join", f"127.0.0.1:{port}", "--nick", "Ben"))
+
+    def screen(pane: str) -> str:
+        return tmux.run("capture-pane", "-t", pane, "-p")
+
+    def clock(pane: str) -> int | None:
+        found = re.search(r"⏱ (\d+) s", screen(pane))
+        return int(found.group(1)) if found else None
+
+    end = time.monotonic() + 20
+    while clock("t") is None or clock("j") is None:
+        assert time.monotonic() < end, "the move timer is shown on both screens:\n" + \
+            screen("t") + "\n" + screen("j")
+        time.sleep(0.05)
+    first = {p: clock(p) for p in ("t", "j")}
+    assert all(0 < v <= 15 for v in first.values()), first
+    end = time.monotonic() + 10
+    while not all((clock(p) or 99) < first[p] for p in ("t", "j")):  # it counts down
+        assert time.monotonic() < end, "the timer counts down on both screens"
+        time.sleep(0.1)
+    # play the round: draw from the stock, discard the card under the cursor
+    end = time.monotonic() + 150
+    done: set[str] = set()
+    while done != {"t", "j"}:
+        assert time.monotonic() < end, "the round ends:\n" + screen("t") + "\n" + screen("j")
+        for pane in ("t", "j"):
+            text = screen(pane)
+            if "End of round 1" in text:
+                done.add(pane)
+            elif "Your turn: d draw" in text:
+                tmux.run("send-keys", "-t", pane, "d")
+            elif "Space select" in text:
+                tmux.run("send-keys", "-t", pane, "x")
+        time.sleep(0.05)
+    for pane in ("t", "j"):
+        text = screen(pane)
+        assert "Ana" in text and "Ben" in text and "Refused" not in text
+        tmux.run("send-keys", "-t", pane, "q")

@@ -50,6 +50,24 @@ def locate(frags: list, pred: Callable[[str], bool]) -> tuple[int, int] | None:
     return None
 
 
+def locate_style(frags: list, cls: str) -> tuple[int, int] | None:
+    """(row, col) of the first fragment whose style holds the class ``cls``."""
+    return _find(frags, lambda f: cls in f[0].split())
+
+
+def _find(frags: list, pred: Callable[[tuple], bool]) -> tuple[int, int] | None:
+    row = col = 0
+    for f in frags:
+        if pred(f) and f[1].strip():
+            return row, col
+        for ch in f[1]:
+            if ch == "\n":
+                row, col = row + 1, 0
+            else:
+                col += 1
+    return None
+
+
 async def until(pred: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
     end = time.monotonic() + timeout
     while not pred():

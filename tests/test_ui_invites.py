@@ -24,9 +24,11 @@ from rami_lan.net.presence import (
     PlayerAdvertiser,
     PlayerBrowser,
     WhoMaySit,
+    player_instance_name,
 )
 from rami_lan.profile import Profile, new_player_id
 
+FP = "abcdef0123456789" * 4  # a table certificate's fingerprint: 64 hex digits
 LOOPBACK = {"interfaces": ["127.0.0.1"], "ip_version": IPVersion.V4Only}
 
 
@@ -35,7 +37,31 @@ def loopback_ui(ui_env, monkeypatch):
     monkeypatch.setenv("RAMI_LAN_INTERFACES", "127.0.0.1")
 
 
-def test_lobby_lists_players_and_accepts_an_invitation_with_one_key():
+@pytest.fixture(autouse=True)
+def private_service_type(monkeypatch):
+    """A service type of our own: lobbies of other rami-lan processes advertising on
+    this machine's loopback are never seen by these tests (and never see ours)."""
+    from rami_lan.net import presence
+
+    kind = f"_rl{secrets.token_hex(5)}._tcp.local."
+    monkeypatch.setattr(presence, "PLAYER_SERVICE_TYPE", kind)
+    monkeypatch.setattr(presence.PlayerAdvertiser, "_service_type", kind)
+    monkeypatch.setattr(presence.PlayerBrowser, "_service_type", kind)
+    return kind
+
+
+REAL_PLAYER_SERVICE = "_rami-player._tcp.local."
+
+
+class OtherLobby(PlayerAdvertiser):
+    """A lobby of another rami-lan on this machine: the real service type and names."""
+
+    _service_type = REAL_PLAYER_SERVICE
+    _service_name_for = staticmethod(
+        lambda ad: f"{player_instance_name(ad)}.{REAL_PLAYER_SERVICE}")
+
+
+def test_lobby_lists_players_and_accepts_an_invitation_with_one_key(private_service_type):
     async def main() -> None:
         me = Profile(nickname="Tester", player_id=new_player_id(), lang="en")
         joined: list[tuple] = []
@@ -58,18 +84,21 @@ def test_lobby_lists_players_and_accepts_an_invitation_with_one_key():
             return shell
 
         paul = PlayerAd(player_id=new_player_id(), nickname="Paul", lang="fr")
-        async with running(make, timeout=25) as d:
+        intruder = PlayerAd(player_id=new_player_id(), nickname="Intruder", lang="en")
+        async with running(make, timeout=25) as d, OtherLobby(intruder, 40999, **LOOPBACK):
             shell, lobby = box
             assert lobby.interfaces == ["127.0.0.1"]
             await until(lambda: "Players on the network" in fragments_text(lobby.fragments()))
             async with PlayerAdvertiser(paul, 40123, **LOOPBACK):
                 await until(lambda: "Paul" in fragments_text(lobby.fragments()), 3, "Paul")
+                assert "Intruder" not in fragments_text(lobby.fragments())
                 assert "in the lobby" in fragments_text(lobby.fragments())
                 assert all(p.player_id != me.player_id for p in lobby.players)
             await until(lambda: "Paul" not in fragments_text(lobby.fragments()), 3, "gone")
             # the owner of a table finds us by presence and invites us
             await until(lambda: lobby.advertiser is not None, what="advertised")
             async with PlayerBrowser(**LOOPBACK) as browser:
+                assert browser._service_type == private_service_type
                 await until(lambda: browser.by_id(me.player_id) is not None, 3, "seen")
                 target = browser.by_id(me.player_id)
                 assert target.invitable and target.port == lobby.listener.port
@@ -78,14 +107,14 @@ def test_lobby_lists_players_and_accepts_an_invitation_with_one_key():
                     browser.snapshot, guests, table_id=secrets.token_hex(8),
                     table_name="Chez Paul", variant="rami", from_nick="Paul",
                     from_player_id=paul.player_id, addresses=["127.0.0.1"], port=45678,
-                    fingerprint="ab:cd:ef:01:23:45:67:89:aa",
+                    fingerprint=FP,
                 )
                 assert [p.nickname for p in inviter.players()] == ["Tester"]
                 sent = asyncio.ensure_future(inviter.invite(target))
                 await until(lambda: bool(lobby.invites), 3, "prompt")
                 text = fragments_text(lobby.fragments())
                 assert "Paul invites you to the table “Chez Paul” (rami). Join?" in text
-                assert "127.0.0.1:45678" in text and "ab:cd:ef:01:23:4" in text
+                assert "127.0.0.1:45678" in text and "ABCD-EF01-2345-6789" in text
                 d.keys("\r")  # one key: accept and join
                 line = await asyncio.wait_for(sent, 5)
                 assert "Paul" not in line or "accept" in line.lower()
@@ -94,7 +123,7 @@ def test_lobby_lists_players_and_accepts_an_invitation_with_one_key():
             assert (host, port, nick) == ("127.0.0.1", 45678, "Tester")
             assert code is not None and guests.admit(code).ok  # the ticket travelled
             # the lobby pins the table's fingerprint, names the invitation, wants the PAKE
-            assert options[0]["fingerprint"] == "ab:cd:ef:01:23:45:67:89:aa"
+            assert options[0]["fingerprint"] == FP
             assert options[0]["code_required"] and len(options[0]["invitation"]) == 32
             await until(lambda: isinstance(shell.screen, TableScreen), 3, "table shown")
             assert lobby.inbox.busy  # at a table: further invitations answered "busy"

@@ -144,7 +144,12 @@ def test_solo_from_the_lobby_and_back():
         box: list = []
         async with running(lobby_app(FakeBrowser([]), box), timeout=30) as d:
             shell, lobby = box
-            d.keys("s")
+            d.keys("s")  # the Solo form, in sight, the cursor on "Play"
+            await until(lambda: lobby.mode == "solo", what="solo form")
+            t = text(lobby)
+            for label in ("Variant", "Seats", "Seat 2", "Points", "[ Play ]"):
+                assert label in t
+            d.keys("\r")
             await until(lambda: isinstance(shell.screen, TableScreen), what="table screen")
             screen = shell.screen
             await until(lambda: screen.model.view is not None and screen.model.hand)

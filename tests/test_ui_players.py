@@ -184,13 +184,16 @@ def test_connection_states_rendered_next_to_opponents():
                 connections={1: "reconnecting", 2: "left", 3: "bot"},
             ))
             await until(lambda: m.connections.get(2) == "left", what="states")
-            rows = screen.text().split("\n")
+            rows = screen.text(80, 20).split("\n")  # one line per opponent
             paul = next(r for r in rows if "Paul" in r)
             lea = next(r for r in rows if "Léa" in r)
             bot = next(r for r in rows if "Bot 3" in r)
             assert paul.rstrip().endswith("reconnecting…")
             assert lea.rstrip().endswith("left the table")
-            assert bot.rstrip().endswith("bot")
+            assert bot.rstrip().endswith("bot, moyen")  # a bot's level is shown
+            big = screen.text(120, 40)  # boxes around the table: the same marks
+            for word in ("reconnecting…", "left the table", "bot, moyen"):
+                assert word in big
             shell.exit(0)
 
     asyncio.run(main())

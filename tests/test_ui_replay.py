@@ -88,7 +88,7 @@ def test_replay_screen_walks_a_whole_match_forward_and_back(tmp_path):
             assert replay.state == final  # the same final state as the game itself
             assert f"step {replay.last} of {replay.last}" in text
             for s, total in enumerate(final.totals):
-                row = next(r for r in text.split("\n") if r[4:].startswith(rec["nicknames"][s]))
+                row = next(r for r in text.split("\n") if r[2:].startswith(rec["nicknames"][s]))
                 assert f"{total} pts" in row
             hands = final.round.hands
             rows = text.split("\n")

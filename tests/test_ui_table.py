@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from test_ui_helpers import Driver, locate, running, until
+from test_ui_helpers import Driver, locate, locate_style, running, until
 
 from rami_lan.cli.cmd_solo import make_solo_session
 from rami_lan.cli.local_session import LocalTableSession
@@ -113,15 +113,10 @@ async def play_turn(d: Driver, screen: TableScreen, turn: int, use_mouse: bool) 
 
 
 def _card_position(frags, screen: TableScreen, index: int) -> tuple[int, int]:
-    """Where the hand's card ``index`` is drawn (one row of up to 15 cards)."""
-    from rami_lan.cli.ui.cards import chip_width
-
-    m = screen.model
-    lines = "".join(f[1] for f in frags).split("\n")
-    mark_row = max(i for i, line in enumerate(lines) if "^" in line)
-    col = 1 + sum(chip_width(c) + 1 for c in m.hand[:index]) + 1
-    lifted = m.hand[index] in m.selected
-    return (mark_row - (2 if lifted else 1), col)
+    """Where the hand's card ``index`` is drawn (the fragment styled ``hand.<index>``)."""
+    pos = locate_style(frags, f"class:hand.{index}")
+    assert pos is not None, f"card {index} is on screen"
+    return pos
 
 
 def test_whole_solo_round_keys_and_mouse():
@@ -211,12 +206,13 @@ def test_french_catalog_covers_every_ui_string():
     from pathlib import Path
 
     import rami_lan
-    from rami_lan.i18n import parse_po
+    from rami_lan.i18n import load_po
 
     root = Path(rami_lan.__file__).parent
-    catalog = parse_po((root / "locale" / "fr" / "ui.po").read_text(encoding="utf-8"))
+    po = load_po("fr")  # every catalogue, merged as at run time
+    catalog = po.catalog
     files = [root / "cli" / n for n in ("app.py", "cmd_solo.py", "local_session.py",
-                                         "settings.py", "cmd_replay.py")]
+                                         "settings.py", "cmd_replay.py", "main.py")]
     files += sorted((root / "cli" / "ui").glob("*.py"))
     missing = []
     for f in files:
@@ -225,6 +221,11 @@ def test_french_catalog_covers_every_ui_string():
                     and node.func.id == "_" and node.args
                     and isinstance(node.args[0], ast.Constant)):
                 if not catalog.get(node.args[0].value):
+                    missing.append((f.name, node.args[0].value))
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "ngettext" and node.args
+                    and isinstance(node.args[0], ast.Constant)):
+                if node.args[0].value not in po.plurals:
                     missing.append((f.name, node.args[0].value))
     assert not missing
     set_language("fr")

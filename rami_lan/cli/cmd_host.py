@@ -164,7 +164,12 @@ def _tuning(args: argparse.Namespace) -> dict[str, Any]:
 def _resume(args: argparse.Namespace) -> int:
     from rami_lan.cli.open_table import local_owner
     from rami_lan.net.host import TableHost
-    from rami_lan.net.journal import JournalCorruptError, JournalError, JournalLockedError
+    from rami_lan.net.journal import (
+        JournalCorruptError,
+        JournalError,
+        JournalLockedError,
+        JournalTamperedError,
+    )
 
     path = Path(args.resume) if args.resume else newest_unfinished_journal(journal_dir())
     if path is None or not path.exists():
@@ -181,6 +186,10 @@ def _resume(args: argparse.Namespace) -> int:
             return 1
         except JournalCorruptError as exc:
             print(_("The journal is damaged: {err}").format(err=exc), file=sys.stderr)
+            return 1
+        except JournalTamperedError as exc:
+            print(_("The journal was edited, or was not written by this host: {err}").format(
+                err=exc), file=sys.stderr)
             return 1
         except (JournalError, ValueError, KeyError, TypeError) as exc:
             print(_("Could not resume the table: {err}").format(err=exc), file=sys.stderr)

@@ -48,12 +48,12 @@ def make_solo_session(
     seed: str | int | None = None,
     *,
     limit: int | None = None,
-    quick: bool = False,
     knock: bool = False,
     timer: int = 0,
     think: float = DEFAULT_THINK,
     nickname: str = "",
     bots: dict[int, str] | None = None,
+    quick: bool = False,
 ) -> LocalTableSession:
     """A table machine in this process (reproducible deals): you at seat 0, bots elsewhere."""
     from rami_lan.cli.local_session import LocalTableSession
@@ -70,7 +70,8 @@ def make_solo_session(
         players,
         0,
         levels,
-        MatchOptions(limit=limit, quick=quick, knock=knock and v.knock_supported),
+        MatchOptions(limit=limit, quick=quick and bool(v.quick_rounds),
+                     knock=knock and v.knock_supported),
         seed if seed is not None else secrets.token_hex(8),
         think,
         timer=timer,

@@ -52,19 +52,42 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's own words (``usage:``) in the UI language."""
+
+    def add_usage(self, usage, actions, groups, prefix=None):  # type: ignore[no-untyped-def]
+        return super().add_usage(usage, actions, groups, prefix if prefix is not None else _("usage: "))
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose section titles and built-in help read in the UI language."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        kwargs["add_help"] = False
+        super().__init__(*args, **kwargs)
+        self._positionals.title = _("positional arguments")
+        self._optionals.title = _("options")
+        self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS,
+                          help=_("show this help message and exit"))
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; only the chosen sub-command's module is imported."""
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="rami-lan",
         description=_("Rami (French rummy) on your local network. With no command: the lobby."),
     )
-    p.add_argument("--version", action="version", version=f"rami-lan {__version__}")
+    p.add_argument("--version", action="version", version=f"rami-lan {__version__}",
+                   help=_("show program's version number and exit"))
     p.add_argument("--lang", choices=("en", "fr"), help=_("language (default: from the locale)"))
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", title=_("commands"),
+                           parser_class=_Parser)
     for name, (module, helptext) in COMMANDS.items():
-        sp = sub.add_parser(name, help=_(helptext))
+        sp = sub.add_parser(name, help=_(helptext), description=_(helptext))
         sp.set_defaults(_module=module)
-        sp.add_argument("--lang", choices=("en", "fr"), default=argparse.SUPPRESS)
+        sp.add_argument("--lang", choices=("en", "fr"), default=argparse.SUPPRESS,
+                        help=_("language (default: from the locale)"))
         if name != only:
             continue
         importlib.import_module(module).add_arguments(sp)

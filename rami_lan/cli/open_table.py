@@ -101,6 +101,7 @@ def solo_config(owner: Owner, *, variant: str = "rami", players: int = 2,
         raise ValueError(f"bot level must be one of {', '.join(BOT_LEVELS)}, not {level!r}")
     v = get_variant(variant)
     fields["knock"] = bool(fields.get("knock")) and v.knock_supported
+    fields["quick"] = bool(fields.get("quick")) and bool(v.quick_rounds)
     fields.setdefault("name", "Solo")
     return table_config(
         owner, variant=v.id, seats=players,

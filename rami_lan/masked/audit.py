@@ -12,11 +12,12 @@ and key commitments) recomputes the chain:
    and ``k_{i,j}`` must match its commitment (:attr:`FaultKind.BAD_COMMITMENT`);
 3. the deck's card order is the card ids permuted by each ``perm_i`` in turn.
 
-:func:`audit_chain` does this from public data only (an outsider can run it on a
-record). :func:`audit_view` adds what one participant alone can check: the keys it
-received privately, the cards it drew and saw revealed, and the key messages each
-participant says it sent against those that reached it (a message sent but never
-delivered names the relay; a release never sent names the participant).
+:func:`audit_chain` does this for one deck from public data only, and
+:func:`audit_transcript` for a whole recorded round (what ``rami-lan verify`` needs).
+:func:`audit_view` adds what one participant alone can check: the keys it received
+privately, the cards it drew and saw revealed, and the key messages each participant
+says it sent against those that reached it (a message sent but never delivered names
+the relay; a release never sent names the participant).
 
 Every check compares each participant's step against the data as it was received:
 one cheater's deviation is charged to that cheater only, and later honest steps
@@ -29,18 +30,29 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from rami_lan.masked.deck import initial_points, key_commitment, lock_step, mask_step, permute_ids
-from rami_lan.masked.group import GroupError
-from rami_lan.masked.messages import AuditPublication, DeckSecretsRecord, KeyRelease
+from rami_lan.masked.deck import initial_points, key_commitment, mask_step, permute_ids
+from rami_lan.masked.group import invert, mul, scalar_mul
+from rami_lan.masked.messages import (
+    AuditPublication,
+    CardReveal,
+    DeckSecretsRecord,
+    Handover,
+    KeyRelease,
+    LockPass,
+    MaskedMessage,
+    MaskPass,
+)
 
 __all__ = [
     "AuditReport",
     "DeckRecord",
     "Fault",
     "FaultKind",
+    "PartialSecrets",
     "ReceivedKey",
     "ViewRecord",
     "audit_chain",
+    "audit_transcript",
     "audit_view",
 ]
 
@@ -88,12 +100,13 @@ class Fault:
 
     @classmethod
     def from_plain(cls, plain: Mapping[str, object]) -> Fault:
-        positions = plain["positions"]
-        assert isinstance(positions, list)
-        seat, deck, evidence = plain["seat"], plain["deck"], plain["evidence"]
-        assert seat is None or isinstance(seat, int)
-        assert deck is None or isinstance(deck, int)
-        return cls(FaultKind[str(plain["kind"])], seat, deck, str(evidence), tuple(positions))
+        """Rebuild a fault from :meth:`to_plain` (a participant's own journal)."""
+        seat, deck, positions = plain["seat"], plain["deck"], plain["positions"]
+        if not (seat is None or isinstance(seat, int)) or not (deck is None or isinstance(deck, int)):
+            raise ValueError("a fault's seat and deck are ints or None")
+        if not isinstance(positions, list) or not all(isinstance(j, int) for j in positions):
+            raise ValueError("a fault's positions are a list of ints")
+        return cls(FaultKind[str(plain["kind"])], seat, deck, str(plain["evidence"]), tuple(positions))
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +146,8 @@ class ViewRecord:
     received: frozenset[ReceivedKey]
     #: Seats that handed their stock keys over and left.
     left: frozenset[int]
+    #: deck -> leaver seat -> what is known of its secrets.
+    leavers: Mapping[int, Mapping[int, PartialSecrets]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,85 +193,93 @@ def _fit(record: DeckRecord, seat: int, secrets: DeckSecretsRecord | None) -> Fa
     return None
 
 
+@dataclass(frozen=True, slots=True)
+class PartialSecrets:
+    """What is known of a participant that left: round key, permutation, some keys.
+
+    The keys are those the auditor holds for it: its handed-over stock keys, keys it
+    released to the auditor, and keys published in reveals. Its mask pass is checked in
+    full, its lock pass at those positions.
+    """
+
+    round_key: bytes
+    permutation: tuple[int, ...]
+    keys: Mapping[int, bytes]
+
+
 def audit_chain(
     tag: bytes,
     record: DeckRecord,
     secrets: Mapping[int, DeckSecretsRecord],
     *,
     unverifiable: frozenset[int] = frozenset(),
+    partial: Mapping[int, PartialSecrets] | None = None,
 ) -> tuple[list[Fault], tuple[int, ...] | None]:
     """Recompute one deck from its public transcript and the published secrets.
 
     Returns the faults and the deck's card order (None when a participant's secrets
     are missing or unusable, so the order can not be recomputed). Seats in
-    ``unverifiable`` (they left and handed over) are not blamed for missing secrets.
+    ``unverifiable`` (they left, or never published) are not blamed for missing
+    secrets; ``partial`` gives what is known of participants that left.
     """
     faults: list[Fault] = []
-    m = len(record.order)
-    if len(record.masks) != m or len(record.locks) != m:
-        return [
-            Fault(FaultKind.BAD_SECRETS, None, record.deck, "the shuffle of this deck never finished")
-        ], None
-    usable: dict[int, DeckSecretsRecord] = {}
+    n, m = len(record.card_ids), len(record.order)
+    steps: dict[int, PartialSecrets] = {}
     for seat in record.order:
         problem = _fit(record, seat, secrets.get(seat))
+        known = (partial or {}).get(seat)
         if problem is None:
-            usable[seat] = secrets[seat]
+            full = secrets[seat]
+            steps[seat] = PartialSecrets(
+                full.round_key, full.permutation, dict(enumerate(full.position_keys))
+            )
+        elif known is not None and len(known.permutation) == n:
+            steps[seat] = known
         elif seat not in unverifiable:
             faults.append(problem)
+    # A deck whose shuffle was stopped (a refused step) is checked as far as it went.
     previous = initial_points(record.card_ids)
-    for i, seat in enumerate(record.order):
-        own = usable.get(seat)
+    for i, seat in enumerate(record.order[: len(record.masks)]):
+        own = steps.get(seat)
         if own is not None:
             expected = mask_step(previous, own.round_key, own.permutation)
             bad = _diff(expected, record.masks[i])
             if bad:
                 what = f"seat {seat}, mask pass of deck {record.deck}"
-                faults.append(
-                    Fault(
-                        FaultKind.BAD_MASK,
-                        seat,
-                        record.deck,
-                        _evidence(what, bad, expected, record.masks[i]),
-                        tuple(bad),
-                    )
-                )
+                evidence = _evidence(what, bad, expected, record.masks[i])
+                faults.append(Fault(FaultKind.BAD_MASK, seat, record.deck, evidence, tuple(bad)))
         previous = record.masks[i]
-    for i, seat in enumerate(record.order):
-        own = usable.get(seat)
+    for i, seat in enumerate(record.order[: len(record.locks)]):
+        own = steps.get(seat)
         if own is not None:
             faults += _check_lock(tag, record, i, seat, own, previous)
         previous = record.locks[i]
-    if len(usable) != m:
+    if len(steps) != m or len(record.locks) != m:
         return faults, None
-    order = permute_ids(record.card_ids, [usable[s].permutation for s in record.order])
+    order = permute_ids(record.card_ids, [steps[s].permutation for s in record.order])
     return faults, order
 
 
 def _check_lock(
-    tag: bytes, record: DeckRecord, i: int, seat: int, own: DeckSecretsRecord, previous: Sequence[bytes]
+    tag: bytes, record: DeckRecord, i: int, seat: int, own: PartialSecrets, previous: Sequence[bytes]
 ) -> list[Fault]:
+    """The lock pass at every position whose key is known (all, for a full publication)."""
     faults: list[Fault] = []
-    try:
-        expected = lock_step(previous, own.round_key, own.position_keys)
-    except GroupError as exc:  # pragma: no cover - inputs were validated on receipt
-        return [Fault(FaultKind.BAD_LOCK, seat, record.deck, str(exc))]
-    bad = _diff(expected, record.locks[i])
+    inverse = invert(own.round_key)
+    positions = sorted(own.keys)
+    expected = {j: mul(scalar_mul(own.keys[j], inverse), previous[j]) for j in positions}
+    bad = [j for j in positions if expected[j] != record.locks[i][j]]
     if bad:
-        what = f"seat {seat}, lock pass of deck {record.deck}"
-        faults.append(
-            Fault(
-                FaultKind.BAD_LOCK,
-                seat,
-                record.deck,
-                _evidence(what, bad, expected, record.locks[i]),
-                tuple(bad),
-            )
+        shown = ", ".join(
+            f"position {j}: expected {expected[j].hex()}, sent {record.locks[i][j].hex()}"
+            for j in bad[:_EVIDENCE_POSITIONS]
         )
+        evidence = f"seat {seat}, lock pass of deck {record.deck}: {len(bad)} position(s) differ ({shown})"
+        faults.append(Fault(FaultKind.BAD_LOCK, seat, record.deck, evidence, tuple(bad)))
     wrong = [
         j
-        for j, key in enumerate(own.position_keys)
-        if key_commitment(tag, record.deck, seat, j, key) != record.commitments[i][j]
+        for j in positions
+        if key_commitment(tag, record.deck, seat, j, own.keys[j]) != record.commitments[i][j]
     ]
     if wrong:
         faults.append(
@@ -286,12 +309,91 @@ def audit_view(
     orders: dict[int, tuple[int, ...]] = {}
     for record in view.decks:
         secrets = {seat: d for seat, pub in publications.items() for d in pub.decks if d.deck == record.deck}
-        deck_faults, order = audit_chain(view.tag, record, secrets, unverifiable=view.left)
+        missing = frozenset(s for s in record.order if s not in publications)
+        deck_faults, order = audit_chain(
+            view.tag, record, secrets, unverifiable=view.left | missing, partial=view.leavers.get(record.deck)
+        )
         faults += deck_faults
         if order is not None:
             orders[record.deck] = order
     faults += _check_cards(view, orders)
     faults += _check_delivery(view, publications)
+    return AuditReport(tuple(_unique(faults)), orders)
+
+
+def audit_transcript(
+    tag: bytes,
+    decks: Sequence[tuple[int, Sequence[int], Sequence[int]]],
+    messages: Sequence[MaskedMessage],
+) -> AuditReport:
+    """Audit a round from its public record alone (what ``rami-lan verify`` needs).
+
+    ``decks`` lists each deck as ``(deck, card_ids, participants in order)``, known from
+    the public game; ``messages`` are the broadcast masked-deck messages in the order the
+    record holds them (``mk_mask``, ``mk_lock``, ``mk_reveal``, ``mk_handover``,
+    ``mk_audit``; private ``mk_key`` ones are not needed). A step recorded out of turn
+    or twice is reported, not used. A participant that left is checked from its
+    hand-over (round key, permutation, stock keys) and the keys revealed in play.
+    """
+    masks: dict[int, list[tuple[bytes, ...]]] = {d: [] for d, _, _ in decks}
+    locks: dict[int, list[tuple[bytes, ...]]] = {d: [] for d, _, _ in decks}
+    commits: dict[int, list[tuple[bytes, ...]]] = {d: [] for d, _, _ in decks}
+    orders_in = {d: tuple(order) for d, _, order in decks}
+    publications: dict[int, AuditPublication] = {}
+    handovers: dict[int, Handover] = {}
+    public_keys: dict[tuple[int, int], dict[int, bytes]] = {}
+    faults: list[Fault] = []
+    for msg in messages:
+        if isinstance(msg, MaskPass | LockPass) and msg.deck in orders_in:
+            order = orders_in[msg.deck]
+            done = masks[msg.deck] if isinstance(msg, MaskPass) else locks[msg.deck]
+            turn = len(done) < len(order) and order[len(done)] == msg.seat
+            if isinstance(msg, LockPass):
+                turn = turn and len(masks[msg.deck]) == len(order)
+            if not turn:
+                faults.append(
+                    Fault(FaultKind.BAD_SECRETS, msg.seat, msg.deck, f"seat {msg.seat}: a step out of turn")
+                )
+                continue
+            done.append(msg.points)
+            if isinstance(msg, LockPass):
+                commits[msg.deck].append(msg.commitments)
+        elif isinstance(msg, AuditPublication):
+            publications.setdefault(msg.seat, msg)
+        elif isinstance(msg, Handover):
+            handovers.setdefault(msg.seat, msg)
+        elif isinstance(msg, CardReveal):
+            for seat, key in msg.keys:
+                public_keys.setdefault((msg.deck, seat), {})[msg.position] = key
+    everyone = sorted({s for order in orders_in.values() for s in order})
+    faults += [
+        Fault(FaultKind.MISSING_AUDIT, s, None, f"seat {s} published no audit")
+        for s in everyone
+        if s not in publications and s not in handovers
+    ]
+    orders: dict[int, tuple[int, ...]] = {}
+    for deck, card_ids, order in decks:
+        record = DeckRecord(
+            deck,
+            tuple(order),
+            tuple(card_ids),
+            tuple(masks[deck]),
+            tuple(locks[deck]),
+            tuple(commits[deck]),
+        )
+        secrets = {s: d for s, pub in publications.items() for d in pub.decks if d.deck == deck}
+        missing = frozenset(s for s in order if s not in publications)
+        partial = {}
+        for seat, handover in handovers.items():
+            for d, round_key, perm in handover.decks:
+                if d == deck:
+                    keys = dict(public_keys.get((deck, seat), {}))
+                    keys.update({j: k for d2, j, k in handover.keys if d2 == deck})
+                    partial[seat] = PartialSecrets(round_key, perm, keys)
+        deck_faults, found = audit_chain(tag, record, secrets, unverifiable=missing, partial=partial)
+        faults += deck_faults
+        if found is not None:
+            orders[deck] = found
     return AuditReport(tuple(_unique(faults)), orders)
 
 

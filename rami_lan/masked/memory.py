@@ -58,10 +58,10 @@ class MemoryTable:
         self.events: dict[int, list[Event]] = {s: [] for s in self.order}
         self.relay_log: list[RelayRecord] = []
         self.seen_by: dict[int, list[bytes]] = {s: [] for s in self.order}
-        self.errors: list[tuple[int, Exception]] = []
+        self.errors: list[tuple[int, int, Exception]] = []  # (sender, recipient, error)
         self.gone: set[int] = set()
         self.drop: Callable[[int, int, MaskedMessage], bool] | None = None
-        self._queue: deque[tuple[int, bytes]] = deque()
+        self._queue: deque[tuple[int, int, bytes]] = deque()
 
     @property
     def live(self) -> tuple[int, ...]:
@@ -111,18 +111,18 @@ class MemoryTable:
             self.relay_log.append((sender, out.to, target, data))
             if self.drop is not None and self.drop(sender, target, out.message):
                 continue
-            self._queue.append((target, data))
+            self._queue.append((sender, target, data))
 
     def pump(self) -> None:
         """Deliver queued messages (and those they cause) until none is left."""
         while self._queue:
-            target, data = self._queue.popleft()
+            sender, target, data = self._queue.popleft()
             self.seen_by[target].append(data)
             plain = msgpack.unpackb(data, raw=False, strict_map_key=True)
             try:
                 result = self.participants[target].receive_plain(plain)
             except (MaskedProtocolError, MessageError) as exc:
-                self.errors.append((target, exc))
+                self.errors.append((sender, target, exc))
                 continue
             self._handle(target, result)
 

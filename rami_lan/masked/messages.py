@@ -102,6 +102,15 @@ def _digest(name: str, value: object) -> bytes:
     return value
 
 
+def _permutation(value: object) -> tuple[int, ...]:
+    perm = _list("permutation", value, 1, MAX_DECK)
+    n = len(perm)
+    permutation = tuple(_int("permutation entry", i, 0, n - 1) for i in perm)
+    if len(set(permutation)) != n:
+        raise MessageError("the permutation lists a position twice")
+    return permutation
+
+
 def _points(value: object) -> tuple[bytes, ...]:
     items = _list("points", value, 1, MAX_DECK)
     return tuple(_point(f"point {j}", p) for j, p in enumerate(items))
@@ -244,25 +253,41 @@ class CardReveal(MaskedMessage):
 
 @dataclass(frozen=True, slots=True)
 class Handover(MaskedMessage):
-    """A leaving participant's keys for the positions still in the stock."""
+    """A leaving participant's keys for the positions still in the stock.
+
+    ``decks`` holds, for every deck it shuffled, its round key and permutation (never
+    a position key of a hand), so that the audit still checks its steps.
+    """
 
     KIND: ClassVar[str] = "mk_handover"
     seat: int
     keys: tuple[tuple[int, int, bytes], ...]
+    decks: tuple[tuple[int, bytes, tuple[int, ...]], ...] = ()
 
     def to_plain(self) -> dict[str, Any]:
-        return {"k": self.KIND, "seat": self.seat, "keys": [[d, p, key] for d, p, key in self.keys]}
+        return {
+            "k": self.KIND,
+            "seat": self.seat,
+            "keys": [[d, p, key] for d, p, key in self.keys],
+            "decks": [[d, key, list(perm)] for d, key, perm in self.decks],
+        }
 
     @classmethod
     def parse(cls, plain: dict[str, Any]) -> Handover:
-        _keys(plain, {"k", "seat", "keys"})
+        _keys(plain, {"k", "seat", "keys", "decks"})
         entries = []
         for item in _list("keys", plain["keys"], 0, MAX_DECKS * MAX_DECK):
             triple = _list("hand-over entry", item, 3, 3)
             entries.append((_deck(triple[0]), _position(triple[1]), _scalar("key", triple[2])))
         if len({(d, p) for d, p, _ in entries}) != len(entries):
             raise MessageError("a position is handed over twice")
-        return cls(_seat("seat", plain["seat"]), tuple(entries))
+        decks = []
+        for item in _list("decks", plain["decks"], 0, MAX_DECKS):
+            triple = _list("hand-over deck", item, 3, 3)
+            decks.append((_deck(triple[0]), _scalar("round key", triple[1]), _permutation(triple[2])))
+        if len({d for d, _, _ in decks}) != len(decks):
+            raise MessageError("a deck is handed over twice")
+        return cls(_seat("seat", plain["seat"]), tuple(entries), tuple(decks))
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,11 +305,8 @@ class DeckSecretsRecord:
     @classmethod
     def parse(cls, value: object) -> DeckSecretsRecord:
         items = _list("deck secrets", value, 4, 4)
-        perm = _list("permutation", items[2], 1, MAX_DECK)
-        n = len(perm)
-        permutation = tuple(_int("permutation entry", i, 0, n - 1) for i in perm)
-        if len(set(permutation)) != n:
-            raise MessageError("the permutation lists a position twice")
+        permutation = _permutation(items[2])
+        n = len(permutation)
         keys = _list("position keys", items[3], n, n)
         return cls(
             _deck(items[0]),

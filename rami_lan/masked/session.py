@@ -42,6 +42,7 @@ from rami_lan.masked.audit import (
     DeckRecord,
     Fault,
     FaultKind,
+    PartialSecrets,
     ReceivedKey,
     ViewRecord,
     audit_view,
@@ -183,6 +184,8 @@ class _Deck:
         self.handed: dict[int, dict[int, bytes]] = {}
         self.cards: dict[int, int] = {}
         self.public: set[int] = set()
+        #: leaver seat -> (round key, permutation) from its hand-over.
+        self.left_secrets: dict[int, tuple[bytes, tuple[int, ...]]] = {}
 
     @property
     def n(self) -> int:
@@ -279,6 +282,8 @@ class Participant:
             raise MaskedStateError(f"the next deck is {len(self._decks)}, not {deck}")
         if self.seat not in seats or len(set(seats)) != len(seats) or any(not 0 <= s <= 255 for s in seats):
             raise MaskedStateError(f"order {seats} must list distinct seats, ours ({self.seat}) included")
+        if seats != tuple(sorted(seats)) or self._left & set(seats):
+            raise MaskedStateError(f"order {seats} must be the present participants in ascending seat order")
         if not ids or len(set(ids)) != len(ids) or any(not 0 <= c < self.table.n_cards for c in ids):
             raise MaskedStateError("card ids must be distinct ids of the deck")
         if deck == 0 and sorted(ids) != list(range(self.table.n_cards)):
@@ -347,12 +352,14 @@ class Participant:
             for j in range(d.n)
             if j not in d.assigned
         )
+        decks = tuple((d.deck, d.secrets.round_key, d.secrets.permutation) for d in self._decks)
         self._phase = Phase.LEFT
-        return Result((Outgoing(None, Handover(self.seat, entries)),))
+        return Result((Outgoing(None, Handover(self.seat, entries, decks)),))
 
     def publish_audit(self) -> Result:
-        """Round end: publish our secrets for every deck and the key messages we sent."""
-        self._require(Phase.PLAYING, "publish the audit")
+        """Round end (or a round voided mid-shuffle): publish our secrets and what we sent."""
+        if self._phase not in (Phase.PLAYING, Phase.SHUFFLING):
+            raise MaskedStateError(f"can not publish the audit in phase {self._phase.value}")
         pub = AuditPublication(
             self.seat,
             tuple(
@@ -481,7 +488,9 @@ class Participant:
                     (j,),
                 )
             )
-        card, fault = self._identify(d, j, [keys[s] for s in d.order], blame=msg.seat)
+        # Every key matched its commitment: a bad card comes from the shuffle, not from
+        # the revealer, and only the audit can say whose step it was.
+        card, fault = self._identify(d, j, [keys[s] for s in d.order], blame=None)
         if fault is not None:
             return self._fault(fault)
         assert card is not None
@@ -525,13 +534,18 @@ class Participant:
         ]
         if missing:
             raise MaskedProtocolError(f"the hand-over lacks stock positions {missing[:8]}")
+        shuffled = {d.deck: d.n for d in self._decks if msg.seat in d.order}
+        if {deck: len(perm) for deck, _, perm in msg.decks} != shuffled:
+            raise MaskedProtocolError("the hand-over must give a round key and permutation for each deck")
         for deck, j, key in msg.keys:
             self._decks[deck].handed.setdefault(j, {})[msg.seat] = key
+        for deck, round_key, perm in msg.decks:
+            self._decks[deck].left_secrets[msg.seat] = (round_key, perm)
         self._left.add(msg.seat)
         return Result()
 
     def _on_audit(self, msg: AuditPublication) -> Result:
-        if self._phase not in (Phase.PLAYING, Phase.AUDITING):
+        if self._phase not in (Phase.SHUFFLING, Phase.PLAYING, Phase.AUDITING):
             raise MaskedProtocolError(f"an audit publication can not be taken in phase {self._phase.value}")
         if msg.seat not in self.participants or msg.seat in self._audits:
             raise MaskedProtocolError(f"unexpected audit publication from seat {msg.seat}")
@@ -550,7 +564,7 @@ class Participant:
         return d.secrets.position_keys[position]
 
     def _reveal_keys(self, d: _Deck, position: int) -> tuple[tuple[int, bytes], ...]:
-        return tuple(sorted(d.keys[position].items()))
+        return tuple(sorted({**d.handed.get(position, {}), **d.keys[position]}.items()))
 
     # ------------------------------------------------------------------ internals
 
@@ -676,7 +690,16 @@ class Participant:
             cards_seen={(d.deck, j): c for d in self._decks for j, c in d.cards.items()},
             received=frozenset(self._received),
             left=frozenset(self._left),
+            leavers={d.deck: self._leavers(d) for d in self._decks},
         )
+
+    def _leavers(self, d: _Deck) -> dict[int, PartialSecrets]:
+        out = {}
+        for seat, (round_key, perm) in d.left_secrets.items():
+            keys = {j: k[seat] for j, k in d.handed.items() if seat in k}
+            keys.update({j: k[seat] for j, k in d.keys.items() if seat in k})
+            out[seat] = PartialSecrets(round_key, perm, keys)
+        return out
 
     def _require(self, phase: Phase, action: str) -> None:
         if self._phase is not phase:
@@ -763,6 +786,7 @@ def _deck_plain(d: _Deck) -> dict[str, Any]:
         "handed": [[j, _pairs(k)] for j, k in sorted(d.handed.items())],
         "known": _pairs(d.cards),
         "public": sorted(d.public),
+        "left": [[seat, key, list(perm)] for seat, (key, perm) in sorted(d.left_secrets.items())],
     }
 
 
@@ -783,6 +807,7 @@ def _deck_from_plain(plain: dict[str, Any]) -> _Deck:
     d.handed = {j: dict(_tuples(k)) for j, k in plain["handed"]}
     d.cards = dict(_tuples(plain["known"]))
     d.public = set(plain["public"])
+    d.left_secrets = {seat: (key, tuple(perm)) for seat, key, perm in plain["left"]}
     return d
 
 

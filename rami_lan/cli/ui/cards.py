@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from rami_lan.core.cards import SUIT_SYMBOLS, Card, rank_text
+from rami_lan.core.cards import SUIT_SYMBOLS, Card
+from rami_lan.i18n import JOKER_FACE, card_face, cards_in_text
 
-JOKER_TEXT = "JK"
+JOKER_TEXT = JOKER_FACE
 
 TWO_COLOURS = {"c": "class:card.black", "s": "class:card.black",
                "h": "class:card.red", "d": "class:card.red"}
@@ -13,14 +14,15 @@ FOUR_COLOURS = {"c": "class:card.clubs", "s": "class:card.black",
 
 
 def face_text(card: Card) -> str:
-    """``10♥``, ``A♠``, ``JK`` for a joker."""
-    if card.is_joker:
-        return JOKER_TEXT
-    return f"{rank_text(card.rank)}{SUIT_SYMBOLS[card.suit or 'c']}"
+    """``10♥``, ``A♠``, ``Q♠`` (``D♠`` in French), ``JK`` for a joker."""
+    return card_face(card.rank, card.suit)
 
 
 def stands_text(text: str) -> str:
     """A meld position from `Meld.stands_for_text` (``10c``, ``Ah``, ``5?``) with a symbol."""
+    shown = cards_in_text(text)
+    if shown != text:
+        return shown
     rank, suit = text[:-1], text[-1]
     return rank + SUIT_SYMBOLS.get(suit, "?")
 

@@ -54,6 +54,9 @@ def describe(ev: E.Event, me: int, name: Names) -> str | None:
             who=who, card=face_text(ev.card), n=ev.target + 1
         )
     if isinstance(ev, E.JokerRecovered):
+        if mine:
+            return _("You take the joker back from meld {n} with {cards}.").format(
+                n=ev.target + 1, cards=cards_plain(ev.cards))
         return _("{who} takes the joker back from meld {n} with {cards}.").format(
             who=who, n=ev.target + 1, cards=cards_plain(ev.cards)
         )
@@ -62,6 +65,8 @@ def describe(ev: E.Event, me: int, name: Names) -> str | None:
             return _("You discard {card}.").format(card=face_text(ev.card))
         return _("{who} discards {card}.").format(who=who, card=face_text(ev.card))
     if isinstance(ev, E.Knocked):
+        if mine:
+            return _("You knock and take {card} plus two cards!").format(card=face_text(ev.card))
         return _("{who} knocks and takes {card} plus two cards!").format(
             who=who, card=face_text(ev.card)
         )

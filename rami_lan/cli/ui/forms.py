@@ -19,6 +19,8 @@ class Field:
     choices: Choices | None = None  # None: a text field
     visible: Callable[[], bool] = lambda: True
     max_len: int = 24
+    on_change: Callable[[], None] | None = None
+    """Called after the value changed (e.g. a new variant resets the options it has not)."""
 
 
 @dataclass
@@ -55,6 +57,8 @@ class Form:
         cur = self.values.get(f.key)
         i = opts.index(cur) if cur in opts else 0
         self.values[f.key] = opts[(i + delta) % len(opts)]
+        if f.on_change is not None:
+            f.on_change()
         self.fix()
 
     def fix(self) -> None:

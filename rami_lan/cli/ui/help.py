@@ -63,9 +63,13 @@ def key_help() -> list[str]:
         _("m: lay down the selection (nothing selected: prepare the hinted melds)"),
         _("g: put the selection aside as one meld, to lay several at once"),
         _("↑ ↓ or k j: choose a table meld · o: lay off on it · c: take its joker back"),
+        _("e: the end of the chosen run where a joker goes (◀ low, ▶ high)"),
         _("x: discard · f: Frapper · Enter: the obvious action · Esc: clear"),
         _("Mouse: click cards, the stock, the discard, a meld or a button."),
         _("Underlined cards form melds. (8♣) on the table: a joker standing for 8♣."),
+        _("a: the history of the round · n: the score sheet of every round"),
+        _("Opening: until you open, \"15/30\" shows what your melds make against the "
+          "threshold; m prepares only an opening the rules accept."),
         _("? or F1: this help · q: leave the table"),
     ]
 

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
+from prompt_toolkit.application import get_app
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
@@ -30,6 +31,7 @@ from rami_lan.cli.ui.forms import Field, Form
 from rami_lan.cli.ui.shell import Shell, screen_window
 from rami_lan.cli.ui.text import Lines, on_click
 from rami_lan.i18n import _, detect_language, language, set_language
+from rami_lan.textsafe import safe_text
 
 BrowserFactory = Callable[[], Any]
 LEVELS = ("debutant", "moyen", "expert")
@@ -63,6 +65,80 @@ def refusal_text(code: str) -> str:
         "bad_token": _("The table does not know this seat any more."),
         "bad_version": _("This table runs another version of rami-lan."),
     }.get(code, _("The table refused: {code}").format(code=code))
+
+
+def limit_choices(v: Any) -> list[tuple[Any, str]]:
+    """The point limits a variant offers (elimination: a single round too; quick rounds)."""
+    if v.match_rule == "elimination":
+        return [(n, _("single round") if n == 1 else str(n)) for n in v.point_limits]
+    out: list[tuple[Any, str]] = [(n, str(n)) for n in v.point_limits]
+    if v.quick_rounds:
+        out.append(("quick", _("quick: {n} rounds").format(n=v.quick_rounds)))
+    return out
+
+
+def reset_for_variant(values: dict[str, Any]) -> None:
+    """A new variant: its own default limit, Frapper off where it has none."""
+    from rami_lan.core.variants import get_variant
+
+    v = get_variant(values["variant"])
+    values["limit"] = v.default_limit
+    if not v.knock_supported:
+        values["knock"] = False
+
+
+SOLO_KEYS = ("variant", "seats", "seat1", "seat2", "seat3", "limit", "knock", "timer")
+
+
+def solo_choices_path() -> Any:
+    from rami_lan.cli.settings import config_dir
+
+    return config_dir() / "solo.json"
+
+
+def load_solo_choices() -> dict[str, Any]:
+    """The Solo form's choices of last time (nothing when unreadable or invalid)."""
+    import json
+
+    from rami_lan.core.variants import VARIANTS, get_variant
+
+    try:
+        data = json.loads(solo_choices_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("variant") not in VARIANTS:
+        return {}
+    out = {k: data[k] for k in SOLO_KEYS if k in data}
+    if out.get("seats") not in (2, 3, 4):
+        out.pop("seats", None)
+    for s in (1, 2, 3):
+        if out.get(f"seat{s}") not in LEVELS:
+            out.pop(f"seat{s}", None)
+    if out.get("limit") not in [c for c, _t in limit_choices(get_variant(out["variant"]))]:
+        out.pop("limit", None)
+    if out.get("timer") not in (0, 15, 30, 60):
+        out.pop("timer", None)
+    out["knock"] = out.get("knock") is True
+    return out
+
+
+def save_solo_choices(values: dict[str, Any]) -> None:
+    import json
+
+    path = solo_choices_path()
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({k: values.get(k) for k in SOLO_KEYS}), encoding="utf-8")
+
+
+def _short_fp(fp: str) -> str:
+    """A certificate fingerprint the way players compare it aloud (``3F2A-91BC-…``)."""
+    try:
+        from rami_lan.net.tls import short_fingerprint
+
+        return short_fingerprint(fp)
+    except (ImportError, ValueError):
+        return safe_text(fp, 16)
 
 
 def default_browser() -> Any:
@@ -121,6 +197,9 @@ class Lobby:
         self.host: Any = None
         self.pending_join: Any = None
         self._new_form: Form | None = None  # built on first use: it needs the rules core
+        self._solo_form_obj: Form | None = None
+        self.browse_error: str | None = None  # why the network can not be searched
+        self._w = 80
         self.settings_form = self._settings_form()
         self.code_form = Form(
             title=lambda: _("This table needs a join code"),
@@ -295,7 +374,9 @@ class Lobby:
             self.browser = self.browser_factory()  # type: ignore[misc]
             await self.browser.start()
         except Exception as e:  # noqa: BLE001 - no network: the lobby still works
-            self.message = _("Can not look for tables on the network: {err}").format(err=e)
+            self.browse_error = safe_text(" ".join(str(e).split()) or type(e).__name__, 60)
+            self.message = _("No network: tables can not be listed ({err}). Solo works.").format(
+                err=self.browse_error)
             self.browser = None
             self._invalidate()
             return
@@ -333,7 +414,7 @@ class Lobby:
         elif kind == "new":
             self.mode = "new"
         elif kind == "solo":
-            self.solo()
+            self.open_solo()
         elif kind == "stats":
             self.show_stats()
         elif kind == "settings":
@@ -377,7 +458,21 @@ class Lobby:
         )
         self.shell.show(screen)
 
+    def open_solo(self) -> None:
+        """Show the Solo form (variant, seats, levels, options; Enter plays)."""
+        if self._solo_form_obj is None:
+            self._solo_form_obj = self._solo_form()
+        self._solo_form_obj.index = len(self._solo_form_obj.shown())
+        self.mode = "solo"
+
+    @property
+    def solo_form(self) -> Form:
+        if self._solo_form_obj is None:
+            self._solo_form_obj = self._solo_form()
+        return self._solo_form_obj
+
     def solo(self) -> None:
+        """Start a solo table with the Solo form's choices (and remember them)."""
         self._run_async(self._open_solo())
 
     def _owner(self) -> Any:
@@ -390,16 +485,19 @@ class Lobby:
         """Solo: `open_table` on loopback, bots on every other seat (as ``rami-lan solo``)."""
         from rami_lan.cli.open_table import open_table, solo_config
 
-        vals = self.new_form.values
+        vals = self.solo_form.values
+        save_solo_choices(vals)
         bots = {s: vals.get(f"seat{s}", "moyen") for s in range(1, vals["seats"])}
-        bots = {s: (lvl if lvl != "human" else "moyen") for s, lvl in bots.items()}
-        limit, quick = self._limit_value()
+        bots = {s: (lvl if lvl in LEVELS else "moyen") for s, lvl in bots.items()}
+        lim = vals.get("limit")
+        limit, quick = (None, True) if lim == "quick" else (lim, False)
         owner = self._owner()
         config = solo_config(owner, variant=vals["variant"], players=vals["seats"], bots=bots,
                              limit=limit, quick=quick, knock=bool(vals.get("knock")),
-                             timer=0, bot_delay=self.solo_think)
+                             timer=int(vals.get("timer") or 0), bot_delay=self.solo_think)
         table = await open_table(config, owner)
         self.host = table.host
+        self.mode = "main"
         self._show_table(table.session)
 
     def join(self, ad: Any, code: str | None = None) -> None:
@@ -560,13 +658,7 @@ class Lobby:
             return get_variant(values["variant"])
 
         def limits() -> list[tuple[Any, str]]:
-            v = variant()
-            if v.match_rule == "elimination":
-                return [(n, _("single round") if n == 1 else str(n)) for n in v.point_limits]
-            out: list[tuple[Any, str]] = [(n, str(n)) for n in v.point_limits]
-            if v.quick_rounds:
-                out.append(("quick", _("quick: {n} rounds").format(n=v.quick_rounds)))
-            return out
+            return limit_choices(variant())
 
         def seat_field(s: int) -> Field:
             return Field(
@@ -593,7 +685,8 @@ class Lobby:
         fields = [
             Field("name", lambda: _("Table name"), max_len=32),
             Field("variant", lambda: _("Variant"),
-                  lambda: [(k, f"{v.name} ({k})") for k, v in VARIANTS.items()]),
+                  lambda: [(k, f"{v.name} ({k})") for k, v in VARIANTS.items()],
+                  on_change=lambda: reset_for_variant(values)),
             Field("seats", lambda: _("Seats"), lambda: [(n, str(n)) for n in (2, 3, 4)]),
             seat_field(1),
             seat_field(2),
@@ -615,6 +708,51 @@ class Lobby:
         form.fix()
         return form
 
+    def _solo_form(self) -> Form:
+        """Solo: the variant, the seats, each bot's level and the options, in sight.
+
+        Opened with the cursor on "Play", so ``s`` then Enter starts at once with the
+        choices of last time (remembered in the config folder)."""
+        from rami_lan.core.variants import VARIANTS, get_variant
+
+        values: dict[str, Any] = {
+            "variant": "rami", "seats": 2, "seat1": "moyen", "seat2": "moyen",
+            "seat3": "moyen", "limit": 100, "knock": False, "timer": 0,
+        }
+        values.update(load_solo_choices())
+
+        def variant() -> Any:
+            return get_variant(values["variant"])
+
+        def seat_field(s: int) -> Field:
+            return Field(
+                f"seat{s}",
+                lambda: _("Seat {n}").format(n=s + 1),
+                lambda: [(lv, _("bot, {lv}").format(lv=level_text(lv))) for lv in LEVELS],
+                visible=lambda: values["seats"] > s,
+            )
+
+        fields = [
+            Field("variant", lambda: _("Variant"),
+                  lambda: [(k, f"{v.name} ({k})") for k, v in VARIANTS.items()],
+                  on_change=lambda: reset_for_variant(values)),
+            Field("seats", lambda: _("Seats"), lambda: [(n, str(n)) for n in (2, 3, 4)]),
+            seat_field(1),
+            seat_field(2),
+            seat_field(3),
+            Field("limit", lambda: _("Points"), lambda: limit_choices(variant())),
+            Field("timer", lambda: _("Move timer"),
+                  lambda: [(0, _("off"))] + [(n, _("{n} s").format(n=n)) for n in (15, 30, 60)]),
+            Field("knock", lambda: _("Frapper"),
+                  lambda: [(False, _("off")), (True, _("on"))],
+                  visible=lambda: variant().knock_supported),
+        ]
+        form = Form(lambda: _("Solo — against bots"), fields, values,
+                    submit_label=lambda: _("Play"))
+        form.fix()
+        form.index = len(form.shown())
+        return form
+
     def _settings_values(self) -> dict[str, Any]:
         return {
             "nickname": self.settings.nickname,
@@ -634,7 +772,9 @@ class Lobby:
                     submit_label=lambda: _("Save"))
 
     def submit(self) -> None:
-        if self.mode == "new":
+        if self.mode == "solo":
+            self.solo()
+        elif self.mode == "new":
             self.open_table()
         elif self.mode == "settings":
             vals = self.settings_form.values
@@ -666,15 +806,32 @@ class Lobby:
     def form(self) -> Form | None:
         if self.mode == "new":
             return self.new_form
+        if self.mode == "solo":
+            return self.solo_form
         return {"settings": self.settings_form, "code": self.code_form}.get(self.mode)
 
     # --- rendering ----------------------------------------------------------------------
 
-    def fragments(self):  # type: ignore[no-untyped-def]
+    def size(self) -> tuple[int, int]:
+        try:
+            s = get_app().output.get_size()
+            return max(40, s.columns), max(12, s.rows)
+        except Exception:  # noqa: BLE001 - no app (tests rendering directly)
+            return 80, 24
+
+    def text(self, width: int = 80, height: int = 24) -> str:
+        """The screen as plain text at ``width`` x ``height`` (tests, snapshots)."""
+        frags = self.fragments(width)
+        rows = "".join(f[1] for f in frags).split("\n")
+        return "\n".join(row[:width] for row in rows[:height])
+
+    def fragments(self, width: int | None = None):  # type: ignore[no-untyped-def]
+        self._w = width or self.size()[0]
         lines = Lines()
         title = " rami-lan — " + _("Lobby")
         who = _("Nickname: {nick}").format(nick=self.settings.nickname) + " "
-        lines.add("class:lobby.title", title + " " * max(1, 80 - len(title) - len(who)) + who)
+        lines.add("class:lobby.title",
+                  (title + " " * max(1, self._w - len(title) - len(who)) + who)[: self._w])
         lines.nl()
         lines.nl()
         form = self.form()
@@ -690,7 +847,7 @@ class Lobby:
         if self.busy:
             lines.add("class:warn", _("Please wait…"))
         elif self.message:
-            lines.add("class:error", self.message[:79])
+            lines.add("class:error", self.message[: self._w - 1])
         lines.nl()
         return lines.frags
 
@@ -698,7 +855,13 @@ class Lobby:
         lines.add("class:label", _("Tables on the network"))
         lines.nl()
         if not self.tables:
-            lines.add("class:dim", "  " + _("(no table found yet — looking…)"))
+            if self.browser_factory is None:
+                note = _("(the network is not searched: browsing is off)")
+            elif self.browse_error is not None:
+                note = _("(no network: no table can be found)")
+            else:
+                note = _("(no table found yet — looking…)")
+            lines.add("class:dim", "  " + note)
             lines.nl()
         for i, (kind, ad) in enumerate(self.items()):
             if kind != "table":
@@ -708,7 +871,7 @@ class Lobby:
             code = _("code") if ad.code_required else ""
             text = (f"  {ad.name[:20]:<20} {ad.host[:12]:<12} {ad.variant:<9} {seats:<10} "
                     f"{code:<5} {_('limit {n}').format(n=ad.point_limit)}")
-            lines.add(style, text[:79], on_click(lambda i=i: self.activate(i)))
+            lines.add(style, text[: self._w - 1], on_click(lambda i=i: self.activate(i)))
             lines.nl()
         if self.presence:
             lines.add("class:label", _("Players on the network"))
@@ -718,7 +881,7 @@ class Lobby:
                 lines.nl()
             for ad in self.players[:6]:
                 style = "class:lobby.item" if ad.invitable else "class:dim"
-                lines.add(style, f"  {ad.nickname[:24]:<24} {ad.status_text()}"[:79])
+                lines.add(style, f"  {ad.nickname[:24]:<24} {ad.status_text()}"[: self._w - 1])
                 lines.nl()
         lines.nl()
         labels = {
@@ -777,14 +940,14 @@ class Lobby:
         lines.add("class:label", _("Invitation"))
         lines.nl()
         lines.nl()
-        lines.add("class:winner", " " + inv.prompt()[:77] + " ")
+        lines.add("class:winner", " " + inv.prompt()[: self._w - 3] + " ")
         lines.nl()
         host = f"{inv.addresses[0]}:{inv.port}" if inv.addresses else "?"
         lines.add("", "  " + _("Table: {table} · host {host}").format(
-            table=inv.table_name, host=host)[:77])
+            table=inv.table_name, host=host)[: self._w - 3])
         lines.nl()
-        fp = inv.fingerprint[:16] if inv.fingerprint else _("none (no TLS yet)")
-        lines.add("class:dim", "  " + _("Fingerprint: {fp}").format(fp=fp)[:77])
+        fp = _short_fp(inv.fingerprint) if inv.fingerprint else _("none (no TLS yet)")
+        lines.add("class:dim", "  " + _("Fingerprint: {fp}").format(fp=fp)[: self._w - 3])
         lines.nl()
         if inv.needs_typed_code:
             lines.add("class:warn", "  " + _("This table needs a join code: you will type it."))
@@ -800,7 +963,7 @@ class Lobby:
         lines.nl()
         lines.nl()
         for line in self.stats_lines[:16]:
-            lines.add("", "  " + line[:77])
+            lines.add("", "  " + line[: self._w - 3])
             lines.nl()
         lines.nl()
         lines.add("class:button.off", "  [ " + _("Back (Esc)") + " ]", on_click(self.back))
@@ -836,7 +999,7 @@ class Lobby:
         kb.add("j", filter=main)(act(lambda: items_move(1)))
         kb.add("enter", filter=main)(act(self.activate))
         kb.add("n", filter=main)(act(lambda: setattr(self, "mode", "new")))
-        kb.add("s", filter=main)(act(self.solo))
+        kb.add("s", filter=main)(act(self.open_solo))
         kb.add("o", filter=main)(act(lambda: self.activate(len(self.items()) - 2)))
         kb.add("t", filter=main)(act(self.show_stats))
         kb.add("escape", filter=stats)(act(self.back))

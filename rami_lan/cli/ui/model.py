@@ -17,13 +17,28 @@ from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card
 from rami_lan.core.shadow import is_legal_for_view, legal_actions_for_view
-from rami_lan.core.solver import best_partition
+from rami_lan.core.solver import best_partition, can_open
+from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView
 from rami_lan.i18n import _, translate_message
 from rami_lan.net.chat import chat_line
 from rami_lan.net.table_session import SessionUpdate
+from rami_lan.textsafe import safe_text
 
-LOG_KEEP = 50
+LOG_KEEP = 500
+PANELS = ("help", "history", "scores")
+
+
+@dataclass(frozen=True)
+class RoundLine:
+    """One line of the score sheet: a round's scores, its winner, who was eliminated."""
+
+    round_no: int
+    winner: int | None
+    rami_sec: bool
+    scores: dict[int, int]
+    totals: dict[int, int]
+    eliminated: tuple[int, ...] = ()
 
 try:  # another module may offer richer hints; the solver is the fallback
     from rami_lan.core import hints as _hints  # type: ignore[attr-defined]
@@ -81,12 +96,24 @@ class TableModel:
     invite_open: bool = False  # the "Inviter" panel is open
     can_invite: bool = False  # the screen has an inviter (the table's owner)
     invite_index: int = 0
-    _hint_key: tuple = ()
+    fresh: list[Card] = field(default_factory=list)
+    """Cards that came into the hand this turn (drawn or taken): highlighted."""
+    why: str | None = None  # why the last key did nothing (out of turn...)
+    end: str = "high"  # the chosen end of a run for a joker laid off ("low" / "high")
+    panel: str | None = None  # a full-screen panel: help / history / scores
+    panel_scroll: int = 0
+    rounds: list[RoundLine] = field(default_factory=list)
+    """The score sheet: every round of the match so far."""
+    _hint_key: frozenset = frozenset()
     _hints: list[list[Card]] = field(default_factory=list)
     _legal_key: tuple = ()
     _legal: dict[str, bool] = field(default_factory=dict)
     _any_lay_key: object = None
     _any_lay: bool = False
+    _lay_hint_key: object = None
+    _lay_hint: object = None
+    _open_key: tuple = ()
+    _open: tuple[int, int] | None = None
 
     # --- updates from the session -----------------------------------------------------
 
@@ -115,21 +142,42 @@ class TableModel:
         for ev in upd.events:
             if isinstance(ev, E.RoundStarted) and ev.round_no == 1:
                 self.match_events = []
+                self.rounds = []
             self.match_events.append(ev)
             if isinstance(ev, E.MatchEnded):
                 self.matches_ended += 1
+            elif isinstance(ev, E.RoundEnded):
+                self._score_round(ev, upd.view)
+            elif isinstance(ev, E.PlayersEliminated) and self.rounds:
+                last = self.rounds[-1]
+                self.rounds[-1] = RoundLine(last.round_no, last.winner, last.rami_sec,
+                                            last.scores, last.totals, tuple(ev.seats))
             line = describe(ev, self.seat, self.name)
             if line:
                 self._log(line)
         for seat, text in upd.chat:
             self._log(chat_line(self.name(seat), text))
-        if upd.view is not None:
+        if upd.deadline is not None:
+            # A remote table sends the deadline alone, when the turn starts.
             self.deadline = upd.deadline
+        if upd.view is not None:
             old = self.view
             self.view = upd.view
+            if upd.view.phase not in ("draw", "play"):
+                self.deadline = None
+            new_round = old is None or old.round_no != upd.view.round_no
+            new_turn = new_round or old.turn_no != upd.view.turn_no  # type: ignore[union-attr]
+            if new_turn:
+                self.fresh = []
             if old is None or old.hand != upd.view.hand:
+                grown = [c for c in upd.view.hand if c not in set(self.order)]
                 self._sync_hand(upd.view.hand)
-            if old is None or old.turn_no != upd.view.turn_no or old.round_no != upd.view.round_no:
+                if new_round:
+                    self.sort(self.sort_mode or "suit", keep_mode=bool(self.sort_mode))
+                elif old is not None and len(upd.view.hand) > len(old.hand) and upd.view.my_turn:
+                    self.fresh = grown
+            self.fresh = [c for c in self.fresh if c in upd.view.hand]
+            if new_turn:
                 self.depth = 1
             if self.target >= len(upd.view.melds):
                 self.target = max(0, len(upd.view.melds) - 1)
@@ -137,6 +185,19 @@ class TableModel:
             self.error = translate_message(upd.error)
         elif upd.events:
             self.error = None
+        if upd.events or upd.error:
+            self.why = None
+
+    def _score_round(self, ev: E.RoundEnded, view: SeatView | None) -> None:
+        scores = dict(ev.scores)
+        prev = self.rounds[-1].totals if self.rounds else {}
+        totals = {s: prev.get(s, 0) + sc for s, sc in scores.items()}
+        if view is not None and view.phase in ("between", "over"):
+            totals = {p.seat: p.total for p in view.players}
+        no = view.round_no if view is not None else len(self.rounds) + 1
+        if self.rounds and self.rounds[-1].round_no >= no:
+            no = self.rounds[-1].round_no + 1
+        self.rounds.append(RoundLine(no, ev.winner, ev.rami_sec, scores, totals))
 
     def seats(self) -> list[int]:
         """The seats at the table: opponents first, then ours (the screen's order)."""
@@ -145,6 +206,18 @@ class TableModel:
         else:
             known = [p.seat for p in self.view.players]
         return [s for s in known if s != self.seat] + ([self.seat] if self.seat in known else [])
+
+    def bot_level(self, seat: int) -> str | None:
+        """A bot's level when the table says it (``table["bots"]``: seat -> level)."""
+        bots = self.table.get("bots")
+        if isinstance(bots, dict):
+            lv = bots.get(seat, bots.get(str(seat)))
+        elif isinstance(bots, list | tuple):
+            lv = next((b[1] for b in bots if isinstance(b, list | tuple) and len(b) == 2
+                       and b[0] == seat), None)
+        else:
+            lv = None
+        return safe_text(lv, 12) if lv else None  # from the network: printable, bounded
 
     def seat_connection(self, seat: int) -> str:
         """you / connected / reconnecting / left / bot for ``seat``."""
@@ -215,14 +288,17 @@ class TableModel:
             self.cursor = j
             self.sort_mode = None
 
-    def sort(self, mode: str) -> None:
-        """``suit``: by suit then rank; ``rank``: by rank then suit; jokers last."""
+    def sort(self, mode: str, keep_mode: bool = True) -> None:
+        """``suit``: by suit then rank; ``rank``: by rank then suit; jokers last.
+
+        ``keep_mode``: later cards are sorted in too (False: a one-off sort, the deal's)."""
         cur = self.cursor_card
         if mode == "rank":
             self.order.sort(key=lambda c: (c.is_joker, c.rank, c.sort_key()))
         else:
             self.order.sort(key=lambda c: c.sort_key())
-        self.sort_mode = mode
+        if keep_mode:
+            self.sort_mode = mode
         if cur is not None:
             self.cursor = self.order.index(cur)
 
@@ -235,13 +311,52 @@ class TableModel:
         return True
 
     def stage_hints(self) -> bool:
-        """Prepare the hinted melds (the player confirms with Déposer)."""
-        groups = self.hints()
-        if not groups:
+        """Prepare the melds the core would accept now (the player confirms with Déposer).
+
+        The proposal comes from `rami_lan.core.hints.lay_down_hint`, which confirms it
+        with the engine: below the opening threshold nothing is staged."""
+        hint = self.lay_hint()
+        if hint is None or not getattr(hint, "legal", False):
             return False
-        self.staged = [list(g) for g in groups]
+        self.staged = [list(g) for g in hint.melds]
         self.selected = []
         return True
+
+    def lay_hint(self):  # type: ignore[no-untyped-def]
+        """The core's `LayDownHint` for the current view (cached), None without one."""
+        v = self.view
+        if v is None or _hints is None or not hasattr(_hints, "lay_down_hint"):
+            return None
+        if self._lay_hint_key is not v:
+            self._lay_hint_key = v
+            try:
+                self._lay_hint = _hints.lay_down_hint(v)
+            except Exception:  # noqa: BLE001 - a hint is never worth a crash
+                self._lay_hint = None
+        return self._lay_hint
+
+    def opening_progress(self) -> tuple[int, int] | None:
+        """(points the hand can open with, points needed) while this seat has not opened
+        in a variant with a threshold; None otherwise. Asked of the core's solver."""
+        v = self.view
+        if v is None or v.seat is None or v.phase not in ("draw", "play"):
+            return None
+        var = get_variant(v.variant)
+        if not var.requires_opening or not var.open_min_points:
+            return None
+        me = next((p for p in v.players if p.seat == v.seat), None)
+        if me is None or me.opened or not me.in_round:
+            return None
+        key = (v.hand, v.must_use)
+        if key != self._open_key:
+            self._open_key = key
+            keep = 1 if var.must_discard_to_go_out else 0
+            try:
+                plan = can_open(var, list(v.hand), list(v.must_use), keep)
+                self._open = (plan.points, var.open_min_points)
+            except Exception:  # noqa: BLE001 - no progress shown rather than a crash
+                self._open = None
+        return self._open
 
     def set_depth(self, delta: int) -> None:
         v = self.view
@@ -257,7 +372,7 @@ class TableModel:
     # --- hints ------------------------------------------------------------------------
 
     def hints(self) -> list[list[Card]]:
-        key = tuple(self.order)
+        key = frozenset(self.order)  # the same cards in another order: the same melds
         if key != self._hint_key:
             self._hint_key = key
             self._hints = hint_groups(self.variant, key) if key else []
@@ -296,7 +411,8 @@ class TableModel:
             return None
         target = min(self.target, len(v.melds) - 1)
         if card.is_joker and v.melds[target].kind == "run":
-            for end in ("high", "low"):
+            other = "low" if self.end == "high" else "high"
+            for end in (self.end, other):
                 a = A.LayOff(self.seat, card, target, end)  # type: ignore[arg-type]
                 if is_legal_for_view(v, a):
                     return a

@@ -10,14 +10,14 @@ from collections.abc import Callable
 from typing import Protocol
 
 from rami_lan.cli.ui.cards import card_style, chip_width, face_text, stands_text
+from rami_lan.cli.ui.layout import Row, hjoin, join_rows, pad, row_len, split_rows, wrap_items, wrap_text
 from rami_lan.cli.ui.model import TableModel
-from rami_lan.cli.ui.text import Fragment, Lines, on_click
+from rami_lan.cli.ui.text import Fragment, Lines, on_click, on_click_or_scroll
+from rami_lan.core.cards import Card
 from rami_lan.core.melds import hand_points
 from rami_lan.core.variants import get_variant
-from rami_lan.i18n import _
+from rami_lan.i18n import _, ngettext
 from rami_lan.net.chat import MAX_CHAT_CHARS
-
-HAND_ROW_CARDS = 15
 
 
 class Clicks(Protocol):
@@ -29,6 +29,8 @@ class Clicks(Protocol):
     def meld(self, index: int) -> None: ...
     def button(self, name: str) -> None: ...
     def player(self, seat: int) -> None: ...
+    def meld_end(self, index: int, end: str) -> None: ...
+    def scroll(self, delta: int) -> None: ...
 
 
 def limit_text(model: TableModel) -> str:
@@ -45,15 +47,9 @@ def limit_text(model: TableModel) -> str:
     return _("target {n}").format(n=v.limit)
 
 
-def _chip(lines: Lines, card, four: bool, extra: str = "", handler=None) -> None:  # type: ignore[no-untyped-def]
-    lines.add("class:chip" + extra, "[", handler)
-    lines.add(card_style(card, four) + extra, face_text(card), handler)
-    lines.add("class:chip" + extra, "]", handler)
-
-
 def header_buttons(model: TableModel) -> list[tuple[str, str]]:
     """The player buttons of the header: (name, key), most important first."""
-    out = [("info", "i"), ("chat", ":")]
+    out = [("history", "a"), ("scores", "n"), ("info", "i"), ("chat", ":")]
     if model.can_invite:
         out.append(("invite", "v"))
     return out
@@ -82,15 +78,14 @@ def render_header(
     right = _("? help") + " "
     room = width - len(left) - len(clock) - len(conn) - len(right) - 1
     names = header_buttons(model)
-    buttons: list[str] = []
-    for i, (name, key) in enumerate(names):
-        text = f"[{button_label(name)} {key}]"
-        rest = sum(len(f"[{k}]") + 1 for _n, k in names[i + 1:])
-        if sum(len(b) + 1 for b in buttons) + len(text) + 1 + rest > room:
-            text = f"[{key}]"  # no room for the label: the key alone
-        if sum(len(b) + 1 for b in buttons) + len(text) + 1 > room:
+    # Every button with its label if they all fit, else the keys alone, else fewer.
+    for k in range(len(names), -1, -1):  # the first buttons keep their labels longest
+        buttons = [f"[{button_label(n)} {key}]" if i < k else f"[{key}]"
+                   for i, (n, key) in enumerate(names)]
+        if sum(len(b) + 1 for b in buttons) <= room:
             break
-        buttons.append(text)
+    while buttons and sum(len(b) + 1 for b in buttons) > room:
+        buttons.pop()
     used = sum(len(b) + 1 for b in buttons)
     pad = max(1, width - len(left) - len(clock) - len(conn) - len(right) - used)
     lines.add("class:header", " " * pad)
@@ -133,176 +128,424 @@ CONNECTION_STYLE = {
 }
 
 
-def render_players(
-    lines: Lines, model: TableModel, width: int, clicks: Clicks | None = None
-) -> None:
-    v = model.view
-    if v is None:
-        return
-    seats = [p.seat for p in v.players]
-    me = model.seat
-    order = [s for s in seats if s != me] + ([me] if me in seats else [])
-    for s in order:
-        p = v.players[s]
-        playing = v.turn == s and v.phase in ("draw", "play")
-        lines.add("class:turn.arrow" if playing else "", "→ " if playing else "  ")
-        if s == me and playing:
-            lines.add("class:turn.mine", "! ")
-        else:
-            lines.add("", "  ")
-        label = model.name(s) + (" " + _("(you)") if s == me else "")
-        if v.dealer == s:
-            label += " " + _("(D)")
-        who = on_click(lambda s=s: clicks.player(s)) if clicks is not None else None
-        lines.add("class:player.me" if s == me else "class:player", label[:22].ljust(23), who)
-        if p.eliminated:
-            lines.add("class:eliminated", "X " + _("eliminated"))
-            lines.add("", f"  {_('{n} pts').format(n=p.total)}")
-            lines.nl()
-            continue
-        if p.in_round:
-            lines.add("", _("{n} cards").format(n=p.n_cards).ljust(10))
-        else:
-            lines.add("", " " * 10)
-        lines.add("", _("{n} pts").format(n=p.total).rjust(8) + "  ")
-        if get_variant(v.variant).scoring == "laid_minus_hand":
-            lines.add("class:dim", _("laid {n}").format(n=p.laid_points).ljust(10))
-        elif p.opened:
-            lines.add("class:opened", _("opened").ljust(11))
-        else:
-            lines.add("class:dim", _("not opened").ljust(11))
-        if p.away:
-            lines.add("class:warn", _("away"))
-        elif s == me:
-            lines.add("class:dim", connection_text(model.connection))
-        elif model.connections:
-            state = model.seat_connection(s)
-            lines.add(CONNECTION_STYLE.get(state, ""), seat_connection_text(state))
-        lines.nl()
+def _h(clicks: Clicks | None, fn: Callable[[], None]):  # type: ignore[no-untyped-def]
+    return on_click(fn) if clicks is not None else None
 
 
-def render_piles(lines: Lines, model: TableModel, clicks: Clicks | None, four: bool) -> None:
-    v = model.view
-    if v is None:
-        return
-
-    def h(fn: Callable[[], None]):  # type: ignore[no-untyped-def]
-        return on_click(fn) if clicks is not None else None
-
-    lines.add("class:label", _("Stock") + " ")
-    lines.add(
-        "class:stock",
-        f"[▒▒ {v.stock_size}]",
-        h(lambda: clicks.stock()) if clicks else None,  # type: ignore[union-attr]
-    )
-    lines.add("", "   ")
-    lines.add("class:label", _("Discard") + " ")
-    if not v.discard:
-        lines.add("class:dim", _("(empty)"))
-    else:
-        pile = list(v.discard)
-        n = len(pile)
-        max_cards = 14
-        shown = pile[-max_cards:]
-        if n > len(shown):
-            lines.add("class:dim", "… ")
-        for k, card in enumerate(shown):
-            depth = len(shown) - k
-            extra = " class:depth" if depth <= model.depth and n > 1 and len(v.discard) > 1 else ""
-            handler = h(lambda d=depth: clicks.discard(d)) if clicks else None  # type: ignore[union-attr]
-            _chip(lines, card, four, extra, handler)
-        if len(v.discard) > 1:
-            lines.add("class:dim", " " + _("depth {n}").format(n=model.depth))
-        elif v.discard_size > 1:
-            lines.add("class:dim", " " + _("({n} cards)").format(n=v.discard_size))
-    lines.nl()
+def cards_count(n: int) -> str:
+    return ngettext("{n} card", "{n} cards", n).format(n=n)
 
 
-def meld_fragments(model: TableModel, index: int, four: bool) -> list[tuple[str, str]]:
+def points_text(n: int) -> str:
+    return ngettext("{n} pt", "{n} pts", n).format(n=n)
+
+
+def seat_marks(model: TableModel, s: int, split: bool = False) -> list[tuple[str, str]]:
+    """The small facts about a seat: score, opened, connection (styled words).
+
+    ``split``: the connection / level / away mark comes as a separate last item
+    (an opponent's box puts it on its own row)."""
     v = model.view
     assert v is not None
-    m = v.melds[index]
-    out: list[tuple[str, str]] = []
-    owner = model.name(m.owner)[:8] if m.owner >= 0 else "?"
-    out.append(("class:meld.label", f"{index + 1}:{owner} "))
-    stands = m.stands_for_text()
-    for card, st in zip(m.cards, stands, strict=True):
-        if card.is_joker:
-            out.append(("class:card.joker", "(" + stands_text(st) + ")"))
-        else:
-            out.append((card_style(card, four), face_text(card)))
-        out.append(("", " "))
+    p = v.players[s]
+    out: list[tuple[str, str]] = [("class:total", points_text(p.total))]
+    if p.eliminated:
+        out.append(("class:eliminated", "X " + _("eliminated")))
+        return out
+    if get_variant(v.variant).scoring == "laid_minus_hand":
+        out.append(("class:dim", _("laid {n}").format(n=p.laid_points)))
+    elif get_variant(v.variant).requires_opening:
+        out.append(("class:opened", "✓ " + _("opened")) if p.opened
+                   else ("class:dim", _("not opened")))
+    mark = connection_mark(model, s)
+    if mark is not None:
+        out.append(mark)
     return out
 
 
-def render_melds(
-    lines: Lines, model: TableModel, width: int, max_rows: int, clicks: Clicks | None, four: bool
-) -> None:
+def connection_mark(model: TableModel, s: int) -> tuple[str, str] | None:
+    """away / reconnecting… / left the table / bot, moyen (None for a connected player)."""
+    v = model.view
+    assert v is not None
+    p = v.players[s]
+    if p.away:
+        return ("class:warn", _("away"))
+    if s == model.seat:
+        return None
+    level = model.bot_level(s)
+    if model.connections:
+        state = model.seat_connection(s)
+        text = seat_connection_text(state)
+        if state == "bot" and level:
+            text = _("bot, {lv}").format(lv=level)
+        return (CONNECTION_STYLE.get(state, ""), text)
+    if level:
+        return ("class:dim", _("bot, {lv}").format(lv=level))
+    return None
+
+
+def _joined(parts: list[tuple[str, str]], sep: str = " · ") -> Row:
+    row: Row = []
+    for i, (style, text) in enumerate(parts):
+        if i:
+            row.append(("class:dim", sep))
+        row.append((style, text))
+    return row
+
+
+def seat_title(model: TableModel, s: int, clicks: Clicks | None) -> Row:
+    """``→ bot 2 · dealer`` (the arrow on who plays; X when eliminated)."""
+    v = model.view
+    assert v is not None
+    p = v.players[s]
+    playing = v.turn == s and v.phase in ("draw", "play")
+    who = _h(clicks, lambda: clicks.player(s))  # type: ignore[union-attr]
+    row: Row = []
+    if p.eliminated:
+        row.append(("class:eliminated", "X "))
+    elif playing:
+        row.append(("class:turn.arrow", "→ "))
+    else:
+        row.append(("", "  "))
+    if s == model.seat and playing:
+        row.append(("class:turn.mine", "! "))
+    name = model.name(s)[:18] + (" " + _("(you)") if s == model.seat else "")
+    row.append(("class:player.me" if s == model.seat else "class:player", name, who)
+               if who else ("class:player.me" if s == model.seat else "class:player", name))
+    if v.dealer == s:
+        row.append(("class:dim", " · " + _("dealer")))
+    return row
+
+
+def opponent_box(model: TableModel, s: int, width: int, clicks: Clicks | None) -> list[Row]:
+    """The name, the card backs and count, the score and marks, the connection."""
+    v = model.view
+    assert v is not None
+    p = v.players[s]
+    rows = [seat_title(model, s, clicks)]
+    if p.in_round and not p.eliminated:
+        count = cards_count(p.n_cards)
+        backs = min(p.n_cards, max(0, width - len(count) - 3))
+        rows.append([("", "  "), ("class:back", "▒" * backs), ("", " " + count)])
+    else:
+        rows.append([("", "  ")])
+    marks = seat_marks(model, s)
+    mark = connection_mark(model, s) if not p.eliminated else None
+    if mark is not None and mark in marks:
+        marks.remove(mark)
+    rows.append([("", "  "), *_joined(marks)])
+    if mark is not None:
+        rows.append([("", "  "), mark])
+    return rows
+
+
+def opponent_line(model: TableModel, s: int, clicks: Clicks | None, width: int = 200) -> Row:
+    """One row: ``→ bot 2 · dealer · 13 cards · 40 pts · opened``, shortened to fit."""
+    v = model.view
+    assert v is not None
+    p = v.players[s]
+    row = seat_title(model, s, clicks)
+    parts: list[tuple[str, str]] = []
+    if p.in_round and not p.eliminated:
+        parts.append(("", cards_count(p.n_cards)))
+    parts += seat_marks(model, s)
+    out = [*row, ("class:dim", " · "), *_joined(parts)]
+    if row_len(out) > width:  # narrow: a bot's level and "opened" go short
+        short = {("class:dim", _("bot, {lv}").format(lv=model.bot_level(s))):
+                 ("class:dim", seat_connection_text("bot")),
+                 ("class:opened", "✓ " + _("opened")): ("class:opened", "✓")}
+        parts = [short.get(x, x) for x in parts]
+        parts = [(CONNECTION_STYLE["bot"], seat_connection_text("bot"))
+                 if x[1] == _("bot, {lv}").format(lv=model.bot_level(s)) else x for x in parts]
+        out = [*row, ("class:dim", " · "), *_joined(parts)]
+    return out
+
+
+def opponents_rows(model: TableModel, width: int, boxes: bool, clicks: Clicks | None) -> list[Row]:
+    """The other seats around the table: boxes side by side, or one line each."""
     v = model.view
     if v is None:
-        return
+        return []
+    seats = [p.seat for p in v.players if p.seat != model.seat]
+    if not seats:
+        return []
+    if boxes:
+        w = max(16, (width - (len(seats) - 1) * 2) // len(seats))
+        if w * len(seats) + 2 * (len(seats) - 1) <= width:
+            return hjoin([(opponent_box(model, s, w, clicks), w) for s in seats], gap=2)
+    return [opponent_line(model, s, clicks, width) for s in seats]
+
+
+def my_line(model: TableModel, clicks: Clicks | None) -> Row:
+    """Our own seat: name, dealer, score, opened, the opening progress."""
+    v = model.view
+    if v is None or model.seat >= len(v.players):
+        return []
+    row = seat_title(model, model.seat, clicks)
+    parts = seat_marks(model, model.seat)
+    prog = model.opening_progress()
+    if prog is not None:
+        pts, need = prog
+        parts.append(("class:opened" if pts >= need else "class:warn",
+                      _("opening {pts}/{need}").format(pts=pts, need=need)))
+    if model.connection not in ("connected",):
+        parts.append(("class:dim", connection_text(model.connection)))
+    return [*row, ("class:dim", " · "), *_joined(parts)]
+
+
+def chip(card: Card, four: bool, extra: str = "", handler=None) -> Row:  # type: ignore[no-untyped-def]
+    def f(style: str, text: str) -> Fragment:
+        return (style, text, handler) if handler else (style, text)
+
+    return [f("class:chip" + extra, "["), f(card_style(card, four) + extra, face_text(card)),
+            f("class:chip" + extra, "]")]
+
+
+def piles_rows(model: TableModel, width: int, max_rows: int, clicks: Clicks | None,
+               four: bool) -> list[Row]:
+    """The stock and the discard pile (500: the whole pile, wrapped, with the depth)."""
+    v = model.view
+    if v is None:
+        return []
+    stock_h = _h(clicks, lambda: clicks.stock())  # type: ignore[union-attr]
+    head: Row = [("class:label", _("Stock") + " "),
+                 ("class:stock", f"[▒▒ {v.stock_size}]", stock_h) if stock_h
+                 else ("class:stock", f"[▒▒ {v.stock_size}]"),
+                 ("", "   "), ("class:label", _("Discard pile") + " ")]
+    if not v.discard:
+        return [[*head, ("class:dim", _("(empty)"))]]
+    pile = list(v.discard)
+    n = len(pile)
+    if n == 1:
+        row = head + chip(pile[0], four, "", _h(clicks, lambda: clicks.discard(1)))  # type: ignore[union-attr]
+        if v.discard_size > 1:
+            row.append(("class:dim", " " + _("({n} cards)").format(n=v.discard_size)))
+        return [row]
+    depth = max(1, min(model.depth, n))
+    head.append(("class:dim", _("depth {d}/{n}").format(d=depth, n=n) + " "))
+    indent = 2
+    first_room = width - row_len(head)
+    per_row = max(1, (width - indent) // 5)
+    cap = max(1, (first_room // 5) + per_row * max(0, max_rows - 1))
+
+    def item(k: int) -> Row:
+        d = n - k
+        extra = " class:depth" if d <= depth else ""
+        return chip(pile[k], four, extra, _h(clicks, lambda d=d: clicks.discard(d)))  # type: ignore[union-attr]
+
+    # The window holds the card at the chosen depth and, as far as room allows, every
+    # card above it up to the top (the cards taken together).
+    if n <= cap:
+        lo, hi = 0, n
+    else:
+        hi_top = n
+        lo = max(0, min(n - depth, n - (cap - 1)))
+        hi = min(hi_top, lo + cap - 1)
+    items: list[Row] = []
+    if lo > 0:
+        items.append([("class:dim", f"…{lo}")])
+    items += [item(k) for k in range(lo, hi)]
+    if hi < n:
+        items.append([("class:dim", f"+{n - hi}…")])
+    rows = wrap_items([head + items[0], *items[1:]], width, 1, indent)
+    return rows[:max_rows]
+
+
+def meld_item(model: TableModel, index: int, four: bool, clicks: Clicks | None) -> Row:
+    """``3[7♣ (8♣) 9♣]``; the chosen meld has an arrow at each end (the joker's end)."""
+    v = model.view
+    assert v is not None
+    m = v.melds[index]
+    chosen = index == model.target
+    sel = " class:meld.target" if chosen else ""
+    body_h = _h(clicks, lambda: clicks.meld(index))  # type: ignore[union-attr]
+
+    def f(style: str, text: str, h=body_h) -> Fragment:  # type: ignore[no-untyped-def]
+        return (style, text, h) if h else (style, text)
+
+    row: Row = []
+    run = m.kind == "run"
+    if chosen and run:
+        lo_h = _h(clicks, lambda: clicks.meld_end(index, "low"))  # type: ignore[union-attr]
+        row.append(f("class:meld.end" + (" class:meld.end.on" if model.end == "low" else ""),
+                     "◀", lo_h))
+    row.append(f("class:meld.label" + sel, f"{index + 1}["))
+    for k, (card, st) in enumerate(zip(m.cards, m.stands_for_text(), strict=True)):
+        if k:
+            row.append(f(sel.strip(), " "))
+        if card.is_joker:
+            row.append(f("class:card.joker" + sel, "(" + stands_text(st) + ")"))
+        else:
+            row.append(f(card_style(card, four) + sel, face_text(card)))
+    row.append(f("class:meld.label" + sel, "]"))
+    if chosen and run:
+        hi_h = _h(clicks, lambda: clicks.meld_end(index, "high"))  # type: ignore[union-attr]
+        row.append(f("class:meld.end" + (" class:meld.end.on" if model.end == "high" else ""),
+                     "▶", hi_h))
+    return row
+
+
+def melds_rows(model: TableModel, width: int, max_rows: int, clicks: Clicks | None,
+               four: bool) -> list[Row]:
+    """The melds on the table, grouped by owner, wrapping; the chosen one kept in view."""
+    v = model.view
+    if v is None:
+        return []
     if not v.melds:
-        lines.add("class:dim", _("No melds on the table yet."))
-        lines.nl()
-        return
-    rows_used = 1
-    for i in range(len(v.melds)):
-        frs = meld_fragments(model, i, four)
-        w = sum(len(t) for _s, t in frs) + 1
-        if lines.col and lines.col + w > width:
-            if rows_used >= max_rows:
-                lines.add("class:dim", "…" + _("+{n} melds").format(n=len(v.melds) - i))
-                break
-            lines.nl()
-            rows_used += 1
-        sel = " class:meld.target" if i == model.target else ""
-        handler = on_click(lambda i=i: clicks.meld(i)) if clicks is not None else None
-        for style, text in frs:
-            lines.add(style + sel, text, handler)
-        lines.add("", " ")
-    lines.nl()
+        return [[("class:dim", _("No melds on the table yet."))]]
+    owners: list[int] = []
+    for m in v.melds:
+        if m.owner not in owners:
+            owners.append(m.owner)
+    label_w = min(12, max(len(model.name(o)[:10]) for o in owners) + 1)
+    rows: list[Row] = []
+    target_row = 0
+    for o in owners:
+        idx = [i for i, m in enumerate(v.melds) if m.owner == o]
+        name = model.name(o)[:10] if o >= 0 else "?"
+        items = [meld_item(model, i, four, clicks) for i in idx]
+        first = len(rows)
+        grown = wrap_items(items, max(10, width - label_w - 1), 2)
+        for k, r in enumerate(grown):
+            label = name if k == 0 else ""
+            style = "class:player.me" if o == model.seat else "class:meld.owner"
+            rows.append([(style, label.ljust(label_w)), ("", " "), *r])
+        if model.target in idx:
+            # which wrapped row holds it
+            col_items = 0
+            for k, r in enumerate(grown):
+                col_items += sum(1 for fr in r if fr[1].endswith("[") and "meld.label" in fr[0])
+                if col_items > idx.index(model.target):
+                    target_row = first + k
+                    break
+    if len(rows) <= max_rows:
+        return rows
+    max_rows = max(1, max_rows)
+    start = min(max(0, target_row - max_rows + 2), len(rows) - max_rows + 1)
+    shown = rows[start:start + max_rows - 1]
+    more = len(rows) - start - len(shown)
+    note = _("… {n} more rows of melds (↑ ↓ choose a meld)").format(n=len(rows) - len(shown))
+    if more <= 0 and start > 0:
+        shown = rows[start - 1:start - 1 + max_rows - 1]
+    return [*shown, [("class:dim", note)]]
 
 
-def render_hand(lines: Lines, model: TableModel, clicks: Clicks | None, four: bool) -> None:
+def _hand_style(model: TableModel, card: Card, i: int, hinted: dict, staged: set) -> str:
+    extra = f" class:hand.{i}"
+    if card in hinted:
+        extra += " class:hint"
+    if card in model.fresh:
+        extra += " class:fresh"
+    if i == model.cursor:
+        extra += " class:cursor"
+    if card in staged:
+        extra += " class:staged"
+    return extra
+
+
+def _mark(model: TableModel, card: Card, i: int, staged: set) -> str:
+    if i == model.cursor:
+        return "^"
+    if card in staged:
+        return "="
+    if card in model.fresh:
+        return "+"
+    return " "
+
+
+CARD_W = 4  # a card's visible strip in the fan
+CARD_FULL = 6  # the last card, whole
+
+
+def fan_fits(model: TableModel, width: int) -> bool:
+    n = len(model.hand)
+    return n > 0 and 1 + CARD_W * (n - 1) + CARD_FULL <= width
+
+
+def hand_fan_rows(model: TableModel, clicks: Clicks | None, four: bool) -> list[Row]:
+    """The hand as overlapping card shapes: rank and suit corners; selected cards lifted."""
     hand = model.hand
     hinted = model.hinted()
     staged = model.staged_cards()
-    if model.staged:
-        lines.add("class:label", _("To lay down:") + " ")
-        for g in model.staged:
-            lines.add("class:staged", "[" + " ".join(face_text(c) for c in g) + "] ")
-        lines.nl()
-    if not hand:
-        lines.add("class:dim", _("(no cards in hand)"))
-        lines.nl()
-        return
-    for start in range(0, len(hand), HAND_ROW_CARDS):
-        chunk = list(enumerate(hand))[start : start + HAND_ROW_CARDS]
-        for row in ("up", "down", "marks"):
-            lines.add("", " ")
-            for i, card in chunk:
-                w = chip_width(card)
-                lifted = card in model.selected
-                handler = on_click(lambda i=i: clicks.card(i)) if clicks is not None else None
-                if row == "marks":
-                    mark = "^" if i == model.cursor else ("=" if card in staged else " ")
-                    lines.add("class:cursor.mark", mark.center(w), handler)
-                    lines.add("", " ")
-                    continue
-                if (row == "up") != lifted:
-                    lines.add("", " " * w, handler)
-                    lines.add("", " ")
-                    continue
-                extra = ""
-                if card in hinted:
-                    extra += " class:hint"
-                if i == model.cursor:
-                    extra += " class:cursor"
-                if card in staged:
-                    extra += " class:staged"
-                _chip(lines, card, four, extra, handler)
-                lines.add("", " ")
-            lines.nl()
+    rows: list[Row] = [[("", " ")] for _k in range(7)]
+    for i, card in enumerate(hand):
+        last = i == len(hand) - 1
+        h = _h(clicks, lambda i=i: clicks.card(i))  # type: ignore[union-attr]
+        face = face_text(card)
+        extra = _hand_style(model, card, i, hinted, staged)
+        frame = "class:cardframe" + extra
+        face_style = card_style(card, four) + extra
+        if last:
+            shape = [("┌────┐", None), ("│", face.ljust(3) + " │"), ("│    │", None),
+                     ("│", face.rjust(4) + "│"),
+                     ("└────┘", None)]
+            w = CARD_FULL
+        else:
+            shape = [("┌───", None), ("│", face.ljust(3)), ("│   ", None), ("│   ", None),
+                     ("└───", None)]
+            w = CARD_W
+        lifted = card in model.selected
+        top = 0 if lifted else 1
+        for r in range(6):
+            k = r - top
+            if 0 <= k < 5:
+                a, b = shape[k]
+                if b is None:
+                    rows[r].append((frame, a, h) if h else (frame, a))
+                else:
+                    rows[r].append((frame, a, h) if h else (frame, a))
+                    rows[r].append((face_style, b, h) if h else (face_style, b))
+            else:
+                rows[r].append(("", " " * w, h) if h else ("", " " * w))
+        mark = _mark(model, card, i, staged).ljust(w)
+        rows[6].append(("class:cursor.mark", mark, h) if h else ("class:cursor.mark", mark))
+    return rows
+
+
+def hand_chip_rows(model: TableModel, width: int, clicks: Clicks | None, four: bool) -> list[Row]:
+    """The hand as chips ``[10♥]``, wrapped to the width: 3 rows per line of cards."""
+    hand = model.hand
+    hinted = model.hinted()
+    staged = model.staged_cards()
+    out: list[Row] = []
+    lines_of: list[list[int]] = [[]]
+    col = 1
+    for i, card in enumerate(hand):
+        w = chip_width(card) + 1
+        if lines_of[-1] and col + w > width:
+            lines_of.append([])
+            col = 1
+        lines_of[-1].append(i)
+        col += w
+    for chunk in lines_of:
+        up: Row = [("", " ")]
+        down: Row = [("", " ")]
+        marks: Row = [("", " ")]
+        for i in chunk:
+            card = hand[i]
+            w = chip_width(card)
+            h = _h(clicks, lambda i=i: clicks.card(i))  # type: ignore[union-attr]
+            blank = ("", " " * w, h) if h else ("", " " * w)
+            c = chip(card, four, _hand_style(model, card, i, hinted, staged), h)
+            if card in model.selected:
+                up += c
+                down.append(blank)
+            else:
+                up.append(blank)
+                down += c
+            mark = _mark(model, card, i, staged).center(w)
+            marks.append(("class:cursor.mark", mark, h) if h else ("class:cursor.mark", mark))
+            for r in (up, down, marks):
+                r.append(("", " "))
+        out += [up, down, marks]
+    return out
+
+
+def staged_row(model: TableModel) -> Row:
+    row: Row = [("class:label", _("To lay down:") + " ")]
+    for g in model.staged:
+        row.append(("class:staged", "[" + " ".join(face_text(c) for c in g) + "] "))
+    return row
 
 
 BUTTONS_PLAY = (
@@ -330,10 +573,15 @@ def button_label(name: str) -> str:
         "info": _("Player info"),
         "chat": _("Chat"),
         "invite": _("Invite"),
+        "history": _("History"),
+        "stage": _("Put aside"),
+        "scores": _("Scores"),
+        "help": _("Help"),
     }[name]
 
 
-def render_buttons(lines: Lines, model: TableModel, clicks: Clicks | None) -> None:
+def buttons_rows(model: TableModel, width: int, clicks: Clicks | None) -> list[Row]:
+    """The action buttons, wrapped so that none is ever cut."""
     v = model.view
     flags = model.legal()
     names: list[tuple[str, str]] = []
@@ -341,18 +589,25 @@ def render_buttons(lines: Lines, model: TableModel, clicks: Clicks | None) -> No
         names += [(n, k) for n, k, _l in BUTTONS_DRAW]
     else:
         names += [(n, k) for n, k, _l in BUTTONS_PLAY]
+        if v is not None and v.my_turn and len(model.selected) >= 2:
+            names.insert(1, ("stage", "g"))  # put the selection aside as one meld
     if v is not None and v.knock:
         names.append(("knock", "f"))
     names += [("sort_suit", "s"), ("sort_rank", "r")]
+    prog = model.opening_progress()
+    items: list[Row] = []
     for name, key in names:
         active = flags.get(name, True) if name not in ("sort_suit", "sort_rank") else True
         style = "class:button" if active else "class:button.off"
         if name == "knock" and active:
             style = "class:button.knock"
-        handler = on_click(lambda n=name: clicks.button(n)) if clicks is not None else None
-        lines.add(style, f"[{button_label(name)} {key}]", handler)
-        lines.add("", " ")
-    lines.nl()
+        h = _h(clicks, lambda n=name: clicks.button(n))  # type: ignore[union-attr]
+        label = button_label(name)
+        if name == "lay" and prog is not None:
+            label += f" {prog[0]}/{prog[1]}"
+        text = f"[{label} {key}]"
+        items.append([(style, text, h) if h else (style, text)])
+    return wrap_items(items, width, 1)
 
 
 def chat_input_text(model: TableModel, width: int) -> str:
@@ -366,19 +621,36 @@ def chat_input_text(model: TableModel, width: int) -> str:
     return (head + shown + "_" + tail)[: width - 1]
 
 
-def render_log(lines: Lines, model: TableModel, width: int) -> None:
+def message_rows(model: TableModel, width: int) -> list[Row]:
+    """The lines that answer the player's last key: chat, a question, a refusal, why."""
     if model.chat_input is not None:
-        if model.error:
-            lines.add("class:error", model.error[: width - 1])
-            lines.nl()
-        lines.add("class:chat.input", chat_input_text(model, width))
-    elif model.confirm:
-        lines.add("class:warn", model.confirm[: width - 1])
-    elif model.error:
-        lines.add("class:error", (_("Refused: {why}").format(why=model.error))[: width - 1])
-    elif model.log:
-        lines.add("class:log", model.log[-1][: width - 1])
-    lines.nl()
+        rows = [[("class:error", model.error)]] if model.error else []
+        return [*rows, [("class:chat.input", chat_input_text(model, width))]]
+    if model.confirm:
+        return [[("class:warn", model.confirm)]]
+    if model.error:
+        text = _("Refused: {why}").format(why=model.error)
+        return [[("class:error", part)] for part in wrap_text(text, width - 1)[:2]]
+    if model.why:
+        return [[("class:warn", model.why)]]
+    return []
+
+
+def log_rows(model: TableModel, width: int, n: int) -> list[Row]:
+    """The last ``n`` lines of the table's history (what the others just did)."""
+    if n <= 0:
+        return []
+    out: list[Row] = []
+    for line in reversed(model.log):
+        wrapped = wrap_text(line, width - 2)
+        for k, part in enumerate(reversed(wrapped)):
+            lead = "• " if k == len(wrapped) - 1 else "  "
+            out.append([("class:log", lead + part)])
+            if len(out) >= n:
+                break
+        if len(out) >= n:
+            break
+    return list(reversed(out))
 
 
 def status_text(model: TableModel) -> str:
@@ -392,7 +664,12 @@ def status_text(model: TableModel) -> str:
     if v.my_turn and v.phase == "draw":
         return _("Your turn: d draw from the stock, t take the discard.")
     if v.my_turn:
-        return _("Space select · m lay down · o lay off (↑↓ meld) · c joker · x discard")
+        prog = model.opening_progress()
+        text = _("Space select · m lay down · o lay off (↑↓ meld) · c joker · x discard")
+        if prog is not None and prog[0] < prog[1]:
+            text = _("Opening: your melds make {pts}/{need} points.").format(
+                pts=prog[0], need=prog[1]) + " " + text
+        return text
     return ""
 
 
@@ -403,31 +680,186 @@ def render_table(
     clicks: Clicks | None = None,
     four_colour: bool = False,
 ) -> list[Fragment]:
-    """The whole table screen."""
-    lines = Lines()
-    render_header(lines, model, width, clicks)
-    render_players(lines, model, width, clicks)
-    render_piles(lines, model, clicks, four_colour)
-    hand_rows = 3 * max(1, -(-len(model.hand) // HAND_ROW_CARDS)) + (1 if model.staged else 0)
-    fixed = lines.rows + hand_rows + 3
-    render_melds(lines, model, width, max(1, height - fixed - 1), clicks, four_colour)
-    pad = height - lines.rows - hand_rows - 3
-    for _i in range(max(0, pad)):
-        lines.nl()
-    render_hand(lines, model, clicks, four_colour)
-    render_buttons(lines, model, clicks)
-    render_log(lines, model, width)
-    lines.add("class:status", status_text(model)[: width - 1])
-    return lines.frags
+    """The whole table screen, laid out for ``width`` x ``height``."""
+    if model.panel is not None:
+        return render_panel(model, width, height, clicks)
+    width = max(20, width)
+    height = max(8, height)
+    head = Lines()
+    render_header(head, model, width, clicks)
+    header = split_rows(head.frags)
+    v = model.view
+    if v is None:
+        return join_rows([*header, [("class:status", _("Waiting for the table…"))]], width)
+    status = [[("class:status", part)] for part in wrap_text(status_text(model), width - 1)[:2]]
+    msg_rows = message_rows(model, width)
+    buttons = buttons_rows(model, width, clicks)
+    me = [my_line(model, clicks)]
+    staged = [staged_row(model)] if model.staged else []
+    n_opp = len(v.players) - 1
+    # Choose the richest layout that leaves room for the melds and a line of history.
+    fan = fan_fits(model, width) and height >= 28
+    boxes = height >= 22 and n_opp > 0
+    for _attempt in range(3):
+        hand = (hand_fan_rows(model, clicks, four_colour) if fan
+                else hand_chip_rows(model, width, clicks, four_colour)) if model.hand else [
+                [("class:dim", _("(no cards in hand)"))]]
+        opp = opponents_rows(model, width, boxes, clicks)
+        fixed = len(header) + len(opp) + len(me) + len(staged) + len(hand) + len(buttons) + \
+            len(msg_rows) + len(status)
+        spare = height - fixed
+        if spare >= 4 or (not fan and not boxes):
+            break
+        if fan:
+            fan = False
+        else:
+            boxes = False
+    pile_max = 1 if v.discard is None or len(v.discard) <= 1 else max(1, min(4, (spare - 2) // 2))
+    piles = piles_rows(model, width, pile_max, clicks, four_colour)
+    fp = model.table.get("fingerprint")
+    if isinstance(fp, str) and fp and piles:
+        # the table's fingerprint, to compare aloud with the host's screen
+        tag = _("fingerprint {fp}").format(fp=fp[:23] if width >= 120 else fp[:19])
+        room = (width - 36 if width >= 110 else width) - row_len(piles[0]) - 2
+        info = _h(clicks, lambda: clicks.button("info"))  # type: ignore[union-attr]
+        if len(tag) <= room:
+            piles[0] = [*piles[0], ("", " " * (room - len(tag) + 1)),
+                        ("class:dim", tag, info) if info else ("class:dim", tag)]
+    spare -= len(piles)
+    side = width >= 110 and spare >= 3
+    centre_w = width - 36 if side else width
+    melds = melds_rows(model, centre_w, max(1, spare - (0 if side else 1)), clicks, four_colour)
+    spare -= 0 if side else len(melds)
+    if side:
+        middle_h = max(len(piles) + len(melds), spare)
+        hist_w = 35
+        title = [("class:label", _("History") + " "), ("class:dim", "(a)")]
+        hist = [title, *log_rows(model, hist_w, middle_h - 1)]
+        centre = [*piles, *melds]
+        centre += [[] for _k in range(middle_h - len(centre))]
+        middle = hjoin([(centre, centre_w - 1), ([[("class:dim", "│")]] * middle_h, 1),
+                        (hist, hist_w - 1)], gap=1)
+        spare = 0
+    else:
+        logs = log_rows(model, width, max(0 if msg_rows else 1, min(spare, 6)))
+        spare -= len(logs)
+        middle = [*piles, *melds, *([[]] * max(0, spare)), *logs]
+    rows = [*header, *opp, *middle, *staged, *me, *hand, *buttons, *msg_rows, *status]
+    if len(rows) > height:
+        # never cut the bottom: the hand, the buttons and the answer line stay
+        over = len(rows) - height
+        keep_top = len(header)
+        cut_from = rows[keep_top:keep_top + len(opp) + len(middle)]
+        cut_from = cut_from[: max(0, len(cut_from) - over)]
+        rows = [*rows[:keep_top], *cut_from, *rows[keep_top + len(opp) + len(middle):]]
+        rows = rows[-height:] if len(rows) > height else rows
+    return join_rows(rows, width)
+
+
+PANEL_TITLES = {
+    "help": "Help",
+    "history": "History",
+    "scores": "Score sheet",
+}
+
+
+def panel_lines(model: TableModel, width: int) -> list[Row]:
+    """The open panel's content as rows (wrapped at word boundaries)."""
+    from rami_lan.cli.ui.help import help_lines
+
+    rows: list[Row] = []
+    if model.panel == "help":
+        for line in help_lines(model.variant):
+            for part in wrap_text(line, width - 2):
+                rows.append([("", part)])
+    elif model.panel == "history":
+        if not model.log:
+            rows.append([("class:dim", _("Nothing happened yet."))])
+        for line in model.log:
+            wrapped = wrap_text(line, width - 4)
+            for k, part in enumerate(wrapped):
+                rows.append([("class:log", ("• " if k == 0 else "  ") + part)])
+    elif model.panel == "scores":
+        rows = score_sheet_rows(model, width)
+    return rows
+
+
+def score_sheet_rows(model: TableModel, width: int) -> list[Row]:
+    """Every round so far: each seat's score, the totals, the winner and eliminations."""
+    v = model.view
+    if v is None:
+        return [[("class:dim", _("No round played yet."))]]
+    seats = [p.seat for p in v.players]
+    col = max(7, min(12, (width - 10) // max(1, len(seats))))
+    head: Row = [("class:label", _("Round").ljust(8))]
+    for s in seats:
+        head.append(("class:player.me" if s == model.seat else "class:label",
+                     model.name(s)[: col - 1].rjust(col)))
+    rows: list[Row] = [head]
+    if not model.rounds:
+        rows.append([("class:dim", _("No round played yet."))])
+    for line in model.rounds:
+        row: Row = [("", str(line.round_no).ljust(8))]
+        for s in seats:
+            sc = line.scores.get(s)
+            text = "" if sc is None else f"{sc:+d}"
+            if line.winner == s:
+                text = "★ " + text
+            if s in line.eliminated:
+                text = "X " + text
+            row.append(("class:winner" if line.winner == s else
+                        "class:eliminated" if s in line.eliminated else "", text.rjust(col)))
+        rows.append(row)
+    total: Row = [("class:total", _("Total").ljust(8))]
+    for p in v.players:
+        total.append(("class:eliminated" if p.eliminated else "class:total",
+                      (("X " if p.eliminated else "") + str(p.total)).rjust(col)))
+    rows.append([("class:dim", "─" * min(width - 1, 8 + col * len(seats)))])
+    rows.append(total)
+    rows.append([("class:dim", _("★ won the round · X eliminated · {limit}").format(
+        limit=limit_text(model)))])
+    return rows
+
+
+def render_panel(model: TableModel, width: int, height: int, clicks: Clicks | None) -> list[Fragment]:
+    """A full-screen panel (help, history, score sheet) that scrolls with ↑ ↓."""
+    name = model.panel or "help"
+    title = {"help": _("Help"), "history": _("History"), "scores": _("Score sheet")}[name]
+    content = panel_lines(model, width)
+    room = max(1, height - 2)
+    top = max(0, min(model.panel_scroll, len(content) - room))
+    if name == "history" and model.panel_scroll < 0:
+        top = max(0, len(content) - room)  # opened on the latest lines
+    model.panel_scroll = top
+    shown = content[top:top + room]
+    more = ""
+    if len(content) > room:
+        more = " " + _("lines {a}-{b} of {n}").format(a=top + 1, b=top + len(shown), n=len(content))
+    close = _h(clicks, lambda: clicks.button("close"))  # type: ignore[union-attr]
+    head: Row = [("class:header", " " + title + more)]
+    head = pad(head, width - 8, "class:header")
+    head.append(("class:button", "[Esc ×]", close) if close else ("class:button", "[Esc ×]"))
+    foot: Row = [("class:status", _("↑ ↓ PgUp PgDn scroll · Esc close"))]
+    rows = [head, *shown, *([[]] * (room - len(shown))), foot]
+    if clicks is not None:
+        # the mouse wheel scrolls the panel anywhere on it
+        wheel = on_click_or_scroll(None, clicks.scroll)
+        rows = [[(f[0], f[1], f[2] if len(f) > 2 else wheel) for f in pad(r, width)]
+                for r in rows]
+    return join_rows(rows, width)
 
 
 # --- the round result ---------------------------------------------------------------
 
 
 def render_result(
-    model: TableModel, width: int = 80, clicks: Clicks | None = None, four_colour: bool = False
+    model: TableModel, width: int = 80, clicks: Clicks | None = None, four_colour: bool = False,
+    height: int | None = None,
 ) -> list[Fragment]:
-    """Every hand with each card's points, the round scores and totals, the winner."""
+    """Every hand with each card's points, the round scores and totals, the winner, and
+    the score sheet of every round so far; the buttons always stay on screen."""
+    if model.panel is not None:
+        return render_panel(model, width, height or 24, clicks)
     lines = Lines()
     v = model.view
     if v is None or v.last_result is None:
@@ -485,9 +917,10 @@ def render_result(
                 lines.add(card_style(c, four_colour), face_text(c))
                 lines.add("class:points", f"·{hand_points(var, c)} ")
             if cards:
-                lines.add("class:total", "= " + _("{n} pts").format(n=hp.get(s, 0)))
+                lines.add("class:total", "= " + points_text(hp.get(s, 0)))
             lines.nl()
-    lines.nl()
+    top = split_rows(lines.frags)
+    lines = Lines()
     if v.match_over:
         if v.winner is not None:
             lines.add("class:winner", " " + _("{who} wins the match!").format(
@@ -520,4 +953,45 @@ def render_result(
         lines.add("class:error", model.error[: width - 1])
     elif model.log:
         lines.add("class:log", model.log[-1][: width - 1])
-    return lines.frags
+    bottom = split_rows(lines.frags)
+    sheet: list[Row] = []
+    if model.rounds:
+        sheet = [[("class:label", _("Score sheet") + " "), ("class:dim", "(n)")],
+                 *score_sheet_rows(model, width)]
+    gap: list[Row] = [[]] if sheet else []
+    if height is not None:
+        room = height - len(bottom) - len(gap)
+        if len(top) + len(sheet) > room:
+            sheet = sheet[: max(0, room - len(top))]
+        if not sheet:
+            gap, room = [], height - len(bottom)
+        if len(top) > room:
+            top = top[: max(1, room)]
+        bottom = bottom[: height - len(top) - len(sheet) - len(gap)]
+    return join_rows([*top, *sheet, *gap, *bottom], width)
+
+
+# --- the pieces other screens reuse (the replay screen) -------------------------------
+
+
+def _add_rows(lines: Lines, rows: list[Row]) -> None:
+    for row in rows:
+        for f in row:
+            lines.add(f[0], f[1], f[2] if len(f) > 2 else None)
+        lines.nl()
+
+
+def render_players(lines: Lines, model: TableModel, width: int,
+                   clicks: Clicks | None = None) -> None:
+    """Every seat other than ``model.seat`` on one line each (a spectator sees all)."""
+    _add_rows(lines, opponents_rows(model, width, False, clicks))
+
+
+def render_piles(lines: Lines, model: TableModel, clicks: Clicks | None, four: bool,
+                 width: int = 80) -> None:
+    _add_rows(lines, piles_rows(model, width, 3, clicks, four))
+
+
+def render_melds(lines: Lines, model: TableModel, width: int, max_rows: int,
+                 clicks: Clicks | None, four: bool) -> None:
+    _add_rows(lines, melds_rows(model, width, max_rows, clicks, four))

@@ -48,6 +48,7 @@ class ReplayScreen:
         self.shell: Shell | None = None
         self.message: str | None = None
         self.show_help = False
+        self.goto: str | None = None  # "g": the round number being typed
         self.control, self.focus = screen_window(self.fragments)
         self.container = FloatContainer(
             content=self.focus,
@@ -96,7 +97,7 @@ class ReplayScreen:
         lines.add("class:header", status[: width - 1].ljust(width - 1))
         lines.nl()
         render_players(lines, m, width)
-        render_piles(lines, m, None, self.four_colour)
+        render_piles(lines, m, None, self.four_colour, width)
         render_melds(lines, m, width, 4, None, self.four_colour)
         lines.add("class:label", _("Every hand:"))
         lines.nl()
@@ -145,6 +146,31 @@ class ReplayScreen:
             self.message = _("There is no round {n} (rounds: {total}).").format(
                 n=round_no, total=self.replay.n_rounds)
 
+    def goto_open(self) -> None:
+        """``g``: ask for a round number (typed digits, Enter)."""
+        self.goto = ""
+        self._goto_message()
+
+    def _goto_message(self) -> None:
+        self.message = _("Go to round (1-{total}): {typed}_  Enter go · Esc cancel").format(
+            total=self.replay.n_rounds, typed=self.goto or "")
+
+    def goto_type(self, digit: str | None) -> None:
+        if self.goto is None:
+            return
+        self.goto = self.goto[:-1] if digit is None else (self.goto + digit)[:4]
+        self._goto_message()
+
+    def goto_done(self) -> None:
+        typed, self.goto = self.goto or "", None
+        self.message = None
+        if typed.isdigit():
+            self.jump(int(typed))
+
+    def goto_cancel(self) -> None:
+        self.goto = None
+        self.message = None
+
     def leave(self) -> None:
         if self.on_leave is not None:
             self.on_leave()
@@ -176,10 +202,17 @@ class ReplayScreen:
         bind("pageup")(r.previous_round)
         bind("home")(lambda: r.seek(0))
         bind("end")(lambda: r.seek(r.last))
+        going = Condition(lambda: self.goto is not None) & normal
         for n in range(1, 10):
-            bind(str(n))(lambda n=n: self.jump(n))
+            bind(str(n), filter=normal & ~going)(lambda n=n: self.jump(n))
+        for n in range(10):
+            bind(str(n), filter=going)(lambda n=n: self.goto_type(str(n)))
+        bind("g", filter=normal & ~going)(self.goto_open)
+        bind("enter", filter=going)(self.goto_done)
+        bind("escape", filter=going)(self.goto_cancel)
+        bind("backspace", filter=going)(lambda: self.goto_type(None))
         bind("v")(self.run_verify)
         bind("?", "f1")(lambda: setattr(self, "show_help", True))
         bind("escape", "?", "f1", "q", filter=helping)(lambda: setattr(self, "show_help", False))
-        bind("q", "escape", "c-c")(self.leave)
+        bind("q", "escape", "c-c", filter=normal & ~going)(self.leave)
         return kb

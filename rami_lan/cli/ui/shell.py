@@ -26,6 +26,7 @@ from prompt_toolkit.widgets import Frame
 from rami_lan.cli.ui.styles import STYLE
 
 REFRESH = 0.5
+ESC_WAIT = 0.05
 
 
 class Screen(Protocol):
@@ -49,13 +50,26 @@ def popup(
     *,
     margin: tuple[int, int] = (4, 2),
     wrap_lines: bool = True,
+    fit: bool = False,
 ) -> Float:
     """A framed text window over a screen, shown while ``visible()``.
 
     ``content()`` gives its text (or fragments); ``margin`` is (left and right, top and
-    bottom) in cells.
+    bottom) in cells. ``fit``: the box takes the size of its content, centred.
     """
     side, top = margin
+    if fit:
+        return Float(
+            ConditionalContainer(
+                Frame(
+                    Window(FormattedTextControl(content), wrap_lines=wrap_lines,
+                           style="class:help", dont_extend_width=True,
+                           dont_extend_height=True),
+                    title=title,
+                ),
+                filter=Condition(visible),
+            ),
+        )
     return Float(
         ConditionalContainer(
             Frame(
@@ -87,6 +101,9 @@ class Shell:
             style=STYLE,
             refresh_interval=REFRESH,
         )
+        # Esc alone is read after this pause (an escape sequence arrives at once): the
+        # default half second made Esc feel slow.
+        self.app.ttimeoutlen = ESC_WAIT
 
     def _container(self) -> Container:
         return self.screen.container if self.screen is not None else self._empty

@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import secrets
 import sqlite3
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from prompt_toolkit.application import get_app
@@ -29,10 +31,10 @@ from prompt_toolkit.layout import (
     FloatContainer,
 )
 
-from rami_lan.cli.ui.help import help_lines
 from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import render_result, render_table
 from rami_lan.cli.ui.shell import Shell, popup, screen_window
+from rami_lan.core import events as E
 from rami_lan.core.actions import Action
 from rami_lan.i18n import _
 from rami_lan.net.chat import MAX_CHAT_CHARS, ChatPolicy
@@ -77,6 +79,9 @@ class TableScreen:
         self.session = session
         self.four_colour = four_colour
         self.model = TableModel(seat=session.seat, variant=session.variant)
+        levels = getattr(session, "bot_levels", None) or getattr(session, "_bot_levels", None)
+        if isinstance(levels, dict) and levels:
+            self.model.table["bots"] = {int(k): str(v) for k, v in levels.items()}
         self.on_leave = on_leave
         self.profile = profile
         self._stats = stats
@@ -84,6 +89,7 @@ class TableScreen:
         self._db_failed = False
         self.stats_error: str | None = None
         self.recorded: list[str] = []  # match ids recorded by this screen
+        self.replay_file: Path | None = None
         self._recorded_upto = 0
         self._nonce = secrets.token_hex(6)
         self.inviter = inviter
@@ -98,15 +104,10 @@ class TableScreen:
             content=self.focus,
             floats=[
                 popup(
-                    lambda: "\n".join(help_lines(self.model.variant)),
-                    lambda: _("Help — Esc to close"),
-                    lambda: self.model.show_help,
-                    margin=(1, 1),
-                ),
-                popup(
-                    lambda: "\n".join(self.info_lines()),
+                    lambda: "\n".join(self.info_box_lines()),
                     lambda: _("Player info — ← → player · Esc to close"),
                     lambda: self.model.info_seat is not None,
+                    fit=True,
                 ),
                 popup(
                     self.invite_fragments,
@@ -134,6 +135,9 @@ class TableScreen:
                 if self.model.matches_ended > self._recorded_upto:
                     self._recorded_upto = self.model.matches_ended
                     self.record_match()
+                    self.save_replay()
+                elif any(isinstance(ev, E.RoundEnded) for ev in upd.events):
+                    self.save_replay()
                 self._invalidate()
         except Exception as e:  # noqa: BLE001 - show it instead of crashing the UI
             self.model.error = _("Connection lost: {err}").format(err=e)
@@ -197,6 +201,68 @@ class TableScreen:
             self.recorded.append(mid)
         return done
 
+    def record_left(self) -> bool:
+        """Leaving in the middle of a match after at least one finished round: the match
+        counts as played (not won) with its rounds, so the statistics do not say
+        "Rounds: 0 played" after a won round. Never raises."""
+        m = self.model
+        if self.model.matches_ended > self._recorded_upto or not any(
+                isinstance(ev, E.RoundEnded) for ev in m.match_events):
+            return False
+        if any(isinstance(ev, E.MatchEnded) for ev in m.match_events):
+            return False
+        if getattr(self.session, "bot", False) or self._stats is None or m.view is None:
+            return False
+        db = self.stats_db()
+        if db is None:
+            return False
+        totals = tuple((p.seat, p.total) for p in m.view.players)
+        events = [*m.match_events, E.MatchEnded(None, totals, "left")]
+        try:
+            done = db.record_events(m.seat, m.variant, len(m.view.players), events,
+                                    self.match_id())
+        except (ValueError, sqlite3.Error) as e:
+            self.stats_error = _("Statistics unavailable: {err}").format(err=e)
+            return False
+        if done:
+            self.recorded.append(self.match_id())
+            self._recorded_upto = self.model.matches_ended + 1
+        return done
+
+    def replay_path(self) -> Path | None:
+        """Where this match's replay goes (the data folder's ``replays``), None if unknown."""
+        try:
+            from rami_lan.stats import data_dir
+
+            folder = data_dir() / "replays"
+        except Exception:  # noqa: BLE001 - no data folder: no replay file
+            return None
+        name = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in self.match_id())
+        return folder / f"{name[:80] or 'match'}.json"
+
+    def save_replay(self) -> Path | None:
+        """Write the match so far as a replay file when the session can give one (solo
+        tables: `LocalTableSession.replay_record`); ``rami-lan replay FILE`` plays it."""
+        record = getattr(self.session, "replay_record", None)
+        if not callable(record) or getattr(self.session, "bot", False):
+            return None
+        path = self.replay_path()
+        if path is None:
+            return None
+        try:
+            data = record()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(data), encoding="utf-8")
+            tmp.replace(path)
+        except (OSError, TypeError, ValueError) as e:
+            self.model._log(_("The replay was not saved: {err}").format(err=e))
+            return None
+        if self.replay_file != path:
+            self.replay_file = path
+            self.model._log(_("Replay saved: {path}").format(path=path))
+        return path
+
     # --- Info joueur ---------------------------------------------------------------
 
     def player_card(self, seat: int) -> PlayerCard:
@@ -232,6 +298,9 @@ class TableScreen:
             return []
         card = self.player_card(seat)
         lines = card_lines(card, variants=None if seat == self.model.seat else [self.model.variant])
+        level = self.model.bot_level(seat)
+        if level:
+            lines.insert(1, _("Bot level: {lv}").format(lv=level))
         if seat == self.model.seat and self.stats_error:
             lines.append(self.stats_error)
         fp = self.model.table.get("fingerprint")
@@ -239,6 +308,13 @@ class TableScreen:
             # Players compare it aloud with the host's screen (docs/security.md).
             lines += ["", _("Table fingerprint: {fp}").format(fp=fp)]
         return lines
+
+    def info_box_lines(self) -> list[str]:
+        """The Info joueur lines, at least as wide as the box's title (a fitted box)."""
+        lines = self.info_lines()
+        title = _("Player info — ← → player · Esc to close")
+        width = max([len(title) + 4, *(len(x) for x in lines)])
+        return [x.ljust(width) for x in lines]
 
     def show_info(self, seat: int | None = None) -> None:
         m = self.model
@@ -374,6 +450,9 @@ class TableScreen:
         self._task(self.session.act(action))
 
     def leave(self) -> None:
+        self.record_left()
+        self.save_replay()
+
         async def go() -> None:
             try:
                 await self.session.next_round("leave")
@@ -401,13 +480,13 @@ class TableScreen:
     def fragments(self):  # type: ignore[no-untyped-def]
         width, height = self.size()
         if self.showing_result():
-            return render_result(self.model, width, self, self.four_colour)
+            return render_result(self.model, width, self, self.four_colour, height)
         return render_table(self.model, width, height, self, self.four_colour)
 
     def text(self, width: int = 80, height: int = 24) -> str:
         """The screen as plain text (tests)."""
         if self.showing_result():
-            frs = render_result(self.model, width, None, self.four_colour)
+            frs = render_result(self.model, width, None, self.four_colour, height)
         else:
             frs = render_table(self.model, width, height, None, self.four_colour)
         return "".join(f[1] for f in frs)
@@ -464,6 +543,47 @@ class TableScreen:
             self.open_chat()
         elif name == "invite":
             self.open_invite()
+        elif name in ("history", "scores", "help"):
+            self.open_panel(name)
+        elif name == "close":
+            m.panel = None
+        self._invalidate()
+
+    def open_panel(self, name: str) -> None:
+        """Open a full-screen panel (help, history, score sheet); history opens at its end."""
+        m = self.model
+        m.panel = name
+        m.panel_scroll = -1 if name == "history" else 0
+        m.show_help = name == "help"
+
+    def scroll_panel(self, delta: int) -> None:
+        m = self.model
+        m.panel_scroll = max(0, m.panel_scroll + delta)
+
+    def out_of_turn(self, key: str) -> None:
+        """A game key pressed when it can do nothing: say why instead of ignoring it."""
+        m = self.model
+        v = m.view
+        if v is None:
+            m.why = _("Waiting for the table…")
+        elif v.phase not in ("draw", "play"):
+            m.why = _("The round is over.")
+        elif not v.my_turn:
+            if key == "f":
+                m.why = _("Frapper is possible only just after another player's discard.")
+            else:
+                m.why = _("Not your turn: {who} is playing.").format(who=m.name(v.turn))
+        elif v.phase == "draw":
+            m.why = _("Draw first: d from the stock, t from the discard pile.")
+        else:
+            m.why = _("You have drawn already: lay down, lay off or discard.")
+
+    def meld_end(self, index: int, end: str) -> None:
+        m = self.model
+        m.target = index
+        m.end = "low" if end == "low" else "high"
+        if len(m.selected) == 1:
+            self.do("layoff")
         self._invalidate()
 
     def enter(self) -> None:
@@ -510,6 +630,10 @@ class TableScreen:
     def button(self, name: str) -> None:
         self.do(name)
 
+    def scroll(self, delta: int) -> None:
+        self.scroll_panel(delta)
+        self._invalidate()
+
     def player(self, seat: int) -> None:
         self.show_info(seat)
 
@@ -518,7 +642,7 @@ class TableScreen:
     def _bindings(self) -> KeyBindings:
         kb = KeyBindings()
         m = self.model
-        helping = Condition(lambda: m.show_help)
+        helping = Condition(lambda: m.panel is not None)
         info = Condition(lambda: m.info_seat is not None) & ~helping
         inviting = Condition(lambda: m.invite_open) & ~helping
         chatting = Condition(lambda: m.chat_input is not None) & ~helping
@@ -542,14 +666,29 @@ class TableScreen:
         @kb.add("?", filter=~helping & ~chatting)
         @kb.add("f1", filter=~helping)
         def _help(e: KeyPressEvent) -> None:
-            m.show_help = True
+            self.open_panel("help")
 
         @kb.add("escape", filter=helping)
         @kb.add("?", filter=helping)
         @kb.add("f1", filter=helping)
         @kb.add("q", filter=helping)
+        @kb.add("a", filter=helping & Condition(lambda: m.panel == "history"))
+        @kb.add("n", filter=helping & Condition(lambda: m.panel == "scores"))
         def _close_help(e: KeyPressEvent) -> None:
+            m.panel = None
             m.show_help = False
+
+        def page() -> int:
+            return max(1, self.size()[1] - 3)
+
+        bind("up", "k", filter=helping)(lambda: self.scroll_panel(-1))
+        bind("down", "j", filter=helping)(lambda: self.scroll_panel(1))
+        bind("pageup", "b", filter=helping)(lambda: self.scroll_panel(-page()))
+        bind("pagedown", " ", filter=helping)(lambda: self.scroll_panel(page()))
+        bind("home", "g", filter=helping)(lambda: setattr(m, "panel_scroll", 0))
+        bind("end", "G", filter=helping)(lambda: setattr(m, "panel_scroll", 10**6))
+        bind("a", filter=~helping & ~chatting & ~info & ~inviting)(lambda: self.do("history"))
+        bind("n", filter=~helping & ~chatting & ~info & ~inviting)(lambda: self.do("scores"))
 
         bind("left", "h")(lambda: m.move_cursor(-1))
         bind("right", "l")(lambda: m.move_cursor(1))
@@ -573,6 +712,14 @@ class TableScreen:
         bind("c", filter=play)(lambda: self.do("recover"))
         bind("x", filter=play)(lambda: self.do("discard"))
         bind("f", filter=knock)(lambda: self.do("knock"))
+        bind("e", filter=table)(lambda: setattr(m, "end", "low" if m.end == "high" else "high"))
+        for key in "dptmgocxf":
+            bind(key, filter=table & ~draw & ~play & ~knock)(
+                lambda key=key: self.out_of_turn(key))
+        for key in "mgocx":
+            bind(key, filter=draw)(lambda key=key: self.out_of_turn(key))
+        for key in "dpt":
+            bind(key, filter=play)(lambda key=key: self.out_of_turn(key))
         bind("enter", filter=table)(self.enter)
         bind("enter", "c", filter=result)(self.enter)
         bind("q", "t", filter=result)(lambda: self.do("leave"))

@@ -23,6 +23,28 @@ def on_click(fn: Callable[[], None]) -> Callable[[MouseEvent], object]:
     return handler
 
 
+def on_click_or_scroll(
+    fn: Callable[[], None] | None, scroll: Callable[[int], None]
+) -> Callable[[MouseEvent], object]:
+    """Mouse-up runs ``fn`` (if any); the wheel calls ``scroll(-1)`` / ``scroll(1)``."""
+
+    def handler(ev: MouseEvent) -> object:
+        if ev.event_type == MouseEventType.SCROLL_UP:
+            scroll(-3)
+            return None
+        if ev.event_type == MouseEventType.SCROLL_DOWN:
+            scroll(3)
+            return None
+        if ev.event_type == MouseEventType.MOUSE_UP and fn is not None:
+            fn()
+            return None
+        if ev.event_type == MouseEventType.MOUSE_DOWN:
+            return None
+        return NotImplemented
+
+    return handler
+
+
 class Lines:
     """Accumulates fragments line by line and tracks the current width."""
 
