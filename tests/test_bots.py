@@ -9,7 +9,6 @@ import pytest
 
 from rami_lan.bots import ALL_LEVELS, LEVELS, MEASURE_LEVELS, make_bot
 from rami_lan.bots.base import Bot
-from rami_lan.bots.selfplay import deal_seed, play_match
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import full_deck
@@ -17,6 +16,7 @@ from rami_lan.core.match import MatchOptions, apply, is_legal, new_match, start_
 from rami_lan.core.shadow import is_legal_for_view, legal_actions_for_view
 from rami_lan.core.variants import VARIANTS
 from rami_lan.core.views import SeatView, view_for
+from rami_lan.table.selfplay import deal_seed, play_match
 
 VARIANT_IDS = sorted(VARIANTS)
 
