@@ -1,12 +1,13 @@
 """Cheating hosts against honest clients on loopback (level (b) of the cheating tests).
 
-Each cheat is a tiny, clearly named override of today's `TableHost` (the table machine
-will offer `deck_for_round(seed)`, `seats_to_commit()`, `dealer_for_round()`,
-`reshuffle_order()`; each override maps onto one of them). Real clients play with
-bots; every honest client must fail the right round, at the earliest message that
-carries the information (``tracker.found_at``), with a clear reason and an evidence
-file, and ``join --bot``'s summary must exit non-zero. ``rami-lan verify`` catches the
-record. Verifier-level mutations of recorded streams are in ``test_verifier.py``.
+Each cheat is one overridden duty of the table machine (a `TableMachine` subclass given
+to a real `TableHost`): ``deck_for_round``, ``seats_to_commit``, ``round_tag_for``,
+``deal`` (the dealer), ``apply_core`` (the pile before a reshuffle), ``reveal`` and the
+exclusions' announcement. Real clients play with bots; every honest client must fail
+the right round, at the earliest message that carries the information
+(``tracker.found_at``), with a clear reason and an evidence file, and ``join --bot``'s
+summary must exit non-zero. ``rami-lan verify`` catches the record. Verifier-level
+mutations of recorded streams are in ``test_verifier.py``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import asyncio
 import dataclasses
 import json
 import secrets
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,121 +29,121 @@ from rami_lan.cli.cmd_join import fairness_summary
 from rami_lan.core import actions as A
 from rami_lan.core import round as R
 from rami_lan.core.deckrng import first_dealer_index
-from rami_lan.net import protocol as P
 from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import RemoteTableSession, open_session
-from rami_lan.net.host import TableConfig, TableHost
-from rami_lan.net.record import verify, verify_file
+from rami_lan.net.host import TableConfig, TableHost, _HostMachine
+from rami_lan.net.record import MatchRecord, verify, verify_file
 from rami_lan.net.shuffle import deck_order, round_tag
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
 # --------------------------------------------------------------------------- the cheats
+#
+# Each cheat is one overridden duty of the table machine (`rami_lan.table.TableMachine`):
+# ``deck_for_round``, ``seats_to_commit``, ``round_tag_for``, ``deal`` (the dealer),
+# ``apply_core`` (the pile before a reshuffle), ``reveal`` / ``_announce_exclusions``.
 
 
-class UnshuffledDeckHost(TableHost):
-    """deck_for_round: deals the unshuffled deck (all jokers together) whatever the seed;
-    its events still carry the deal's positions."""
+class CheatMachine(_HostMachine):
+    """The host's machine; the subclasses below each change one duty."""
 
-    def _deck_for_round(self, seed: bytes, n_cards: int) -> list[int]:
+
+class UnshuffledDeck(CheatMachine):
+    """deck_for_round: the unshuffled deck (all jokers together) whatever the seed; its
+    events still carry the deal's positions."""
+
+    def deck_for_round(self, seed: bytes, n_cards: int) -> list[int]:
         return list(range(n_cards))
 
 
-class SwappedCardsHost(TableHost):
+class SwappedCards(CheatMachine):
     """deck_for_round: the agreed deck with its first two cards swapped."""
 
-    def _deck_for_round(self, seed: bytes, n_cards: int) -> list[int]:
-        deck = super()._deck_for_round(seed, n_cards)
+    def deck_for_round(self, seed: bytes, n_cards: int) -> list[int]:
+        deck = super().deck_for_round(seed, n_cards)
         deck[0], deck[1] = deck[1], deck[0]
         return deck
 
 
-class NoCommitRequestHost(TableHost):
-    """seats_to_commit: nobody; the host never asks the clients to commit."""
+class NoCommitRequest(CheatMachine):
+    """seats_to_commit: nobody; the seed is the host's secret alone."""
 
-    def _send(self, conn: Any, msg: P.Message) -> None:
-        if not isinstance(msg, P.CommitRequest):
-            super()._send(conn, msg)
-
-
-class RevealKeptAsideHost(TableHost):
-    """Keeps seat 1's correct reveal aside: the seat is excluded as late (announced)."""
-
-    def _on_reveal(self, conn: Any, seat: int, msg: P.Reveal) -> None:
-        if seat != 1:
-            super()._on_reveal(conn, seat, msg)
+    def seats_to_commit(self, players: Sequence[int]) -> tuple[int, ...]:
+        return ()
 
 
-class SilentExclusionHost(RevealKeptAsideHost):
-    """...and does not announce the exclusion before the deal (only in the secrets)."""
+class RevealKeptAside(CheatMachine):
+    """reveal: keeps seat 1's correct reveal aside; the seat is then excluded as late."""
 
-    def _send(self, conn: Any, msg: P.Message) -> None:
-        if not (isinstance(msg, P.Commitments) and msg.excluded):
-            super()._send(conn, msg)
+    def reveal(self, conn: int, tag: bytes, secret: bytes, now: float) -> list[Any]:
+        if self.conns.get(conn) == 1:
+            return self._flush(now)
+        return super().reveal(conn, tag, secret, now)
 
 
-class FirstDealerHost(TableHost):
-    """dealer_for_round: round 1's dealer is the seat after the seed's (play is consistent)."""
+class SilentExclusion(RevealKeptAside):
+    """...and announces no exclusion before the deal (it shows only in the secrets)."""
 
-    def _deck_for_round(self, seed: bytes, n_cards: int) -> list[int]:
-        m = self.match
+    def _announce_exclusions(self, ctx: Any) -> None:
+        pass
+
+
+class FreshTags(CheatMachine):
+    """round_tag_for: a fresh tag every round (not the round's own): a restart."""
+
+    def round_tag_for(self, round_no: int) -> bytes:
+        return round_tag(secrets.token_bytes(16), self.match_no, round_no)
+
+
+class ReusedTag(CheatMachine):
+    """round_tag_for: every round runs under round 1's tag."""
+
+    def round_tag_for(self, round_no: int) -> bytes:
+        self._tags_used.clear()  # (and skips the honest machine's own guard)
+        return round_tag(self.table_id, self.match_no, 1)
+
+
+class FirstDealerMoved(CheatMachine):
+    """deal: round 1's dealer is the seat after the seed's (the play is consistent)."""
+
+    def deal(self, m: Any, cards: list[Any], seed: bytes) -> Any:
         if m.round_no == 0:
             players = m.next_players()
             # the core then rotates from the seed's dealer to the next seat
-            self.match = dataclasses.replace(m, dealer=players[first_dealer_index(seed, len(players))])
-        return super()._deck_for_round(seed, n_cards)
+            m = dataclasses.replace(m, dealer=players[first_dealer_index(seed, len(players))])
+        return super().deal(m, cards, seed)
 
 
-class FreshTagHost(TableHost):
-    """Restarts every round under a fresh tag (a new table id: not the round's tag)."""
+class MovedDealer(CheatMachine):
+    """deal: the dealer moves in rounds 3 and 5 (the rotation skips a seat)."""
 
-    async def _setup_round(self) -> None:
-        self.table_id = secrets.token_bytes(16)
-        await super()._setup_round()
-
-
-class ReusedTagHost(TableHost):
-    """Runs round 2 under round 1's tag (clients would reuse a secret it knows)."""
-
-    def _send(self, conn: Any, msg: P.Message) -> None:
-        tag = getattr(msg, "round_tag", None)
-        if tag is not None and self.match.round_no >= 1 and tag != round_tag(self.table_id, 1, 1):
-            msg = dataclasses.replace(msg, round_tag=round_tag(self.table_id, 1, 1))  # type: ignore[type-var]
-        super()._send(conn, msg)
-
-
-class MovedDealerHost(TableHost):
-    """dealer_for_round: moves the dealer in rounds 3 and 5 (the rotation skips a seat)."""
-
-    async def _setup_round(self) -> None:
-        m = self.match
+    def deal(self, m: Any, cards: list[Any], seed: bytes) -> Any:
         if m.round_no + 1 in (3, 5) and m.dealer is not None:
             players = m.next_players()
-            # pretend the previous dealer was the next one: the rotation skips a seat
             skip = next((s for s in players if s > m.dealer), players[0])
-            self.match = dataclasses.replace(m, dealer=skip)
-        await super()._setup_round()
+            m = dataclasses.replace(m, dealer=skip)
+        return super().deal(m, cards, seed)
 
 
-class ReorderedPileHost(TableHost):
-    """reshuffle_order: before a reshuffle, puts the pile's first card last."""
+class ReorderedPile(CheatMachine):
+    """apply_core: before a reshuffle, the pile's first card goes last."""
 
-    def _try_apply(self, conn: Any, action: Any, seq: int | None) -> bool:
-        rnd = self.match.round
+    def apply_core(self, m: Any, action: A.Action) -> Any:
+        rnd = m.round
         if isinstance(action, A.DrawStock) and rnd is not None and not rnd.stock \
                 and len(rnd.discard) > 3:
             pile = rnd.discard[:-1]
             cheat = pile[1:] + pile[:1] + rnd.discard[-1:]
-            self.match = dataclasses.replace(self.match, round=R.replace(rnd, discard=cheat))
-        return super()._try_apply(conn, action, seq)
+            m = dataclasses.replace(m, round=R.replace(rnd, discard=cheat))
+        return super().apply_core(m, action)
 
 
-class DealerAndDeckHost(MovedDealerHost, SwappedCardsHost):
+class DealerAndDeck(MovedDealer, SwappedCards):
     """Combination: a swapped deck every round and the dealer moved in rounds 3 and 5."""
 
 
-class NoCommitAndPileHost(NoCommitRequestHost, ReorderedPileHost):
+class NoCommitAndPile(NoCommitRequest, ReorderedPile):
     """Combination: no commit request, and a reordered pile before each reshuffle."""
 
 
@@ -164,12 +166,18 @@ class StockOnly:
         return False
 
 
-async def _play(host_cls: type[TableHost], tmp_path: Path, *, seats: int = 3, limit: int = 1,
-                stock_only: bool = False) -> tuple[TableHost, list[Any], list[RemoteTableSession]]:
-    host = host_cls(TableConfig(name="cheat", variant="rami", limit=limit, seats=seats,
-                                headless=True, advertise=False, interfaces=["127.0.0.1"],
-                                record_dir=tmp_path, bot_delay=0.0, commit_timeout=0.5,
-                                reveal_timeout=0.5))
+async def _play(machine_cls: type[_HostMachine] | None, tmp_path: Path, *, seats: int = 3,
+                limit: int = 1, stock_only: bool = False
+                ) -> tuple[TableHost, list[Any], list[RemoteTableSession]]:
+    config = TableConfig(name="cheat", variant="rami", limit=limit, seats=seats,
+                         headless=True, advertise=False, interfaces=["127.0.0.1"],
+                         record_dir=tmp_path, bot_delay=0.0, commit_timeout=0.5,
+                         reveal_timeout=0.5)
+    machine = None
+    if machine_cls is not None:
+        machine = machine_cls(config, secrets.token_bytes)
+        machine.record = MatchRecord.new(machine, config)
+    host = TableHost(config, machine=machine)
     port = await host.start()
     try:
         sessions = [await open_session("127.0.0.1", port, nickname=f"p{i}", bot=True,
@@ -215,7 +223,7 @@ def _exit_status(session: RemoteTableSession, summary: Any, capsys: Any) -> tupl
 
 
 def test_honest_host_every_round_checked(tmp_path: Path, capsys: Any) -> None:
-    host, summaries, sessions = run(_play(TableHost, tmp_path, limit=50))
+    host, summaries, sessions = run(_play(None, tmp_path, limit=50))
     for s, sm in zip(sessions, summaries, strict=True):
         rounds = s.fairness_rounds()
         assert rounds and all(r.status == "checked" for r in rounds), rounds
@@ -227,7 +235,7 @@ def test_honest_host_every_round_checked(tmp_path: Path, capsys: Any) -> None:
 
 
 def test_unshuffled_deck_with_positions(tmp_path: Path, capsys: Any) -> None:
-    host, summaries, sessions = run(_play(UnshuffledDeckHost, tmp_path))
+    host, summaries, sessions = run(_play(UnshuffledDeck, tmp_path))
     for s, sm in zip(sessions, summaries, strict=True):
         f = _failed(s, 1, {"replay_card", "dealer_wrong"})
         assert "agreed shuffle" in f.reason or "seed" in f.reason
@@ -239,7 +247,7 @@ def test_unshuffled_deck_with_positions(tmp_path: Path, capsys: Any) -> None:
 
 
 def test_swapped_cards_and_forged_record(tmp_path: Path, capsys: Any) -> None:
-    host, summaries, sessions = run(_play(SwappedCardsHost, tmp_path))
+    host, summaries, sessions = run(_play(SwappedCards, tmp_path))
     for s in sessions:
         _failed(s, 1, {"replay_card", "illegal_accepted", "replay_ruling"})
     assert host.record_path is not None
@@ -259,7 +267,7 @@ def test_swapped_cards_and_forged_record(tmp_path: Path, capsys: Any) -> None:
 
 
 def test_no_commit_request(tmp_path: Path, capsys: Any) -> None:
-    host, summaries, sessions = run(_play(NoCommitRequestHost, tmp_path))
+    host, summaries, sessions = run(_play(NoCommitRequest, tmp_path))
     for s, sm in zip(sessions, summaries, strict=True):
         f = _failed(s, 1, {"not_asked"})
         assert "never asked us to commit" in f.reason
@@ -269,7 +277,7 @@ def test_no_commit_request(tmp_path: Path, capsys: Any) -> None:
 
 
 def test_reveal_kept_aside_is_announced_and_fails_the_victim(tmp_path: Path) -> None:
-    host, summaries, sessions = run(_play(RevealKeptAsideHost, tmp_path))
+    host, summaries, sessions = run(_play(RevealKeptAside, tmp_path))
     victim = next(s for s in sessions if s.seat == 1)
     f = _failed(victim, 1, {"own_excluded"})
     assert "excluded our secret" in f.reason
@@ -282,7 +290,7 @@ def test_reveal_kept_aside_is_announced_and_fails_the_victim(tmp_path: Path) -> 
 
 
 def test_silent_late_exclusion(tmp_path: Path) -> None:
-    host, summaries, sessions = run(_play(SilentExclusionHost, tmp_path))
+    host, summaries, sessions = run(_play(SilentExclusion, tmp_path))
     for s in sessions:
         f = _failed(s, 1, {"late_exclusion"})
         assert "without an announcement" in f.reason
@@ -290,7 +298,7 @@ def test_silent_late_exclusion(tmp_path: Path) -> None:
 
 
 def test_first_dealer_not_the_seeds(tmp_path: Path) -> None:
-    host, summaries, sessions = run(_play(FirstDealerHost, tmp_path))
+    host, summaries, sessions = run(_play(FirstDealerMoved, tmp_path))
     for s in sessions:
         f = _failed(s, 1, {"dealer_wrong"})
         assert "the seed makes seat" in f.reason
@@ -300,7 +308,7 @@ def test_first_dealer_not_the_seeds(tmp_path: Path) -> None:
 
 
 def test_fresh_tags(tmp_path: Path) -> None:
-    host, summaries, sessions = run(_play(FreshTagHost, tmp_path))
+    host, summaries, sessions = run(_play(FreshTags, tmp_path))
     for s in sessions:
         _failed(s, 1, {"tag_wrong"})
         at = _at_message(s, 1)
@@ -310,7 +318,7 @@ def test_fresh_tags(tmp_path: Path) -> None:
 
 
 def test_reused_round_one_tag(tmp_path: Path) -> None:
-    host, summaries, sessions = run(_play(ReusedTagHost, tmp_path, limit=50))
+    host, summaries, sessions = run(_play(ReusedTag, tmp_path, limit=50))
     assert len(host.match.history) >= 2
     for s in sessions:
         _failed(s, 2, {"tag_reused"})
@@ -321,16 +329,16 @@ def test_reused_round_one_tag(tmp_path: Path) -> None:
         assert s.fairness_rounds()[0].status == "checked"
 
 
-def _long_match(host_cls: type[TableHost], tmp_path: Path) -> Any:
+def _long_match(machine_cls: type[_HostMachine], tmp_path: Path) -> Any:
     for _attempt in range(4):
-        host, summaries, sessions = run(_play(host_cls, tmp_path, limit=100), timeout=120)
+        host, summaries, sessions = run(_play(machine_cls, tmp_path, limit=100), timeout=120)
         if len(host.match.history) >= 5:
             return host, summaries, sessions
     pytest.skip("no match of 5 rounds in 4 tries")
 
 
 def test_moved_dealer_in_rounds_3_and_5(tmp_path: Path, capsys: Any) -> None:
-    host, summaries, sessions = _long_match(MovedDealerHost, tmp_path)
+    host, summaries, sessions = _long_match(MovedDealer, tmp_path)
     for s, sm in zip(sessions, summaries, strict=True):
         f = _failed(s, 3, {"dealer_moved"})
         assert "rotation" in f.reason
@@ -345,7 +353,7 @@ def test_moved_dealer_in_rounds_3_and_5(tmp_path: Path, capsys: Any) -> None:
 
 
 def test_reordered_pile_before_reshuffle(tmp_path: Path) -> None:
-    host, summaries, sessions = run(_play(ReorderedPileHost, tmp_path, seats=2, stock_only=True))
+    host, summaries, sessions = run(_play(ReorderedPile, tmp_path, seats=2, stock_only=True))
     for s in sessions:
         f = _failed(s, 1, {"refill_pile_order"})
         assert "bottom to top" in f.reason
@@ -355,12 +363,12 @@ def test_reordered_pile_before_reshuffle(tmp_path: Path) -> None:
 
 
 def test_combined_cheats(tmp_path: Path) -> None:
-    host, summaries, sessions = _long_match(DealerAndDeckHost, tmp_path)
+    host, summaries, sessions = _long_match(DealerAndDeck, tmp_path)
     for s in sessions:
         _failed(s, 1, {"replay_card", "illegal_accepted", "replay_ruling"})
         assert {f.code for f in s.tracker.verifier.findings if f.round_no == 3} & {  # type: ignore[union-attr]
             "dealer_moved"}
-    host, summaries, sessions = run(_play(NoCommitAndPileHost, tmp_path / "b", seats=2,
+    host, summaries, sessions = run(_play(NoCommitAndPile, tmp_path / "b", seats=2,
                                           stock_only=True))
     for s in sessions:
         _failed(s, 1, {"not_asked"})

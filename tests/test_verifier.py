@@ -755,6 +755,7 @@ def test_late_joiner_is_never_flagged(recorded: dict[str, list[Stream]]) -> None
         start = find(entries, lambda e: kind("view")(e) and e["msg"]["view"]["phase"] == "play",
                      find(entries, event("RoundStarted", round_no=2)))
         late = [copy.deepcopy(entries[c])] + copy.deepcopy(entries[start:])
+        facts = dataclasses.replace(facts, rejoin=True)  # a new process with its token
         v, first = feed(facts, late)
         assert first is None, v.findings[:2]
         statuses = {r.round_no: r.status for r in v.rounds()}

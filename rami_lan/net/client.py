@@ -129,6 +129,7 @@ class RemoteTableSession:
         self.tracker: FairnessTracker | None = None
         """The fairness verifier of this seat (from ``welcome`` on)."""
         self.evidence_dir = evidence_dir
+        self._rejoin = token is not None
         self._secrets: dict[bytes, bytes] = {}
         self.connection: ConnectionState = "connecting"
         self._queue: asyncio.Queue[SessionUpdate | None] = asyncio.Queue()
@@ -145,6 +146,16 @@ class RemoteTableSession:
     @property
     def connected(self) -> bool:
         return self.connection == "connected"
+
+    @property
+    def started(self) -> bool:
+        """`open_session` returns a started session (`TableSession.started`)."""
+        return self._task is not None or self.connection != "connecting"
+
+    @property
+    def state(self) -> None:
+        """A remote table's whole match is the host's: never here (`TableSession.state`)."""
+        return None
 
     @property
     def match_id(self) -> str:
@@ -635,7 +646,8 @@ class RemoteTableSession:
     def _fair_start(self) -> None:
         """After ``welcome``: the verifier of this seat (kept across reconnects)."""
         if self.tracker is None:
-            facts = facts_from_welcome(self.table_id, self.table, self.seat)
+            facts = facts_from_welcome(self.table_id, self.table, self.seat,
+                                       rejoin=self._rejoin)
             self.tracker = FairnessTracker(facts, self.evidence_dir)
 
     def _fair_in(self, msg: P.Message, events: list[Event] | None = None) -> None:

@@ -95,8 +95,12 @@ class FairnessRound:
         return _("Round {n}: fairness check pending.").format(n=self.round_no)
 
 
-def facts_from_welcome(table_id: bytes, table: Mapping[str, Any], seat: int) -> V.TableFacts:
-    """The table facts the verifier derives from, as the welcome message gave them."""
+def facts_from_welcome(table_id: bytes, table: Mapping[str, Any], seat: int, *,
+                       rejoin: bool = False) -> V.TableFacts:
+    """The table facts the verifier derives from, as the welcome message gave them.
+
+    ``rejoin``: we connected with a token from an earlier session (a match may be in
+    progress: the first view tells)."""
     def _int(key: str, default: int) -> int:
         value = table.get(key)
         return value if isinstance(value, int) and not isinstance(value, bool) else default
@@ -107,7 +111,7 @@ def facts_from_welcome(table_id: bytes, table: Mapping[str, Any], seat: int) -> 
         variant=str(table.get("variant", "rami")), n_seats=_int("seats", 2), seat=seat,
         host_seat=_int("host_seat", 255),
         limit=limit if isinstance(limit, int) and not isinstance(limit, bool) else None,
-        quick=bool(table.get("quick")), knock=bool(table.get("knock")),
+        quick=bool(table.get("quick")), knock=bool(table.get("knock")), rejoin=rejoin,
     )
 
 

@@ -94,6 +94,8 @@ class TableFacts:
     limit: int | None = None
     quick: bool = False
     knock: bool = False
+    rejoin: bool = False
+    """We came back with a token (a new process): the match may be in progress."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,7 +306,7 @@ class SeatVerifier:
         self._last_seq: int | None = None
         self._disconnected = False
         self._away: set[int] = set()  # rounds whose set-up may have happened while we were away
-        self._first_view = True
+        self._first_view = facts.rejoin
         self._early: list[Input] = []  # inputs before the first view (a late join decides)
         self._base = 0  # rounds played before we joined (a late join)
         self._out: set[int] = set()  # seats seen eliminated or withdrawn
