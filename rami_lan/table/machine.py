@@ -858,10 +858,12 @@ class TableMachine:
         if self.stage is not Stage.BETWEEN and not (
                 self.stage is Stage.RESUMING and self.match.phase == "between"):
             self._error(conn, "unexpected", "not between rounds")
-            if self._between_round is None or self._between_round < self.match.round_no - 1:
-                # Early (no round has ended to answer): protocol.md says this closes.
+            if not self.started:
+                # Early: the match has not started, there is nothing to answer (protocol.md:
+                # unexpected, and the connection is closed).
                 self._out.append(F.Close(conn))
-            # else a late answer to the last between phase: refused, the seat plays on.
+            # Else a stray answer (a race with the next deal, or a confused client):
+            # refused, the seat plays on.
             return self._flush(now)
         if seat in self._choices:
             return self._flush(now)
