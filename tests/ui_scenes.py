@@ -113,7 +113,7 @@ def _result(lang: str, panel: str | None = None) -> Callable[[int, int], str]:
     return render
 
 
-def _lobby(lang: str) -> Callable[[int, int], str]:
+def _lobby(lang: str, mode: str = "main") -> Callable[[int, int], str]:
     def render(w: int, h: int) -> str:
         from rami_lan.cli.settings import Settings
         from rami_lan.cli.ui.lobby import Lobby
@@ -127,6 +127,8 @@ def _lobby(lang: str) -> Callable[[int, int], str]:
         lobby.tables = [TableAd(table_id="3fa2c1d4e5f60718", name="Chez Marie", host="Marie",
                                 variant="40", seats_taken=1, seats_total=3, point_limit=101,
                                 code_required=True)]
+        if mode == "solo":
+            lobby.open_solo()
         return "\n".join(r.rstrip() for r in lobby.text(w, h).split("\n")) + "\n"
 
     return render
@@ -149,6 +151,7 @@ def scenes() -> dict[str, Callable[[int, int], str]]:
     out: dict[str, Callable[[int, int], str]] = {}
     for lang in LANGS:
         out[f"lobby-{lang}"] = _lobby(lang)
+        out[f"solo-form-{lang}"] = _lobby(lang, "solo")
         for v in VARIANTS:
             out[f"table-{v}-{lang}"] = _table(v, lang)
         out[f"help-{lang}"] = _table("rami", lang, "help")

@@ -387,7 +387,13 @@ class Lobby:
                     self.tables = snap
                     self.index = min(self.index, len(self.items()) - 1)
                     self._invalidate()
-                await asyncio.sleep(0.25)
+                # Redraw as soon as the browser reports a change (or every 0.25 s).
+                events = getattr(self.browser, "events", None)
+                if isinstance(events, asyncio.Queue):
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(events.get(), 0.25)
+                else:
+                    await asyncio.sleep(0.25)
         finally:
             with contextlib.suppress(Exception):
                 await self.browser.stop()
@@ -869,8 +875,9 @@ class Lobby:
             style = "class:lobby.current" if i == self.index else "class:lobby.item"
             seats = _("{taken}/{total} seats").format(taken=ad.seats_taken, total=ad.seats_total)
             code = _("code") if ad.code_required else ""
-            text = (f"  {ad.name[:20]:<20} {ad.host[:12]:<12} {ad.variant:<9} {seats:<10} "
-                    f"{code:<5} {_('limit {n}').format(n=ad.point_limit)}")
+            nw, hw = (20, 12) if self._w >= 80 else (10, 7)
+            text = (f"  {ad.name[:nw]:<{nw}} {ad.host[:hw]:<{hw}} {ad.variant:<9} "
+                    f"{seats:<10} {code:<5} {_('limit {n}').format(n=ad.point_limit)}")
             lines.add(style, text[: self._w - 1], on_click(lambda i=i: self.activate(i)))
             lines.nl()
         if self.presence:
@@ -900,8 +907,17 @@ class Lobby:
                       on_click(lambda i=i: self.activate(i)))
             lines.nl()
         lines.nl()
-        lines.add("class:status", _("↑ ↓ choose · Enter: join / open · n s t o q · ? rules in game"))
+        self._status(lines, _("↑ ↓ choose · Enter: join / open · n s t o q · ? rules in game"))
         lines.nl()
+
+    def _status(self, lines: Lines, text: str) -> None:
+        """A key reminder, wrapped between words on narrow terminals."""
+        from rami_lan.cli.ui.layout import wrap_text
+
+        for i, part in enumerate(wrap_text(text, self._w - 1)):
+            if i:
+                lines.nl()
+            lines.add("class:status", part)
 
     def _render_form(self, lines: Lines, form: Form) -> None:
         lines.add("class:label", form.title())
@@ -930,9 +946,7 @@ class Lobby:
         lines.add("class:button.off", "[ " + _("Back (Esc)") + " ]", on_click(self.back))
         lines.nl()
         lines.nl()
-        lines.add(
-            "class:status", _("↑ ↓ field · ← → change · type text · Enter confirm · Esc back")
-        )
+        self._status(lines, _("↑ ↓ field · ← → change · type text · Enter confirm · Esc back"))
         lines.nl()
 
     def _render_invite(self, lines: Lines) -> None:

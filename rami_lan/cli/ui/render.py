@@ -285,6 +285,7 @@ def my_line(model: TableModel, clicks: Clicks | None) -> Row:
     parts = seat_marks(model, model.seat)
     prog = model.opening_progress()
     if prog is not None:
+        parts = [p for p in parts if p[1] != _("not opened")]  # the progress says it
         pts, need = prog
         parts.append(("class:opened" if pts >= need else "class:warn",
                       _("opening {pts}/{need}").format(pts=pts, need=need)))
@@ -673,6 +674,11 @@ def status_text(model: TableModel) -> str:
     return ""
 
 
+def history_width(width: int) -> int:
+    """The history column's width on wide screens (a third of the screen, 35 to 60)."""
+    return max(35, min(60, width // 3))
+
+
 def render_table(
     model: TableModel,
     width: int = 80,
@@ -720,19 +726,20 @@ def render_table(
     if isinstance(fp, str) and fp and piles:
         # the table's fingerprint, to compare aloud with the host's screen
         tag = _("fingerprint {fp}").format(fp=fp[:23] if width >= 120 else fp[:19])
-        room = (width - 36 if width >= 110 else width) - row_len(piles[0]) - 2
+        room = (width - history_width(width) - 1 if width >= 110 else width) - \
+            row_len(piles[0]) - 2
         info = _h(clicks, lambda: clicks.button("info"))  # type: ignore[union-attr]
         if len(tag) <= room:
             piles[0] = [*piles[0], ("", " " * (room - len(tag) + 1)),
                         ("class:dim", tag, info) if info else ("class:dim", tag)]
     spare -= len(piles)
     side = width >= 110 and spare >= 3
-    centre_w = width - 36 if side else width
+    hist_w = history_width(width)
+    centre_w = width - hist_w - 1 if side else width
     melds = melds_rows(model, centre_w, max(1, spare - (0 if side else 1)), clicks, four_colour)
     spare -= 0 if side else len(melds)
     if side:
         middle_h = max(len(piles) + len(melds), spare)
-        hist_w = 35
         title = [("class:label", _("History") + " "), ("class:dim", "(a)")]
         hist = [title, *log_rows(model, hist_w, middle_h - 1)]
         centre = [*piles, *melds]

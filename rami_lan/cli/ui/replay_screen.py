@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from prompt_toolkit.application import get_app
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import (
@@ -86,7 +87,12 @@ class ReplayScreen:
     # --- rendering ------------------------------------------------------------------
 
     def fragments(self) -> list[Fragment]:
-        return self.render(80, 24)
+        try:
+            size = get_app().output.get_size()
+            width, height = max(40, size.columns), max(12, size.rows)
+        except Exception:  # noqa: BLE001 - no app (tests rendering directly)
+            width, height = 80, 24
+        return self.render(width, height)
 
     def render(self, width: int = 80, height: int = 24) -> list[Fragment]:
         r = self.replay

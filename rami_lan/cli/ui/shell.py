@@ -25,7 +25,6 @@ from prompt_toolkit.widgets import Frame
 
 from rami_lan.cli.ui.styles import STYLE
 
-REFRESH = 0.5
 ESC_WAIT = 0.05
 
 
@@ -99,7 +98,7 @@ class Shell:
             full_screen=True,
             mouse_support=True,
             style=STYLE,
-            refresh_interval=REFRESH,
+            refresh_interval=None,  # screens with a clock invalidate when it changes
         )
         # Esc alone is read after this pause (an escape sequence arrives at once): the
         # default half second made Esc feel slow.

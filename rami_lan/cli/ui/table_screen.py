@@ -17,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import secrets
 import sqlite3
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -97,6 +99,7 @@ class TableScreen:
         self.chat_policy = ChatPolicy()
         self.shell: Shell | None = None
         self.reader: asyncio.Task[None] | None = None
+        self.ticker: asyncio.Task[None] | None = None
         self._quit_armed = False
         self.sent: list[Action] = []
         self.control, self.focus = screen_window(self.fragments)
@@ -124,6 +127,19 @@ class TableScreen:
     def attach(self, shell: Shell) -> None:
         self.shell = shell
         self.reader = shell.app.create_background_task(self._read())
+        self.ticker = shell.app.create_background_task(self._tick())
+
+    async def _tick(self) -> None:
+        """Redraw when the move timer's shown second changes (and only then)."""
+        while self.shell is not None and self.shell.screen is self:
+            deadline = self.model.deadline
+            if deadline is None:
+                await asyncio.sleep(0.25)
+                continue
+            left = deadline - time.monotonic()
+            # sleep to just past the next whole-second boundary of the countdown
+            await asyncio.sleep(max(0.02, left - math.floor(left) + 0.005) if left > 0 else 0.25)
+            self._invalidate()
 
     async def _read(self) -> None:
         try:
