@@ -28,7 +28,7 @@ from typing import Any
 
 from zeroconf import IPVersion
 
-from rami_lan.net.bot_client import FallbackBot
+from rami_lan.bots import make_bot
 from rami_lan.net.client import RemoteTableSession, open_session
 from rami_lan.net.discovery import TableAd, TableAdvertiser, TableBrowser
 from rami_lan.net.host import TableConfig, TableHost
@@ -60,7 +60,7 @@ async def _one_match(samples: list[float], want: int) -> None:
                 changed.set()
 
     consumers = [asyncio.create_task(consume(i, s)) for i, s in enumerate(sessions)]
-    bots = [FallbackBot(s.seat, i, knock_rate=0.0) for i, s in enumerate(sessions)]
+    bots = [make_bot("debutant", s.seat, i) for i, s in enumerate(sessions)]
     try:
         while len(samples) < want:
             # wait for a state where some client has to move

@@ -21,9 +21,9 @@ import statistics
 import time
 
 from rami_lan.bots import make_bot
-from rami_lan.bots.selfplay import play_match
 from rami_lan.core.match import MatchOptions
 from rami_lan.core.variants import get_variant
+from rami_lan.table.selfplay import play_match
 
 
 def run(variant: str, rounds: int, level: str, players: int) -> dict:

@@ -7,9 +7,8 @@ import random
 
 import pytest
 
-from rami_lan.bots import LEVELS, make_bot
+from rami_lan.bots import ALL_LEVELS, LEVELS, MEASURE_LEVELS, make_bot
 from rami_lan.bots.base import Bot
-from rami_lan.bots.selfplay import deal_seed, play_match
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import full_deck
@@ -17,12 +16,15 @@ from rami_lan.core.match import MatchOptions, apply, is_legal, new_match, start_
 from rami_lan.core.shadow import is_legal_for_view, legal_actions_for_view
 from rami_lan.core.variants import VARIANTS
 from rami_lan.core.views import SeatView, view_for
+from rami_lan.table.selfplay import deal_seed, play_match
 
 VARIANT_IDS = sorted(VARIANTS)
 
 
 def test_make_bot_levels_and_think_delay():
-    for level in ("debutant", "moyen", "expert"):
+    assert list(LEVELS) == ["debutant", "moyen", "expert"]  # what the UI offers
+    assert set(MEASURE_LEVELS) == {"expert_v1", "conceal"}
+    for level in ALL_LEVELS:
         bot = make_bot(level, 2, seed=5)
         assert isinstance(bot, Bot) and bot.level == level and bot.seat == 2
         assert bot.think_delay == 0.0
@@ -54,14 +56,14 @@ def _random_states(variant: str, n_players: int, seed: int, steps: int):
 
 @pytest.mark.parametrize("variant", VARIANT_IDS)
 def test_bots_act_legally_from_views(variant):
-    bots = {lv: make_bot(lv, 0, 3) for lv in LEVELS}
+    bots = {lv: make_bot(lv, 0, 3) for lv in ALL_LEVELS}
     checked = 0
     for n_players in (2, 3):
         for m in _random_states(variant, n_players, seed=n_players * 7, steps=40):
             seat = m.round.turn
             view = view_for(m, seat)
             assert isinstance(view, SeatView)
-            for lv in LEVELS:
+            for lv in ALL_LEVELS:
                 bot = make_bot(lv, seat, 3) if bots[lv].seat != seat else bots[lv]
                 action = bot.choose(view, [])
                 assert action.seat == seat
@@ -219,6 +221,111 @@ def _draw_view(hand, top) -> SeatView:
         stock_size=60, knock_window=(), taken=None, must_use=(), last_result=None,
         limit=100, quick=False, knock=False, match_over=False, winner=None, tiebreak=(),
     )
+
+
+def _play_view(hand, n_cards=(13, 13), opened=(False, False), variant="rami", turn_no=3) -> SeatView:
+    """Seat 0's play phase (it has drawn) in a heads-up round."""
+    from rami_lan.core.views import PlayerInfo
+
+    players = tuple(
+        PlayerInfo(s, True, n_cards[s], opened[s], 0, False, 0, False) for s in range(2)
+    )
+    return SeatView(
+        seat=0, variant=variant, phase="play", round_no=1, turn_no=turn_no, turn=0, dealer=1,
+        hand=tuple(hand), players=players, melds=(), discard=(), discard_size=3,
+        stock_size=60, knock_window=(), taken=None, must_use=(), last_result=None,
+        limit=100, quick=False, knock=False, match_over=False, winner=None, tiebreak=(),
+    )
+
+
+NEAR = "2c 3c 4c 5d 6d 7d 9h 9s 9c Kd Ks Kh Qh 8s"  # two loose cards: not out yet
+OUT = "2c 3c 4c 5d 6d 7d 8d 9h 9s 9c Kd Ks Kh Qh"  # melded whole but Qh: a rami sec
+
+
+@pytest.mark.parametrize("level", ["conceal", "expert"])
+def test_concealers_hold_melds_until_a_rami_sec(level):
+    from rami_lan.core import parse_cards
+
+    bot = make_bot(level, 0, 1)
+    near = _play_view(parse_cards(NEAR))
+    action = bot.choose(near, [])
+    assert isinstance(action, A.Discard), action  # melds kept hidden
+    assert action.card in parse_cards("Qh 8s")
+    out = _play_view(parse_cards(OUT))
+    action = make_bot(level, 0, 1).choose(out, [])
+    assert isinstance(action, A.LayDown)
+    laid = {c for m in action.melds for c in m.cards}
+    assert len(laid) == 13 and parse_cards("Qh")[0] not in laid
+    # expert_v1 lays its melds at once
+    assert isinstance(make_bot("expert_v1", 0, 1).choose(near, []), A.LayDown)
+
+
+def test_conceal_opens_when_an_opponent_gets_close():
+    from rami_lan.core import parse_cards
+
+    close = _play_view(parse_cards(NEAR), n_cards=(14, 4), opened=(False, True))
+    assert isinstance(make_bot("conceal", 0, 1).choose(close, []), A.LayDown)
+    # in 500 (no rami sec reward) it lays at once like expert_v1
+    hand = parse_cards("2c 3c 4c 9h 9s 9c Qh 8s")
+    assert isinstance(make_bot("conceal", 0, 1).choose(_play_view(hand, variant="500"), []), A.LayDown)
+
+
+def test_expert_reads_a_hidden_opponent_from_public_events():
+    """The hazard of an opponent that laid nothing grows with its turns and pickups;
+    once it has laid, its hand size drives it; knock questions carry events too."""
+    from rami_lan.core import parse_cards
+    from rami_lan.core.variants import get_variant
+    from rami_lan.core.views import PlayerInfo
+
+    v = get_variant("rami")
+    expert = make_bot("expert", 0, 1)
+    hidden = PlayerInfo(1, True, 13, False, 0, False, 0, False)
+    assert expert.hazard(v, hidden) == 0.0  # nothing played yet
+    expert.observe(None, [E.StockDrawn(1, None, 0, 0) for _ in range(3)])
+    early = expert.hazard(v, hidden)
+    expert.observe(None, [E.StockDrawn(1, None, 0, 0) for _ in range(5)])
+    later = expert.hazard(v, hidden)
+    card = parse_cards("9h")[0]
+    # events given with a knock question are remembered as well
+    assert not expert.wants_knock(_play_view(parse_cards(NEAR)), [E.DiscardTaken(1, (card,), 1)])
+    assert expert.model.rec(1).taken == [card]
+    assert 0.0 < early < later <= expert.hazard(v, hidden) <= 0.5
+    opened_few = PlayerInfo(1, True, 1, True, 0, False, 0, False)
+    opened_many = PlayerInfo(1, True, 8, True, 0, False, 0, False)
+    assert expert.hazard(v, opened_few) > 0.2 > expert.hazard(v, opened_many)
+    # a fresh round forgets it
+    expert.observe(None, [E.RoundStarted(2, 0, 1, (0, 1), 13, 80, card)])
+    assert expert.hazard(v, hidden) == 0.0
+
+
+def test_expert_sheds_high_cards_against_a_late_hidden_hand():
+    """Late in a round against a hidden hand, a king goes before a low loose card."""
+    from rami_lan.core import parse_cards
+
+    hand = parse_cards("2c 3c 4c 5d 6d 7d 9h 9s 9c 3h 5s Kd 8h 4d")
+    calm = make_bot("expert", 0, 1)
+    late = make_bot("expert", 0, 1)
+    late.observe(None, [E.StockDrawn(1, None, 0, 0) for _ in range(9)])
+    view = _play_view(hand, n_cards=(14, 13))
+    assert late.danger(view) > calm.danger(view)
+    assert late.pick_discard(view) == parse_cards("Kd")[0]
+
+
+def test_level_descriptions_for_the_ui():
+    from rami_lan import i18n
+    from rami_lan.bots.levels import LEVEL_INFO, describe
+
+    assert list(LEVEL_INFO) == list(LEVELS)
+    for lv in LEVELS:
+        en = describe(lv)
+        assert en.name and en.plays and en.strength
+    i18n.set_language("fr")
+    try:
+        for lv in LEVELS:
+            fr, en = describe(lv), LEVEL_INFO[lv]
+            assert fr.plays != en.plays and fr.strength != en.strength, lv
+    finally:
+        i18n.set_language("en")
 
 
 STRENGTH_MATCHES = int(os.environ.get("RAMI_STRENGTH_MATCHES", "200"))

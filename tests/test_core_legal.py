@@ -27,6 +27,7 @@ from rami_lan.core import actions as A
 from rami_lan.core import round as R
 from rami_lan.core.cards import SUITS, Card, rank_text
 from rami_lan.core.errors import IllegalAction
+from rami_lan.core.melds import check_meld
 from rami_lan.core.scenario import scenario
 from rami_lan.core.solver import enumerate_melds
 
@@ -39,13 +40,15 @@ def _face(c: Card) -> tuple[int, str | None]:
 
 
 def effect_key(st: R.RoundState) -> tuple:
-    """A state summary in which twin cards (same face) are interchangeable."""
+    """A state summary in which twin cards (same face) are interchangeable, and so is
+    the order of the melds on the table."""
     hand_must = tuple(sorted((_face(c) for c in st.must_use if c in st.hands[st.turn]), key=str))
     return (
         st.phase,
         st.turn,
         tuple(tuple(sorted((_face(c) for c in h), key=str)) for h in st.hands),
-        tuple((m.kind, m.ranks, m.suits, tuple(_face(c) for c in m.cards)) for m in st.melds),
+        # the order of melds laid together does not matter
+        tuple(sorted(repr((m.kind, m.ranks, m.suits, tuple(map(str, m.cards)))) for m in st.melds)),
         tuple(_face(c) for c in st.discard),
         st.laid_points,
         st.opened,
@@ -344,3 +347,93 @@ def test_500_deep_ace_that_must_be_used_leaves_a_legal_action() -> None:
     acts = list(R.legal_actions(st, 0))
     assert acts, "the seat is stuck"
     assert any(isinstance(a, A.LayOff) and a.card.face == (1, "s") for a in acts)
+
+
+# --- openings: every distinct one is offered (issue 10) ---------------------------------
+
+
+def _brute_openings(st: R.RoundState, seat: int) -> set:
+    """Effect keys of every legal opening, by brute force over card groups and orders."""
+    from itertools import combinations, permutations
+
+    v = st.variant
+    hand = list(st.hands[seat])
+    keys: set = set()
+
+    def melds_of(group: tuple[Card, ...]) -> list[A.MeldSpec]:
+        out, seen = [], set()
+        for perm in permutations(group):
+            faces = tuple(c.face for c in perm)
+            if faces in seen:
+                continue
+            seen.add(faces)
+            for kind in ("set", "run"):
+                if check_meld(v, perm, kind).valid:
+                    out.append(A.MeldSpec(perm, kind))  # type: ignore[arg-type]
+        return out
+
+    def rec(rest: list[Card], specs: list[A.MeldSpec]) -> None:
+        if specs:
+            new = _try(st, A.LayDown(seat, tuple(specs)))
+            if new is not None:
+                keys.add(effect_key(new))
+        if not rest:
+            return
+        first, others = rest[0], rest[1:]
+        rec(others, specs)  # the first card stays in hand
+        for size in (2, 3):
+            for combo in combinations(others, size):
+                group = (first, *combo)
+                left = [c for c in others if c not in combo]
+                for spec in melds_of(group):
+                    rec(left, specs + [spec])
+
+    rec(hand, [])
+    return keys
+
+
+def _opening_state(vid: str, rng: random.Random) -> R.RoundState:
+    v = VARIANTS[vid]
+    suits = list(SUITS)
+    while True:
+        toks: list[str] = []
+        r = rng.randint(2 if v.open_min_points < 40 else 7, 11)
+        s = rng.choice(suits)
+        toks += [f"{rank_text(r + k)}{s}" for k in range(rng.choice([3, 4]))]
+        q = rng.randint(8 if v.open_min_points < 40 else 10, 13)
+        toks += [f"{rank_text(q)}{t}" for t in rng.sample(suits, rng.choice([2, 3]))]
+        if rng.random() < 0.5:
+            toks.append(toks[rng.randrange(len(toks))])  # a twin
+        toks += ["*"] * rng.choice([0, 1, 1, 2])
+        rng.shuffle(toks)
+        toks = toks[:7]
+        try:
+            m = scenario(vid, hands=[" ".join(toks), "5c"], opened=[False, True], discard="2d")
+        except ValueError:
+            continue
+        if v.open_min_points and m.round is not None:
+            return m.round
+
+
+@pytest.mark.parametrize("vid", ["rami", "40"])
+def test_every_distinct_opening_is_offered(vid: str) -> None:
+    rng = random.Random(f"openings-{vid}")
+    found = 0
+    for _ in range(max(6, EXAMPLES // 4)):
+        st = _opening_state(vid, rng)
+        offered = set()
+        for a in R.legal_actions(st, 0):
+            if isinstance(a, A.LayDown):
+                offered.add(effect_key(R.apply(st, a)[0]))
+        brute = _brute_openings(st, 0)
+        found += len(brute)
+        missing = brute - offered
+        assert not missing, f"{vid}: {len(missing)} openings missing for {[str(c) for c in st.hands[0]]}"
+    assert found > 5
+
+
+def test_the_same_run_twice_with_twin_cards_opens() -> None:
+    st = scenario("rami", hands=["7h 8h 9h 7h 8h 9h 5c", "5d"], opened=[False, True]).round
+    downs = [a for a in R.legal_actions(st, 0) if isinstance(a, A.LayDown)]
+    assert [len(a.melds) for a in downs] == [2]
+    assert R.apply(st, downs[0])[0].opened[0]

@@ -96,6 +96,7 @@ text_chars = st.characters(exclude_categories=("Cc", "Cs", "Zl", "Zp"), exclude_
 def label(max_bytes: int) -> st.SearchStrategy[str]:
     return st.text(text_chars, min_size=1, max_size=max_bytes).filter(
         lambda s: s.strip() == s and bool(s) and len(s.encode()) <= max_bytes
+        and all(ch == " " or ch.isprintable() for ch in s)
     )
 
 
@@ -176,6 +177,8 @@ MALFORMED = {
     "name-control": _set("n", b"evil\x1b[2Jname"),
     "name-newline": _set("n", b"two\nlines"),
     "name-bidi": _set("n", "abc\u202edef".encode()),
+    "name-zero-width": _set("n", "ab\u200bcd".encode()),
+    "name-nbsp": _set("h", "a\u00a0b".encode()),
     "name-edge-space": _set("n", b" padded"),
     "unknown-variant": _set("v", b"poker"),
     "variant-case": _set("v", b"Rami"),
@@ -467,7 +470,7 @@ def test_browser_and_resolver_ask_only_qm_questions() -> None:
         lobby_zc.zeroconf.async_send = spy  # type: ignore[method-assign]
         try:
             async with TableAdvertiser(ad, 47040, **LOOPBACK):
-                async with TableBrowser(zeroconf=lobby_zc, **LOOPBACK) as browser:
+                async with TableBrowser(zeroconf=lobby_zc, resolve_timeout=0.5, **LOOPBACK) as browser:
                     await wait_until(lambda: any(n == SERVICE_TYPE for n, _ in sent), "browsed")
                     await wait_until(lambda: ad.table_id in mine(browser, ad), "seen")
                     # A name not in the cache makes the resolver ask too.
@@ -480,7 +483,7 @@ def test_browser_and_resolver_ask_only_qm_questions() -> None:
     run_live(scenario)
 
 
-LISTED_WITHIN = 1.0  # seconds; the benchmark checks p99 <= 0.5 s over 20 runs
+LISTED_WITHIN = 0.9  # seconds (QU questions: ~1.1 s); the benchmark checks p99 <= 0.5 s over 20 runs
 
 
 @pytest.mark.parametrize("lobby_first", [True, False], ids=["lobby-first", "tables-first"])
@@ -516,6 +519,10 @@ def test_tables_listed_fast_beside_an_independent_responder(lobby_first: bool) -
             else:
                 for adv in advertisers:
                     await adv.start()
+                # The tables have been open a while: their announcements are over, and
+                # (RFC 6762 section 6) a responder may multicast a record again only a
+                # second after it last did, so only a QM answer reaches every socket.
+                await asyncio.sleep(1.2)
                 t0 = loop.time()
                 await browser.start()
             ids = {ad.table_id for ad in ads}
@@ -528,7 +535,7 @@ def test_tables_listed_fast_beside_an_independent_responder(lobby_first: bool) -
             await other.async_close()
 
     async def scenario() -> None:
-        times = [t for i in range(3) for t in await one_run(i)]
+        times = [t for i in range(2) for t in await one_run(i)]
         assert max(times) <= LISTED_WITHIN, times
 
     run(scenario(), 40.0)
@@ -710,3 +717,14 @@ def test_escape_sequences_in_a_received_instance_name_never_reach_a_log(
             assert rec.exc_info is None or rec.name != "rami_lan.net.discovery"
 
     run_live(scenario)
+
+
+def test_ad_text_and_host_label_always_make_a_valid_ad() -> None:
+    from rami_lan.net.discovery import ad_text, host_label
+
+    name = ad_text("  Chez\u00a0Marie\u200b \x1b[2J" + "é" * 80, MAX_NAME_BYTES, "Rami")
+    host = host_label("\u202eanne\u202c")
+    ad = make_ad(name=name, host=host)
+    assert ad.host == "anne" and "\x1b" not in ad.name and len(ad.name.encode()) <= MAX_NAME_BYTES
+    assert host_label("") == "Rami" and host_label(None) == "Rami"
+    assert host_label("x" * 40) == "x" * MAX_HOST_BYTES

@@ -250,3 +250,40 @@ async def _action_errors() -> None:
 
 def test_illegal_and_foreign_actions_are_refused() -> None:
     run(_action_errors(), 20)
+
+
+def test_the_rate_limit_belongs_to_the_seat_not_the_connection(tmp_path: Path) -> None:
+    async def main() -> None:
+        # The match runs (a bot at seat 1): a dropped seat is held for its player.
+        host = TableHost(_config(seats=2, variant="rami", limit=1, bots={1: "moyen"},
+                                 away_delay=30.0))
+        port = await host.start()
+        try:
+            a = await open_session("127.0.0.1", port, nickname="a")
+            limiter = host._seat_limiters[a.seat]
+            first = host.seats[a.seat].conn
+            a.abort_transport()
+            while host.seats[a.seat].conn in (None, first):  # until it is back, anew
+                await asyncio.sleep(0.01)
+            conn = host._by_id[host.seats[a.seat].conn]
+            assert host._seat_limiters[a.seat] is limiter  # the reconnect kept the seat's
+            assert conn.limiter is not limiter
+            await a.close()
+        finally:
+            await host.stop()
+
+    asyncio.run(asyncio.wait_for(main(), 20))
+
+
+def test_the_ad_after_resume_counts_held_seats() -> None:
+    from rami_lan.table import TableMachine
+    from rami_lan.table import effects as F
+
+    config = TableConfig(name="r", seats=3, bots={2: "moyen"}, headless=True, advertise=False,
+                         journal_dir="/nowhere")
+    m = TableMachine(config, lambda n: bytes(range(n)))
+    effects = list(m.joined(1, 0.0, nick="a")) + list(m.joined(2, 0.0, nick="b"))
+    snap = next(e.body for e in effects if isinstance(e, F.JournalSnapshot))
+    again = TableMachine.restore(dict(snap), [], config, lambda n: bytes(n))
+    assert all(st.conn is None for st in again.seats.values() if st.kind == "human")
+    assert again.seats_taken() == 3  # held for the dropped players, not free

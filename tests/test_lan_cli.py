@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import secrets
 import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import aio_helpers
 import pytest
-from aio_helpers import poll_until
+from aio_helpers import poll_until, pump
 from zeroconf import IPVersion
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
@@ -38,6 +40,62 @@ async def _cli(tmp: Path, *args: str) -> asyncio.subprocess.Process:
     return await asyncio.create_subprocess_exec(
         sys.executable, "-m", "rami_lan.cli.main", "--lang", "en", *args, env=_env(tmp),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+
+
+class Relay:
+    """A TCP relay on 127.0.0.1 standing for the host's old address (it only copies)."""
+
+    def __init__(self, port: int) -> None:
+        self.target = port
+        self.server: asyncio.Server | None = None
+
+    async def start(self) -> int:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        return int(self.server.sockets[0].getsockname()[1])
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            ur, uw = await asyncio.open_connection("127.0.0.1", self.target)
+        except OSError:
+            writer.close()
+            return
+        await asyncio.gather(pump(reader, uw, bytearray()), pump(ur, writer, bytearray()))
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            self.server.close()
+
+
+def _config(**kw: Any) -> Any:
+    from rami_lan.net import guard as G
+    from rami_lan.net.host import TableConfig
+
+    base: dict[str, Any] = dict(name="lan", seats=2, headless=True, advertise=False,
+                                interfaces=["127.0.0.1"], variant="rami", limit=1,
+                                auto_start=False,
+                                guard=G.GuardConfig(join_base_delay=0.001, join_max_delay=0.002))
+    base.update(kw)
+    return TableConfig(**base)
+
+
+def _start_host(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "rami_lan.cli.main", "host", "--headless", *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+async def _read_port(proc: subprocess.Popen[str], timeout: float = 15.0) -> int:
+    loop = asyncio.get_running_loop()
+    assert proc.stdout is not None
+    end = loop.time() + timeout
+    while loop.time() < end:
+        line = await asyncio.wait_for(loop.run_in_executor(None, proc.stdout.readline), timeout)
+        m = re.search(r"port (\d+)", line)
+        if m:
+            return int(m.group(1))
+        if not line and proc.poll() is not None:
+            break
+    raise AssertionError(f"the host did not start: {proc.stderr.read() if proc.stderr else ''}")
 
 
 def make_ad(**kw: Any) -> TableAd:
@@ -141,8 +199,6 @@ def test_client_finds_its_table_on_another_port_by_table_id(monkeypatch: pytest.
     """The host seems to move (as after ``host --resume`` on another port): the old
     address stops answering; the table is advertised with its id on the new port; the
     client reconnects there with its token, the pin unchanged."""
-    from test_security_e2e import Relay, _config
-
     from rami_lan.net.client import open_session
     from rami_lan.net.host import TableHost
 
@@ -172,8 +228,6 @@ def test_client_finds_its_table_on_another_port_by_table_id(monkeypatch: pytest.
 
 
 def test_client_gives_up_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
-    from test_security_e2e import Relay, _config
-
     from rami_lan.net.client import open_session
     from rami_lan.net.host import TableHost
 
@@ -201,3 +255,103 @@ def test_client_gives_up_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -
         assert any("Could not reconnect to the table" in n and "Giving up" in n for n in notices), notices
 
     aio_helpers.run(scenario(), 40)
+
+
+def test_install_shutdown_calls_stop_once_per_signal_and_can_be_removed() -> None:
+    from rami_lan.net.signals import install_shutdown
+
+    async def scenario() -> None:
+        fired = asyncio.Event()
+        handle = install_shutdown(asyncio.get_running_loop(), stop=fired.set)
+        try:
+            os.kill(os.getpid(), signal.SIGHUP)
+            await asyncio.wait_for(fired.wait(), 5)
+        finally:
+            handle.remove()
+        assert handle.received == [signal.SIGHUP]
+        assert signal.getsignal(signal.SIGHUP) in (signal.SIG_DFL, None)
+
+    aio_helpers.run(scenario(), 10)
+
+
+def test_clients_find_a_host_resumed_on_another_port(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kill -9 of a real host mid-round, its old port still held by someone else, then
+    ``host --resume``: it listens on another port, and the clients find it by table id
+    through the browser and finish the match."""
+    import socket
+
+    from rami_lan.net.bot_client import BotClient
+    from rami_lan.net.client import open_session
+
+    monkeypatch.setenv("RAMI_LAN_INTERFACES", "127.0.0.1")
+
+    async def scenario() -> None:
+        env = dict(os.environ, RAMI_LAN_CONFIG_DIR=str(tmp_path / "cfg"), LANG="C.UTF-8")
+        common = ["--interface", "127.0.0.1", "--bot-delay", "0", "--away-delay", "20"]
+        proc = _start_host(env, "--name", f"moved {secrets.token_hex(2)}", "--seats", "2",
+                           "--variant", "rami", "--limit", "1", *common)
+        holder: socket.socket | None = None
+        try:
+            port = await _read_port(proc)
+            sessions = [await open_session("127.0.0.1", port, nickname=f"p{i}", backoff=0.05,
+                                           max_backoff=0.5) for i in range(2)]
+            tasks = [asyncio.create_task(BotClient(s, delay=0.03, seed=i).run())
+                     for i, s in enumerate(sessions)]
+            await poll_until(lambda: all(s.view is not None and s.view.turn_no >= 3 for s in sessions)
+                             or any(t.done() for t in tasks), "a few turns", 20)
+            assert not any(t.done() for t in tasks), "the match ended before the crash"
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(5)
+            holder = socket.socket()
+            holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            holder.bind(("127.0.0.1", port))
+            holder.listen()  # the old port answers nothing useful now
+            proc = _start_host(env, "--resume", *common)
+            port2 = await _read_port(proc)
+            assert port2 != port
+            summaries = await asyncio.wait_for(asyncio.gather(*tasks), 45)
+            assert all(sm.finished for sm in summaries)
+            assert all(s.port == port2 for s in sessions)
+            for s in sessions:
+                await s.close()
+            assert proc.wait(15) == 0
+        finally:
+            if holder is not None:
+                holder.close()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(5)
+
+    aio_helpers.run(scenario(), 90)
+
+
+def test_join_line_client_output_has_no_escape_sequences_from_the_host() -> None:
+    """A hostile host's nicknames and event strings are shown, but made printable."""
+    from rami_lan.cli.cmd_join import _short, _show
+    from rami_lan.core.events import RoundEnded
+    from rami_lan.core.views import SeatView
+
+    view = SeatView(seat=0, variant="rami", phase="draw\x1b[31m", round_no=1, turn_no=1, turn=1,
+                    dealer=0, hand=(), players=(), melds=(), discard=(), discard_size=0,
+                    stock_size=0, knock_window=(), taken=None, must_use=(), last_result=None,
+                    limit=1, quick=False, knock=False, match_over=False, winner=None, tiebreak=())
+    shown = _show(view, {1: "\x1b]0;pwned\x07evil"})
+    ev = RoundEnded(winner=None, rami_sec=False, reason="out\x1b[2J", hands=(), hand_points=(),
+                    laid_points=(), scores=())
+    for text in (shown, _short(ev)):
+        assert "\x1b" not in text and "\x07" not in text
+    assert "evil" in shown
+
+
+def test_list_and_join_with_a_bad_interface_say_so_without_a_traceback(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        for args in (("list", "--timeout", "0.3", "--interface", "not-an-ip"),
+                     ("join", "x", "--timeout", "0.3", "--interface", "not-an-ip")):
+            proc = await _cli(tmp_path, *args)
+            _out, err = await proc.communicate()
+            assert proc.returncode == 2, err
+            assert b"Can not look for tables on the network" in err and b"Traceback" not in err
+
+    aio_helpers.run(scenario(), 30)

@@ -139,7 +139,10 @@ def test_chat_is_relayed_between_two_clients_with_limits(tmp_path: Path) -> None
                 await bob.session.chat(f"vite {i}")
             await until(lambda: bob.errors, what="rate limit error")
             assert "wait" in bob.errors[-1].lower() or "attend" in bob.errors[-1].lower()
-            await asyncio.sleep(0.2)
+            # Barrier, not a sleep: anne's own line comes back after every relay before it.
+            await anne.session.chat("repère")
+            await until(lambda: any(t == "repère" for _, t in anne.chat), what="anne's marker")
+            await until(lambda: any(t == "repère" for _, t in bob.chat), what="bob's marker")
             relayed = [t for s, t in anne.chat if t.startswith("vite")]
             assert relayed == ["vite 0", "vite 1", "vite 2"]
             assert [t for s, t in bob.chat if t.startswith("vite")] == relayed
@@ -153,8 +156,11 @@ def test_chat_is_relayed_between_two_clients_with_limits(tmp_path: Path) -> None
                 await robot.session.chat("bip")
                 await until(lambda: robot.errors, what="bot refusal")
                 assert robot.errors[-1] in ("Bots do not chat.", "Les bots ne parlent pas.")
-                await asyncio.sleep(0.1)
-                assert human.chat == [] and robot.chat == []
+                await human.session.chat("repère")  # a barrier: it follows any relay
+                await until(lambda: human.chat, what="the human's own line")
+                assert [t for _, t in human.chat] == ["repère"]
+                await until(lambda: robot.chat, what="the robot hears the human")
+                assert [t for _, t in robot.chat] == ["repère"]
                 await robot.close()
                 await human.close()
             finally:

@@ -1171,3 +1171,119 @@ def test_fuzz_during_the_exchange(seed: int) -> None:
         pool = list(SAMPLE.values())
         data = b"".join(wire_frame(mutated_message(rng, pool)) for _ in range(rng.randrange(1, 4)))
         feed_and_check(host, split_randomly(rng, data))
+
+
+# --------------------------------------------------------------------------- docs/protocol.md
+
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "protocol.md"
+
+
+def test_protocol_doc_tables_are_generated_from_the_code() -> None:
+    """The schema tables of docs/protocol.md are the code's: regenerate with
+    ``python -m rami_lan.net.schema_doc`` when this fails."""
+    from rami_lan.net import schema_doc
+
+    text = DOC.read_text(encoding="utf-8")
+    assert schema_doc.update_text(text) == text, "docs/protocol.md is stale: run schema_doc"
+    for kind in KINDS:
+        assert f"#### `{kind}`" in text
+
+
+def test_schema_doc_refuses_an_unknown_field_check() -> None:
+    from rami_lan.net import schema_doc
+
+    def _mystery(value: Any) -> Any:
+        return value
+
+    with pytest.raises(ValueError, match="does not know"):
+        schema_doc.describe_check(_mystery)
+    with pytest.raises(ValueError, match="no <!-- BEGIN"):
+        schema_doc.update_text("no markers here", {"messages": "x"})
+
+
+def _from_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"$bytes"}:
+            return bytes.fromhex(value["$bytes"])
+        return {k: _from_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_json(v) for v in value]
+    return value
+
+
+def test_every_json_example_in_the_protocol_doc_parses_with_the_code() -> None:
+    import json
+    import re
+
+    from rami_lan.core.codec import action_from_plain, event_from_plain, view_from_plain
+
+    blocks = re.findall(r"```json\n(.*?)```", DOC.read_text(encoding="utf-8"), re.DOTALL)
+    assert len(blocks) >= 15
+    kinds: set[str] = set()
+    for block in blocks:
+        value = _from_json(json.loads(block))
+        if "k" in value:
+            msg = Message.from_wire(value)
+            kinds.add(msg.KIND)
+            check_plain(msg.to_wire())
+            if msg.KIND == "action":
+                action_from_plain(value["action"], "rami")
+        elif "kind" in value:
+            action_from_plain(value, "rami")
+        elif value.get("type") == "SeatView":
+            view_from_plain(value)
+        elif value.get("type") == "TableNotice":
+            assert all({"seat", "nick", "kind", "connected", "left"} <= set(p) for p in value["players"])
+        else:
+            event_from_plain(value, "rami")
+    assert {"hello", "welcome", "action", "refused", "error", "next_round", "bye"} <= kinds
+
+
+def test_the_doc_pake_test_vector_is_what_pake_py_computes() -> None:
+    from spake2 import SPAKE2_A, SPAKE2_B
+
+    from rami_lan.net import pake as PK
+    from rami_lan.net import schema_doc
+
+    vec = schema_doc.pake_test_vector()
+    assert vec["host_pake_msg"] in DOC.read_text(encoding="utf-8")
+    pw = PK.normalize_code(vec["code"])
+    assert pw.hex() == vec["password"]
+    client = PK.PakeClient(vec["code"], vec["fingerprint"])
+    host = PK.PakeHost(vec["code"], vec["fingerprint"])
+    client._spake = SPAKE2_A(pw, idA=PK._ID_CLIENT, idB=PK._ID_HOST,
+                             entropy_f=schema_doc._entropy(b"rami-lan test client"))
+    host._spake = SPAKE2_B(pw, idA=PK._ID_CLIENT, idB=PK._ID_HOST,
+                           entropy_f=schema_doc._entropy(b"rami-lan test host"))
+    assert host.start().hex() == vec["host_pake_msg"]
+    reply = client.receive(bytes.fromhex(vec["host_pake_msg"]))
+    assert reply is not None and reply.hex() == vec["client_pake_msg"]
+    assert client.confirm_message().hex() == vec["client_mac"]
+    host.receive(reply)
+    host.check_confirmation(bytes.fromhex(vec["client_mac"]))
+    assert host.confirm_message().hex() == vec["host_mac"]
+    # The documented derivations, recomputed by hand from the vector's values.
+    import hashlib
+    import hmac
+
+    key = hashlib.sha256(b"".join([
+        hashlib.sha256(pw).digest(), hashlib.sha256(vec["idA"].encode()).digest(),
+        hashlib.sha256(vec["idB"].encode()).digest(), bytes.fromhex(vec["client_pake_msg"])[1:],
+        bytes.fromhex(vec["host_pake_msg"])[1:], bytes.fromhex(vec["K"])])).digest()
+    assert key.hex() == vec["spake2_key"]
+    k_confirm = hmac.digest(key, b"rami-lan/v1 pake k_confirm", hashlib.sha256)
+    assert k_confirm.hex() == vec["k_confirm"]
+    mac = hmac.digest(k_confirm, b"rami-lan/v1 pake confirm\x00client\x00"
+                      + bytes.fromhex(vec["fingerprint"]), hashlib.sha256)
+    assert mac.hex() == vec["client_mac"]
+
+
+def test_card_id_formula_of_the_doc() -> None:
+    from rami_lan.core.cards import card_from_id, card_id
+
+    assert card_id(card_from_id(0, 2, 6), 2) == 0
+    assert str(card_from_id(0, 2, 6)) == "Ac"
+    king = card_from_id(103, 2, 6)
+    assert (king.rank, king.suit, king.copy) == (13, "d", 1)
+    assert card_from_id(104, 2, 6).is_joker

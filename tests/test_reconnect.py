@@ -10,11 +10,20 @@ from typing import Any
 import pytest
 from aio_helpers import run
 
-from rami_lan.net.bot_client import BotClient, FallbackBot
+from rami_lan.bots import make_bot
+from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import open_session
 from rami_lan.net.host import TableConfig, TableHost
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
+
+
+async def until(pred: Any, timeout: float = 5.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not pred():
+        assert loop.time() < end, "timed out"
+        await asyncio.sleep(0.005)
 
 
 class KillOnce:
@@ -22,7 +31,7 @@ class KillOnce:
 
     def __init__(self, session: Any) -> None:
         self.session = session
-        self.inner = FallbackBot(session.seat, 1)
+        self.inner = make_bot("debutant", session.seat, 1)
         self.think_delay = 0.0
         self.killed_at: tuple[int, int] | None = None
 
@@ -95,8 +104,8 @@ async def _new_process_with_token() -> None:
                 hand = up.view.hand
                 break
         a.abort_transport()
-        await asyncio.sleep(0.05)
-        assert host.seats[seat].conn is None  # seat held, nobody connected
+        await until(lambda: host.seats[seat].conn is None)  # seat held, nobody connected
+        assert host.seats[seat].token is not None
         again = await open_session("127.0.0.1", port, nickname="alice", token=token)
         assert again.seat == seat
         async for up in again.updates():

@@ -100,8 +100,8 @@ def test_plugin_bot_plays_and_is_measured(capsys):
 
 def test_plugin_receives_events_and_knock_questions():
     from rami_lan.bots.plugin import load_plugin
-    from rami_lan.bots.selfplay import play_match
     from rami_lan.core.match import MatchOptions
+    from rami_lan.table.selfplay import play_match
 
     make = load_plugin(f"{PLUGIN}:TinyBot")
     seats = [make(0, 1), make(1, 2), make(2, 3)]

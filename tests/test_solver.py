@@ -259,3 +259,32 @@ def test_full_hands_every_variant_are_valid(vid):
             cards = rng.sample(deck, n)
             _valid(v, best_partition(v, cards), cards)
             _valid(v, min_hand_partition(v, cards), cards)
+
+
+# --- the small-hand path agrees with the sweep (issue 10) ----------------------------
+
+
+@pytest.mark.parametrize("vid", sorted(VARIANTS))
+def test_small_hand_path_agrees_with_the_sweep(vid: str) -> None:
+    """Two exact solvers, one answer: on random full hands (up to 16 cards, jokers
+    included) the small-hand search and the sweep reach the same score, and every
+    meld the small-hand path builds directly is what `check_meld` builds."""
+    import random
+
+    from rami_lan.core.solver import FAST_PATH_MAX_CARDS, best_partition_sweep
+
+    v = VARIANTS[vid]
+    rng = random.Random(f"small-{vid}")
+    deck = full_deck(v.n_decks, v.n_jokers)
+    jokers = [c for c in deck if c.is_joker]
+    naturals = [c for c in deck if not c.is_joker]
+    for k in range(max(20, EXAMPLES // 5)):
+        j = min(len(jokers), k % 5)
+        n = rng.randint(3, FAST_PATH_MAX_CARDS)
+        hand = rng.sample(naturals, n - min(j, n - 1)) + jokers[: min(j, n - 1)]
+        fast = best_partition(v, hand)
+        slow = best_partition_sweep(v, hand)
+        assert (fast.points, len(fast.leftover)) == (slow.points, len(slow.leftover)), hand
+        _valid(v, fast, hand)
+        for m in fast.meld_objects:
+            assert check_meld(v, m.cards, m.kind).meld == m

@@ -161,7 +161,7 @@ def test_solo_from_the_lobby_and_back():
             assert "q again" in screen.text()
             d.keys("q")
             await until(lambda: shell.screen is lobby, what="back to the lobby")
-            assert screen.session._closed
+            assert screen.session.connection == "closed" and lobby.host is None  # host stopped too
             d.keys("q")
 
     asyncio.run(main())

@@ -96,7 +96,7 @@ def test_chat_line_limits_and_log():
             await until(lambda: m.chat_input == "abc")
             d.keys("\x1b")
             await until(lambda: m.chat_input is None, what="closed")
-            await asyncio.sleep(0.1)
+            await until(lambda: session._queue.empty(), what="every update shown")
             # bots say nothing
             assert all(not x.startswith("Bot 1:") for x in m.log)
             assert not session.chat.check(1, "hi").ok

@@ -99,7 +99,7 @@ def test_replay_screen_walks_a_whole_match_forward_and_back(tmp_path):
                     assert face_text(c) in row
             assert "wins the match" in text
             d.keys("l")  # at the end: stays
-            await asyncio.sleep(0.05)
+            await d.settle()  # a frame drawn after the key
             assert replay.position == replay.last
             for i in range(replay.last, 0, -1):  # back to the start, ← and h
                 d.keys("h" if i % 2 else "\x1b[D")

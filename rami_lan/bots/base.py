@@ -223,13 +223,7 @@ class Bot:
                 return None
             melds: Sequence[Meld] = plan.meld_objects
         else:
-            keep = 1 if v.must_discard_to_go_out else 0
-            if must:
-                part = best_partition_with(v, hand, must[0], min_leftover=keep)
-            else:
-                part = best_partition(v, hand)
-                if keep and not part.leftover and part.melds:
-                    part = best_partition_with(v, hand, part.melds[0][0], min_leftover=keep)
+            part = solver.best_lay_down(v, hand, must)
             if part is None or not part.meld_objects:
                 return None
             held = set(hold)

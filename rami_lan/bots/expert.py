@@ -25,17 +25,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from rami_lan.bots.base import best_partition
 from rami_lan.bots.conceal import goes_out_now, rewards_rami_sec
 from rami_lan.bots.expert_v1 import ExpertV1
+from rami_lan.bots.quick import quick_partition
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card
 from rami_lan.core.melds import hand_points
-from rami_lan.core.solver import lay_off_options
+from rami_lan.core.solver import Partition, lay_off_options, min_hand_partition
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import PlayerInfo, SeatView
+
+
+@lru_cache(maxsize=256)
+def _min_hand(vid: str, cards: tuple[Card, ...]) -> Partition:
+    return min_hand_partition(vid, cards)
 
 
 @dataclass
@@ -44,6 +51,7 @@ class SeatRecord:
 
     turns: int = 0  # draws made this round
     taken: list[Card] = field(default_factory=list)  # cards taken from the pile
+    discards: list[Card] = field(default_factory=list)  # cards it discarded
     last_laid: int = 0  # its turn count when it last put a card on the table
     laid: bool = False
 
@@ -71,6 +79,8 @@ class OpponentModel:
                 r = self.rec(ev.seat)
                 r.turns += 1
                 r.taken.extend(ev.cards)
+            elif isinstance(ev, E.Discarded):
+                self.rec(ev.seat).discards.append(ev.card)
             elif isinstance(ev, E.Knocked):
                 self.rec(ev.seat).taken.append(ev.card)
             elif isinstance(ev, E.Melded | E.LaidOff | E.JokerRecovered):
@@ -84,18 +94,33 @@ class OpponentModel:
 OPEN_HAZARD = (1.0, 0.32, 0.13, 0.16, 0.025, 0.01)
 
 
+# tuning per variant (measured with `simulate` against expert_v1 and conceal)
+PER_VARIANT: dict[str, dict[str, float]] = {
+    "40": {"hidden_hold_w": 1.0, "hidden_slope": 0.0, "hidden_take": 0.0},
+    "multi": {"hidden_hold_w": 1.0},
+}
+
+
 class Expert(ExpertV1):
     level = "expert"
     conceal = True
+    max_depth = 20  # 500: how deep into the discard pile it looks (measured: 8 -> 20 pays)
+    safe_w = 2.0  # discard score: a card next to the next player's own discards
+    race_outs = True  # near a one-turn going out, discard for the most outs to it
+    race_loose = 4  # ... when the best melds leave at most this many cards
     table_out = True  # count lay-offs on the table when judging a one-turn going out
     horizon = 3  # opponent turns over which the dumping weighs the danger
     hold_risk = 0.30  # hold melds while an opponent goes out within the horizon less often
+    hold_bias = 10.0  # penalty points of held melds accepted at risk beyond the reward
     # a hidden hand's hazard grows by `hidden_slope` per turn after `hidden_start`
     # (measured against conceal in rami: 1.5 % on turns 0-2, 8 % on 3-5, 24 % on 6-8)
     hidden_start = 2
     hidden_slope = 0.045
     hidden_take = 0.02  # extra hazard per card it took from the pile
     hidden_max = 0.3
+    # weight of a hidden opponent's hazard when deciding to lay the melds: laying them
+    # gives a concealing opponent lay-off targets and barely saves its rami sec penalty
+    hidden_hold_w = 0.0
     danger_scale = 1.6  # danger = scale * P(out within horizon) * multiplier
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
@@ -115,17 +140,26 @@ class Expert(ExpertV1):
             n = p.n_cards
             return OPEN_HAZARD[n] if n < len(OPEN_HAZARD) else 0.005
         # a hidden hand: it goes out all at once, more likely the longer it waits
-        h = (r.turns - self.hidden_start) * self.hidden_slope + self.hidden_take * len(r.taken)
+        slope, take = self.param(v, "hidden_slope"), self.param(v, "hidden_take")
+        h = (r.turns - self.hidden_start) * slope + take * len(r.taken)
         return max(0.0, min(self.hidden_max, h))
 
-    def out_risk(self, view: SeatView, turns: int) -> float:
-        """Chance that some opponent goes out within its next ``turns`` turns."""
+    def out_risk(self, view: SeatView, turns: int, hidden_w: float = 1.0) -> float:
+        """Chance that some opponent goes out within its next ``turns`` turns (the
+        hazard of opponents that laid nothing scaled by ``hidden_w``)."""
         v = self.variant(view)
         stay = 1.0
         for p in view.players:
             if p.in_round and p.seat != self.seat:
-                stay *= (1.0 - self.hazard(v, p)) ** turns
+                h = self.hazard(v, p)
+                if not (p.opened or self.model.rec(p.seat).laid):
+                    h *= hidden_w
+                stay *= (1.0 - h) ** turns
         return 1.0 - stay
+
+    def param(self, v: Variant, name: str) -> float:
+        """A tuning parameter, overridden per variant in `PER_VARIANT`."""
+        return PER_VARIANT.get(v.id, {}).get(name, getattr(self, name))
 
     def danger(self, view: SeatView) -> float:
         """Weight of a penalty point in the discard, from the chance of being caught."""
@@ -143,6 +177,24 @@ class Expert(ExpertV1):
                 mult = max(1.0, float(v.rami_sec_multiplier)) + v.rami_sec_bonus / 60
         return min(1.5, self.danger_scale * risk * mult)
 
+    def discard_adjust(self, view: SeatView, card: Card) -> float:
+        """Safer to discard: cards next to what the next player threw away itself."""
+        if not self.safe_w or card.is_joker:
+            return 0.0
+        nxt = self.next_seat(view)
+        if nxt is None:
+            return 0.0
+        r = self.model.rec(nxt)
+        safe = 0.0
+        for d in r.discards:
+            if d.is_joker:
+                continue
+            if d.rank == card.rank:
+                safe += 1.0
+            elif d.suit == card.suit and abs(d.rank - card.rank) <= 1:
+                safe += 0.5
+        return self.safe_w * min(safe, 2.0)
+
     # --- concealment -----------------------------------------------------------------
 
     def hold_melds(self, view: SeatView) -> bool:
@@ -156,7 +208,7 @@ class Expert(ExpertV1):
             return False
         if goes_out_now(v, view) or self.out_with_lay_offs(v, view):
             return False
-        risk = self.out_risk(view, 2)
+        risk = self.out_risk(view, 2, self.param(v, "hidden_hold_w"))
         if risk >= self.hold_risk:
             return False
         # the penalty the melds would cost if caught, against the rami sec's reward
@@ -165,7 +217,7 @@ class Expert(ExpertV1):
         loose = len(part.leftover)
         reward = 40.0 * (v.rami_sec_multiplier - 1) + v.rami_sec_bonus
         chance = {0: 0.9, 1: 0.8, 2: 0.5, 3: 0.3, 4: 0.15}.get(loose, 0.05)
-        return risk * held < chance * reward + 10.0
+        return risk * held < chance * reward + self.hold_bias
 
     def out_with_lay_offs(self, v: Variant, view: SeatView) -> bool:
         """Can the hand go out this turn with its melds plus lay-offs on the table?"""
@@ -179,7 +231,72 @@ class Expert(ExpertV1):
             return len(rest) == 1 or (not rest and len(left) > 1)
         return len(rest) <= 1
 
+    def out_melds(self, v: Variant, view: SeatView) -> A.Action | None:
+        """Lay the whole hand down now (bar the discard) if some partition allows it.
+
+        The best-points partition may leave two cards where another leaves one: the
+        fewest-hand-points partition is tried as well.
+        """
+        hand = view.hand
+        for part in (best_partition(v, hand), _min_hand(v.id, tuple(hand))):
+            left = len(part.leftover)
+            if not part.meld_objects or left > 1 or (v.must_discard_to_go_out and left != 1):
+                continue
+            action = A.LayDown(
+                self.seat, tuple(A.MeldSpec(m.cards, m.kind) for m in part.meld_objects)
+            )
+            if self.legal(view, action):
+                return action
+        return None
+
+    def pick_discard(self, view: SeatView) -> Card | None:
+        v = self.variant(view)
+        if self.race_outs and rewards_rami_sec(v) and not self.opened(view):
+            card = self.race_discard(v, view)
+            if card is not None:
+                return card
+        return super().pick_discard(view)
+
+    def race_discard(self, v: Variant, view: SeatView) -> Card | None:
+        """Close to a one-turn going out: keep the hand with the most live outs to it.
+
+        For each loose card that may go, count the unseen cards (memory removed) with
+        which the rest of the hand would be melded whole next turn (greedy melds, so a
+        lower bound). None when the hand is not close or no discard keeps any out.
+        """
+        hand = list(view.hand)
+        part = best_partition(v, hand)
+        if len(part.leftover) > self.race_loose:
+            return None
+        cands = [c for c in part.leftover if not c.is_joker]
+        cands = [c for c in cands if self.legal(view, A.Discard(self.seat, c))]
+        if len(cands) < 2:
+            return None
+        live = self.live_counts(view, v)
+        keep = 1 if v.must_discard_to_go_out else 0
+        best: tuple[float, Card] | None = None
+        for c in cands:
+            rest = [x for x in hand if x is not c]
+            outs = 0
+            for face, n in live.items():
+                new = Card(face[0], face[1], 99)
+                q = quick_partition(v, [*rest, new])
+                left = len(rest) + 1 - len(q.melded)
+                if left <= 1 and (not keep or left == 1):
+                    outs += n
+            score = outs + 0.01 * hand_points(v, c)  # equal outs: shed the higher card
+            if best is None or score > best[0]:
+                best = (score, c)
+        if best is None or best[0] < 1:
+            return None
+        return best[1]
+
     def play(self, view: SeatView) -> A.Action | None:
+        v = self.variant(view)
+        if not any(c in view.hand for c in view.must_use):
+            out = self.out_melds(v, view)
+            if out is not None:
+                return out
         if self.hold_melds(view):
             return None
         return super().play(view)

@@ -49,6 +49,8 @@ class ExpertV1(Moyen):
     # discard (33 % vs 53-60 % against moyen, 60 matches), so off until it is tuned
     lookahead = False
     lookahead_variants = frozenset({"rami", "classique", "40", "multi"})
+    deep_left_w = 0.5  # 500 deep draw: weight of the taken cards' points left in hand
+    max_depth = MAX_DEPTH
     take_margin = 1.0  # deadwood points the top discard must save over a blind draw
     outs_w = 3.0  # discard score: weight of one live out kept
     pen_w = 0.3  # discard score: weight of a hand point dropped (plus the danger)
@@ -122,14 +124,14 @@ class ExpertV1(Moyen):
         hand = list(view.hand)
         base = best_partition(v, hand).points
         best: tuple[float, int] = (0.0, 0)
-        for d in range(1, min(len(view.discard), MAX_DEPTH) + 1):
+        for d in range(1, min(len(view.discard), self.max_depth) + 1):
             taken = list(view.discard[-d:])
             chosen = taken[0]
             part = best_partition_with(v, hand + taken, chosen)
             if part is None:
                 continue
             left = sum(hand_points(v, c) for c in taken if c in part.leftover)
-            gain = part.points - base - 0.5 * left
+            gain = part.points - base - self.deep_left_w * left
             if gain > best[0] and self.legal(view, A.DrawDiscard(self.seat, d)):
                 best = (gain, d)
         if best[1]:
@@ -211,9 +213,13 @@ class ExpertV1(Moyen):
                     t.rank == c.rank or (t.suit == c.suit and abs(t.rank - c.rank) <= 2)
                 ):
                     value -= 3.0
-            return value
+            return value + self.discard_adjust(view, c)
 
         return max(cands, key=lambda c: (score(c), c.sort_key()))
+
+    def discard_adjust(self, view: SeatView, card: Card) -> float:
+        """A subclass's extra score for discarding ``card`` (higher: discard sooner)."""
+        return 0.0
 
     # --- one-ply lookahead over the unseen cards ---------------------------------------
     #

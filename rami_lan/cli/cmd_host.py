@@ -15,15 +15,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import getpass
 import sys
 from pathlib import Path
 from typing import Any
 
-from rami_lan.i18n import _, language
-
-VARIANTS = ("rami", "classique", "multi", "500", "40")
-LEVELS = ("debutant", "moyen", "expert")
+from rami_lan.i18n import _
+from rami_lan.ids import BOT_LEVELS as LEVELS
+from rami_lan.ids import VARIANT_IDS as VARIANTS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -106,11 +104,12 @@ def parse_bots(specs: list[str], seats: int) -> dict[int, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rami_lan.net.host import TableConfig
+    from rami_lan.cli.open_table import local_owner, table_config
 
     if args.resume is not None:
         return _resume(args)
-    nick = (args.nick or getpass.getuser() or "host")[:24].strip() or "host"
+    owner = local_owner(args.nick)
+    nick = owner.nickname
     try:
         args.code = _join_code(args)
     except ValueError as exc:
@@ -118,20 +117,23 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         bots = parse_bots(args.bot, args.seats)
-        config = TableConfig(
+        extra: dict[str, Any] = {}
+        if args.record_dir is not None:
+            extra["record_dir"] = args.record_dir
+        config = table_config(
+            owner,
             name=args.name or _("{nick}'s table").format(nick=nick)[:64],
             variant=args.variant, seats=args.seats, bots=bots, limit=args.limit,
             quick=args.quick, knock=args.knock, timer=args.timer, join_code=args.code,
             who_may_sit=getattr(args, "who", None) or "",
             advertise=not args.no_advertise, interfaces=args.interface or "all",
-            port=args.port, host_nickname=nick, record_dir=args.record_dir,
-            headless=args.headless, journal_dir=journal_dir(), **_tuning(args),
+            port=args.port, headless=args.headless, **extra, **_tuning(args),
         )
     except ValueError as exc:
         print(_("Invalid table settings: {err}").format(err=exc), file=sys.stderr)
         return 2
     try:
-        return asyncio.run(_main(config, args.start_after))
+        return asyncio.run(_main(config, args.start_after, owner))
     except OSError as exc:
         print(_("Could not open the table: {err}").format(err=exc), file=sys.stderr)
         return 1
@@ -160,6 +162,7 @@ def _tuning(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _resume(args: argparse.Namespace) -> int:
+    from rami_lan.cli.open_table import local_owner
     from rami_lan.net.host import TableHost
     from rami_lan.net.journal import (
         JournalCorruptError,
@@ -193,7 +196,7 @@ def _resume(args: argparse.Namespace) -> int:
             return 1
         print(_("Resuming table {name!r} from {path}.").format(
             name=host.config.name, path=path), flush=True)
-        return await _serve(host, None)
+        return await _main(host.config, None, local_owner(args.nick), host)
 
     try:
         return asyncio.run(main())
@@ -202,22 +205,22 @@ def _resume(args: argparse.Namespace) -> int:
         return 1
 
 
-async def _main(config: Any, start_after: float | None) -> int:
-    from rami_lan.net.host import TableHost
-
-    return await _serve(TableHost(config), start_after)
-
-
-async def _serve(host: Any, start_after: float | None) -> int:
-    from rami_lan.net.signals import install_shutdown
-
-    install_shutdown(asyncio.get_running_loop())  # SIGTERM/SIGHUP: the Ctrl-C path (goodbyes)
+def _announce(host: Any, port: int) -> None:
     config = host.config
-    port = await host.start()
     print(_("Table {name!r} open on port {port} ({variant}, {seats} seats).").format(
         name=config.name, port=port, variant=config.variant, seats=config.seats), flush=True)
     print(_("Table fingerprint: {fp} (players compare it with the one on their screen)").format(
         fp=host.short_fingerprint), flush=True)
+
+
+async def _main(config: Any, start_after: float | None, owner: Any, host: Any = None) -> int:
+    from rami_lan.cli.open_table import open_table
+    from rami_lan.net.signals import install_shutdown
+
+    install_shutdown(asyncio.get_running_loop())  # SIGTERM/SIGHUP: the Ctrl-C path (goodbyes)
+    table = await open_table(config, None if config.headless else owner, host=host,
+                             announce=_announce)
+    host = table.host
     starter = None
     if start_after is not None:
         async def later() -> None:
@@ -225,7 +228,7 @@ async def _serve(host: Any, start_after: float | None) -> int:
             await host.start_match()
         starter = asyncio.create_task(later())
     try:
-        if config.headless:
+        if table.session is None:
             await host.finished.wait()
             if host.record_path is not None:
                 print(_("Match record: {path}").format(path=host.record_path))
@@ -234,17 +237,9 @@ async def _serve(host: Any, start_after: float | None) -> int:
                 print(_("Winner: seat {seat}").format(seat=m.winner + 1))
             return 0
         from rami_lan.cli.cmd_join import play_in_terminal
-        from rami_lan.net.client import open_session
 
-        local = "127.0.0.1" if config.interfaces == "all" else config.interfaces[0]
-        session = await open_session(local, port, nickname=config.host_nickname,
-                                     lang=language(), token=host.owner_token,
-                                     code=config.join_code, fingerprint=host.fingerprint)
-        try:
-            return await play_in_terminal(session)
-        finally:
-            await session.close()
+        return await play_in_terminal(table.session)
     finally:
         if starter is not None:
             starter.cancel()
-        await host.stop()
+        await table.close()

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from rami_lan.i18n import _, language
-from rami_lan.textsafe import safe_text
+from rami_lan.textsafe import safe_name, safe_text
 
 LEVELS = ("debutant", "moyen", "expert")
 
@@ -55,10 +55,17 @@ async def find_table(text: str, timeout: float,
         return addr[0], addr[1], None, False
     from rami_lan.net import discovery
 
-    table = await discovery.find_table(text, max(0.1, timeout), interfaces)
+    try:
+        table = await discovery.find_table(text, max(0.1, timeout), interfaces)
+    except Exception as exc:  # noqa: BLE001 - a bad --interface, no network: no traceback
+        raise BrowseError(safe_text(str(exc) or type(exc).__name__)) from None
     if table is None:
         raise LookupError(text)
     return table.addresses[0], table.port or 0, table.fingerprint or None, table.code_required
+
+
+class BrowseError(Exception):
+    """mDNS could not be used (a bad ``--interface``, no network); the text is safe."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
         print(_("No table named {name} on the network.").format(name=repr(safe_text(args.table, 64))),
               file=sys.stderr)
         return 1
+    except BrowseError as exc:
+        print(_("Can not look for tables on the network: {err}").format(err=exc), file=sys.stderr)
+        return 2
 
 
 async def _main(args: argparse.Namespace, nick: str) -> int:
@@ -129,7 +139,8 @@ async def run_bot(session: Any, level: str) -> int:
     if bad:
         print(_("Fairness check FAILED:"))
         for d in bad:
-            print(d)
+            for line in str(d).splitlines()[:20]:
+                print(safe_text(line, 300))
         return 3
     print(_("Fairness checks passed: {n}").format(n=len(summary.fairness)))
     return 0 if summary.finished else 1
@@ -146,8 +157,8 @@ def _show(view: Any, names: dict[int, str]) -> str:
     hand = " ".join(str(c) for c in view.hand)
     lines = [_("Round {r}, turn {t}: {who} to play ({phase})").format(
         r=view.round_no, t=view.turn_no,
-        who=names.get(view.turn, str(view.turn)) if view.turn is not None else "-",
-        phase=view.phase)]
+        who=safe_name(names.get(view.turn, str(view.turn))) if view.turn is not None else "-",
+        phase=safe_text(view.phase, 16))]
     for i, m in enumerate(view.melds):
         lines.append(f"  #{i}: " + " ".join(str(c) for c in m.cards))
     top = " ".join(str(c) for c in view.discard) or "-"
@@ -259,11 +270,12 @@ async def _line_client(session: Any) -> int:
             for ev in up.events:
                 print("  " + type(ev).__name__ + ": " + _short(ev))
             if up.error:
-                print(_("Refused: {why}").format(why=up.error))
+                print(_("Refused: {why}").format(why=safe_text(up.error)))
             if up.notice:
-                print(up.notice)
+                print(safe_text(up.notice, 300))
             if up.fairness is not None:
-                print(up.fairness[1])
+                for line in str(up.fairness[1]).splitlines()[:20]:
+                    print(safe_text(line, 300))
             if up.view is not None:
                 view = up.view
                 print(_show(view, names))
@@ -286,4 +298,4 @@ def _short(ev: Any) -> str:
         if isinstance(value, tuple):
             value = " ".join(str(x) for x in value)
         parts.append(f"{f.name}={value}")
-    return ", ".join(parts)[:200]
+    return safe_text(", ".join(parts), 200)

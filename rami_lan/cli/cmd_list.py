@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from typing import Any
 
 from rami_lan.i18n import _
@@ -71,8 +72,14 @@ async def _browse(args: argparse.Namespace) -> int:
         printed += 1
         print(table_line(t), flush=True)
 
-    tables = await find_tables(max(0.1, args.timeout), interfaces,
-                               on_table=None if args.json else show)
+    try:
+        tables = await find_tables(max(0.1, args.timeout), interfaces,
+                                   on_table=None if args.json else show)
+    except Exception as exc:  # noqa: BLE001 - a bad --interface, no network: say it, no traceback
+        print(_("Can not look for tables on the network: {err}").format(
+            err=safe_text(str(exc) or type(exc).__name__)),
+              file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps([table_json(t) for t in tables], ensure_ascii=False))
         return 0

@@ -20,9 +20,9 @@ import time
 from typing import Any
 
 from rami_lan.i18n import _
+from rami_lan.ids import BOT_LEVELS, VARIANT_IDS
 
-LEVELS = ("debutant", "moyen", "expert", "expert_v1", "conceal")
-VARIANT_IDS = ("rami", "classique", "multi", "500", "40")
+LEVELS = (*BOT_LEVELS, "expert_v1", "conceal")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -81,8 +81,8 @@ def simulate(
     """Play the matches and return the statistics as plain data."""
     from rami_lan.bots import make_bot
     from rami_lan.bots.plugin import is_plugin_spec, load_plugin
-    from rami_lan.bots.selfplay import play_match
     from rami_lan.core.match import MatchOptions
+    from rami_lan.table.selfplay import play_match
 
     factories: dict[str, Any] = {}
     for lv in levels:

@@ -15,8 +15,9 @@ from rami_lan.i18n import _
 if TYPE_CHECKING:
     from rami_lan.cli.local_session import LocalTableSession
 
-VARIANT_IDS = ("rami", "classique", "multi", "500", "40")  # = tuple(core.VARIANTS), tested
-BOT_LEVELS = ("debutant", "moyen", "expert")
+from rami_lan.ids import BOT_LEVELS, VARIANT_IDS
+
+__all__ = ["BOT_LEVELS", "VARIANT_IDS", "add_arguments", "make_solo_session", "run"]
 
 DEFAULT_THINK = 0.5
 
@@ -32,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("deal seed, to replay the same cards (plays in-process)"))
     parser.add_argument("--limit", type=int, default=None,
                         help=_("point limit or target (default: the variant's)"))
+    parser.add_argument("--quick", action="store_true", help=_("quick match (500: 3 rounds)"))
     parser.add_argument("--frapper", action="store_true", help=_("enable frapper (knock)"))
     parser.add_argument("--timer", type=int, default=0, choices=(0, 15, 30, 60),
                         help=_("seconds per move, 0 = off"))
@@ -53,7 +55,7 @@ def make_solo_session(
     bots: dict[int, str] | None = None,
     quick: bool = False,
 ) -> LocalTableSession:
-    """A local table: you at seat 0, bots everywhere else."""
+    """A table machine in this process (reproducible deals): you at seat 0, bots elsewhere."""
     from rami_lan.cli.local_session import LocalTableSession
     from rami_lan.cli.settings import default_nickname
     from rami_lan.core.match import MatchOptions
@@ -78,10 +80,10 @@ def make_solo_session(
 
 
 def run(args: argparse.Namespace) -> int:
-    """Solo: a table host on loopback (not advertised) and its player, like any table.
+    """Solo: a table opened with `open_table` (loopback, not advertised), like any table.
 
-    With ``--seed`` the deal is reproducible, so the table is held in-process instead
-    (the fair shuffle draws fresh secrets every round).
+    With ``--seed`` the deal is reproducible, so the table machine runs in-process
+    instead (the fair shuffle draws fresh secrets every round).
     """
     from rami_lan.cli.app import apply_settings_language, run_table_app
     from rami_lan.cli.settings import load_settings
@@ -103,6 +105,7 @@ def run(args: argparse.Namespace) -> int:
             args.level,
             args.seed,
             limit=args.limit,
+            quick=args.quick,
             knock=args.frapper,
             timer=args.timer,
             think=args.think,
@@ -116,36 +119,16 @@ def run(args: argparse.Namespace) -> int:
 
 async def _solo_over_loopback(args: argparse.Namespace, settings: object) -> int:
     from rami_lan.cli.app import run_table_screen
+    from rami_lan.cli.open_table import Owner, open_table, solo_config
     from rami_lan.cli.settings import default_nickname
-    from rami_lan.core.variants import get_variant
     from rami_lan.i18n import language
-    from rami_lan.net.client import open_session
-    from rami_lan.net.host import TableConfig, TableHost
 
-    v = get_variant(args.variant)
-    nick = getattr(settings, "nickname", "") or default_nickname()
-    config = TableConfig(
-        name="Solo",
-        variant=v.id,
-        seats=args.players,
-        bots={s: args.level for s in range(1, args.players)},
-        limit=args.limit,
-        knock=args.frapper and v.knock_supported,
-        timer=args.timer,
-        advertise=False,
-        interfaces=["127.0.0.1"],
-        host_nickname=nick,
-        bot_delay=args.think,
-    )
-    host = TableHost(config)
-    port = await host.start()
+    owner = Owner(getattr(settings, "nickname", "") or default_nickname(), language())
+    config = solo_config(owner, variant=args.variant, players=args.players, level=args.level,
+                         limit=args.limit, quick=args.quick, knock=args.frapper,
+                         timer=args.timer, bot_delay=args.think)
+    table = await open_table(config, owner)
     try:
-        session = await open_session(
-            "127.0.0.1", port, nickname=nick, lang=language(), token=host.owner_token
-        )
-        try:
-            return await run_table_screen(session, settings)  # type: ignore[arg-type]
-        finally:
-            await session.close()
+        return await run_table_screen(table.session, settings)  # type: ignore[arg-type]
     finally:
-        await host.stop()
+        await table.close()

@@ -1,19 +1,14 @@
-"""An in-process table: one human seat plus bots, for solo play and for tests.
+"""An in-process table: the table machine with the player's seat held in this process.
 
-`LocalTableSession` implements `rami_lan.net.table_session.TableSession` without any
-network: it holds the `MatchState`, applies the human's actions with the core, plays
-the other seats with bots, and delivers what the human seat may see (its view and
-the events redacted for it). Rounds are dealt from a shuffle seeded by ``seed``, so a
-given seed always deals the same cards.
+`LocalTableSession` implements `rami_lan.net.table_session.TableSession` with no
+network: it runs `rami_lan.table.TableMachine` (the same machine a LAN host runs: bots,
+move timer, chat limits, between-rounds answers) and turns the messages the machine
+addresses to the player's seat into `SessionUpdate`s, as the network client does. The
+only thing it adds is a reproducible deal: each round's seed is derived from ``seed``,
+so a given seed always deals the same cards (``rami-lan solo --seed``).
 
-Bots come from `rami_lan.bots.make_bot` when that package is installed; otherwise a
-small fallback plays a random legal action, preferring to lay cards.
-
-It also behaves like a table for the player-facing features: `send_chat` applies the
-chat policy and echoes the line as the human seat's (bots never chat), the first update
-carries every seat's connection state (``you`` / ``bot``) and an "Info joueur" card
-per seat, and `replay_record()` returns the match so far in the replay format of
-`rami_lan.replay` (deck, seed, dealer and every accepted action per round).
+`replay_record()` returns the match so far in the replay format of `rami_lan.replay`
+(deck, seed, dealer and every accepted action per round).
 """
 
 from __future__ import annotations
@@ -21,41 +16,40 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import random
-import time
-from collections.abc import AsyncIterator, Mapping
-from typing import Any, Literal, Protocol
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, Literal
 
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
-from rami_lan.core.cards import card_id, full_deck
 from rami_lan.core.codec import action_to_plain
-from rami_lan.core.deckrng import deck_order
 from rami_lan.core.errors import IllegalAction
-from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round, withdraw
+from rami_lan.core.match import MatchOptions, MatchState
 from rami_lan.core.shadow import legal_actions_for_view
 from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView, view_for
-from rami_lan.net.chat import ChatPolicy
+from rami_lan.ids import BOT_LEVELS, TABLE_NOTICE
 from rami_lan.net.table_session import SessionUpdate
+from rami_lan.table import effects as F
+from rami_lan.table.chat import ChatPolicy, ChatRefusal, ChatVerdict
+from rami_lan.table.config import TableConfig
+from rami_lan.table.fairround import RoundCtx
+from rami_lan.table.machine import TableMachine
 
-BOT_LEVELS = ("debutant", "moyen", "expert")
+__all__ = ["BOT_LEVELS", "FallbackBot", "LocalTableSession"]
 
-
-class Bot(Protocol):
-    def choose(self, view: SeatView, new_events: list[E.Event]) -> A.Action: ...
-
-    def wants_knock(self, view: SeatView) -> bool: ...
+_CONN = 1
+"""The player's connection id inside the machine."""
 
 
 class FallbackBot:
-    """A random legal action, preferring to meld or lay off (used until real bots exist)."""
+    """A random legal action, preferring to meld or lay off (a test and demo player)."""
 
     def __init__(self, level: str, seat: int, seed: int) -> None:
         self.level = level
         self.seat = seat
         self.rng = random.Random(seed)
 
-    def choose(self, view: SeatView, new_events: list[E.Event]) -> A.Action:
+    def choose(self, view: SeatView, new_events: Sequence[E.Event]) -> A.Action:
         acts = [a for a in legal_actions_for_view(view) if not isinstance(a, A.Knock)]
         if not acts:
             raise IllegalAction(self.seat, view.phase, "no legal action")
@@ -66,19 +60,58 @@ class FallbackBot:
         return False
 
 
-def make_bot(level: str, seat: int, seed: int) -> Bot:
-    """A bot of ``level`` from `rami_lan.bots`, or the fallback when it is missing."""
-    try:
-        from rami_lan.bots import make_bot as real_make_bot
-    except ImportError:
-        return FallbackBot(level, seat, seed)
-    return real_make_bot(level, seat, seed)
-
-
 def _seed_bytes(seed: int | str | bytes) -> bytes:
     if isinstance(seed, bytes):
         return seed
     return str(seed).encode("utf-8")
+
+
+class _ReplayLog:
+    """The machine's record hooks, kept in `rami_lan.replay`'s format."""
+
+    def __init__(self, variant: str) -> None:
+        self.variant = variant
+        self.rounds: list[dict[str, Any]] = []
+        self.data: dict[str, Any] = {}
+        self._current: dict[str, Any] | None = None
+
+    def set_players(self, players: Any) -> None: ...
+    def log_events(self, evs: Any, variant: Any) -> None: ...
+    def end_round(self, *args: Any) -> None: ...
+    def finish(self, m: MatchState) -> None: ...
+
+    def begin_round(self, t: Any, tag: bytes, commit: Any, deck: Sequence[int],
+                    seed: bytes) -> None:
+        self.rounds.append({"deck": list(deck), "seed": seed.hex(), "dealer": 0,
+                            "actions": [], "withdrawals": []})
+
+    def set_round_players(self, m: MatchState) -> None:
+        if self.rounds and m.round is not None:
+            self.rounds[-1]["dealer"] = m.round.dealer
+
+    def log_action(self, plain: Mapping[str, Any], by: str) -> None:
+        if self.rounds:
+            self.rounds[-1]["actions"].append(dict(plain))
+
+    def log_withdrawal(self, seat: int) -> None:
+        if self.rounds:
+            self.rounds[-1]["withdrawals"].append(seat)
+
+    def to_plain(self) -> dict[str, Any]:
+        return {}
+
+
+class _LocalTable(TableMachine):
+    """The machine with rounds seeded from the session's seed."""
+
+    seed = b""
+
+    def seats_to_commit(self, players: Sequence[int]) -> tuple[int, ...]:
+        return ()  # one process holds every seat: nobody to prove the shuffle to
+
+    def round_seed(self, ctx: RoundCtx) -> bytes:
+        return hashlib.sha256(b"rami-lan local table\x00" + self.seed
+                              + (self.match.round_no + 1).to_bytes(4, "big")).digest()
 
 
 class LocalTableSession:
@@ -104,45 +137,78 @@ class LocalTableSession:
             raise ValueError("the human seat must be one of the table's seats")
         if human_seat in bots:
             raise ValueError("the human seat can not be a bot")
+        o = options or MatchOptions()
         self.variant = v.id
         self.seat = human_seat
         self.seats = seats
-        self.think_delay = think_delay
-        self.timer = timer
         self._seed = _seed_bytes(seed)
-        self._match: MatchState = new_match(v, seats, options)
-        base = int.from_bytes(hashlib.sha256(self._seed).digest()[:4], "big")
-        self._bot_levels = dict(bots)
-        self._bots: dict[int, Bot] = {
-            s: make_bot(level, s, base + s) for s, level in sorted(bots.items())
-        }
-        self._bot_events: dict[int, list[E.Event]] = {s: [] for s in self._bots}
-        self.nicknames: dict[int, str] = dict(nicknames or {})
+        names = dict(nicknames or {})
+        config = TableConfig(
+            name="Solo", variant=v.id, seats=seats,
+            bots={s: lvl for s, lvl in bots.items() if s != human_seat},
+            limit=o.limit, quick=o.quick, knock=o.knock, timer=timer, advertise=False,
+            host_nickname=names.get(human_seat, f"Joueur {human_seat + 1}"),
+            bot_delay=think_delay, headless=True)
+        stream = _Entropy(self._seed)
+        self._log = _ReplayLog(v.id)
+        self.machine = _LocalTable(config, stream, record=self._log)
+        self.machine.seed = self._seed
         for s in range(seats):
-            if s not in self.nicknames:
-                self.nicknames[s] = f"Bot {s}" if s in self._bots else f"Joueur {s + 1}"
-        self._queue: asyncio.Queue[SessionUpdate | None] = asyncio.Queue()
-        self._wake = asyncio.Event()
-        self._driver: asyncio.Task[None] | None = None
-        self._closed = False
-        self._deadline: float | None = None
-        self._deadline_turn: tuple[int, int] | None = None
-        self._knock_asked: tuple[int, int] | None = None
-        self.match_no = 1
-        self._seed_hex = hashlib.sha256(self._seed).hexdigest()[:16]
-        self.chat = chat_policy or ChatPolicy()
-        for s in self._bots:
+            default = f"Bot {s}" if s in bots else f"Joueur {s + 1}"
+            self.machine.seats[s].nick = names.get(s, default)
+        if chat_policy is not None:
+            self.machine.chat_policy = chat_policy
+        self.chat = self.machine.chat_policy
+        for s in bots:
             self.chat.set_bot(s)
+        self.nicknames = {s: self.machine.seats[s].nick for s in range(seats)}
         self._card = dict(card) if card is not None else None
-        self._rounds: list[dict[str, Any]] = []
+        self._queue: asyncio.Queue[SessionUpdate | None] = asyncio.Queue()
+        self._wake: asyncio.TimerHandle | None = None
+        self._started = False
+        self._closed = False
+        self._pending: list[E.Event] = []
+        self._seq = 0
+        self.match_no = 1
+        self.table_id = b""
+        self.bot = False
+        self.table: dict[str, Any] = self.machine.table_info()
+        self._seed_hex = hashlib.sha256(self._seed).hexdigest()[:16]
+
+    # --- facts -----------------------------------------------------------------------
+
+    @property
+    def timer(self) -> float:
+        return self.machine.config.timer
+
+    @timer.setter
+    def timer(self, seconds: float) -> None:
+        self.machine.config.timer = seconds  # type: ignore[assignment]
+
+    @property
+    def think_delay(self) -> float:
+        return self.machine.config.bot_delay or 0.0
 
     @property
     def match_id(self) -> str:
         """Unique per match of this table (the statistics' key)."""
         return f"solo:{self._seed_hex}:{self.match_no}"
 
+    @property
+    def state(self) -> MatchState:
+        """The full match state (tests only: the UI reads views)."""
+        return self.machine.match
+
+    @property
+    def started(self) -> bool:
+        return self._started
+
+    def view(self) -> SeatView:
+        return view_for(self.machine.match, self.seat)
+
     def connections(self) -> dict[int, str]:
-        return {s: ("bot" if s in self._bots else "you") for s in range(self.seats)}
+        return {s: ("you" if s == self.seat else "bot" if st.kind == "bot" else "connected")
+                for s, st in self.machine.seats.items()}
 
     def cards(self) -> dict[int, dict[str, Any]]:
         """Each seat's "Info joueur" card as plain data (bots: a bare bot card)."""
@@ -153,7 +219,7 @@ class LocalTableSession:
             if s == self.seat and self._card is not None:
                 out[s] = dict(self._card)
                 continue
-            conn = Connection.BOT if s in self._bots else Connection.YOU
+            conn = Connection.BOT if self.machine.seats[s].kind == "bot" else Connection.YOU
             try:
                 out[s] = PlayerCard(self.nicknames[s], None, conn).to_plain()
             except ValueError:
@@ -162,48 +228,33 @@ class LocalTableSession:
 
     def replay_record(self) -> dict[str, Any]:
         """The match so far in `rami_lan.replay`'s record format (JSON-ready)."""
-        o = self._match.options
+        o = self.machine.match.options
         return {
-            "format": "rami-lan-replay",
-            "version": 1,
-            "variant": self.variant,
+            "format": "rami-lan-replay", "version": 1, "variant": self.variant,
             "seats": self.seats,
             "options": {"limit": o.limit, "quick": o.quick, "knock": o.knock},
             "nicknames": [self.nicknames[s] for s in range(self.seats)],
-            "rounds": [
-                {**r, "actions": list(r["actions"]), "withdrawals": list(r["withdrawals"])}
-                for r in self._rounds
-            ],
+            "rounds": [{**r, "actions": list(r["actions"]),
+                        "withdrawals": list(r["withdrawals"])} for r in self._log.rounds],
         }
-
-    # --- what tests and the UI may read -------------------------------------------
-
-    @property
-    def state(self) -> MatchState:
-        """The full match state (tests only: the UI reads views)."""
-        return self._match
-
-    def view(self) -> SeatView:
-        return view_for(self._match, self.seat)
 
     # --- TableSession ----------------------------------------------------------------
 
-    @property
-    def started(self) -> bool:
-        return self._driver is not None
-
     async def start(self) -> None:
-        if self._driver is not None:
+        if self._started:
             return
-        self._emit(
-            [],
-            connection="connected",
-            nicknames=dict(self.nicknames),
-            connections=self.connections(),
-            cards=self.cards(),
-        )
-        self._deal()
-        self._driver = asyncio.get_running_loop().create_task(self._drive())
+        self._started = True
+        self._queue.put_nowait(SessionUpdate(
+            connection="connected", nicknames=dict(self.nicknames),
+            connections=self.connections(), cards=self.cards()))
+        m = self.machine
+        m.seats[self.seat].kind = "human"
+        token = b"\x00" * 16
+        from rami_lan.table.seats import token_hash
+
+        m.seats[self.seat].token = token_hash(token)
+        self._run(m.joined(_CONN, self._now(), nick=self.nicknames[self.seat], token=token))
+        self._run(m.start(self._now()))
 
     async def updates(self) -> AsyncIterator[SessionUpdate]:
         while True:
@@ -218,155 +269,105 @@ class LocalTableSession:
         if getattr(action, "seat", None) != self.seat or isinstance(action, A.Timeout):
             self._queue.put_nowait(SessionUpdate(error="not your seat"))
             return
-        self._apply(action, error_to_ui=True)
-        self._wake.set()
+        self._seq += 1
+        if isinstance(action, A.Knock):
+            self._run(self.machine.knock(_CONN, self._seq, self._now()))
+        else:
+            plain = action_to_plain(action, self.variant)
+            self._run(self.machine.action(_CONN, self._seq, plain, self._now()))
 
     async def next_round(self, choice: Literal["continue", "leave"]) -> None:
-        m = self._match
-        if choice == "leave":
-            if m.phase == "between":
-                self._match, evs = withdraw(m, self.seat)
-                if self._rounds:
-                    self._rounds[-1]["withdrawals"].append(self.seat)
-                self._emit(evs)
-            await self.close()
-            return
-        if m.phase == "between":
-            self._deal()
-            self._wake.set()
-
-    async def send_chat(self, text: str) -> None:
-        """Say something: the chat policy judges it; accepted lines come back as ours."""
         if self._closed:
             return
-        verdict = self.chat.check(self.seat, text)
-        if verdict.ok:
-            self._queue.put_nowait(SessionUpdate(chat=((self.seat, verdict.text),)))
-        else:
-            self._queue.put_nowait(SessionUpdate(notice=verdict.message()))
+        if self.machine.match.phase == "between":
+            self._run(self.machine.next_round(_CONN, choice, self._now()))
+        if choice == "leave":
+            await self.close()
+
+    async def send_chat(self, text: str) -> None:
+        """Say something: the table's chat policy judges it, like any table's."""
+        if not self._closed:
+            self._run(self.machine.chat(_CONN, text, self._now()))
 
     async def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        if self._driver is not None:
-            self._driver.cancel()
-            try:
-                await self._driver
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - shutting down
-                pass
+        if self._wake is not None:
+            self._wake.cancel()
+        self.machine.stop(self._now())
         self._queue.put_nowait(SessionUpdate(connection="closed"))
         self._queue.put_nowait(None)
 
-    # --- the table ------------------------------------------------------------------
+    # --- the machine's effects ------------------------------------------------------
 
-    def _round_seed(self, round_no: int) -> bytes:
-        return hashlib.sha256(
-            b"rami-lan local table\x00" + self._seed + round_no.to_bytes(4, "big")
-        ).digest()
+    @staticmethod
+    def _now() -> float:
+        return asyncio.get_running_loop().time()
 
-    def _deal(self) -> None:
-        m = self._match
-        v = m.variant
-        seed = self._round_seed(m.round_no + 1)
-        cards = full_deck(v.n_decks, v.n_jokers)
-        deck = [cards[i] for i in deck_order(seed, v.deck_size)]
-        self._match, evs = start_round(m, deck, seed)
-        r = self._match.round
-        self._rounds.append({
-            "deck": [card_id(c, v.n_decks) for c in deck],
-            "seed": seed.hex(),
-            "dealer": r.dealer if r is not None else 0,
-            "actions": [],
-            "withdrawals": [],
-        })
-        self._emit(evs)
+    def _run(self, effects: Sequence[F.Effect]) -> None:
+        for eff in effects:
+            if isinstance(eff, F.Send) and eff.conn == _CONN:
+                self._deliver(eff.msg)
+            elif isinstance(eff, F.Wake):
+                if self._wake is not None:
+                    self._wake.cancel()
+                    self._wake = None
+                if eff.at is not None and not self._closed:
+                    self._wake = asyncio.get_running_loop().call_at(eff.at, self._tick)
 
-    def _apply(self, action: A.Action, *, error_to_ui: bool) -> bool:
-        try:
-            self._match, evs = apply(self._match, action)
-        except IllegalAction as e:
-            if error_to_ui:
-                self._queue.put_nowait(SessionUpdate(error=e.reason, view=self.view()))
-            return False
-        if self._rounds:
-            self._rounds[-1]["actions"].append(action_to_plain(action, self.variant))
-        self._emit(evs)
-        return True
+    def _tick(self) -> None:
+        self._wake = None
+        if not self._closed:
+            self._run(self.machine.tick(self._now()))
 
-    def _emit(self, evs: list[E.Event], **extra: Any) -> None:
-        for s, buf in self._bot_events.items():
-            buf.extend(e.for_seat(s) for e in evs)
-        self._update_deadline()
-        self._queue.put_nowait(
-            SessionUpdate(
-                view=self.view(),
-                events=tuple(e.for_seat(self.seat) for e in evs),
-                deadline=self._deadline,
-                **extra,
-            )
-        )
-
-    def _update_deadline(self) -> None:
-        m = self._match
-        r = m.round
-        if not self.timer or r is None or m.phase not in ("draw", "play"):
-            self._deadline, self._deadline_turn = None, None
-            return
-        key = (m.round_no, r.turn_no)
-        if key != self._deadline_turn:
-            self._deadline_turn = key
-            self._deadline = time.monotonic() + self.timer
-
-    async def _drive(self) -> None:
-        """Play the bots' seats; time the human's moves when the table has a timer."""
-        while not self._closed:
-            if await self._bot_step():
-                continue
-            self._wake.clear()
-            m = self._match
-            human_turn = m.round is not None and m.phase in ("draw", "play")
-            human_turn = human_turn and m.round is not None and m.round.turn == self.seat
-            if human_turn and self._deadline is not None:
-                left = self._deadline - time.monotonic()
-                try:
-                    await asyncio.wait_for(self._wake.wait(), max(0.0, left))
-                except TimeoutError:
-                    if self._match is m:
-                        self._apply(A.Timeout(self.seat), error_to_ui=False)
+    def _deliver(self, msg: F.Msg) -> None:
+        f = msg.fields
+        q = self._queue
+        if msg.kind == "events":
+            for e in f["events"]:
+                if isinstance(e, dict):
+                    if e.get("type") == TABLE_NOTICE:
+                        q.put_nowait(SessionUpdate(connections=self.connections(),
+                                                   notice=e.get("text")))
+                else:
+                    self._pending.append(e)
+        elif msg.kind == "view":
+            events, self._pending = tuple(self._pending), []
+            q.put_nowait(SessionUpdate(view=f["view"], events=events,
+                                       deadline=self.machine.move_deadline()))
+        elif msg.kind == "error":
+            if f["code"] == "chat_refused":
+                q.put_nowait(SessionUpdate(notice=_chat_refusal(f["message"])))
             else:
-                await self._wake.wait()
+                q.put_nowait(SessionUpdate(error=f["message"], view=self.view()))
+        elif msg.kind == "chat_msg":
+            q.put_nowait(SessionUpdate(chat=((f["seat"], f["text"]),)))
 
-    def _bot_view(self, seat: int) -> tuple[SeatView, list[E.Event]]:
-        evs, self._bot_events[seat] = self._bot_events[seat], []
-        return view_for(self._match, seat), evs
 
-    async def _bot_step(self) -> bool:
-        m = self._match
-        r = m.round
-        if r is None or m.phase not in ("draw", "play"):
-            return False
-        key = (m.round_no, r.turn_no)
-        if m.phase == "draw" and r.knock_window and self._knock_asked != key:
-            self._knock_asked = key
-            for s in r.knock_window:
-                bot = self._bots.get(s)
-                if bot is not None and bot.wants_knock(view_for(m, s)):
-                    if self._apply(A.Knock(s), error_to_ui=False):
-                        return True
-        bot = self._bots.get(r.turn)
-        if bot is None:
-            return False
-        await asyncio.sleep(self.think_delay)
-        if self._match is not m:  # the human knocked meanwhile
-            return True
-        seat = r.turn
-        view, evs = self._bot_view(seat)
-        try:
-            action = bot.choose(view, evs)
-        except Exception:  # noqa: BLE001 - a broken bot must not stop the table
-            action = None
-        if action is None or not self._apply(action, error_to_ui=False):
-            fallback = FallbackBot("debutant", seat, key[1])
-            self._apply(fallback.choose(view_for(self._match, seat), []), error_to_ui=False)
-        return True
+def _chat_refusal(message: str) -> str:
+    """The table's ``chat_refused`` text (``"<refusal>: ..."``) as the policy's sentence."""
+    head = message.split(":", 1)[0]
+    try:
+        refusal = ChatRefusal(head)
+    except ValueError:
+        return message
+    digits = "".join(ch for ch in message.split("wait", 1)[-1] if ch.isdigit())
+    retry = float(digits) if refusal is ChatRefusal.RATE_LIMITED and digits else 1.0
+    return ChatVerdict(ok=False, refusal=refusal, retry_after=retry).message()
+
+
+class _Entropy:
+    """Deterministic bytes from the session's seed (the host secret, bot seeds)."""
+
+    def __init__(self, seed: bytes) -> None:
+        self._seed = seed
+        self._n = 0
+
+    def __call__(self, n: int) -> bytes:
+        out = b""
+        while len(out) < n:
+            self._n += 1
+            out += hashlib.sha256(b"rami-lan local entropy\x00" + self._seed
+                                  + self._n.to_bytes(8, "big")).digest()
+        return out[:n]

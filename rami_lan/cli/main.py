@@ -90,11 +90,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                         help=_("language (default: from the locale)"))
         if name != only:
             continue
-        try:
-            mod = importlib.import_module(module)
-        except ImportError:
-            continue
-        mod.add_arguments(sp)
+        importlib.import_module(module).add_arguments(sp)
     return p
 
 
@@ -124,11 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         module == "rami_lan.cli.cmd_join" and not getattr(args, "bot", None)
     )
     setup_logging(module in FULL_SCREEN or (interactive_table and sys.stdout.isatty()))
-    try:
-        mod = importlib.import_module(module)
-    except ImportError as e:
-        print(_("This part of rami-lan is not installed: {err}").format(err=e), file=sys.stderr)
-        return 2
+    mod = importlib.import_module(module)
     try:
         return int(mod.run(args) or 0)
     except KeyboardInterrupt:

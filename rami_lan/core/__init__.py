@@ -8,6 +8,8 @@ Public API (stable; see docs/core.md):
 - `new_match`, `start_round`, `apply`, `is_legal`, `legal_actions`, `view_for`.
 - `best_partition` and friends (the exact meld solver).
 - `match_to_plain` / `match_from_plain`: snapshots; `action_to_plain` / `action_from_plain`.
+- Every event type (`RoundStarted` ... `MatchEnded`), `Phase` / `RoundEnd` / `MatchEnd`.
+- `scenario`: a mid-round match from a short description (for tests).
 """
 
 from rami_lan.core.actions import (
@@ -34,9 +36,28 @@ from rami_lan.core.codec import (
     view_to_plain,
 )
 from rami_lan.core.errors import IllegalAction, MalformedAction, RulesError
+from rami_lan.core.events import (
+    CardsDealt,
+    Discarded,
+    DiscardTaken,
+    Event,
+    JokerRecovered,
+    Knocked,
+    LaidOff,
+    MatchEnded,
+    Melded,
+    PlayersEliminated,
+    RoundEnded,
+    RoundStarted,
+    StockDrawn,
+    StockRefilled,
+    TimedOut,
+    TurnStarted,
+)
 from rami_lan.core.match import (
     MatchOptions,
     MatchState,
+    RoundSummary,
     apply,
     is_legal,
     legal_actions,
@@ -45,11 +66,19 @@ from rami_lan.core.match import (
     withdraw,
 )
 from rami_lan.core.melds import Meld, MeldCheck, check_meld, hand_points
+from rami_lan.core.phases import MatchEnd, Phase, RoundEnd
+from rami_lan.core.round import RoundState
+from rami_lan.core.scenario import scenario
 from rami_lan.core.solver import (
+    OpeningPlan,
     Partition,
+    best_lay_down,
     best_partition,
     best_partition_with,
+    can_open,
     enumerate_melds,
+    joker_recoveries,
+    lay_off_options,
     min_hand_partition,
 )
 from rami_lan.core.variants import VARIANTS, Variant, get_variant
@@ -59,31 +88,55 @@ __all__ = [
     "VARIANTS",
     "Action",
     "Card",
+    "CardsDealt",
     "Discard",
+    "DiscardTaken",
+    "Discarded",
     "DrawDiscard",
     "DrawStock",
+    "Event",
     "IllegalAction",
+    "JokerRecovered",
     "Knock",
+    "Knocked",
+    "LaidOff",
     "LayDown",
     "LayOff",
     "MalformedAction",
+    "MatchEnd",
+    "MatchEnded",
     "MatchOptions",
     "MatchState",
     "Meld",
     "MeldCheck",
     "MeldSpec",
+    "Melded",
+    "OpeningPlan",
     "Partition",
+    "Phase",
     "PlayerInfo",
+    "PlayersEliminated",
     "RecoverJoker",
+    "RoundEnd",
+    "RoundEnded",
+    "RoundStarted",
+    "RoundState",
+    "RoundSummary",
     "RulesError",
     "SeatView",
+    "StockDrawn",
+    "StockRefilled",
+    "TimedOut",
     "Timeout",
+    "TurnStarted",
     "Variant",
     "action_from_plain",
     "action_to_plain",
     "apply",
+    "best_lay_down",
     "best_partition",
     "best_partition_with",
+    "can_open",
     "card_from_id",
     "card_id",
     "check_meld",
@@ -94,6 +147,8 @@ __all__ = [
     "get_variant",
     "hand_points",
     "is_legal",
+    "joker_recoveries",
+    "lay_off_options",
     "legal_actions",
     "match_from_plain",
     "match_to_plain",
@@ -101,9 +156,10 @@ __all__ = [
     "new_match",
     "parse_card",
     "parse_cards",
+    "scenario",
     "start_round",
     "view_for",
-    "view_to_plain",
     "view_from_plain",
+    "view_to_plain",
     "withdraw",
 ]

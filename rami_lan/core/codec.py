@@ -9,6 +9,7 @@ that can be saved and restored so a match resumes exactly.
 from __future__ import annotations
 
 import dataclasses
+from enum import Enum
 from typing import Any
 
 from rami_lan.core import actions as A
@@ -17,6 +18,7 @@ from rami_lan.core.cards import Card, card_id, full_deck
 from rami_lan.core.errors import MalformedAction
 from rami_lan.core.match import MatchOptions, MatchState, RoundSummary
 from rami_lan.core.melds import Meld
+from rami_lan.core.phases import MatchEnd, Phase, RoundEnd
 from rami_lan.core.round import RoundState
 from rami_lan.core.variants import Variant, get_variant
 from rami_lan.core.views import PlayerInfo, SeatView
@@ -192,6 +194,8 @@ def _enc_value(x: object, cc: CardCodec) -> Plain:
             d[name] = v if type(v) in _SCALARS else _enc_value(v, cc)
         d["type"] = t.__name__
         return d
+    if isinstance(x, Enum):
+        return x.value  # phases and end reasons travel as their plain strings
     return x
 
 
@@ -279,7 +283,7 @@ def _round_to_plain(r: RoundState, cc: CardCodec) -> dict:
         "discard": cc.encs(r.discard),
         "melds": [cc.meld(m) for m in r.melds],
         "turn": r.turn,
-        "phase": r.phase,
+        "phase": r.phase.value if isinstance(r.phase, Enum) else r.phase,
         "turn_no": r.turn_no,
         "opened": list(r.opened),
         "laid_before": list(r.laid_before),
@@ -312,7 +316,7 @@ def _round_from_plain(d: dict, v: Variant, n_seats: int, cc: CardCodec) -> Round
         discard=cc.decs(d["discard"]),
         melds=tuple(cc.unmeld(m) for m in d["melds"]),
         turn=d["turn"],
-        phase=d["phase"],
+        phase=Phase(d["phase"]),
         turn_no=d["turn_no"],
         opened=tuple(d["opened"]),
         laid_before=tuple(d["laid_before"]),
@@ -346,7 +350,7 @@ def match_to_plain(m: MatchState) -> dict:
                 "round_no": h.round_no,
                 "winner": h.winner,
                 "rami_sec": h.rami_sec,
-                "reason": h.reason,
+                "reason": str(h.reason),
                 "scores": [list(p) for p in h.scores],
             }
             for h in m.history
@@ -354,7 +358,7 @@ def match_to_plain(m: MatchState) -> dict:
         "tiebreak": list(m.tiebreak),
         "over": m.over,
         "winner": m.winner,
-        "end_reason": m.end_reason,
+        "end_reason": str(m.end_reason),
     }
 
 
@@ -379,7 +383,7 @@ def match_from_plain(d: dict) -> MatchState:
                 h["round_no"],
                 h["winner"],
                 h["rami_sec"],
-                h["reason"],
+                RoundEnd(h["reason"]),
                 tuple(tuple(p) for p in h["scores"]),  # type: ignore[misc]
             )
             for h in d["history"]
@@ -387,5 +391,5 @@ def match_from_plain(d: dict) -> MatchState:
         tiebreak=tuple(d["tiebreak"]),
         over=d["over"],
         winner=d["winner"],
-        end_reason=d["end_reason"],
+        end_reason=MatchEnd(d["end_reason"]) if d["end_reason"] else "",
     )

@@ -25,7 +25,7 @@ class IllegalAction(RulesError):
 
     def __init__(self, seat: int | None, phase: str, reason: str) -> None:
         self.seat = seat
-        self.phase = phase
+        self.phase = str(phase)  # a plain string, whatever the caller passed
         self.reason = reason
         who = f"seat {seat}" if seat is not None else "nobody"
-        super().__init__(f"{who} ({phase}): {reason}")
+        super().__init__(f"{who} ({self.phase}): {reason}")

@@ -127,7 +127,7 @@ class TurnStarted(Event):
 class RoundEnded(Event):
     winner: int | None
     rami_sec: bool
-    reason: str  # "out", "stock", "blocked", "cap"
+    reason: str  # a RoundEnd: "out", "stock", "blocked", "cap"
     hands: tuple[tuple[int, tuple[Card, ...]], ...]
     hand_points: tuple[tuple[int, int], ...]
     laid_points: tuple[tuple[int, int], ...]

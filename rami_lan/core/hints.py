@@ -22,8 +22,8 @@ from rami_lan.core import actions as A
 from rami_lan.core.cards import Card
 from rami_lan.core.shadow import is_legal_for_view
 from rami_lan.core.solver import (
+    best_lay_down,
     best_partition,
-    best_partition_with,
     can_open,
     joker_recoveries,
     lay_off_options,
@@ -88,11 +88,7 @@ def lay_down_hint(view: SeatView) -> LayDownHint:
             return LayDownHint(False, plan.melds, plan.points, need, None, "below the opening")
         melds = list(plan.meld_objects)
     else:
-        part = best_partition_with(v, hand, must[0], keep) if must else None
-        if part is None:
-            part = best_partition(v, hand)
-            if keep and not part.leftover and part.melds:
-                part = best_partition_with(v, hand, part.melds[0][0], keep) or part
+        part = best_lay_down(v, hand, must, keep) or best_partition(v, hand)
         melds = list(part.meld_objects)
     if not melds:
         return LayDownHint(False, need=need, reason="no meld in hand")

@@ -26,6 +26,7 @@ from rami_lan.core import round as R
 from rami_lan.core.cards import Card
 from rami_lan.core.deckrng import first_dealer_index
 from rami_lan.core.errors import IllegalAction
+from rami_lan.core.phases import MatchEnd, Phase
 from rami_lan.core.variants import Variant, get_variant
 
 
@@ -87,14 +88,14 @@ class MatchState:
     end_reason: str = ""
 
     @property
-    def phase(self) -> str:
+    def phase(self) -> Phase:
         """``waiting`` (no round yet), ``draw``/``play``, ``between`` rounds, ``over``."""
         if self.over:
-            return "over"
+            return Phase.OVER
         if self.round is None:
-            return "waiting"
-        if self.round.phase == "over":
-            return "between"
+            return Phase.WAITING
+        if self.round.phase == Phase.OVER:
+            return Phase.BETWEEN
         return self.round.phase
 
     def next_players(self) -> tuple[int, ...]:
@@ -117,8 +118,8 @@ def start_round(
 ) -> tuple[MatchState, list[E.Event]]:
     """Deal the next round from ``deck``; the first dealer comes from ``seed``."""
     if m.over:
-        raise IllegalAction(None, "over", "the match is over")
-    if m.round is not None and m.round.phase != "over":
+        raise IllegalAction(None, Phase.OVER, "the match is over")
+    if m.round is not None and m.round.phase != Phase.OVER:
         raise IllegalAction(None, m.round.phase, "a round is in progress")
     players = m.next_players()
     if dealer is None:
@@ -145,7 +146,7 @@ def apply(m: MatchState, action: A.Action) -> tuple[MatchState, list[E.Event]]:
         raise IllegalAction(getattr(action, "seat", None), m.phase, "no round is in progress")
     rnd, evs = R.apply(m.round, action)
     m = _evolve(m, round=rnd)
-    if rnd.phase == "over" and rnd.result is not None:
+    if rnd.phase == Phase.OVER and rnd.result is not None:
         m, more = _score_round(m, rnd.result)
         evs = evs + more
     return m, evs
@@ -165,7 +166,7 @@ def legal_actions(m: MatchState, seat: int) -> Iterator[A.Action]:
 
 def withdraw(m: MatchState, seat: int) -> tuple[MatchState, list[E.Event]]:
     """A player leaves between rounds: they are out of the match."""
-    if m.phase not in ("between", "waiting"):
+    if m.phase not in (Phase.BETWEEN, Phase.WAITING):
         raise IllegalAction(seat, m.phase, "a player may leave only between rounds")
     elim = R._set(m.eliminated, seat, True)
     m = replace(m, eliminated=elim, tiebreak=tuple(s for s in m.tiebreak if s != seat))
@@ -173,8 +174,8 @@ def withdraw(m: MatchState, seat: int) -> tuple[MatchState, list[E.Event]]:
     left = m.next_players()
     if len(left) <= 1 and not m.over:
         winner = left[0] if left else None
-        m = replace(m, over=True, winner=winner, end_reason="withdrawal")
-        evs.append(E.MatchEnded(winner, _pairs(m.totals, m), "withdrawal"))
+        m = replace(m, over=True, winner=winner, end_reason=MatchEnd.WITHDRAWAL)
+        evs.append(E.MatchEnded(winner, _pairs(m.totals, m), MatchEnd.WITHDRAWAL))
     return m, evs
 
 
@@ -196,7 +197,7 @@ def _score_round(m: MatchState, res: E.RoundEnded) -> tuple[MatchState, list[E.E
         out = [s for s in players if totals[s] > limit and not m.eliminated[s]]
         if limit <= 1:
             winner = min(players, key=lambda s: (totals[s], s))
-            return _finish(m, winner, "single_round", evs)
+            return _finish(m, winner, MatchEnd.SINGLE_ROUND, evs)
         if out:
             elim = list(m.eliminated)
             for s in out:
@@ -205,16 +206,16 @@ def _score_round(m: MatchState, res: E.RoundEnded) -> tuple[MatchState, list[E.E
             evs.append(E.PlayersEliminated(tuple(out)))
         left = m.next_players()
         if len(left) == 1:
-            return _finish(m, left[0], "last_player", evs)
+            return _finish(m, left[0], MatchEnd.LAST_PLAYER, evs)
         if not left:
             winner = min(players, key=lambda s: (totals[s], s))
-            return _finish(m, winner, "all_over_limit", evs)
+            return _finish(m, winner, MatchEnd.ALL_OVER_LIMIT, evs)
         return m, evs
     if v.match_rule == "first_to":
         reached = [s for s in players if totals[s] >= limit]
         if reached:
             best = max(reached, key=lambda s: (totals[s], -s))
-            return _finish(m, best, "reached_limit", evs)
+            return _finish(m, best, MatchEnd.REACHED_LIMIT, evs)
         return m, evs
     # target (500)
     if m.tiebreak:
@@ -230,7 +231,7 @@ def _score_round(m: MatchState, res: E.RoundEnded) -> tuple[MatchState, list[E.E
     top = max(totals[s] for s in contenders)
     tied = tuple(s for s in contenders if totals[s] == top)
     if len(tied) == 1:
-        return _finish(replace(m, tiebreak=()), tied[0], "target", evs)
+        return _finish(replace(m, tiebreak=()), tied[0], MatchEnd.TARGET, evs)
     return replace(m, tiebreak=tied), evs
 
 

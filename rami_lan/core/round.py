@@ -38,13 +38,14 @@ from rami_lan.core.melds import (
     run_extensions,
     stands_in,
 )
-from rami_lan.core.solver import best_partition_with, enumerate_melds
+from rami_lan.core.phases import Phase, RoundEnd
+from rami_lan.core.solver import best_lay_down, best_partition_with, enumerate_melds
 from rami_lan.core.variants import MAX_TURNS_PER_ROUND, Variant
 
-PHASE_ACTIONS: dict[str, tuple[type, ...]] = {
-    "draw": (A.DrawStock, A.DrawDiscard, A.Knock, A.Timeout),
-    "play": (A.LayDown, A.LayOff, A.RecoverJoker, A.Discard, A.Timeout),
-    "over": (),
+PHASE_ACTIONS: dict[Phase, tuple[type, ...]] = {
+    Phase.DRAW: (A.DrawStock, A.DrawDiscard, A.Knock, A.Timeout),
+    Phase.PLAY: (A.LayDown, A.LayOff, A.RecoverJoker, A.Discard, A.Timeout),
+    Phase.OVER: (),
 }
 """Which actions each phase accepts; anything else is refused naming the phase."""
 
@@ -181,7 +182,7 @@ def deal(
         discard=(top,),
         melds=(),
         turn=order[0],
-        phase="draw",
+        phase=Phase.DRAW,
         turn_no=1,
         opened=f,
         laid_before=f,
@@ -320,7 +321,7 @@ def _check_turn(st: RoundState, action: A.Action) -> None:
     seat = action.seat
     if seat not in st.players:
         raise IllegalAction(seat, st.phase, "is not playing in this round")
-    if st.phase == "over":
+    if st.phase == Phase.OVER:
         raise IllegalAction(seat, st.phase, "the round is over")
     if not isinstance(action, PHASE_ACTIONS[st.phase]):
         raise IllegalAction(
@@ -351,7 +352,7 @@ def _acted(st: RoundState, seat: int) -> RoundState:
 
 def _draw_stock(st: RoundState, a: A.DrawStock) -> tuple[RoundState, list[E.Event]]:
     st, evs, card = _draw_one(st, a.seat, "draw")
-    return replace(st, phase="play", knock_window=(), drawn=card, taken=None), evs
+    return replace(st, phase=Phase.PLAY, knock_window=(), drawn=card, taken=None), evs
 
 
 def _draw_discard(st: RoundState, a: A.DrawDiscard) -> tuple[RoundState, list[E.Event]]:
@@ -371,7 +372,7 @@ def _draw_discard(st: RoundState, a: A.DrawDiscard) -> tuple[RoundState, list[E.
         st,
         discard=st.discard[: -a.depth],
         hands=_set(st.hands, seat, new_hand),
-        phase="play",
+        phase=Phase.PLAY,
         knock_window=(),
         taken=chosen,
         drawn=None,
@@ -415,7 +416,7 @@ def _after_laying(
     if why:
         raise IllegalAction(seat, st.phase, why)
     if not st.hands[seat]:
-        st, more = _end_round(st, seat, "out")
+        st, more = _end_round(st, seat, RoundEnd.OUT)
         evs.extend(more)
     return st, evs
 
@@ -528,7 +529,7 @@ def _do_discard(st: RoundState, seat: int, card: Card) -> tuple[RoundState, list
     st = replace(st, hands=_set(st.hands, seat, hand), discard=st.discard + (card,))
     evs: list[E.Event] = [E.Discarded(seat, card)]
     if not hand:
-        st, more = _end_round(st, seat, "out")
+        st, more = _end_round(st, seat, RoundEnd.OUT)
         return st, evs + more
     return _next_turn(st, seat, evs)
 
@@ -546,7 +547,7 @@ def _next_turn(st: RoundState, seat: int, evs: list[E.Event]) -> tuple[RoundStat
         st,
         laid_before=laid_before,
         turn=nxt,
-        phase="draw",
+        phase=Phase.DRAW,
         turn_no=st.turn_no + 1,
         taken=None,
         drawn=None,
@@ -555,17 +556,17 @@ def _next_turn(st: RoundState, seat: int, evs: list[E.Event]) -> tuple[RoundStat
         knock_window=window,
     )
     if not st.stock and v.stock_rule == "end_round":
-        st, more = _end_round(st, None, "stock")
+        st, more = _end_round(st, None, RoundEnd.STOCK)
         return st, evs + more
     if st.turn_no > MAX_TURNS_PER_ROUND:
-        st, more = _end_round(st, None, "cap")
+        st, more = _end_round(st, None, RoundEnd.CAP)
         return st, evs + more
     if (
         not st.stock
         and _refill(st) is None
         and not any(is_legal(st, A.DrawDiscard(nxt, d)) for d in _depths(st))
     ):
-        st, more = _end_round(st, None, "blocked")
+        st, more = _end_round(st, None, RoundEnd.BLOCKED)
         return st, evs + more
     evs.append(E.TurnStarted(nxt, st.turn_no))
     return st, evs
@@ -591,7 +592,7 @@ def _knock(st: RoundState, a: A.Knock) -> tuple[RoundState, list[E.Event]]:
     st = replace(
         st,
         turn=seat,
-        phase="play",
+        phase=Phase.PLAY,
         turn_no=st.turn_no + 1,
         taken=card,
         drawn=None,
@@ -612,17 +613,17 @@ def _timeout(st: RoundState, a: A.Timeout) -> tuple[RoundState, list[E.Event]]:
     n = st.timeouts[seat] + 1
     st = replace(st, timeouts=_set(st.timeouts, seat, n), away=_set(st.away, seat, n >= 2))
     evs: list[E.Event] = [E.TimedOut(seat, n >= 2)]
-    if st.phase == "draw":
+    if st.phase == Phase.DRAW:
         try:
             st, more, _c = _draw_one(st, seat, "timeout")
-            st = replace(st, phase="play", knock_window=(), drawn=_c, taken=None)
+            st = replace(st, phase=Phase.PLAY, knock_window=(), drawn=_c, taken=None)
             evs.extend(more)
         except IllegalAction:
             st = replace(
                 st,
                 discard=st.discard[:-1],
                 hands=_set(st.hands, seat, st.hands[seat] + st.discard[-1:]),
-                phase="play",
+                phase=Phase.PLAY,
                 knock_window=(),
                 taken=st.discard[-1],
                 drawn=None,
@@ -662,7 +663,7 @@ def apply(st: RoundState, action: A.Action) -> tuple[RoundState, list[E.Event]]:
         raise IllegalAction(getattr(action, "seat", None), st.phase, f"unknown action {action!r}")
     _check_turn(st, action)
     new, evs = handler(st, action)  # type: ignore[operator]
-    if not isinstance(action, A.Timeout) and new.phase != "over":
+    if not isinstance(action, A.Timeout) and new.phase != Phase.OVER:
         new = _acted(new, action.seat)
     return new, evs
 
@@ -678,7 +679,7 @@ def is_legal(st: RoundState, action: A.Action) -> bool:
 # --- end of round -------------------------------------------------------------------
 
 
-def _end_round(st: RoundState, winner: int | None, reason: str) -> tuple[RoundState, list[E.Event]]:
+def _end_round(st: RoundState, winner: int | None, reason: RoundEnd) -> tuple[RoundState, list[E.Event]]:
     v = st.variant
     rami_sec = winner is not None and not st.laid_before[winner]
     hp = {s: sum(hand_points(v, c) for c in st.hands[s]) for s in st.players}
@@ -712,7 +713,7 @@ def _end_round(st: RoundState, winner: int | None, reason: str) -> tuple[RoundSt
         laid_points=tuple((s, st.laid_points[s]) for s in st.players),
         scores=tuple(sorted(scores.items())),
     )
-    return replace(st, phase="over", result=res, knock_window=()), [res]
+    return replace(st, phase=Phase.OVER, result=res, knock_window=()), [res]
 
 
 # --- legal actions ------------------------------------------------------------------
@@ -739,19 +740,23 @@ def _distinct(cards: Sequence[Card], keep: Sequence[Card] = ()) -> list[Card]:
 def candidate_actions(st: RoundState, seat: int) -> Iterator[A.Action]:
     """Actions worth trying for ``seat`` (not yet checked for legality).
 
-    Cards of the same face are interchangeable: one action per face. Opening
-    lay-downs are single melds, pairs and triples of disjoint melds, and the best
-    partition's melds.
+    Cards of the same face are interchangeable: one action per face (a card the turn
+    obliges to use is not interchangeable with its twin: both are offered). Lay-downs:
+    every single meld the hand can form (jokers anywhere they can stand); a seat that
+    still has to open against a points threshold gets the openings of
+    `opening_lay_downs` instead -- the best one first, then at most
+    `MAX_LISTED_OPENINGS` of the others (several melds at once; after a threshold-free
+    opening, melds are laid one `LayDown` at a time, so singles cover them).
     """
-    if st.phase == "over":
+    if st.phase == Phase.OVER:
         return
-    if st.phase == "draw" and seat in st.knock_window:
+    if st.phase == Phase.DRAW and seat in st.knock_window:
         yield A.Knock(seat)
     if seat != st.turn:
         return
     v = st.variant
     hand = st.hands[seat]
-    if st.phase == "draw":
+    if st.phase == Phase.DRAW:
         yield A.DrawStock(seat)
         for d in _depths(st):
             yield A.DrawDiscard(seat, d)
@@ -759,13 +764,27 @@ def candidate_actions(st: RoundState, seat: int) -> Iterator[A.Action]:
     distinct = _distinct(hand, st.must_use)
     for c in distinct:
         yield A.Discard(seat, c)
-    melds = enumerate_melds(v, hand)
     opening = v.requires_opening and not st.opened[seat] and v.open_min_points > 0
     if not opening:
-        for m in melds:
-            yield A.LayDown(seat, (A.MeldSpec(m.cards, m.kind),))
+        must = [c for c in st.must_use if c in hand]
+        for m in _distinct_melds(v, hand):
+            seen_specs: set = set()
+            for prefer in (must, ()):
+                cards = _assign([_face_of(c) for c in m.cards], hand, prefer)
+                if cards not in seen_specs:
+                    seen_specs.add(cards)
+                    yield A.LayDown(seat, (A.MeldSpec(cards, m.kind),))
+                if not must:
+                    break
     else:
-        yield from _opening_candidates(st, seat, melds)
+        best = _best_opening(st, seat)
+        if best is not None:
+            yield best
+        for n, a in enumerate(opening_lay_downs(st, seat)):
+            if n >= MAX_LISTED_OPENINGS:
+                break
+            if a != best:
+                yield a
     if st.can_lay_on_table(seat):
         for i, m in enumerate(st.melds):
             for c in distinct:
@@ -789,41 +808,112 @@ def candidate_actions(st: RoundState, seat: int) -> Iterator[A.Action]:
                         yield A.RecoverJoker(seat, i, (c,))
 
 
-def _opening_candidates(st: RoundState, seat: int, melds: list[Meld]) -> Iterator[A.Action]:
+MAX_LISTED_OPENINGS = 200
+"""How many openings `legal_actions` lists for a seat facing a points threshold (the
+best one first). `opening_lay_downs` generates all of them, without a cap."""
+
+
+def _face_of(c: Card) -> tuple[int, str | None] | None:
+    return None if c.is_joker else c.face
+
+
+def _assign(
+    faces: Sequence[tuple[int, str | None] | None], hand: Sequence[Card], prefer: Sequence[Card] = ()
+) -> tuple[Card, ...]:
+    """Physical cards of ``hand`` for ``faces`` (in order), cards in ``prefer`` first."""
+    pools: dict = {}
+    for c in list(prefer) + [c for c in hand if c not in prefer]:
+        pools.setdefault(_face_of(c), []).append(c)
+    used: dict = {}
+    out = []
+    for f in faces:
+        i = used.get(f, 0)
+        used[f] = i + 1
+        out.append(pools[f][i])
+    return tuple(out)
+
+
+def _distinct_melds(v: Variant, hand: Sequence[Card]) -> list[Meld]:
+    """Every meld the hand can form, once per table result (kind, ranks, faces)."""
+    out, seen = [], set()
+    for m in enumerate_melds(v, hand, canonical=False):
+        key = (m.kind, m.ranks, m.suits, tuple(_face_of(c) for c in m.cards))
+        if key not in seen:
+            seen.add(key)
+            out.append(m)
+    return out
+
+
+def opening_lay_downs(st: RoundState, seat: int) -> Iterator[A.LayDown]:
+    """Every distinct opening lay-down for ``seat`` now, lazily (complete, no cap).
+
+    An opening is a multiset of melds the hand can form together (the same meld may be
+    laid twice with twin cards) reaching the opening threshold, leaving a card to
+    discard where the variant needs one, and containing the cards the turn obliges to
+    use. Distinct means different melds on the table; twin cards are interchangeable
+    (a card the turn obliges to use is placed first). Melds are tried by decreasing
+    points, so openings built from the strongest melds come first. Each lay-down is
+    a candidate: `apply` has the last word (`legal_actions` checks each one).
+    """
     v = st.variant
-    need = v.open_min_points
-    pts = [m.points(v) for m in melds]
-    spec = [A.MeldSpec(m.cards, m.kind) for m in melds]
-    must = [c for c in st.must_use if c in st.hands[seat]]
-    seen: set = set()
-
-    def ok(idx: tuple[int, ...]) -> bool:
-        cards = [c for i in idx for c in melds[i].cards]
-        if len(set(cards)) != len(cards):
-            return False
-        return all(c in cards for c in must)
-
-    n = len(melds)
-    for i in range(n):
-        if pts[i] >= need and ok((i,)):
-            seen.add((i,))
-            yield A.LayDown(seat, (spec[i],))
-    for i in range(n):
-        for j in range(i + 1, n):
-            if pts[i] + pts[j] >= need and ok((i, j)):
-                yield A.LayDown(seat, (spec[i], spec[j]))
     hand = st.hands[seat]
+    need = v.open_min_points
     keep = 1 if v.must_discard_to_go_out else 0
-    if must:
-        p = best_partition_with(v, hand, must[0], min_leftover=keep)
-    else:
-        from rami_lan.core.solver import best_partition
+    must = [c for c in st.must_use if c in hand]
+    must_need: dict = {}
+    for c in must:
+        must_need[_face_of(c)] = must_need.get(_face_of(c), 0) + 1
+    have: dict = {}
+    for c in hand:
+        have[_face_of(c)] = have.get(_face_of(c), 0) + 1
+    melds = sorted(_distinct_melds(v, hand), key=lambda m: -m.points(v))
+    uses = []
+    for m in melds:
+        u: dict = {}
+        for c in m.cards:
+            u[_face_of(c)] = u.get(_face_of(c), 0) + 1
+        uses.append(u)
+    pts = [m.points(v) for m in melds]
+    max_cards = len(hand) - keep
+    chosen: list[int] = []
 
-        p = best_partition(v, hand)
-        if keep and not p.leftover and p.melds:
-            p = best_partition_with(v, hand, p.melds[0][0], min_leftover=keep)
-    if p is not None and p.points >= need and p.meld_objects:
-        yield A.LayDown(seat, tuple(A.MeldSpec(m.cards, m.kind) for m in p.meld_objects))
+    def walk(start: int, left: dict, points: int, n_cards: int) -> Iterator[A.LayDown]:
+        if chosen and points >= need and all(
+            have[f] - left[f] >= k for f, k in must_need.items()
+        ):
+            faces = [_face_of(c) for i in chosen for c in melds[i].cards]
+            cards = _assign(faces, hand, must)
+            specs, k = [], 0
+            for i in chosen:
+                size = len(melds[i].cards)
+                specs.append(A.MeldSpec(cards[k : k + size], melds[i].kind))
+                k += size
+            yield A.LayDown(seat, tuple(specs))
+        for i in range(start, len(melds)):
+            size = len(melds[i].cards)
+            if n_cards + size > max_cards:
+                continue
+            u = uses[i]
+            if any(left[f] < k for f, k in u.items()):
+                continue
+            for f, k in u.items():
+                left[f] -= k
+            chosen.append(i)
+            yield from walk(i, left, points + pts[i], n_cards + size)
+            chosen.pop()
+            for f, k in u.items():
+                left[f] += k
+
+    yield from walk(0, dict(have), 0, 0)
+
+
+def _best_opening(st: RoundState, seat: int) -> A.LayDown | None:
+    """The solver's best opening (most points), the first opening a bot would try."""
+    v = st.variant
+    part = best_lay_down(v, st.hands[seat], [c for c in st.must_use if c in st.hands[seat]])
+    if part is None or part.points < v.open_min_points or not part.meld_objects:
+        return None
+    return A.LayDown(seat, tuple(A.MeldSpec(m.cards, m.kind) for m in part.meld_objects))
 
 
 def legal_actions(st: RoundState, seat: int) -> Iterator[A.Action]:

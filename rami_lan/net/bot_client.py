@@ -1,107 +1,30 @@
-"""Bot policies for the network layer, and `BotClient`: a bot playing one remote seat.
+"""`BotClient`: a bot playing one remote seat, on the table machine's policy interface.
 
-`make_policy(level, seat, seed)` returns the project's bot (``rami_lan.bots.make_bot``)
-when that package is installed, and otherwise `FallbackBot`, a simple legal player built
-only on the seat's view (``rami_lan.core.shadow.legal_actions_for_view``). The host uses
-it for bot seats and for dropped players; `BotClient` drives a `TableSession` with it
-(``rami-lan join --bot LEVEL`` and the end-to-end tests).
+The policy is the same object the table machine asks for its own bot seats
+(`rami_lan.table.policy`: ``choose``, ``wants_knock``, ``think_delay``);
+`BotClient` drives a `TableSession` with it (``rami-lan join --bot LEVEL`` and the
+end-to-end tests) and says ``bot`` in its hello, so the host records it as a bot.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import random
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from rami_lan.core import actions as A
 from rami_lan.core.events import Event, MatchEnded, RoundEnded
-from rami_lan.core.melds import hand_points
-from rami_lan.core.shadow import legal_actions_for_view
-from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView
+from rami_lan.ids import BOT_LEVELS
+from rami_lan.table.policy import Policy, fallback_action, make_policy, think_delay
 
 log = logging.getLogger(__name__)
 
-LEVELS = ("debutant", "moyen", "expert")
+__all__ = ["LEVELS", "BotClient", "BotSummary", "Policy", "fallback_action", "make_policy",
+           "think_delay"]
 
-
-class Policy(Protocol):
-    """What a bot offers: ``choose`` an action from its view, decide to knock."""
-
-    def choose(self, view: SeatView, new_events: Sequence[Event]) -> A.Action: ...
-
-    def wants_knock(self, view: SeatView) -> bool: ...
-
-
-class FallbackBot:
-    """A plain legal player: lays what it can, draws from the stock, sheds high cards.
-
-    Used only while ``rami_lan.bots`` is not available. It sees nothing but its view.
-    """
-
-    def __init__(self, seat: int, seed: int = 0, knock_rate: float = 0.3) -> None:
-        self.seat = seat
-        self.think_delay = 0.0
-        self._rng = random.Random(seed)
-        self._knock_rate = knock_rate
-
-    def choose(self, view: SeatView, new_events: Sequence[Event] = ()) -> A.Action:
-        acts = list(legal_actions_for_view(view))
-        if not acts:
-            return A.Timeout(self.seat)  # refused by the host: it then plays the timeout
-        for kind in (A.LayDown, A.LayOff, A.RecoverJoker):
-            for a in acts:
-                if isinstance(a, kind):
-                    return a
-        for a in acts:
-            if isinstance(a, A.DrawStock):
-                return a
-        discards = [a for a in acts if isinstance(a, A.Discard)]
-        if discards:
-            v = get_variant(view.variant)
-            return max(
-                discards,
-                key=lambda a: (not a.card.is_joker, hand_points(v, a.card), a.card.sort_key()),
-            )
-        non_knock = [a for a in acts if not isinstance(a, A.Knock)]
-        return (non_knock or acts)[0]
-
-    def wants_knock(self, view: SeatView) -> bool:
-        return view.can_knock and self._rng.random() < self._knock_rate
-
-
-def make_policy(level: str, seat: int, seed: int = 0) -> Any:
-    """The project's bot of ``level`` for ``seat``, or `FallbackBot` if bots are missing."""
-    try:
-        from rami_lan.bots import make_bot  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return FallbackBot(seat, seed)
-    return make_bot(level, seat, seed)
-
-
-def think_delay(policy: Any) -> float:
-    """A policy's pause before acting, in seconds (attribute or method; default 0.5)."""
-    delay = getattr(policy, "think_delay", 0.5)
-    if callable(delay):
-        delay = delay()
-    try:
-        return max(0.0, float(delay))
-    except (TypeError, ValueError):
-        return 0.5
-
-
-def fallback_action(view: SeatView) -> A.Action | None:
-    """Some legal action of the viewing seat, preferring a draw or a discard."""
-    acts = list(legal_actions_for_view(view))
-    for kind in (A.DrawStock, A.DrawDiscard, A.Discard):
-        for a in acts:
-            if isinstance(a, kind):
-                return a
-    acts = [a for a in acts if not isinstance(a, A.Knock)]
-    return acts[0] if acts else None
+LEVELS = BOT_LEVELS
 
 
 @dataclass

@@ -174,6 +174,16 @@ class RemoteTableSession:
         return self.connection == "connected"
 
     @property
+    def started(self) -> bool:
+        """`open_session` returns a started session (`TableSession.started`)."""
+        return self._task is not None or self.connection != "connecting"
+
+    @property
+    def state(self) -> None:
+        """A remote table's whole match is the host's: never here (`TableSession.state`)."""
+        return None
+
+    @property
     def match_id(self) -> str:
         """``"<table id hex>:<match number>"``: the same for every player of the match and
         across reconnects (the statistics record a match once); "" before ``welcome``."""

@@ -449,12 +449,20 @@ def default_interfaces(environ: Mapping[str, str] | None = None) -> Interfaces:
     return found or "all"
 
 
+def ad_text(value: str | None, max_bytes: int, fallback: str) -> str:
+    """``value`` made fit for a TXT text field: printable characters only (the space is
+    the only separator kept), stripped, cut to ``max_bytes`` UTF-8 bytes; ``fallback``
+    when nothing is left. A host builds its :class:`TableAd` text fields with it (or
+    :func:`host_label`), so a name typed with an odd character never stops it."""
+    text = "".join(ch for ch in (value or "") if ch == " " or ch.isprintable()).strip()
+    encoded = text.encode("utf-8")
+    if len(encoded) > max_bytes:
+        text = encoded[:max_bytes].decode("utf-8", errors="ignore").rstrip()
+    return text or fallback
+
+
 def host_label(nickname: str | None, fallback: str = "Rami") -> str:
     """The TXT ``h`` for a host: the player's nickname made printable and cut to
     :data:`MAX_HOST_BYTES`; ``fallback`` when empty. Callers pass the nickname the
     player chose (settings or ``--nick``), never the OS login name."""
-    text = "".join(ch for ch in (nickname or "") if ch.isprintable()).strip()
-    encoded = text.encode("utf-8")
-    if len(encoded) > MAX_HOST_BYTES:
-        text = encoded[:MAX_HOST_BYTES].decode("utf-8", errors="ignore").rstrip()
-    return text or fallback
+    return ad_text(nickname, MAX_HOST_BYTES, fallback)

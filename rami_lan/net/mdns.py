@@ -101,6 +101,7 @@ LOG_CLIP: Final = 120
 
 TABLE_ID_RE: Final = re.compile(r"[0-9a-f]{8,32}")
 FINGERPRINT_RE: Final = re.compile(r"(?:[0-9a-f]{64})?")
+_LOOSE_FINGERPRINT_RE: Final = re.compile(r"[A-Za-z0-9:+/=_.-]*")
 # Plain ASCII decimal, no sign, no leading zero, no "_" (int() accepts all of those).
 _DECIMAL_RE: Final = re.compile(r"0|[1-9][0-9]{0,5}")
 # Bidirectional controls can make a name display as something else in a terminal.
@@ -117,7 +118,13 @@ Interfaces = Sequence[str] | Literal["all"]
 
 
 def is_unsafe_char(ch: str) -> bool:
-    return ch in _BIDI_CONTROLS or unicodedata.category(ch) in _BAD_CATEGORIES
+    """Not allowed in advertised text: anything but the ASCII space that Python does
+    not call printable (controls, format characters such as zero-width and bidi marks,
+    separators other than the space, unassigned code points), as in the protocol's
+    "printable text"."""
+    return ch != " " and (
+        ch in _BIDI_CONTROLS or unicodedata.category(ch) in _BAD_CATEGORIES or not ch.isprintable()
+    )
 
 
 def check_text(field: str, value: object, max_bytes: int) -> None:
@@ -128,7 +135,7 @@ def check_text(field: str, value: object, max_bytes: int) -> None:
     if value != value.strip():
         raise ValueError(f"{field} must not start or end with whitespace")
     if any(is_unsafe_char(ch) for ch in value):
-        raise ValueError(f"{field} contains a control or bidi character")
+        raise ValueError(f"{field} contains a control, format or other non-printable character")
     if len(value.encode("utf-8")) > max_bytes:
         raise ValueError(f"{field} is longer than {max_bytes} UTF-8 bytes")
 
@@ -159,6 +166,18 @@ def check_fingerprint(value: object) -> None:
         or not FINGERPRINT_RE.fullmatch(value)
     ):
         raise ValueError("fingerprint must be empty or 64 lowercase hex digits")
+
+
+def check_loose_fingerprint(value: object) -> None:
+    """The older, looser rule (at most 128 chars of ``[A-Za-z0-9:+/=_.-]``), kept for
+    invitations, which the UI layer still builds with display forms; TXT records use
+    :func:`check_fingerprint`."""
+    if (
+        not isinstance(value, str)
+        or len(value) > MAX_FINGERPRINT_CHARS
+        or not _LOOSE_FINGERPRINT_RE.fullmatch(value)
+    ):
+        raise ValueError("fingerprint must be at most 128 chars of [A-Za-z0-9:+/=_.-]")
 
 
 def normalize_address(value: object) -> str:

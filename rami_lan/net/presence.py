@@ -65,6 +65,7 @@ from rami_lan.net.mdns import (
     check_endpoint,
     check_fingerprint,
     check_int,
+    check_loose_fingerprint,
     check_table_id,
     check_text,
     check_txt_sizes,
@@ -451,7 +452,7 @@ class Invitation:
             raise ValueError(f"an invitation names 1 to {MAX_ADDRESSES} addresses")
         object.__setattr__(self, "addresses", addrs)
         check_int("port", self.port, 1, 65535)
-        check_fingerprint(self.fingerprint)
+        check_loose_fingerprint(self.fingerprint)
         check_int("ttl", self.ttl, 1, MAX_TTL)
         if not isinstance(self.code_required, bool):
             raise ValueError("code_required must be a bool")

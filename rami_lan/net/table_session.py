@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from rami_lan.core.actions import Action
 from rami_lan.core.events import Event
+from rami_lan.core.match import MatchState
 from rami_lan.core.views import SeatView
 
 ConnectionState = Literal["connecting", "connected", "reconnecting", "closed"]
@@ -41,10 +42,34 @@ class SessionUpdate:
 
 
 class TableSession(Protocol):
-    """A seat at a table, as the UI sees it."""
+    """A seat at a table, as the UI sees it: everything the UI reads or calls.
+
+    Two implementations: `rami_lan.net.client.RemoteTableSession` (a host over TLS,
+    loopback included) and `rami_lan.cli.local_session.LocalTableSession` (the table
+    machine in this process). `tests/test_table_session.py` checks both list all of it.
+    """
 
     seat: int
     variant: str
+    table_id: bytes
+    """The table's id (b"" until seated; an in-process table has none)."""
+    match_no: int
+    bot: bool
+    """A bot plays this seat: the UI records no statistics for it."""
+    table: dict[str, Any]
+    """Table facts (name, timer, fingerprint...), as the host described them."""
+
+    @property
+    def started(self) -> bool:
+        """The session delivers updates (a local table waits for `start`)."""
+
+    @property
+    def match_id(self) -> str:
+        """Names the current match the same way for every player ("" if unknown)."""
+
+    @property
+    def state(self) -> MatchState | None:
+        """The whole match (only a table held in this process has it; else None)."""
 
     async def start(self) -> None:
         """Connect (or start the local table) and begin producing updates."""

@@ -387,7 +387,13 @@ class Lobby:
                     self.tables = snap
                     self.index = min(self.index, len(self.items()) - 1)
                     self._invalidate()
-                await asyncio.sleep(0.25)
+                # Redraw as soon as the browser reports a change (or every 0.25 s).
+                events = getattr(self.browser, "events", None)
+                if isinstance(events, asyncio.Queue):
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(events.get(), 0.25)
+                else:
+                    await asyncio.sleep(0.25)
         finally:
             with contextlib.suppress(Exception):
                 await self.browser.stop()
@@ -473,8 +479,17 @@ class Lobby:
 
     def solo(self) -> None:
         """Start a solo table with the Solo form's choices (and remember them)."""
-        from rami_lan.cli.cmd_solo import make_solo_session
-        from rami_lan.core.variants import get_variant
+        self._run_async(self._open_solo())
+
+    def _owner(self) -> Any:
+        from rami_lan.cli.open_table import Owner
+
+        return Owner(self.settings.nickname, language(),
+                     getattr(self.profile, "player_id", None))
+
+    async def _open_solo(self) -> None:
+        """Solo: `open_table` on loopback, bots on every other seat (as ``rami-lan solo``)."""
+        from rami_lan.cli.open_table import open_table, solo_config
 
         vals = self.solo_form.values
         save_solo_choices(vals)
@@ -482,30 +497,14 @@ class Lobby:
         bots = {s: (lvl if lvl in LEVELS else "moyen") for s, lvl in bots.items()}
         lim = vals.get("limit")
         limit, quick = (None, True) if lim == "quick" else (lim, False)
-        kwargs: dict[str, Any] = {}
-        if quick:
-            kwargs["quick"] = True
-        try:
-            session = make_solo_session(
-                vals["variant"],
-                vals["seats"],
-                bots=bots,
-                limit=limit,
-                knock=bool(vals.get("knock")) and get_variant(vals["variant"]).knock_supported,
-                timer=int(vals.get("timer") or 0),
-                think=self.solo_think,
-                nickname=self.settings.nickname,
-                **kwargs,
-            )
-        except TypeError:  # a make_solo_session without ``quick``: the limit instead
-            kwargs.pop("quick", None)
-            session = make_solo_session(
-                vals["variant"], vals["seats"], bots=bots, limit=limit,
-                knock=bool(vals.get("knock")) and get_variant(vals["variant"]).knock_supported,
-                timer=int(vals.get("timer") or 0), think=self.solo_think,
-                nickname=self.settings.nickname)
+        owner = self._owner()
+        config = solo_config(owner, variant=vals["variant"], players=vals["seats"], bots=bots,
+                             limit=limit, quick=quick, knock=bool(vals.get("knock")),
+                             timer=int(vals.get("timer") or 0), bot_delay=self.solo_think)
+        table = await open_table(config, owner)
+        self.host = table.host
         self.mode = "main"
-        self._show_table(session)
+        self._show_table(table.session)
 
     def join(self, ad: Any, code: str | None = None) -> None:
         if getattr(ad, "code_required", False) and code is None:
@@ -583,15 +582,9 @@ class Lobby:
         self._run_async(self._open_table())
 
     async def _open_table(self) -> None:
-        try:
-            from rami_lan.core.variants import get_variant
-            from rami_lan.net.client import open_session
-            from rami_lan.net.host import TableConfig, TableHost
-        except ImportError:
-            self.message = _("Opening a table on the network is not available in this version "
-                             "yet. Solo works.")
-            self.mode = "main"
-            return
+        from rami_lan.cli.open_table import open_table, table_config
+        from rami_lan.core.variants import get_variant
+
         vals = self.new_form.values
         v = get_variant(vals["variant"])
         bots = {
@@ -604,7 +597,9 @@ class Lobby:
             self.message = _("A table with a join code needs a code.")
             self.mode = "new"
             return
-        config = TableConfig(
+        owner = self._owner()
+        config = table_config(
+            owner,
             name=vals.get("name") or _("{nick}'s table").format(nick=self.settings.nickname),
             variant=v.id,
             seats=vals["seats"],
@@ -616,18 +611,13 @@ class Lobby:
             join_code=code or None,
             who_may_sit=who,
             advertise=True,
-            interfaces="all",
+            interfaces=self.interfaces,
             port=0,
         )
-        host = TableHost(config)
-        port = await host.start()
-        self.host = host
-        session = await open_session(
-            "127.0.0.1", port, nickname=self.settings.nickname, lang=language(),
-            code=code or None, token=host.owner_token, fingerprint=host.fingerprint,
-            player_id=self.profile.player_id,
-        )
-        self._show_table(session, self._make_inviter(host, config, port, code or None))
+        table = await open_table(config, owner)
+        self.host = table.host
+        self._show_table(table.session,
+                         self._make_inviter(table.host, config, table.port, code or None))
 
     def _make_inviter(self, host: Any, config: Any, port: int, code: str | None) -> Any:
         """The owner's "Inviter" for a table opened here (None without presence)."""

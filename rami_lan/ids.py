@@ -1,0 +1,41 @@
+"""Shared identifiers: one home for names listed across the package.
+
+Nothing here imports from the package, so every layer (core, table, net, bots, cli) may
+use it. Tests check that these lists agree with the rules core (``core.VARIANTS``) and
+the bot factory (``bots.make_bot``).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+VARIANT_IDS: Final = ("rami", "classique", "multi", "500", "40")
+"""Every rules variant, in the order menus show them (= ``tuple(core.VARIANTS)``)."""
+
+BOT_LEVELS: Final = ("debutant", "moyen", "expert")
+"""Every bot level, weakest first (= what ``bots.make_bot`` accepts)."""
+
+DEFAULT_BOT_LEVEL: Final = "moyen"
+
+DEDICATED_HOST_SEAT: Final = 255
+"""The fair-shuffle seat of a headless host (no player seat of its own)."""
+
+ROUND_TAG_PREFIX: Final = b"rami-lan/v1"
+"""Start of every round tag (FAIR_SHUFFLE.md)."""
+
+WHO_MAY_SIT: Final = ("anyone", "code", "invited")
+"""Who may take a seat: anyone, players with the join code, or invited players only."""
+
+TABLE_NOTICE: Final = "TableNotice"
+"""``type`` of the host's own entries in an ``events`` message (players, notices)."""
+
+TAG_LABELS: Final = {
+    "commit": b"rami-lan commit v1",
+    "seed": b"rami-lan seed v1",
+    "dealer": b"rami-lan dealer v1",
+    "reshuffle": b"rami-lan reshuffle v1",
+}
+"""Domain-separation labels of the fair shuffle (FAIR_SHUFFLE.md)."""
+
+SEAT_KINDS: Final = ("human", "bot")
+"""``kind`` of a seat in the players list and the match record."""

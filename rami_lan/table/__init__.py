@@ -1,0 +1,13 @@
+"""The table: one sans-I/O machine that every way of playing runs.
+
+`TableMachine` (`machine.py`) is the table's authority: seating, the fair shuffle, the
+deal, per-seat views, the move timer, bots, between-rounds answers, chat limits, the
+journal and the record. Its inputs are method calls carrying ``now``; its outputs are
+the frozen effects of `effects.py`. The asyncio host (`rami_lan.net.host`), solo play
+(`rami_lan.app.solo`) and self-play (`rami_lan.bots.selfplay`) are adapters around it.
+"""
+
+from rami_lan.table.config import TableConfig
+from rami_lan.table.machine import Stage, TableMachine
+
+__all__ = ["Stage", "TableConfig", "TableMachine"]
