@@ -123,7 +123,8 @@ def test_robot_in_french_everywhere():
     i18n.set_language("fr")
     po = i18n.load_po("fr")
     texts = list(po.catalog.values()) + [f for forms in po.plurals.values() for f in forms]
-    assert not [t for t in texts if re.search(r"\bbots?\b", t)]
+    # "bot" as a French word (a file name such as docs/bots.md is not one)
+    assert not [t for t in texts if re.search(r"(?<![/\w])bots?\b(?!\.md)", t)]
 
 
 def test_help_is_translated():
