@@ -148,6 +148,9 @@ class TableMachine:
         self._players_sent: dict[int, list[dict[str, Any]]] = {}
         self._notice_at: float | None = None
         self._out: list[F.Effect] = []
+        self._cards: list[Any] | None = None
+        self.emit_applied = True
+        """Emit `Applied` effects (self-play, which reads none, turns them off)."""
         self.last_refusal: Exception | None = None
         """Why the core refused the last action the table tried (bots' mistakes)."""
         self._journal_on = config.journal_dir is not None
@@ -519,14 +522,17 @@ class TableMachine:
         self.match = m
         self.seq += 1
         self._changed_at = now
-        self._out.append(F.Applied(tuple(evs), m))
+        if self.emit_applied:
+            self._out.append(F.Applied(tuple(evs), m))
         ctx = self._round
         if self.record is not None and ctx is not None and not ctx.finished:
             self.record.log_events(evs, self.variant)
+        seats = self.seats
         for s, buf in self._bot_events.items():
-            if self.seats[s].kind == "bot" or self.seats[s].conn is None:
-                buf.extend(e.for_seat(s) for e in evs)
-            else:
+            st = seats[s]
+            if st.kind == "bot" or st.conn is None:
+                buf += [e.for_seat(s) for e in evs]
+            elif buf:
                 buf.clear()  # a connected player reads its own events
         for conn, seat in self.conns.items():
             if seat is None:
@@ -805,7 +811,9 @@ class TableMachine:
         ctx.seed = seed
         v = self.variant
         deck_ids = self.deck_for_round(seed, v.deck_size)
-        cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in deck_ids]
+        if self._cards is None:  # one Card object per id for the whole match
+            self._cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
+        cards = [self._cards[i] for i in deck_ids]
         if self.record is not None:
             self.record.begin_round(self, ctx.tag, ctx.commit, deck_ids, seed)
         new_m, evs = self.deal(self.match, cards, seed)
