@@ -69,9 +69,9 @@ class BrowseError(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
-    import getpass
+    from rami_lan.cli.settings import clean_nickname, load_settings
 
-    nick = (args.nick or getpass.getuser() or "player")[:24].strip() or "player"
+    nick = clean_nickname(args.nick or "") or load_settings().nickname
     if args.bot and not args.nick:
         nick = f"bot-{args.bot}"
     try:
