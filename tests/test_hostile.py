@@ -48,6 +48,9 @@ COUNT = int(os.environ.get("RAMI_LAN_HOSTILE_COUNT", "2000"))
 LOOSE = G.GuardConfig(max_connections=256, max_connections_per_address=256,
                       join_base_delay=0.001, join_max_delay=0.002, join_global_max=10**9,
                       hello_deadline=2.0, handshake_deadline=3.0,
+                      # the message-rate limit belongs to the seat (issue 13): the cheater's
+                      # seat sends every batch, so lift it too
+                      messages_per_s=1e6, message_burst=1e6,
                       # every attacker is 127.0.0.1: lift the admission limits, so each
                       # hostile case reaches the check it targets (test_guard.py tests them)
                       admission=G.AdmissionConfig(

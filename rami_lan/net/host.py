@@ -278,8 +278,11 @@ class TableHost(ConnectionServer, Admission):
             return
         if self._ad_task is None or self._ad_task.done():
             async def update() -> None:
-                with contextlib.suppress(Exception):
-                    await self._advertiser.update(seats_taken=self.machine.seats_taken())
+                sent = None
+                while not self._stopping and sent != (now := self.machine.seats_taken()):
+                    with contextlib.suppress(Exception):  # (mdns rate-limits the packets)
+                        await self._advertiser.update(seats_taken=now)
+                    sent = now  # changes made meanwhile go out in the next turn of the loop
             self._ad_task = asyncio.create_task(update())
 
     @classmethod

@@ -153,6 +153,9 @@ class TableMachine:
         self._players_sent: dict[int, list[dict[str, Any]]] = {}
         self._notice_at: float | None = None
         self._out: list[F.Effect] = []
+        self._cards: list[Any] | None = None
+        self.emit_applied = True
+        """Emit `Applied` effects (self-play, which reads none, turns them off)."""
         self.last_refusal: Exception | None = None
         """Why the core refused the last action the table tried (bots' mistakes)."""
         self._journal_on = config.journal_dir is not None
@@ -523,14 +526,17 @@ class TableMachine:
         self.match = m
         self.seq += 1
         self._changed_at = now
-        self._out.append(F.Applied(tuple(evs), m))
+        if self.emit_applied:
+            self._out.append(F.Applied(tuple(evs), m))
         ctx = self._round
         if self.record is not None and ctx is not None and not ctx.finished:
             self.record.log_events(evs, self.variant)
+        seats = self.seats
         for s, buf in self._bot_events.items():
-            if self.seats[s].kind == "bot" or self.seats[s].conn is None:
-                buf.extend(e.for_seat(s) for e in evs)
-            else:
+            st = seats[s]
+            if st.kind == "bot" or st.conn is None:
+                buf += [e.for_seat(s) for e in evs]
+            elif buf:
                 buf.clear()  # a connected player reads its own events
         for conn, seat in self.conns.items():
             if seat is None:
@@ -829,7 +835,9 @@ class TableMachine:
         ctx.seed = seed
         v = self.variant
         deck_ids = self.deck_for_round(seed, v.deck_size)
-        cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in deck_ids]
+        if self._cards is None:  # one Card object per id for the whole match
+            self._cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
+        cards = [self._cards[i] for i in deck_ids]
         if self.record is not None:
             self.record.begin_round(self, ctx.tag, ctx.commit, deck_ids, seed)
         new_m, evs = self.deal(self.match, cards, seed)
@@ -881,10 +889,12 @@ class TableMachine:
         if self.stage is not Stage.BETWEEN and not (
                 self.stage is Stage.RESUMING and self.match.phase == "between"):
             self._error(conn, "unexpected", "not between rounds")
-            if self._between_round is None or self._between_round < self.match.round_no - 1:
-                # Early (no round has ended to answer): protocol.md says this closes.
+            if not self.started:
+                # Early: the match has not started, there is nothing to answer (protocol.md:
+                # unexpected, and the connection is closed).
                 self._out.append(F.Close(conn))
-            # else a late answer to the last between phase: refused, the seat plays on.
+            # Else a stray answer (a race with the next deal, or a confused client):
+            # refused, the seat plays on.
             return self._flush(now)
         if seat in self._choices:
             return self._flush(now)

@@ -81,6 +81,9 @@ class TableScreen:
         self.session = session
         self.four_colour = four_colour
         self.model = TableModel(seat=session.seat, variant=session.variant)
+        facts = getattr(session, "table", None)  # the table's facts known before the first update
+        if isinstance(facts, dict):
+            self.model.table.update(facts)
         levels = getattr(session, "bot_levels", None) or getattr(session, "_bot_levels", None)
         if isinstance(levels, dict) and levels:
             self.model.table["bots"] = {int(k): str(v) for k, v in levels.items()}
