@@ -630,11 +630,12 @@ def _bots(seed: int) -> Callable[[Any, int], A.Action]:
 @given(seed=st.integers(0, 2**31), n=st.integers(2, 4))
 def test_honest_matches_are_never_flagged(variant: str, seed: int, n: int) -> None:
     """Honest matches (timeouts and knocks included) are checked round by round by every
-    seat. ``RAMI_VERIFY_EXAMPLES=N`` (and ``RAMI_VERIFY_FULL=1`` for whole matches) for more."""
+    seat. ``RAMI_VERIFY_EXAMPLES=N`` (and ``RAMI_VERIFY_FULL=1`` for matches of up to 60
+    rounds instead of 3) for more."""
     rng = random.Random(seed)
     knock = variant in ("rami", "classique") and rng.random() < 0.5
     sim = simulate_match(variant, n, rng, _bots(seed), knock=knock, timeout_rate=0.03,
-                         knock_rate=0.3, max_rounds=None if FULL else 3)
+                         knock_rate=0.3, max_rounds=60 if FULL else 3)
     for seat in range(n):
         v = V.SeatVerifier(sim.facts_for(seat))
         found = v.feed_all(sim.streams[seat])
