@@ -38,7 +38,6 @@ from typing import TypeVar
 from rami_lan.core.deckrng import KeyStream, draw_uniform, shuffle
 from rami_lan.core.deckrng import dealer_key as _core_dealer_key
 from rami_lan.core.deckrng import reshuffle_key as _core_reshuffle_key
-from rami_lan.table import verify_spec as _spec
 
 __all__ = [
     "COMMIT_LABEL",
@@ -89,11 +88,11 @@ T = TypeVar("T")
 # --------------------------------------------------------------------------- constants
 
 #: Prefix of every round tag; also the protocol version of this module.
-ROUND_TAG_PREFIX = _spec.ROUND_TAG_PREFIX
+ROUND_TAG_PREFIX = b"rami-lan/v1"
 #: Domain label of a participant's commitment.
-COMMIT_LABEL = _spec.COMMIT_LABEL
+COMMIT_LABEL = b"rami-lan commit v1"
 #: Domain label of the round seed.
-SEED_LABEL = _spec.SEED_LABEL
+SEED_LABEL = b"rami-lan seed v1"
 #: Domain label of the first-dealer key.
 DEALER_LABEL = b"rami-lan dealer v1"
 #: Domain label of the r-th reshuffle key.
@@ -184,7 +183,7 @@ def round_tag(table_id: bytes, match_no: int, round_no: int) -> bytes:
     tid = _check_bytes("table_id", table_id, TABLE_ID_SIZE)
     match = _check_int("match_no", match_no, 1, _U32_MAX)
     rnd = _check_int("round_no", round_no, 1, _U32_MAX)
-    return _spec.round_tag(tid, match, rnd)
+    return ROUND_TAG_PREFIX + tid + _u32(match) + _u32(rnd)
 
 
 def new_secret() -> bytes:
@@ -195,7 +194,7 @@ def new_secret() -> bytes:
 def commitment(tag: bytes, seat: int, secret: bytes) -> bytes:
     """Return ``H("rami-lan commit v1" || tag || u8(seat) || secret)``."""
     data = _check_bytes("secret", secret, SECRET_SIZE)
-    return _spec.commitment(_check_tag(tag), _check_seat(seat), data)
+    return _sha256(COMMIT_LABEL, _check_tag(tag), _u8(_check_seat(seat)), data)
 
 
 def seed_from_secrets(tag: bytes, secrets: Mapping[int, bytes]) -> bytes:
@@ -207,11 +206,11 @@ def seed_from_secrets(tag: bytes, secrets: Mapping[int, bytes]) -> bytes:
     checked = _check_tag(tag)
     if not secrets:
         raise ValueError("the seed needs at least one secret (the host's)")
-    checked_secrets = {
-        _check_seat(seat): _check_bytes(f"secret of seat {seat}", secrets[seat], SECRET_SIZE)
-        for seat in secrets
-    }
-    return _spec.seed_from_secrets(checked, checked_secrets)
+    parts = [
+        _check_bytes(f"secret of seat {seat}", secrets[seat], SECRET_SIZE)
+        for seat in sorted(_check_seat(s) for s in secrets)
+    ]
+    return _sha256(SEED_LABEL, checked, *parts)
 
 
 # --------------------------------------------------------------------------- random stream

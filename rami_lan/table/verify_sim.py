@@ -99,7 +99,12 @@ def simulate_match(variant: str, n_seats: int, rng: random.Random, choose: Choos
                     emit(evs)
                     continue
             seat = rnd.turn
-            action: A.Action = A.Timeout(seat) if rng.random() < timeout_rate else choose(m, seat)
+            action: A.Action = A.Timeout(seat)
+            if rng.random() >= timeout_rate:
+                try:
+                    action = choose(m, seat)
+                except Exception:  # noqa: BLE001 - a bot without an answer: the host's timeout
+                    action = A.Timeout(seat)
             try:
                 m, evs = apply(m, action)
                 send(action)
