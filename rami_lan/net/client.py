@@ -6,11 +6,13 @@
 - turns the host's messages into `SessionUpdate`s (views decoded with
   ``view_from_plain``, events with ``event_from_plain``, errors, notices, the move
   timer's deadline, connection state, nicknames);
-- takes part in the fair shuffle: a fresh secret and its commitment when asked, the
-  reveal only once the commitment list has arrived; it keeps what it saw of the deck
-  (its dealt cards and their stock positions, the first discard, its stock draws, the
-  reshuffled piles) and runs ``shuffle.check_round`` when the round's secrets arrive,
-  delivering ``SessionUpdate(fairness=(ok, details))``;
+- takes part in the fair shuffle and verifies the table: every message it receives
+  and sends goes to its `FairnessTracker` (`rami_lan.net.fairness`, around the sans-I/O
+  `rami_lan.table.verifier.SeatVerifier`), which derives what the host must send and
+  replays each round with the rules core; a commitment goes out only for the expected
+  round tag, the reveal only once, after a list holding our commitment. Each round's
+  state is delivered as ``SessionUpdate(fairness_round=..., fairness_rounds=...)`` (and
+  ``fairness=(ok, details)`` once judged); a failure writes an evidence file;
 - reconnects with its token after a drop (bounded retries with backoff); the host
   then sends the full view again;
 - chat (`send_chat`, relayed lines as ``SessionUpdate(chat=((seat, text),))``) and the
