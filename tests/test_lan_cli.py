@@ -73,7 +73,8 @@ def _config(**kw: Any) -> Any:
     base: dict[str, Any] = dict(name="lan", seats=2, headless=True, advertise=False,
                                 interfaces=["127.0.0.1"], variant="rami", limit=1,
                                 auto_start=False,
-                                guard=G.GuardConfig(join_base_delay=0.001, join_max_delay=0.002))
+                                guard=G.GuardConfig(
+                                    admission=G.AdmissionConfig(base_delay=0.001, max_delay=0.002)))
     base.update(kw)
     return TableConfig(**base)
 
