@@ -356,3 +356,13 @@ def test_list_and_join_with_a_bad_interface_say_so_without_a_traceback(tmp_path:
             assert b"Can not look for tables on the network" in err and b"Traceback" not in err
 
     aio_helpers.run(scenario(), 30)
+
+
+def test_host_advertises_odd_names_made_fit_for_txt() -> None:
+    """A typed table name with control or zero-width characters never stops the host:
+    the ad carries it cleaned (issue 14: every string is made safe)."""
+    from rami_lan.net.discovery import MAX_HOST_BYTES, MAX_NAME_BYTES, ad_text, host_label
+
+    assert ad_text("Chez\u200b Paul\x1b[2J", MAX_NAME_BYTES, "Rami") == "Chez Paul[2J"
+    assert host_label("") == "Rami"
+    assert len(host_label("é" * 100).encode()) <= MAX_HOST_BYTES
