@@ -180,7 +180,7 @@ def test_leaving_between_rounds_withdraws() -> None:
 
 
 async def _refusals() -> None:
-    fast = G.GuardConfig(join_base_delay=0.001, join_max_delay=0.002)
+    fast = G.GuardConfig(admission=G.AdmissionConfig(base_delay=0.001, max_delay=0.002))
     host = TableHost(_config(seats=2, join_code="secret", variant="rami", limit=1,
                              auto_start=False, guard=fast))
     port = await host.start()

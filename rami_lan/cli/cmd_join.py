@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from typing import Any
 
@@ -88,14 +89,19 @@ def run(args: argparse.Namespace) -> int:
 async def _main(args: argparse.Namespace, nick: str) -> int:
     from rami_lan.net.client import FingerprintMismatch, JoinRefused, PakeFailed, open_session
     from rami_lan.net.signals import install_shutdown
+    from rami_lan.net.tls import KnownTables
 
     install_shutdown(asyncio.get_running_loop())
     host, port, fp, code_required = await find_table(args.table, args.timeout,
                                                      args.interface or "all")
+    # The certificate this table (as the player names it) had last time: a failed join
+    # code with a changed certificate is then reported as possible interception.
+    known = KnownTables()
     try:
         session = await open_session(host, port, nickname=nick, lang=language(),
                                      code=args.code, bot=bool(args.bot), fingerprint=fp,
-                                     code_required=code_required)
+                                     code_required=code_required,
+                                     known_fingerprint=known.get(args.table))
     except JoinRefused as exc:
         print(_("The table refused us: {why}").format(why=safe_text(exc.message)), file=sys.stderr)
         return 1
@@ -111,6 +117,9 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
         print(_("Could not connect to {host}:{port}: {err}").format(
             host=safe_text(host, 64), port=port, err=safe_text(exc)), file=sys.stderr)
         return 1
+    if session.fingerprint:
+        with contextlib.suppress(OSError):
+            known.remember(args.table, session.fingerprint)
     try:
         if args.bot:
             return await run_bot(session, args.bot)

@@ -258,11 +258,18 @@ class TableHost(ConnectionServer, Admission):
     async def _start_advertising(self) -> None:
         from zeroconf import IPVersion
 
-        from rami_lan.net.discovery import TableAd, TableAdvertiser
+        from rami_lan.net.discovery import (
+            MAX_NAME_BYTES,
+            TableAd,
+            TableAdvertiser,
+            ad_text,
+            host_label,
+        )
 
         cfg = self.config
-        ad = TableAd(
-            table_id=self.table_id.hex(), name=cfg.name, host=cfg.host_nickname,
+        ad = TableAd(  # text fields made fit for TXT: an odd typed name never stops the host
+            table_id=self.table_id.hex(), name=ad_text(cfg.name, MAX_NAME_BYTES, "Rami"),
+            host=host_label(cfg.host_nickname),
             variant=cfg.variant, seats_total=cfg.seats,
             point_limit=self.machine.match.options.limit or 0,
             code_required=cfg.who_may_sit != WhoMaySit.ANYONE, frapper=cfg.knock,
