@@ -318,8 +318,7 @@ def test_fresh_tags(tmp_path: Path) -> None:
 
 
 def test_reused_round_one_tag(tmp_path: Path) -> None:
-    host, summaries, sessions = run(_play(ReusedTag, tmp_path, limit=50))
-    assert len(host.match.history) >= 2
+    host, summaries, sessions = _long_match(ReusedTag, tmp_path, rounds=2, limit=50)
     for s in sessions:
         _failed(s, 2, {"tag_reused"})
         assert _at_message(s, 2)["msg"]["k"] == "commit_request"
@@ -329,12 +328,15 @@ def test_reused_round_one_tag(tmp_path: Path) -> None:
         assert s.fairness_rounds()[0].status == "checked"
 
 
-def _long_match(machine_cls: type[_HostMachine], tmp_path: Path) -> Any:
-    for _attempt in range(4):
-        host, summaries, sessions = run(_play(machine_cls, tmp_path, limit=100), timeout=120)
-        if len(host.match.history) >= 5:
+def _long_match(machine_cls: type[_HostMachine], tmp_path: Path, *, rounds: int = 5,
+                limit: int = 100) -> Any:
+    """A match of at least ``rounds`` rounds (bots can end one early: try again)."""
+    for attempt in range(4):
+        host, summaries, sessions = run(_play(machine_cls, tmp_path / str(attempt), limit=limit),
+                                        timeout=120)
+        if len(host.match.history) >= rounds:
             return host, summaries, sessions
-    pytest.skip("no match of 5 rounds in 4 tries")
+    pytest.skip(f"no match of {rounds} rounds in 4 tries")
 
 
 def test_moved_dealer_in_rounds_3_and_5(tmp_path: Path, capsys: Any) -> None:
