@@ -833,3 +833,24 @@ def test_round_restarted_after_the_deal(recorded: dict[str, list[Stream]]) -> No
         return at
 
     expect_caught(recorded["long"], mutate, {"commit_mid_round"}, 1)
+
+
+def test_disconnect_without_a_seq_jump_is_partial_not_failed(recorded: dict[str, list[Stream]]) -> None:
+    """Cut off (e.g. rate-limited), the client misses one change's events; the state sent
+    on reconnect carries the very next number: the round is ``partial``, never failed."""
+    for facts, entries in recorded["long"]:
+        items: list[V.Input] = []
+        dropped = False
+        for e in entries:
+            msg = P.Message.from_wire(copy.deepcopy(e["msg"]))
+            got = to_inputs(msg, facts.variant, sent=e["dir"] == "out", secret=e.get("secret"))
+            if not dropped and any(isinstance(x, V.EventsSeen)
+                                   and any(isinstance(ev, E.Discarded) for ev in x.events)
+                                   for x in got):
+                items.append(V.Disconnected())  # the events of this change are lost
+                dropped = True
+                continue
+            items += got
+        v = V.SeatVerifier(facts)
+        assert not v.feed_all(items), v.findings[:2]
+        assert v.round(1).status is V.Status.PARTIAL  # type: ignore[union-attr]
