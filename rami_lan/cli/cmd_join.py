@@ -144,14 +144,38 @@ async def run_bot(session: Any, level: str) -> int:
         print(_("Totals: {totals}").format(totals=totals))
     if summary.winner is not None:
         print(_("Winner: seat {seat}").format(seat=summary.winner + 1))
-    bad = [d for ok, d in summary.fairness if not ok]
-    if bad:
-        print(_("Fairness check FAILED:"))
+    return fairness_summary(session, summary)
+
+
+def fairness_summary(session: Any, summary: Any) -> int:
+    """Print how many rounds were checked; the exit status of ``join --bot``.
+
+    0: every round fully checked; 3: a round FAILED (the host cheated or erred); 5: a
+    round was not (fully) checked (events missed during a disconnect, or the session
+    ended first); 1: the match did not finish.
+    """
+    rounds = list(session.fairness_rounds()) if hasattr(session, "fairness_rounds") else []
+    if not rounds:  # a session without a verifier: the (ok, details) list only
+        bad = [d for ok, d in summary.fairness if not ok]
         for d in bad:
             for line in str(d).splitlines()[:20]:
                 print(safe_text(line, 300))
+        return 3 if bad else (0 if summary.finished else 1)
+    checked = [r for r in rounds if r.status == "checked"]
+    failed = [r for r in rounds if r.status == "failed"]
+    other = [r for r in rounds if r.status not in ("checked", "failed")]
+    print(_("Rounds checked: {n} of {total}").format(n=len(checked), total=len(rounds)))
+    if failed:
+        print(_("Fairness check FAILED in {n} round(s):").format(n=len(failed)))
+        for r in failed:
+            print(safe_text(r.details(), 2000))
         return 3
-    print(_("Fairness checks passed: {n}").format(n=len(summary.fairness)))
+    if other:
+        print(_("Rounds not fully checked: {n}").format(n=len(other)))
+        for r in other:
+            print(safe_text(r.details(), 2000))
+        return 5
+    print(_("Fairness checks passed: {n}").format(n=len(checked)))
     return 0 if summary.finished else 1
 
 

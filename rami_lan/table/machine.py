@@ -86,6 +86,11 @@ def _msg(kind: str, **fields: Any) -> F.Msg:
     return F.Msg(kind, fields)
 
 
+def _exclusion_codes(ctx: RoundCtx) -> dict[int, str]:
+    """Excluded seat -> reason code (``bad_reveal``, ``no_reveal``), for the verifiers."""
+    return {s: why.name.lower() for s, why in sorted(ctx.commit.excluded.items())}
+
+
 class TableMachine:
     """One table, sans I/O. ``entropy(n)`` returns ``n`` fresh random bytes."""
 
@@ -389,7 +394,7 @@ class TableMachine:
         """Full state for a (re)joining seat: its view, and the round's fair-shuffle data."""
         ctx = self._round
         if ctx is not None and ctx.commits_sent:
-            self._send(conn, _msg("commitments", round_tag=ctx.tag, commits=ctx.commitments()))
+            self._send(conn, self._commitments_msg(ctx))
         elif (ctx is not None and self.stage is Stage.COMMIT and seat in ctx.participants
               and seat in ctx.commit.missing_commits):
             self._send(conn, _msg("commit_request", round_tag=ctx.tag, seat=seat))
@@ -397,8 +402,7 @@ class TableMachine:
         if ctx is not None and ctx.finished:
             secrets = ctx.secrets()
             if secrets:
-                self._send(conn, _msg("round_secrets", round_tag=ctx.tag, secrets=secrets,
-                                      excluded=ctx.excluded()))
+                self._send(conn, self._secrets_msg(ctx))
 
     # ------------------------------------------------------------------ cards and chat
 
@@ -786,11 +790,31 @@ class TableMachine:
 
     def _announce_exclusions(self, ctx: RoundCtx) -> None:
         """Every seat left out of the round's seed is announced to all, with the reason."""
+        fresh = False
         for seat, why in sorted(ctx.exclusions().items()):
             if seat in ctx.announced:
                 continue
             ctx.announced.add(seat)
+            fresh = fresh or seat in ctx.commit.excluded
             self._notice(f"seat {seat + 1} is left out of this round's shuffle: {why}")
+        if fresh:  # the verifiers' structured announcement: the same list, with the reasons
+            self._to_seated(self._commitments_msg(ctx))
+
+    @staticmethod
+    def _commitments_msg(ctx: RoundCtx) -> F.Msg:
+        """``commitments``, with ``excluded`` (seat -> reason code) once seats are excluded."""
+        fields: dict[str, Any] = {"round_tag": ctx.tag, "commits": ctx.commitments()}
+        if ctx.commit.excluded:
+            fields["excluded"] = _exclusion_codes(ctx)
+        return F.Msg("commitments", fields)
+
+    @staticmethod
+    def _secrets_msg(ctx: RoundCtx) -> F.Msg:
+        fields: dict[str, Any] = {"round_tag": ctx.tag, "secrets": ctx.secrets(),
+                                  "excluded": ctx.excluded()}
+        if ctx.commit.excluded:
+            fields["reasons"] = _exclusion_codes(ctx)
+        return F.Msg("round_secrets", fields)
 
     def _notice(self, text: str) -> None:
         players = self.players_info()
@@ -832,8 +856,7 @@ class TableMachine:
         ctx.finished = True
         secrets = ctx.secrets()
         if secrets:
-            self._to_seated(_msg("round_secrets", round_tag=ctx.tag, secrets=secrets,
-                                 excluded=ctx.excluded()))
+            self._to_seated(self._secrets_msg(ctx))
         if self.record is not None:
             self.record.end_round(self.match, secrets, ctx.excluded(), abandoned)
             self._out.append(F.WriteRecord(self.record.to_plain()))
