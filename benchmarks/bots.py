@@ -20,7 +20,7 @@ import json
 import time
 
 from rami_lan.bots import make_bot
-from rami_lan.bots.selfplay import play_match
+from rami_lan.table.selfplay import play_match
 
 VARIANTS = ("rami", "classique", "multi", "500", "40")
 PAIRS = (("expert", "expert_v1"), ("expert", "conceal"), ("expert", "moyen"), ("moyen", "debutant"))
