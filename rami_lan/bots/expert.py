@@ -4,21 +4,27 @@ On top of `expert_v1` (exact solver, card memory, outs-based discards, deep draw
 ``500``, knocking):
 
 - **Opponent model** (`OpponentModel`, public facts only): per opponent, the turns it
-  has played this round, the cards it took from the pile, the turns since it last put
-  a card on the table, its hand size and whether it opened. From those, a *hazard*:
-  the chance it goes out on its next turn (`hazard`). An opponent that has not laid
-  anything can still go out all at once (a rami sec), so its hazard grows with the
-  turns it has played and the cards it took, not only with its hand size.
+  has played this round, the cards it took from the pile, the cards it discarded,
+  whether and when it last put a card on the table; with its hand size and whether it
+  opened (the view), a *hazard*: the chance it goes out on its next turn (`hazard`).
+  An opponent that has laid nothing can still go out all at once (a rami sec), so its
+  hazard grows with the turns it has played and the cards it took.
 - **Expected-penalty dumping**: the discard weighs each card's penalty by the chance
   that an opponent goes out within the next few turns, times the multiplier a rami sec
   would apply (`danger`), instead of waiting for an opponent to open or hold few cards.
 - **Concealment** where the variant rewards a rami sec (×2 in ``rami``/``multi``, +25 in
-  ``classique``/``40``): it holds its melds in hand while the risk is low, and lays
-  them all at once when it can go out in one turn or when the expected penalty of the
-  melds it holds outweighs the expected reward (`hold_melds`).
-- In ``500`` (laid cards score, a hand scores against) it lays early as `expert_v1`.
+  ``classique``/``40``): it holds its melds in hand while the risk from opponents that
+  have laid is low (`hold_melds`), and lays the whole hand at once when some partition
+  (best points or fewest hand points, lay-offs on the table counted) goes out now.
+- **Race discards**: close to a one-turn going out, it keeps the hand with the most
+  live outs to it (`race_discard`); it prefers discarding next to the next player's own
+  discards (`discard_adjust`).
+- In ``500`` (laid cards score, a hand scores against) it lays early as `expert_v1` and
+  looks deeper into the pile (`max_depth`).
 
-Every decision stays within a few milliseconds (`benchmarks/bots.py`).
+Parameters were tuned with `rami-lan simulate` (docs/bots.md, "Strength of the
+levels"); `PER_VARIANT` holds the per-variant ones. Every decision stays within a few
+milliseconds (`benchmarks/bots.py`).
 """
 
 from __future__ import annotations
