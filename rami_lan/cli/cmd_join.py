@@ -258,13 +258,10 @@ def _with_copies(action: Any, hand: tuple[Any, ...]) -> Any:
 async def play_in_terminal(session: Any) -> int:
     """Play a `TableSession` with the full-screen UI if available, else line by line."""
     if sys.stdin.isatty() and sys.stdout.isatty():
-        try:
-            from rami_lan.cli.app import run_table_screen
-            from rami_lan.cli.settings import load_settings
-        except ImportError:
-            pass
-        else:
-            return await run_table_screen(session, load_settings())
+        from rami_lan.cli.app import run_table_screen
+        from rami_lan.cli.settings import load_settings
+
+        return await run_table_screen(session, load_settings())
     return await _line_client(session)
 
 
