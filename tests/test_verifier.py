@@ -854,3 +854,17 @@ def test_disconnect_without_a_seq_jump_is_partial_not_failed(recorded: dict[str,
         v = V.SeatVerifier(facts)
         assert not v.feed_all(items), v.findings[:2]
         assert v.round(1).status is V.Status.PARTIAL  # type: ignore[union-attr]
+
+
+def test_connection_lost_before_the_secrets_is_unchecked_not_failed(
+        recorded: dict[str, list[Stream]]) -> None:
+    facts, entries = recorded["long"][0]
+    end = secrets_index(entries, 1, facts)
+    v = V.SeatVerifier(facts)
+    for e in entries[:end]:
+        msg = P.Message.from_wire(copy.deepcopy(e["msg"]))
+        v.feed_all(to_inputs(msg, facts.variant, sent=e["dir"] == "out", secret=e.get("secret")))
+    assert not v.feed_all([V.Disconnected(), V.StreamEnded()])
+    assert v.round(1).status is V.Status.UNCHECKED  # type: ignore[union-attr]
+    v2, first = feed(facts, entries[:end])  # the host ends the session: its secrets are due
+    assert v2.round(1).findings[0].code == "secrets_missing"  # type: ignore[union-attr]

@@ -1116,8 +1116,11 @@ class SeatVerifier:
         r = self._cur
         if r is None or r.status is not Status.PENDING:
             return
-        if r.started and r.ended:
+        if r.started and r.ended and not self._disconnected:
             self._fail(r, "secrets_missing", "the session ended before the round's secrets arrived")
+        elif self._disconnected:
+            r.status = Status.UNCHECKED
+            r.reason = "the connection was lost before the round could be checked"
         else:
             r.status = Status.UNCHECKED
             r.reason = "the session ended before the round did"
