@@ -33,7 +33,7 @@ from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import RemoteTableSession, open_session
 from rami_lan.net.host import TableConfig, TableHost, _HostMachine
 from rami_lan.net.record import MatchRecord, verify, verify_file
-from rami_lan.net.shuffle import deck_order, round_tag
+from rami_lan.table.shuffle import deck_order, round_tag
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
 
