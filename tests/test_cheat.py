@@ -249,7 +249,7 @@ def test_unshuffled_deck_with_positions(tmp_path: Path, capsys: Any) -> None:
 def test_swapped_cards_and_forged_record(tmp_path: Path, capsys: Any) -> None:
     host, summaries, sessions = run(_play(SwappedCards, tmp_path))
     for s in sessions:
-        _failed(s, 1, {"replay_card", "illegal_accepted", "replay_ruling"})
+        _failed(s, 1, {"replay_card", "illegal_accepted", "replay_ruling", "replay_score"})
     assert host.record_path is not None
     report = verify_file(host.record_path)
     assert not report.ok and any("deck used is not deck_order" in p for p in report.problems)
@@ -368,7 +368,7 @@ def test_reordered_pile_before_reshuffle(tmp_path: Path) -> None:
 def test_combined_cheats(tmp_path: Path) -> None:
     host, summaries, sessions = _long_match(DealerAndDeck, tmp_path)
     for s in sessions:
-        _failed(s, 1, {"replay_card", "illegal_accepted", "replay_ruling"})
+        _failed(s, 1, {"replay_card", "illegal_accepted", "replay_ruling", "replay_score"})
         assert {f.code for f in s.tracker.verifier.findings if f.round_no == 3} & {  # type: ignore[union-attr]
             "dealer_moved"}
     host, summaries, sessions = run(_play(NoCommitAndPile, tmp_path / "b", seats=2,
