@@ -12,6 +12,7 @@ import dataclasses
 import functools
 import logging
 import secrets
+import statistics
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -483,7 +484,9 @@ def test_browser_and_resolver_ask_only_qm_questions() -> None:
     run_live(scenario)
 
 
-LISTED_WITHIN = 0.9  # seconds (QU questions: ~1.1 s); the benchmark checks p99 <= 0.5 s over 20 runs
+LISTED_WITHIN = 0.5  # seconds, for the median: QU questions take ~1.1 s every time
+LISTED_AT_WORST = 2.5  # one slow listing on a loaded CI machine is not a regression
+# (the 0.5 s p99 target over 20 runs is checked by python -m benchmarks.discovery)
 
 
 @pytest.mark.parametrize("lobby_first", [True, False], ids=["lobby-first", "tables-first"])
@@ -536,7 +539,8 @@ def test_tables_listed_fast_beside_an_independent_responder(lobby_first: bool) -
 
     async def scenario() -> None:
         times = [t for i in range(2) for t in await one_run(i)]
-        assert max(times) <= LISTED_WITHIN, times
+        assert statistics.median(times) <= LISTED_WITHIN, times
+        assert max(times) <= LISTED_AT_WORST, times
 
     run(scenario(), 40.0)
 

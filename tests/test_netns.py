@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import secrets
+import statistics
 import subprocess
 import sys
 import time
@@ -112,7 +113,9 @@ def _stop(*procs: subprocess.Popen[str]) -> None:
             p.wait(5)
 
 
-LISTED_WITHIN = 0.9  # seconds; python -m benchmarks.discovery checks p99 <= 0.5 s on loopback
+LISTED_WITHIN = 0.5  # seconds, for the median: QU questions take ~1.1 s every time
+LISTED_AT_WORST = 2.5  # one slow listing on a loaded CI machine is not a regression
+# (the 0.5 s p99 target over 20 runs is checked by python -m benchmarks.discovery)
 
 
 def test_tables_listed_fast_beside_a_second_mdns_stack(lan: dict[str, str]) -> None:
@@ -149,7 +152,8 @@ def test_tables_listed_fast_beside_a_second_mdns_stack(lan: dict[str, str]) -> N
             finally:
                 _stop(*lobbies, *tables)
     print(json.dumps({"listed_s": [round(t, 3) for t in times]}))
-    assert max(times) <= LISTED_WITHIN, times
+    assert statistics.median(times) <= LISTED_WITHIN, times
+    assert max(times) <= LISTED_AT_WORST, times
 
 
 def test_match_across_namespaces(lan: dict[str, str], tmp_path: Path) -> None:
