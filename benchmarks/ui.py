@@ -9,6 +9,8 @@
 - ``esc_to_frame``: the same for Esc, which the terminal reader holds for
   `rami_lan.cli.ui.shell.ESC_WAIT` (an escape sequence would arrive at once); its
   target is 50 ms plus that wait.
+- ``key_to_frame_cpu``: the CPU time this process spent per key and frame (what the
+  frame costs when the machine is not shared; the load average is printed too).
 - ``render_only``: `render_table` alone at 120x40 (the share of the frame that is ours).
 
 Prints one JSON object; times in ms.
@@ -171,6 +173,7 @@ def key_to_frame(n: int) -> tuple[dict[str, Any], dict[str, Any]]:
     keys = ["l", "l", " ", "l", " ", "j", "k", "h", " ", "c-x", "s", "r", "a", "q", "l"]
     send = {"c-x": "\x1b", "q": "q"}  # Esc clears the selection; q closes the history
     samples: list[float] = []
+    cpu: list[float] = []
     esc: list[float] = []
 
     async def main() -> None:
@@ -185,6 +188,7 @@ def key_to_frame(n: int) -> tuple[dict[str, Any], dict[str, Any]]:
         for i in range(n + 20):
             seen = shell.app.render_counter
             t = time.perf_counter_ns()
+            c = time.process_time_ns()
             key = keys[i % len(keys)]
             inp.send_text(send.get(key, key))
             while shell.app.render_counter == seen:
@@ -192,13 +196,15 @@ def key_to_frame(n: int) -> tuple[dict[str, Any], dict[str, Any]]:
             if i >= 20:  # warm-up
                 ms = (time.perf_counter_ns() - t) / 1e6
                 (esc if key == "c-x" else samples).append(ms)
+                if key != "c-x":
+                    cpu.append((time.process_time_ns() - c) / 1e6)
         shell.exit(0)
         await task
 
     with create_pipe_input() as inp, create_app_session(input=inp, output=Output()):
         asyncio.run(main())
     return (stats(samples, KEY_TARGET_MS), stats(render_ms, KEY_TARGET_MS),
-            stats(esc, KEY_TARGET_MS + 1000 * ESC_WAIT))
+            stats(esc, KEY_TARGET_MS + 1000 * ESC_WAIT), stats(cpu, KEY_TARGET_MS))
 
 
 def main() -> None:
@@ -206,10 +212,13 @@ def main() -> None:
     ap.add_argument("--starts", type=int, default=10, help="lobby starts (processes)")
     ap.add_argument("--keys", type=int, default=300, help="keys sent to the table")
     args = ap.parse_args()
-    keys, render, esc = key_to_frame(args.keys)
+    keys, render, esc, cpu = key_to_frame(args.keys)
     print(json.dumps({
+        "load_average_1min": round(os.getloadavg()[0], 2),
+        "cpu_count": os.cpu_count(),
         "lobby_first_frame_ms": lobby_first_frame(args.starts),
         "key_to_frame_ms_120x40_full_table": keys,
+        "key_to_frame_cpu_ms_120x40_full_table": cpu,
         "esc_to_frame_ms_120x40_full_table": esc,
         "render_table_ms_120x40": render,
     }, indent=2))

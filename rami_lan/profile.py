@@ -20,7 +20,6 @@ over the old one, so a crash never leaves half a file.
 from __future__ import annotations
 
 import contextlib
-import getpass
 import json
 import os
 import re
@@ -62,11 +61,12 @@ def clean_nickname(name: str) -> str:
 
 
 def default_nickname() -> str:
-    try:
-        name = getpass.getuser()
-    except Exception:  # noqa: BLE001 - no user name on this system
-        name = ""
-    return clean_nickname(name) or "Joueur"
+    """The nickname of a player who has not chosen one.
+
+    Never the OS login name: a nickname is advertised on the LAN (mDNS ``h``, player
+    cards), and a login name is private. Tables tell equal nicknames apart themselves.
+    """
+    return "Joueur"
 
 
 def new_player_id() -> str:

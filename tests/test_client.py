@@ -21,6 +21,12 @@ pytestmark = pytest.mark.usefixtures("isolated_config")
 TABLE_ID = bytes(range(16))
 
 
+@pytest.fixture(autouse=True)
+def _private_data_dir(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failed fairness check writes its evidence to the test's folder, not the user's."""
+    monkeypatch.setenv("RAMI_LAN_DATA_DIR", str(tmp_path))
+
+
 def run(coro: Any, timeout: float = 20.0) -> Any:
     return aio_helpers.run(coro, timeout)
 
@@ -50,7 +56,7 @@ class ScriptedHost:
                         self.send(P.Refused(code=self.refuse, message="no"))
                         return
                     self.send(P.Welcome(table_id=TABLE_ID, seat=1, token=bytes(16),
-                                        table={"variant": "rami", "timer": 0},
+                                        table={"variant": "rami", "timer": 0, "seats": 2, "host_seat": 0},
                                         players=[{"seat": 0, "nick": "h"},
                                                  {"seat": 1, "nick": "me"}]))
                 await self.received.put(msg)
@@ -132,6 +138,32 @@ async def _commitments_without_ours() -> None:
 
 def test_no_reveal_if_our_commitment_is_missing() -> None:
     run(_commitments_without_ours())
+
+
+async def _wrong_tag_then_reused() -> None:
+    host = ScriptedHost()
+    port = await host.start()
+    client = await open_session("127.0.0.1", port, nickname="me", evidence_dir=None)
+    try:
+        wrong = round_tag(TABLE_ID, 1, 2)  # round 2's tag for round 1
+        host.send(P.CommitRequest(round_tag=wrong, seat=1))
+        async for up in client.updates():
+            if up.fairness_round is not None:
+                assert up.fairness_round.status == "failed"
+                assert up.fairness is not None and not up.fairness[0]
+                break
+        with pytest.raises(TimeoutError):
+            await host.next(P.Commit, timeout=0.2)  # no commitment for a wrong tag
+        assert client.fairness_rounds()[0].round_no == 1
+        assert client.mismatches[0].code == "tag_wrong"
+    finally:
+        await client.close()
+        await host.stop()
+
+
+def test_no_commitment_for_a_tag_that_is_not_the_rounds(tmp_path: Any) -> None:
+    run(_wrong_tag_then_reused())
+    assert list((tmp_path / "fairness").glob("*.json"))  # the evidence
 
 
 async def _refused() -> None:

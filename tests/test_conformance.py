@@ -331,11 +331,11 @@ def test_doc_lists_every_key_of_welcome_table_and_of_the_player_list(tmp_path: P
     host = TableHost(TableConfig(name="Keys", seats=2, bots={1: "moyen"}, headless=True,
                                  advertise=False, identity_dir=tmp_path))
     documented = _doc_table_keys("### `welcome.table`")
-    assert documented == set(host.table_info()), set(host.table_info()) ^ documented
+    assert documented == set(host.machine.table_info()), set(host.machine.table_info()) ^ documented
     for path in SESSIONS:
         welcome = next(decode(d) for d in frames(load(path)) if decode(d).KIND == "welcome")
         assert set(welcome.table) <= documented  # type: ignore[attr-defined]
     players_doc = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text(
         encoding="utf-8").split("### Player list", 1)[1].split("\n#", 1)[0]
-    for key in host.players_info()[0]:
+    for key in host.machine.players_info()[0]:
         assert f"`{key}`" in players_doc, key

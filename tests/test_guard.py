@@ -14,7 +14,6 @@ from rami_lan.net.guard import (
     Deadline,
     GuardConfig,
     HostGuard,
-    JoinAttempts,
     RateLimiter,
     TokenBucket,
     address_key,
@@ -150,94 +149,6 @@ def test_connection_caps() -> None:
         ConnectionLimiter(0, 1)
 
 
-# --------------------------------------------------------------------------- join attempts
-
-
-def attempts(clock: FakeClock, **kw: object) -> JoinAttempts:
-    options: dict[str, object] = dict(base_delay=1, max_delay=16, lockout_after=6, lockout=600)
-    options.update(kw)
-    return JoinAttempts(clock=clock, **options)  # type: ignore[arg-type]
-
-
-def test_delays_double_then_lock_out() -> None:
-    clock = FakeClock()
-    joins = attempts(clock)
-    assert joins.retry_after("x") == 0
-    waits = []
-    for _ in range(6):
-        assert joins.retry_after("x") == 0
-        waits.append(joins.failure("x"))
-        clock.advance(joins.retry_after("x"))
-    assert waits == [1, 2, 4, 8, 16, 600]
-    assert joins.failures("x") == 6
-
-
-def test_attempt_during_the_wait_must_wait() -> None:
-    clock = FakeClock()
-    joins = attempts(clock)
-    joins.failure("x")
-    joins.failure("x")
-    assert joins.retry_after("x") == 2
-    clock.advance(1.5)
-    assert joins.retry_after("x") == pytest.approx(0.5)
-    assert joins.retry_after("y") == 0  # other addresses are not affected
-
-
-def test_lockout_window() -> None:
-    clock = FakeClock()
-    joins = attempts(clock, lockout_after=3, lockout=300, forget_after=100)
-    for _ in range(3):
-        joins.failure("x")
-    assert joins.locked_out("x") and joins.retry_after("x") == 300
-    clock.advance(299)
-    assert joins.locked_out("x") and joins.failures("x") == 3  # not forgotten while locked
-    clock.advance(1)
-    assert not joins.locked_out("x") and joins.retry_after("x") == 0
-    assert joins.failures("x") == 0  # last failure 300 s ago > forget_after
-
-
-def test_success_and_time_forget_failures() -> None:
-    clock = FakeClock()
-    joins = attempts(clock, forget_after=60)
-    joins.failure("x")
-    joins.failure("x")
-    joins.success("x")
-    assert joins.failures("x") == 0 and joins.retry_after("x") == 0
-    joins.failure("y")
-    clock.advance(59)
-    assert joins.failures("y") == 1
-    clock.advance(1)
-    assert joins.failures("y") == 0
-    assert joins.failure("y") == 1  # starts over from the first delay
-
-
-def test_global_cap_across_addresses() -> None:
-    clock = FakeClock()
-    joins = attempts(clock, global_max=5, global_window=60)
-    for i in range(5):
-        joins.failure(f"10.0.0.{i}")
-        clock.advance(1)
-    assert joins.retry_after("10.0.0.99") == pytest.approx(55)  # the oldest leaves at 60
-    clock.advance(55)
-    assert joins.retry_after("10.0.0.99") == 0
-
-
-def test_records_are_bounded() -> None:
-    clock = FakeClock()
-    joins = attempts(clock, max_addresses=100, global_max=10**6)
-    for i in range(10_000):
-        joins.failure(f"spoof-{i}")
-    assert len(joins._by_address) == 100
-    assert joins.failures("spoof-9999") == 1 and joins.failures("spoof-0") == 0
-
-
-def test_join_arguments() -> None:
-    with pytest.raises(ValueError):
-        JoinAttempts(base_delay=0)
-    with pytest.raises(ValueError):
-        JoinAttempts(lockout_after=0)
-
-
 # --------------------------------------------------------------------------- deadlines
 
 
@@ -275,8 +186,8 @@ def test_host_guard_wires_the_config() -> None:
     deadline = host.hello_deadline()
     clock.advance(config.hello_deadline)
     assert deadline.expired and not host.handshake_deadline().expired
-    host.join_attempts.failure("a")
-    assert host.join_attempts.retry_after("a") == config.join_base_delay
+    assert isinstance(host.admission.begin("a", guard.KIND_HELLO), guard.Ticket)
+    assert host.admission.config == config.admission
     assert HostGuard().config == GuardConfig()
 
 

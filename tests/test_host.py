@@ -180,7 +180,7 @@ def test_leaving_between_rounds_withdraws() -> None:
 
 
 async def _refusals() -> None:
-    fast = G.GuardConfig(join_base_delay=0.001, join_max_delay=0.002)
+    fast = G.GuardConfig(admission=G.AdmissionConfig(base_delay=0.001, max_delay=0.002))
     host = TableHost(_config(seats=2, join_code="secret", variant="rami", limit=1,
                              auto_start=False, guard=fast))
     port = await host.start()
@@ -287,3 +287,18 @@ def test_the_ad_after_resume_counts_held_seats() -> None:
     again = TableMachine.restore(dict(snap), [], config, lambda n: bytes(n))
     assert all(st.conn is None for st in again.seats.values() if st.kind == "human")
     assert again.seats_taken() == 3  # held for the dropped players, not free
+
+
+def test_record_file_is_named_by_the_whole_table_id_and_private(tmp_path) -> None:
+    """Issue 14: record names used 12 hex digits of the table id, not the id the docs
+    show; issue 13: records are 0600."""
+    import stat
+
+    from rami_lan.net.host_files import TableFiles
+
+    files = TableFiles.__new__(TableFiles)
+    files.record_dir, files.table_id, files.record_path = tmp_path / "rec", bytes(range(16)), None
+    files.write_record({"x": 1}, 2)
+    assert files.record_path is not None
+    assert files.record_path.name == f"rami-{bytes(range(16)).hex()}-m2.json"
+    assert stat.S_IMODE(files.record_path.stat().st_mode) == 0o600

@@ -46,15 +46,17 @@ from rami_lan.net.record import verify_file
 
 COUNT = int(os.environ.get("RAMI_LAN_HOSTILE_COUNT", "2000"))
 LOOSE = G.GuardConfig(max_connections=256, max_connections_per_address=256,
-                      join_base_delay=0.001, join_max_delay=0.002, join_global_max=10**9,
                       hello_deadline=2.0, handshake_deadline=3.0,
+                      # the message-rate limit belongs to the seat (issue 13): the cheater's
+                      # seat sends every batch, so lift it too
+                      messages_per_s=1e6, message_burst=1e6,
                       # every attacker is 127.0.0.1: lift the admission limits, so each
                       # hostile case reaches the check it targets (test_guard.py tests them)
                       admission=G.AdmissionConfig(
                           hello_rate=1e6, hello_burst=1e6, global_hello_rate=1e6,
                           global_hello_burst=1e6, max_in_flight=10**6,
                           global_max_in_flight=10**6, base_delay=0.001, max_delay=0.002,
-                          global_max=10**9, global_share=10**9))
+                          global_max=10**9, global_share=10**9, lockout_after=10**9))
 MAX_LOG_BYTES = 1024 * 1024
 
 

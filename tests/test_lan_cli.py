@@ -73,7 +73,8 @@ def _config(**kw: Any) -> Any:
     base: dict[str, Any] = dict(name="lan", seats=2, headless=True, advertise=False,
                                 interfaces=["127.0.0.1"], variant="rami", limit=1,
                                 auto_start=False,
-                                guard=G.GuardConfig(join_base_delay=0.001, join_max_delay=0.002))
+                                guard=G.GuardConfig(
+                                    admission=G.AdmissionConfig(base_delay=0.001, max_delay=0.002)))
     base.update(kw)
     return TableConfig(**base)
 
@@ -355,3 +356,13 @@ def test_list_and_join_with_a_bad_interface_say_so_without_a_traceback(tmp_path:
             assert b"Can not look for tables on the network" in err and b"Traceback" not in err
 
     aio_helpers.run(scenario(), 30)
+
+
+def test_host_advertises_odd_names_made_fit_for_txt() -> None:
+    """A typed table name with control or zero-width characters never stops the host:
+    the ad carries it cleaned (issue 14: every string is made safe)."""
+    from rami_lan.net.discovery import MAX_HOST_BYTES, MAX_NAME_BYTES, ad_text, host_label
+
+    assert ad_text("Chez\u200b Paul\x1b[2J", MAX_NAME_BYTES, "Rami") == "Chez Paul[2J"
+    assert host_label("") == "Rami"
+    assert len(host_label("é" * 100).encode()) <= MAX_HOST_BYTES

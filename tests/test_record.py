@@ -123,3 +123,36 @@ def test_empty_record_is_not_ok() -> None:
     rec = {"format": "rami-lan-record", "table_id": "00" * 16, "variant": "rami",
            "rounds": []}
     assert not verify(rec).ok
+
+
+def _offline(record: dict[str, Any], how: str) -> dict[str, Any]:
+    rec = copy.deepcopy(record)
+    rounds = rec["rounds"]
+    if how == "rotation":  # round 2's dealer is not the next seat after round 1's
+        ev = rounds[1]["events"][0]
+        ev["dealer"] = rounds[0]["events"][0]["dealer"]
+    elif how == "reused_tag":
+        rounds[1]["round_tag"] = rounds[0]["round_tag"]
+    elif how == "score":
+        ev = next(e for e in rounds[0]["events"] if e["type"] == "RoundEnded")
+        ev["scores"][0][1] += 7
+    elif how == "meld":
+        ev = next(e for r in rounds for e in r["events"] if e["type"] == "Melded")
+        ev["melds"][0]["c"] = ev["melds"][0]["c"][:2]  # two cards: no meld
+    elif how == "first_dealer":
+        ev = rounds[0]["events"][0]
+        ev["dealer"] = next(p for p in ev["players"] if p != ev["dealer"])
+    return rec
+
+
+@pytest.mark.parametrize("how, words", [
+    ("rotation", "rotation"), ("reused_tag", "tag"), ("score", "scores"),
+    ("meld", "Melded"), ("first_dealer", "dealer"),
+])
+def test_offline_replay_catches_rulings_rotation_and_tags(record: dict[str, Any], how: str,
+                                                          words: str) -> None:
+    if how in ("rotation", "reused_tag") and len(record["rounds"]) < 2:
+        pytest.skip("this recorded match ended after one round")  # (test_cheat covers it)
+    report = verify(_offline(record, how))
+    assert not report.ok
+    assert any(words in p for p in report.problems), report.problems

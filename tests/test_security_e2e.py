@@ -23,7 +23,7 @@ from rami_lan.net.client import FingerprintMismatch, JoinRefused, PakeFailed, op
 from rami_lan.net.host import TableConfig, TableHost
 from rami_lan.net.record import verify_file
 
-FAST = G.GuardConfig(join_base_delay=0.001, join_max_delay=0.002)
+FAST = G.GuardConfig(admission=G.AdmissionConfig(base_delay=0.001, max_delay=0.002))
 
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
@@ -80,13 +80,13 @@ def test_wrong_join_code_is_refused() -> None:
             with pytest.raises(JoinRefused) as info:
                 await open_session("127.0.0.1", port, nickname="x", code="tulipe-43")
             assert info.value.code == "bad_code"
-            assert host.guard.join_attempts.failures("127.0.0.1") == 1
+            assert host.guard.admission.failures("127.0.0.1") == 1
             assert all(s.conn is None for s in host.seats.values())
             await asyncio.sleep(0.01)
             ok = await open_session("127.0.0.1", port, nickname="y", code="tulipe-42",
                                     fingerprint=host.fingerprint)
             assert ok.table["fingerprint"] == host.short_fingerprint
-            assert host.guard.join_attempts.failures("127.0.0.1") == 0
+            assert host.guard.admission.failures("127.0.0.1") == 0
             await ok.close()
         finally:
             await host.stop()
@@ -96,7 +96,7 @@ def test_wrong_join_code_is_refused() -> None:
 
 def test_wrong_codes_are_delayed_then_locked_out() -> None:
     async def scenario() -> None:
-        slow = G.GuardConfig(join_base_delay=5.0, join_lockout_after=3)
+        slow = G.GuardConfig(admission=G.AdmissionConfig(base_delay=5.0, lockout_after=3))
         host = TableHost(_config(join_code="abc", guard=slow))
         port = await host.start()
         try:
@@ -148,8 +148,8 @@ def test_mitm_with_spoofed_txt_is_caught_by_the_join_code(tmp_path: Path) -> Non
             if isinstance(info.value, JoinRefused):
                 assert info.value.code == "bad_code"
             await aio_helpers.poll_until(
-                lambda: host.guard.join_attempts.failures("127.0.0.1") >= 1, "refusal", 5)
-            assert host.guard.join_attempts.failures("127.0.0.1") >= 1  # the host refused too
+                lambda: host.guard.admission.failures("127.0.0.1") >= 1, "refusal", 5)
+            assert host.guard.admission.failures("127.0.0.1") >= 1  # the host refused too
             assert all(s.token is None for s in host.seats.values())
             # Without a code at all the same relay is caught by a client that expects one.
             with pytest.raises((PakeFailed, JoinRefused)):
@@ -202,3 +202,85 @@ def test_capture_of_a_whole_match_shows_nothing(tmp_path: Path) -> None:
         assert verify_file(host.record_path).ok
 
     run(scenario(), 60)
+
+
+def test_parallel_guesses_from_one_address_run_one_at_a_time() -> None:
+    """Issue 13: 8 parallel join-code guesses from one address all got a PAKE at once;
+    the admission limiter reserves the address's slot before the exchange starts."""
+
+    async def scenario() -> None:
+        host = TableHost(_config(join_code="K7QM-PX3R"))
+        port = await host.start()
+        try:
+            results = await asyncio.gather(
+                *(open_session("127.0.0.1", port, nickname=f"g{i}", code=f"WRONG-{i:04d}")
+                  for i in range(8)), return_exceptions=True)
+            codes = sorted(r.code for r in results if isinstance(r, JoinRefused))
+            assert len(codes) + sum(isinstance(r, PakeFailed) for r in results) == 8
+            # at most one real exchange ran; the others were refused before any work
+            assert codes.count("rate_limited") >= 7, codes
+            assert host.guard.admission.failures("127.0.0.1") == 1
+        finally:
+            await host.stop()
+
+    run(scenario())
+
+
+def test_bad_tokens_are_delayed_like_wrong_codes() -> None:
+    """Issue 13: bad reconnect tokens skipped the per-address delay."""
+
+    async def scenario() -> None:
+        slow = G.GuardConfig(admission=G.AdmissionConfig(base_delay=30.0))
+        host = TableHost(_config(guard=slow))
+        port = await host.start()
+        try:
+            with pytest.raises(JoinRefused) as first:
+                await open_session("127.0.0.1", port, nickname="x", token=bytes(16))
+            assert first.value.code == "bad_token"
+            with pytest.raises(JoinRefused) as second:
+                await open_session("127.0.0.1", port, nickname="x", token=bytes(range(16)))
+            assert second.value.code == "rate_limited" and "try again in" in second.value.message
+        finally:
+            await host.stop()
+
+    run(scenario())
+
+
+def test_a_seated_player_is_never_held_by_the_global_cap() -> None:
+    """Issue 13: a flood of bad tokens locked everyone out, a seated player included."""
+
+    async def scenario() -> None:
+        tight = G.GuardConfig(admission=G.AdmissionConfig(global_max=2, global_share=2,
+                                                          base_delay=30.0))
+        host = TableHost(_config(guard=tight, seats=3, bots={2: "moyen"}, bot_delay=0.0,
+                                 away_delay=30.0, auto_start=True))
+        port = await host.start()
+        a = await open_session("127.0.0.1", port, nickname="alice", retries=0,
+                               fingerprint=host.fingerprint)
+        b = await open_session("127.0.0.1", port, nickname="bob", fingerprint=host.fingerprint)
+        token, seat = a.token, a.seat
+        assert token is not None
+        again = None
+        try:
+            async for up in a.updates():  # the match has started: the seat is held on a drop
+                if up.view is not None:
+                    break
+            for i in range(3):  # fill the global failure cap, and lock 127.0.0.1 out
+                with pytest.raises(JoinRefused):
+                    await open_session("127.0.0.1", port, nickname="x", token=bytes([i]) * 16)
+            assert host.guard.admission.retry_after("127.0.0.1") > 0
+            with pytest.raises(JoinRefused) as newcomer:
+                await open_session("127.0.0.1", port, nickname="y", token=bytes([9]) * 16)
+            assert newcomer.value.code == "rate_limited"
+            a.abort_transport()
+            await aio_helpers.poll_until(lambda: host.seats[seat].conn is None, "seat held", 5)
+            again = await open_session("127.0.0.1", port, nickname="alice", token=token,
+                                       fingerprint=host.fingerprint)
+            assert again.seat == seat
+        finally:
+            for s in (a, b, again):
+                if s is not None:
+                    await s.close()
+            await host.stop()
+
+    run(scenario())

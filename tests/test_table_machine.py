@@ -241,12 +241,19 @@ def test_a_whole_match_through_the_machine_with_no_loop_and_no_socket() -> None:
 
 
 def test_an_early_next_round_is_unexpected_and_closes() -> None:
-    config = TableConfig(name="x", seats=2, bots={1: "moyen"}, headless=True, advertise=False)
+    config = TableConfig(name="x", seats=3, bots={2: "moyen"}, headless=True, advertise=False)
     machine = TableMachine(config, Entropy())
-    machine.joined(1, 0.0, nick="a")
+    machine.joined(1, 0.0, nick="a")  # the match waits for seat 1: nothing to answer yet
     out = machine.next_round(1, "continue", 0.0)
-    assert F.Send(1, F.Msg("error", {"code": "unexpected", "message": "not between rounds"})) in out
-    assert F.Close(1) in out
+    refusal = F.Send(1, F.Msg("error", {"code": "unexpected", "message": "not between rounds"}))
+    assert refusal in out and F.Close(1) in out
+    # During a round it is only refused (a race with the deal must not cost the seat).
+    machine.left(1, 0.0)  # the adapter closed it
+    machine.joined(2, 0.0, nick="b")
+    machine.joined(3, 0.0, nick="c")
+    assert machine.stage is Stage.COMMIT
+    out = machine.next_round(3, "continue", 0.0)
+    assert F.Send(3, refusal.msg) in out and F.Close(3) not in out
 
 
 def test_bot_think_delay_is_a_deadline_a_reconnect_does_not_restart() -> None:

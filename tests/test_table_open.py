@@ -52,7 +52,8 @@ def _lobby(quick: bool, solo: bool) -> None:
     async def main() -> None:
         lobby = Lobby(Shell(), Settings(nickname="Tester"), browser_factory=None,
                       presence=False, solo_think=0)
-        vals = lobby.new_form.values
+        # Solo has its own form (variant, seats, levels: issue 17); a table, the new-table one
+        vals = (lobby.solo_form if solo else lobby.new_form).values
         vals["variant"], vals["seats"] = "500", 2
         vals["seat1"] = "moyen"
         vals["limit"] = "quick" if quick else None

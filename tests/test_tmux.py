@@ -138,3 +138,28 @@ def test_lan_round_in_tmux_with_a_move_timer(tmux, tmp_path):
         text = screen(pane)
         assert "Ana" in text and "Ben" in text and "Refused" not in text
         tmux.run("send-keys", "-t", pane, "q")
+
+
+def test_sigterm_leaves_the_lobby_cleanly(tmux, tmp_path):
+    """SIGTERM takes the same path as a key press (issue 14): the full-screen app exits
+    with status 130 and no traceback, so the presence ad says goodbye."""
+    status = tmp_path / "status"
+    cmd = " ".join(shlex.quote(x) for x in [
+        "env", f"RAMI_LAN_CONFIG_DIR={tmp_path}", f"RAMI_LAN_DATA_DIR={tmp_path}",
+        "RAMI_LAN_NO_BROWSE=1", "LANG=C.UTF-8", sys.executable, "-m", "rami_lan.cli.main",
+        "--lang", "en",
+    ])
+    tmux.run("new-session", "-d", "-s", "t", "-x", "80", "-y", "24",
+             f"{cmd} 2>{tmp_path / 'err'}; echo $? > {status}; sleep 30")
+    tmux.wait_for(r"Solo", 15)
+    pid = tmux.run("list-panes", "-t", "t", "-F", "#{pane_pid}").strip()
+    child = subprocess.run(["pgrep", "-P", pid, "-f", "rami_lan.cli.main"], capture_output=True,
+                           text=True).stdout.split()
+    assert child, "the lobby process is running"
+    subprocess.run(["kill", "-TERM", child[0]], check=True)
+    end = time.monotonic() + 10
+    while not status.exists() or not status.read_text().strip():
+        assert time.monotonic() < end, "SIGTERM ends the lobby"
+        time.sleep(0.05)
+    assert status.read_text().strip() == "130"
+    assert "Traceback" not in (tmp_path / "err").read_text()

@@ -123,7 +123,8 @@ def test_robot_in_french_everywhere():
     i18n.set_language("fr")
     po = i18n.load_po("fr")
     texts = list(po.catalog.values()) + [f for forms in po.plurals.values() for f in forms]
-    assert not [t for t in texts if re.search(r"\bbots?\b", t)]
+    # "bot" as a French word (a file name such as docs/bots.md is not one)
+    assert not [t for t in texts if re.search(r"(?<![/\w])bots?\b(?!\.md)", t)]
 
 
 def test_help_is_translated():
@@ -581,3 +582,18 @@ def test_a_remote_table_names_its_bots_levels():
             await host.stop()
 
     asyncio.run(main())
+
+
+def test_result_hand_lines_never_cut_the_total():
+    _s, m = model_after("rami", 2, "res-wrap")
+    v = m.view
+    hand = v.hand[:13]
+    res = E.RoundEnded(1, False, "out", ((0, hand), (1, ())), ((0, 118), (1, 0)),
+                       ((0, 0), (1, 0)), ((0, 118), (1, 0)))
+    m.apply(SessionUpdate(view=replace(v, phase="between", last_result=res)))
+    from rami_lan.cli.ui.render import render_result
+
+    for w in (60, 80):
+        rows = fragments_text(render_result(m, w, None, False, 24)).split("\n")
+        assert all(len(r) <= w for r in rows)
+        assert any(r.rstrip().endswith("= 118 pts") for r in rows), rows

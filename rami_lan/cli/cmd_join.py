@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from typing import Any
 
@@ -69,9 +70,9 @@ class BrowseError(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
-    import getpass
+    from rami_lan.cli.settings import clean_nickname, load_settings
 
-    nick = (args.nick or getpass.getuser() or "player")[:24].strip() or "player"
+    nick = clean_nickname(args.nick or "") or load_settings().nickname
     if args.bot and not args.nick:
         nick = f"bot-{args.bot}"
     try:
@@ -88,14 +89,19 @@ def run(args: argparse.Namespace) -> int:
 async def _main(args: argparse.Namespace, nick: str) -> int:
     from rami_lan.net.client import FingerprintMismatch, JoinRefused, PakeFailed, open_session
     from rami_lan.net.signals import install_shutdown
+    from rami_lan.net.tls import KnownTables
 
     install_shutdown(asyncio.get_running_loop())
     host, port, fp, code_required = await find_table(args.table, args.timeout,
                                                      args.interface or "all")
+    # The certificate this table (as the player names it) had last time: a failed join
+    # code with a changed certificate is then reported as possible interception.
+    known = KnownTables()
     try:
         session = await open_session(host, port, nickname=nick, lang=language(),
                                      code=args.code, bot=bool(args.bot), fingerprint=fp,
-                                     code_required=code_required)
+                                     code_required=code_required,
+                                     known_fingerprint=known.get(args.table))
     except JoinRefused as exc:
         print(_("The table refused us: {why}").format(why=safe_text(exc.message)), file=sys.stderr)
         return 1
@@ -111,6 +117,9 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
         print(_("Could not connect to {host}:{port}: {err}").format(
             host=safe_text(host, 64), port=port, err=safe_text(exc)), file=sys.stderr)
         return 1
+    if session.fingerprint:
+        with contextlib.suppress(OSError):
+            known.remember(args.table, session.fingerprint)
     try:
         if args.bot:
             return await run_bot(session, args.bot)
@@ -135,14 +144,38 @@ async def run_bot(session: Any, level: str) -> int:
         print(_("Totals: {totals}").format(totals=totals))
     if summary.winner is not None:
         print(_("Winner: seat {seat}").format(seat=summary.winner + 1))
-    bad = [d for ok, d in summary.fairness if not ok]
-    if bad:
-        print(_("Fairness check FAILED:"))
+    return fairness_summary(session, summary)
+
+
+def fairness_summary(session: Any, summary: Any) -> int:
+    """Print how many rounds were checked; the exit status of ``join --bot``.
+
+    0: every round fully checked; 3: a round FAILED (the host cheated or erred); 5: a
+    round was not (fully) checked (events missed during a disconnect, or the session
+    ended first); 1: the match did not finish.
+    """
+    rounds = list(session.fairness_rounds()) if hasattr(session, "fairness_rounds") else []
+    if not rounds:  # a session without a verifier: the (ok, details) list only
+        bad = [d for ok, d in summary.fairness if not ok]
         for d in bad:
             for line in str(d).splitlines()[:20]:
                 print(safe_text(line, 300))
+        return 3 if bad else (0 if summary.finished else 1)
+    checked = [r for r in rounds if r.status == "checked"]
+    failed = [r for r in rounds if r.status == "failed"]
+    other = [r for r in rounds if r.status not in ("checked", "failed")]
+    print(_("Rounds checked: {n} of {total}").format(n=len(checked), total=len(rounds)))
+    if failed:
+        print(_("Fairness check FAILED in {n} round(s):").format(n=len(failed)))
+        for r in failed:
+            print(safe_text(r.details(), 2000))
         return 3
-    print(_("Fairness checks passed: {n}").format(n=len(summary.fairness)))
+    if other:
+        print(_("Rounds not fully checked: {n}").format(n=len(other)))
+        for r in other:
+            print(safe_text(r.details(), 2000))
+        return 5
+    print(_("Fairness checks passed: {n}").format(n=len(checked)))
     return 0 if summary.finished else 1
 
 
@@ -225,13 +258,10 @@ def _with_copies(action: Any, hand: tuple[Any, ...]) -> Any:
 async def play_in_terminal(session: Any) -> int:
     """Play a `TableSession` with the full-screen UI if available, else line by line."""
     if sys.stdin.isatty() and sys.stdout.isatty():
-        try:
-            from rami_lan.cli.app import run_table_screen
-            from rami_lan.cli.settings import load_settings
-        except ImportError:
-            pass
-        else:
-            return await run_table_screen(session, load_settings())
+        from rami_lan.cli.app import run_table_screen
+        from rami_lan.cli.settings import load_settings
+
+        return await run_table_screen(session, load_settings())
     return await _line_client(session)
 
 

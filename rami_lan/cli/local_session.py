@@ -104,7 +104,16 @@ class _ReplayLog:
 class _LocalTable(TableMachine):
     """The machine with rounds seeded from the session's seed."""
 
-    seed = b""
+    def __init__(self, config: TableConfig, entropy: Any, *, record: Any, seed: bytes) -> None:
+        self.seed = seed  # the bots are built from it, in the machine's constructor
+        super().__init__(config, entropy, record=record)
+
+    def make_policy(self, level: str, seat: int) -> Any:
+        """Bots seeded from the session's seed: the same seed, the same bots' play."""
+        from rami_lan.bots import make_bot
+
+        base = int.from_bytes(hashlib.sha256(self.seed).digest()[:4], "big")
+        return make_bot(level, seat, base + seat)
 
     def seats_to_commit(self, players: Sequence[int]) -> tuple[int, ...]:
         return ()  # one process holds every seat: nobody to prove the shuffle to
@@ -151,8 +160,7 @@ class LocalTableSession:
             bot_delay=think_delay, headless=True)
         stream = _Entropy(self._seed)
         self._log = _ReplayLog(v.id)
-        self.machine = _LocalTable(config, stream, record=self._log)
-        self.machine.seed = self._seed
+        self.machine = _LocalTable(config, stream, record=self._log, seed=self._seed)
         for s in range(seats):
             default = f"Bot {s}" if s in bots else f"Joueur {s + 1}"
             self.machine.seats[s].nick = names.get(s, default)
@@ -188,6 +196,11 @@ class LocalTableSession:
     @property
     def think_delay(self) -> float:
         return self.machine.config.bot_delay or 0.0
+
+    @property
+    def bot_levels(self) -> dict[int, str]:
+        """seat -> level of each bot seat (the table screen names them)."""
+        return {s: st.level for s, st in self.machine.seats.items() if st.kind == "bot"}
 
     @property
     def match_id(self) -> str:

@@ -1013,7 +1013,9 @@ class _SmallDfs:
         while i < 60 and not cnt[i]:
             i += 1
         if i == 60:
-            return -jokers
+            return -jokers if -jokers > alpha else NEG
+        if ub <= alpha:
+            return NEG  # even every card melded at its best could not beat alpha
         key = (bytes(cnt), jokers)
         got = self.memo.get(key)
         if got is not None:
@@ -1021,8 +1023,6 @@ class _SmallDfs:
                 return got[0] if got[0] > alpha else NEG
             if got[0] <= alpha:
                 return NEG
-        if ub <= alpha:
-            return NEG
         if self._hopeless(cnt, jokers, i):
             # in no meld any more: left over at once, and so are the next such cards
             forced = [i]
@@ -1057,7 +1057,8 @@ class _SmallDfs:
         # 1. sets of this rank with higher suits
         if 2 <= p <= 13 or p == self.set_slot:
             others = [t for t in range(s + 1, 4) if cnt[t * 15 + p]]
-            if others or jokers:
+            n_o = len(others)
+            if n_o >= 2 or (n_o and jokers) or (jokers >= 2 and not not_more):
                 sp = self.set_pts[p] * POINTS_SCALE
                 for k in range(len(others), -1, -1):  # the biggest sets first
                     for combo in combinations(others, k):

@@ -3,15 +3,17 @@
 `Admission` is mixed into `rami_lan.net.host.TableHost`. A reconnect proves again what
 seated it (its invitation ticket, else the join code); a newcomer gives the join code or
 an invitation's ticket, as the password of a PAKE (``hello.code`` is ignored: never sent
-in clear). Wrong codes and bad tokens count against the address (`guard.join_attempts`).
+in clear). Every way in asks the guard's `AdmissionLimiter` first, before any work: a
+valid reconnect token is admitted at once, wrong codes and bad tokens count against the
+address (and, within its share, the table), and parallel attempts reserve their slot.
 Once admitted, the table machine decides the seat (`TableMachine.joined`).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
 from rami_lan.net.pake import PakeError, PakeHost
 from rami_lan.net.presence import WhoMaySit
@@ -43,8 +45,10 @@ class Admission:
         conn.invitation = None
         if hello.token is not None:
             seat = self.machine.seat_for_token(hello.token)
+            if not self._gate(conn, G.KIND_TOKEN, proven=seat is not None):
+                return
             if seat is None:
-                self.guard.join_attempts.failure(conn.key)
+                self._end_attempt(conn, ok=False)
                 self._refuse(conn, "bad_token", "unknown or expired reconnect token")
                 return
             code = seat.pake_secret or code
@@ -55,11 +59,10 @@ class Admission:
                 self._refuse(conn, "not_invited", "this table is by invitation only")
                 return
             code, conn.invitation = ticket, hello.invitation
+        if code is None and conn.ticket is None and not self._gate(conn, G.KIND_HELLO):
+            return
         if code is not None:
-            wait = self.guard.join_attempts.retry_after(conn.key)
-            if wait > 0:
-                self._refuse(conn, "rate_limited",
-                             f"too many wrong codes, try again in {math.ceil(wait)} s")
+            if conn.ticket is None and not self._gate(conn, G.KIND_CODE):
                 return
             conn.pake = PakeHost(code, self.identity.fingerprint)
             conn.pake_secret = code
@@ -80,7 +83,7 @@ class Admission:
         except PakeError:
             self._pake_failed(conn)
             return
-        self.guard.join_attempts.success(conn.key)
+        self._end_attempt(conn, ok=True)
         if (conn.invitation is not None and conn.hello.token is None
                 and self.guestlist.redeem(conn.invitation) is None):
             # The ticket is single-use: another connection may have redeemed it meanwhile.
@@ -92,12 +95,27 @@ class Admission:
 
     def _pake_failed(self, conn: _Conn) -> None:
         conn.pake = None
-        self.guard.join_attempts.failure(conn.key)
+        self._end_attempt(conn, ok=False)
         self._refuse(conn, "bad_code", "wrong join code")
+
+    def _gate(self, conn: _Conn, kind: str, *, proven: bool = False) -> bool:
+        """Ask the admission limiter before any work; refuse the peer when it says no."""
+        answer = self.guard.admission.begin(conn.key, kind, proven=proven)
+        if isinstance(answer, G.Refusal):
+            self._refuse(conn, answer.code, answer.message)
+            return False
+        conn.ticket = answer
+        return True
+
+    def _end_attempt(self, conn: _Conn, *, ok: bool) -> None:
+        """The attempt is decided (ending a ticket twice is a no-op)."""
+        if conn.ticket is not None:
+            self.guard.admission.end(conn.ticket, ok)
 
     def _seat(self, conn: _Conn) -> None:
         hello = conn.hello
         assert hello is not None
+        self._end_attempt(conn, ok=True)
         self._run(self.machine.joined(
             conn.id, self._now(), nick=hello.nick, lang=hello.lang, bot=hello.bot,
             token=hello.token, pake_secret=conn.pake_secret if conn.invitation else None))

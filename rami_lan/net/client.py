@@ -6,11 +6,13 @@
 - turns the host's messages into `SessionUpdate`s (views decoded with
   ``view_from_plain``, events with ``event_from_plain``, errors, notices, the move
   timer's deadline, connection state, nicknames);
-- takes part in the fair shuffle: a fresh secret and its commitment when asked, the
-  reveal only once the commitment list has arrived; it keeps what it saw of the deck
-  (its dealt cards and their stock positions, the first discard, its stock draws, the
-  reshuffled piles) and runs ``shuffle.check_round`` when the round's secrets arrive,
-  delivering ``SessionUpdate(fairness=(ok, details))``;
+- takes part in the fair shuffle and verifies the table: every message it receives
+  and sends goes to its `FairnessTracker` (`rami_lan.net.fairness`, around the sans-I/O
+  `rami_lan.table.verifier.SeatVerifier`), which derives what the host must send and
+  replays each round with the rules core; a commitment goes out only for the expected
+  round tag, the reveal only once, after a list holding our commitment. Each round's
+  state is delivered as ``SessionUpdate(fairness_round=..., fairness_rounds=...)`` (and
+  ``fairness=(ok, details)`` once judged); a failure writes an evidence file;
 - reconnects with its token after a drop (bounded retries with backoff); the host
   then sends the full view again;
 - chat (`send_chat`, relayed lines as ``SessionUpdate(chat=((seat, text),))``) and the
@@ -27,41 +29,25 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from rami_lan.core import actions as A
-from rami_lan.core.cards import card_id
 from rami_lan.core.codec import action_to_plain, event_from_plain, view_from_plain
 from rami_lan.core.errors import MalformedAction
 from rami_lan.core.events import (
-    CardsDealt,
     Event,
     MatchEnded,
-    RoundStarted,
-    StockDrawn,
-    StockRefilled,
     TurnStarted,
 )
-from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView
 from rami_lan.i18n import _
 from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
 from rami_lan.net.chat import ChatPolicy, ChatRefusal, ChatVerdict
+from rami_lan.net.fairness import FairnessRound, FairnessTracker, facts_from_welcome
 from rami_lan.net.pake import PakeClient, PakeError
-from rami_lan.net.shuffle import (
-    DealerSeen,
-    DealtCard,
-    FirstDiscard,
-    Observation,
-    ReshuffledDraw,
-    StockDraw,
-    check_round,
-    commitment,
-    new_secret,
-)
+from rami_lan.net.shuffle import commitment, new_secret
 from rami_lan.net.table_session import ConnectionState, SessionUpdate
 
 log = logging.getLogger(__name__)
@@ -86,20 +72,6 @@ class PakeFailed(ConnectionError):
     """The join-code exchange failed on our side: a wrong code, or a man in the middle."""
 
 
-@dataclass
-class _RoundCheck:
-    """What the client knows of one round's fair shuffle."""
-
-    tag: bytes
-    seat: int | None = None  # the seat we committed for
-    secret: bytes | None = None
-    commitments: dict[int, bytes] | None = None
-    observations: list[Observation] = field(default_factory=list)
-    piles: dict[int, tuple[tuple[int, ...], bool]] = field(default_factory=dict)
-    revealed: bool = False
-    checked: bool = False
-
-
 class RemoteTableSession:
     """A `TableSession` over TCP. Create it with `open_session`."""
 
@@ -110,14 +82,15 @@ class RemoteTableSession:
                  card: Callable[[], dict[str, Any] | None] | dict[str, Any] | None = None,
                  retries: int = 60, backoff: float = 0.1, max_backoff: float = 2.0,
                  reconnect_window: float = 30.0,
-                 known_fingerprint: str | None = None) -> None:
+                 known_fingerprint: str | None = None, evidence_dir: Any = None) -> None:
         """``code``: the join code, or an invitation's ticket (with ``invitation``, its
         id, for an "invited only" table): the password of the join-code exchange, never
         sent. ``card``: our "Info joueur" card as plain data, or a callable making it
         (None: from the local statistics, with ``player_id``); bots send none.
         ``known_fingerprint``: the certificate this table had when we last joined it
         (``tls.KnownTables``); if the table now shows another one and the join-code
-        exchange fails, that is reported as possible interception, not a wrong code."""
+        exchange fails, that is reported as possible interception, not a wrong code.
+        ``evidence_dir``: where a failed round's evidence goes (default: the data folder)."""
         self.host = host
         self.known_fingerprint = (tls.normalize_fingerprint(known_fingerprint)
                                   if known_fingerprint else None)
@@ -152,7 +125,14 @@ class RemoteTableSession:
         self.players: list[dict[str, Any]] = []
         self.view: SeatView | None = None
         self.fairness: list[tuple[bool, str]] = []
+        """(ok, details) of each round once judged (or as soon as it fails)."""
         self.mismatches: list[Any] = []
+        """Every fairness `Finding` (rami_lan.table.verifier), in order."""
+        self.tracker: FairnessTracker | None = None
+        """The fairness verifier of this seat (from ``welcome`` on)."""
+        self.evidence_dir = evidence_dir
+        self._rejoin = token is not None
+        self._secrets: dict[bytes, bytes] = {}
         self.connection: ConnectionState = "connecting"
         self._queue: asyncio.Queue[SessionUpdate | None] = asyncio.Queue()
         self._reader: asyncio.StreamReader | None = None
@@ -161,11 +141,7 @@ class RemoteTableSession:
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self._seq = 0
-        self._rounds: dict[bytes, _RoundCheck] = {}
-        self._current_tag: bytes | None = None
         self._pending_events: list[Event] = []
-        self._n_decks = 1
-        self._n_cards = 52
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
 
@@ -208,10 +184,13 @@ class RemoteTableSession:
 
     async def act(self, action: A.Action) -> None:
         self._seq += 1
+        msg: P.Message
         if isinstance(action, A.Knock):
-            await self._send(P.Knock(seq=self._seq))
+            msg = P.Knock(seq=self._seq)
         else:
-            await self._send(P.Action(seq=self._seq, action=action_to_plain(action, self.variant)))
+            msg = P.Action(seq=self._seq, action=action_to_plain(action, self.variant))
+        await self._send(msg)
+        self._fair_out(msg, action=action)
 
     async def next_round(self, choice: Literal["continue", "leave"]) -> None:
         await self._send(P.NextRound(choice=choice))
@@ -292,8 +271,14 @@ class RemoteTableSession:
             self._task.cancel()
             with contextlib.suppress(BaseException):
                 await self._task
+        self._fair_end()
         self._set_connection("closed")
         self._queue.put_nowait(None)
+
+    def _fair_end(self) -> None:
+        if self.tracker is not None:
+            self.tracker.ended()
+            self._fair_report()
 
     def abort_transport(self) -> None:
         """Drop the TCP connection abruptly (tests: a client killed mid-turn)."""
@@ -390,9 +375,8 @@ class RemoteTableSession:
         if isinstance(match_no, int) and match_no >= 1:
             self.match_no = match_no
         self.variant = str(self.table.get("variant", "rami"))
-        v = get_variant(self.variant)
-        self._n_decks, self._n_cards = v.n_decks, v.deck_size
         self.players = list(welcome.players)
+        self._fair_start()
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
         self._schedule_card()
@@ -446,10 +430,13 @@ class RemoteTableSession:
             ended_by_host = await self._read_loop()
             if self._closing or ended_by_host:
                 break
+            if self.tracker is not None:
+                self.tracker.disconnected()
             if not await self._reconnect():
                 break
         if not self._closing:
             self._closing = True
+            self._fair_end()
             self._set_connection("closed")
             self._queue.put_nowait(None)
 
@@ -591,7 +578,9 @@ class RemoteTableSession:
                 return
             events, self._pending_events = tuple(self._pending_events), []
             self._queue.put_nowait(SessionUpdate(view=self.view, events=events))
+            self._fair_in(msg)
         elif isinstance(msg, P.Error):
+            self._fair_in(msg)
             if msg.code == "chat_refused":
                 self._queue.put_nowait(SessionUpdate(error=_chat_refusal(msg.message)))
             elif msg.code == "reveal_mismatch":
@@ -643,6 +632,7 @@ class RemoteTableSession:
                 # Our statistics change once the UI recorded the match: report them again.
                 self._schedule_card(0.5)
         self._pending_events.extend(decoded)
+        self._fair_in(msg, decoded)
 
     def _on_table_notice(self, plain: dict[str, Any]) -> None:
         players = plain.get("players")
@@ -655,101 +645,80 @@ class RemoteTableSession:
 
     # ------------------------------------------------------------------ fair shuffle
 
-    def _check_for(self, tag: bytes) -> _RoundCheck:
-        rc = self._rounds.get(tag)
-        if rc is None:
-            rc = self._rounds[tag] = _RoundCheck(tag)
-        return rc
+    def _fair_start(self) -> None:
+        """After ``welcome``: the verifier of this seat (kept across reconnects)."""
+        if self.tracker is None:
+            facts = facts_from_welcome(self.table_id, self.table, self.seat,
+                                       rejoin=self._rejoin)
+            self.tracker = FairnessTracker(facts, self.evidence_dir)
+
+    def _fair_in(self, msg: P.Message, events: list[Event] | None = None) -> None:
+        if self.tracker is not None:
+            self.mismatches.extend(self.tracker.received(msg, events=events))
+            self._fair_report()
+
+    def _fair_out(self, msg: P.Message, *, secret: bytes | None = None,
+                  action: A.Action | None = None) -> None:
+        if self.tracker is not None:
+            self.mismatches.extend(self.tracker.sent(msg, secret=secret, action=action))
+            self._fair_report()
+
+    def fairness_rounds(self) -> tuple[FairnessRound, ...]:
+        """Every round's fairness state so far (empty before ``welcome``)."""
+        return self.tracker.rounds() if self.tracker is not None else ()
 
     async def _on_commit_request(self, msg: P.CommitRequest) -> None:
-        rc = self._check_for(msg.round_tag)
-        if rc.secret is None:
-            rc.seat = msg.seat
-            rc.secret = new_secret()
-        await self._send(P.Commit(round_tag=msg.round_tag,
-                                  commit=commitment(msg.round_tag, msg.seat, rc.secret)))
+        self._fair_in(msg)
+        tracker = self.tracker
+        if tracker is None or not tracker.can_commit(msg.round_tag, msg.seat):
+            self._queue.put_nowait(SessionUpdate(notice=_(
+                "The host's commitment request is not the expected one: we do not commit.")))
+            return
+        secret = self._secrets.get(msg.round_tag)
+        if secret is None:
+            secret = self._secrets[msg.round_tag] = new_secret()
+        out = P.Commit(round_tag=msg.round_tag, commit=commitment(msg.round_tag, msg.seat, secret))
+        await self._send(out)
+        self._fair_out(out, secret=secret)
 
     async def _on_commitments(self, msg: P.Commitments) -> None:
-        rc = self._check_for(msg.round_tag)
-        if rc.commitments is None:
-            rc.commitments = dict(msg.commits)
-        self._current_tag = msg.round_tag
-        # Reveal only now, and only if the list holds the commitment we sent.
-        if rc.secret is not None and not rc.revealed and rc.seat is not None:
-            rc.revealed = True
-            if rc.commitments.get(rc.seat) == commitment(rc.tag, rc.seat, rc.secret):
-                await self._send(P.Reveal(round_tag=msg.round_tag, secret=rc.secret))
-            else:
-                self._queue.put_nowait(SessionUpdate(notice=_(
-                    "Our commitment is missing from the host's list: we play this round "
-                    "without our secret.")))
-
-    def _cid(self, card: Any) -> int:
-        return card_id(card, self._n_decks)
+        self._fair_in(msg)
+        tracker = self.tracker
+        # Reveal only now, once, and only if the list holds the commitment we sent.
+        if tracker is not None and tracker.can_reveal(msg.round_tag):
+            out = P.Reveal(round_tag=msg.round_tag, secret=self._secrets[msg.round_tag])
+            await self._send(out)
+            self._fair_out(out)
 
     def _observe(self, ev: Event) -> None:
-        tag = self._current_tag
-        if tag is None:
-            return
-        rc = self._check_for(tag)
-        if rc.checked:
-            return
-        obs = rc.observations
-        if isinstance(ev, RoundStarted):
-            n = len(ev.players)
-            obs.append(FirstDiscard(n * ev.hand_size, self._cid(ev.first_discard)))
-            if ev.round_no == 1 and ev.dealer in ev.players:
-                obs.append(DealerSeen(n, list(ev.players).index(ev.dealer)))
-        elif isinstance(ev, CardsDealt) and ev.cards is not None:
-            for pos, card in zip(ev.positions, ev.cards, strict=False):
-                obs.append(DealtCard(pos, self._cid(card)))
-        elif isinstance(ev, StockRefilled):
-            rc.piles[ev.reshuffle] = (tuple(self._cid(c) for c in ev.pile), ev.shuffled)
-        elif isinstance(ev, StockDrawn) and ev.card is not None:
-            cid = self._cid(ev.card)
-            if ev.reshuffle == 0:
-                obs.append(StockDraw(ev.position, cid))
-            elif ev.reshuffle in rc.piles:
-                pile, shuffled = rc.piles[ev.reshuffle]
-                obs.append(ReshuffledDraw(ev.reshuffle, ev.position, cid, pile, shuffled))
-        elif isinstance(ev, TurnStarted):
+        if isinstance(ev, TurnStarted):
             timer = self.table.get("timer") or 0
             if isinstance(timer, int) and timer > 0:
                 self._queue.put_nowait(SessionUpdate(deadline=time.monotonic() + timer))
 
     def _on_secrets(self, msg: P.RoundSecrets) -> None:
-        rc = self._rounds.get(msg.round_tag)
-        if rc is None or rc.checked:
-            return
-        rc.checked = True
-        if rc.commitments is None:
-            details = _("The round's commitments never arrived: the deck can not be checked.")
-            self._report_fairness(False, details)
-            return
-        own = {}
-        if rc.secret is not None and rc.revealed and rc.seat is not None:
-            own = {"own_seat": rc.seat, "own_secret": rc.secret}
-        try:
-            found = check_round(
-                msg.round_tag, rc.commitments, msg.secrets, self._n_cards, rc.observations,
-                excluded=msg.excluded, **own,
-            )
-        except (ValueError, TypeError) as exc:
-            self._report_fairness(False, _("The round could not be checked: {err}").format(err=exc))
-            return
-        self.mismatches.extend(found)
-        if found:
-            log.warning("fairness check failed: %s", found)
-            details = _("Fairness check FAILED: the host did not deal the agreed shuffle.")
-            details += "\n" + "\n".join(m.reason for m in found)
-            self._report_fairness(False, details)
-        else:
-            self._report_fairness(True, _("Fair shuffle checked: {n} cards match.").format(
-                n=len(rc.observations)))
+        self._fair_in(msg)
 
-    def _report_fairness(self, ok: bool, details: str) -> None:
+    def _fair_report(self) -> None:
+        """Tell the UI about every round whose fairness state changed."""
+        if self.tracker is None:
+            return
+        changed = self.tracker.changes()
+        for r in changed:
+            self._report_fairness(r)
+
+    def _report_fairness(self, r: FairnessRound) -> None:
+        if r.status == "pending":  # e.g. an exclusion announced: shown, nothing judged yet
+            self._queue.put_nowait(SessionUpdate(fairness_round=r,
+                                                 fairness_rounds=self.fairness_rounds()))
+            return
+        ok = r.status in ("checked", "partial")
+        details = r.details()
+        if r.status == "failed":
+            log.warning("fairness check failed: %s", r.reason)
         self.fairness.append((ok, details))
-        self._queue.put_nowait(SessionUpdate(fairness=(ok, details)))
+        self._queue.put_nowait(SessionUpdate(fairness=(ok, details), fairness_round=r,
+                                             fairness_rounds=self.fairness_rounds()))
 
 
 def _chat_refusal(message: str) -> str:

@@ -11,13 +11,11 @@ takes a ``clock`` (default :func:`time.monotonic`), so tests drive time by hand.
   ``burst`` saved up. :class:`RateLimiter` holds two (messages and bytes) for one
   connection.
 - :class:`ConnectionLimiter` — at most so many open connections in all and per address.
-- :class:`JoinAttempts` — failed join-code attempts per address: each failure doubles the
-  wait before the next attempt is accepted, ``lockout_after`` failures lock the address
-  out for ``lockout`` seconds, and a global cap bounds guessing from many addresses.
 - :class:`AdmissionLimiter` — the one gate for every way in (a plain ``hello``, a
   reconnect token, a join-code PAKE): ``begin`` before the work, ``end`` after it. See its
-  docstring for the order of the checks. It supersedes :class:`JoinAttempts`, kept until
-  the host is wired to the limiter.
+  docstring for the order of the checks: each failure (wrong code, unknown token) doubles
+  the address's wait, ``lockout_after`` failures lock it out, and a global cap that one
+  address cannot fill bounds guessing from many addresses.
 - :class:`Deadline` — a fixed point in time, for "the hello must arrive within 10 s".
 - :class:`HostGuard` — all of the above for one host, built from one :class:`GuardConfig`.
 
@@ -53,7 +51,6 @@ __all__ = [
     "Deadline",
     "GuardConfig",
     "HostGuard",
-    "JoinAttempts",
     "RateLimiter",
     "Refusal",
     "Ticket",
@@ -233,126 +230,6 @@ class ConnectionLimiter:
         else:
             self._open[address] = n - 1
         self._total -= 1
-
-
-# --------------------------------------------------------------------------- join attempts
-
-
-@dataclass
-class _Failures:
-    count: int
-    last: float
-    not_before: float
-
-
-class JoinAttempts:
-    """Failed join-code attempts, per address and in all, with growing delays.
-
-    After the n-th failure in a row from an address, its next attempt is accepted only
-    ``min(base_delay * 2**(n-1), max_delay)`` seconds later; at ``lockout_after`` failures
-    it is locked out for ``lockout`` seconds. An address's record is forgotten
-    ``forget_after`` seconds after its last failure (if not locked) or on a success. In
-    all, at most ``global_max`` failures are accepted per ``global_window`` seconds, from
-    any mix of addresses; beyond, every address waits. At most ``max_addresses`` records
-    are kept (the stalest go first), so spoofed addresses cannot fill the memory.
-    """
-
-    def __init__(
-        self,
-        *,
-        base_delay: float = 1.0,
-        max_delay: float = 60.0,
-        lockout_after: int = 10,
-        lockout: float = 900.0,
-        forget_after: float = 900.0,
-        global_max: int = 60,
-        global_window: float = 60.0,
-        max_addresses: int = 4096,
-        clock: Clock = time.monotonic,
-    ) -> None:
-        for name, value in (
-            ("base_delay", base_delay),
-            ("max_delay", max_delay),
-            ("lockout", lockout),
-            ("forget_after", forget_after),
-            ("global_window", global_window),
-        ):
-            _check_positive(name, value)
-        if lockout_after < 1 or global_max < 1 or max_addresses < 1:
-            raise ValueError("lockout_after, global_max and max_addresses must be at least 1")
-        self.base_delay = base_delay
-        self.max_delay = max_delay
-        self.lockout_after = lockout_after
-        self.lockout = lockout
-        self.forget_after = forget_after
-        self.global_max = global_max
-        self.global_window = global_window
-        self.max_addresses = max_addresses
-        self._clock = clock
-        self._by_address: OrderedDict[str, _Failures] = OrderedDict()
-        self._recent: deque[float] = deque()
-
-    def _expire(self, now: float) -> None:
-        while self._recent and self._recent[0] <= now - self.global_window:
-            self._recent.popleft()
-        stale = [
-            address
-            for address, record in self._by_address.items()
-            if now >= record.not_before and now - record.last >= self.forget_after
-        ]
-        for address in stale:
-            del self._by_address[address]
-
-    def failures(self, address: str) -> int:
-        """Failures in a row still remembered for ``address``."""
-        self._expire(self._clock())
-        record = self._by_address.get(address)
-        return record.count if record else 0
-
-    def locked_out(self, address: str) -> bool:
-        record = self._by_address.get(address)
-        return (
-            record is not None
-            and record.count >= self.lockout_after
-            and self._clock() < record.not_before
-        )
-
-    def retry_after(self, address: str) -> float:
-        """Seconds before an attempt from ``address`` may be accepted (0.0: now)."""
-        now = self._clock()
-        self._expire(now)
-        wait = 0.0
-        record = self._by_address.get(address)
-        if record is not None:
-            wait = max(wait, record.not_before - now)
-        if len(self._recent) >= self.global_max:
-            wait = max(wait, self._recent[0] + self.global_window - now)
-        return max(0.0, wait)
-
-    def delay_after(self, count: int) -> float:
-        """The wait imposed after ``count`` failures in a row."""
-        if count >= self.lockout_after:
-            return self.lockout
-        return min(self.base_delay * 2 ** (count - 1), self.max_delay)
-
-    def failure(self, address: str) -> float:
-        """Record a failed attempt from ``address``; return the wait it now has."""
-        now = self._clock()
-        self._expire(now)
-        record = self._by_address.pop(address, None)
-        count = (record.count if record else 0) + 1
-        wait = self.delay_after(count)
-        self._by_address[address] = _Failures(count, now, now + wait)  # now the newest
-        while len(self._by_address) > self.max_addresses:
-            self._by_address.popitem(last=False)
-        self._recent.append(now)
-        while len(self._recent) > self.global_max:
-            self._recent.popleft()
-        return wait
-
-    def success(self, address: str) -> None:
-        """A correct code from ``address``: forget its failures."""
-        self._by_address.pop(address, None)
 
 
 # --------------------------------------------------------------------------- admission
@@ -684,12 +561,6 @@ class GuardConfig:
     message_burst: float = 400.0
     bytes_per_s: float = 256 * 1024
     byte_burst: float = 1024 * 1024
-    join_base_delay: float = 1.0
-    join_max_delay: float = 60.0
-    join_lockout_after: int = 10
-    join_lockout: float = 900.0
-    join_global_max: int = 60
-    join_global_window: float = 60.0
     admission: AdmissionConfig = field(default_factory=AdmissionConfig)
     tls_handshake_timeout: float = TLS_HANDSHAKE_TIMEOUT
     hello_deadline: float = HELLO_DEADLINE
@@ -707,15 +578,6 @@ class HostGuard:
         self.clock = clock
         self.connections = ConnectionLimiter(
             config.max_connections, config.max_connections_per_address
-        )
-        self.join_attempts = JoinAttempts(
-            base_delay=config.join_base_delay,
-            max_delay=config.join_max_delay,
-            lockout_after=config.join_lockout_after,
-            lockout=config.join_lockout,
-            global_max=config.join_global_max,
-            global_window=config.join_global_window,
-            clock=clock,
         )
         self.admission = AdmissionLimiter(config.admission, clock)
         """The gate for every hello (see :class:`AdmissionLimiter`)."""

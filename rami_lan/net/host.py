@@ -258,11 +258,18 @@ class TableHost(ConnectionServer, Admission):
     async def _start_advertising(self) -> None:
         from zeroconf import IPVersion
 
-        from rami_lan.net.discovery import TableAd, TableAdvertiser
+        from rami_lan.net.discovery import (
+            MAX_NAME_BYTES,
+            TableAd,
+            TableAdvertiser,
+            ad_text,
+            host_label,
+        )
 
         cfg = self.config
-        ad = TableAd(
-            table_id=self.table_id.hex(), name=cfg.name, host=cfg.host_nickname,
+        ad = TableAd(  # text fields made fit for TXT: an odd typed name never stops the host
+            table_id=self.table_id.hex(), name=ad_text(cfg.name, MAX_NAME_BYTES, "Rami"),
+            host=host_label(cfg.host_nickname),
             variant=cfg.variant, seats_total=cfg.seats,
             point_limit=self.machine.match.options.limit or 0,
             code_required=cfg.who_may_sit != WhoMaySit.ANYONE, frapper=cfg.knock,
@@ -278,8 +285,11 @@ class TableHost(ConnectionServer, Admission):
             return
         if self._ad_task is None or self._ad_task.done():
             async def update() -> None:
-                with contextlib.suppress(Exception):
-                    await self._advertiser.update(seats_taken=self.machine.seats_taken())
+                sent = None
+                while not self._stopping and sent != (now := self.machine.seats_taken()):
+                    with contextlib.suppress(Exception):  # (mdns rate-limits the packets)
+                        await self._advertiser.update(seats_taken=now)
+                    sent = now  # changes made meanwhile go out in the next turn of the loop
             self._ad_task = asyncio.create_task(update())
 
     @classmethod

@@ -44,6 +44,8 @@ class Conn:
     pake_secret: str | None = None
     invitation: str | None = None
     limiter: Any = None
+    ticket: G.Ticket | None = None
+    """The admission limiter's ticket of this connection's attempt, once asked."""
 
 
 class ConnectionServer:
@@ -92,9 +94,9 @@ class ConnectionServer:
         finally:
             try:
                 if conn is not None:
-                    if conn.pake is not None and not conn.pake.verified:
-                        self.guard.join_attempts.failure(key)  # gave up mid-exchange
-                        conn.pake = None
+                    if conn.ticket is not None:  # gave up mid-exchange: a failure
+                        self.guard.admission.end(conn.ticket, ok=False)
+                    conn.pake = None
                     self._close(conn)
                 else:
                     with contextlib.suppress(Exception):

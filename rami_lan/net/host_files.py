@@ -8,9 +8,7 @@ effects after it) and `WriteRecord` (the record as JSON, replaced atomically).
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
-import os
 from pathlib import Path
 from typing import Any
 
@@ -65,13 +63,10 @@ class TableFiles:
     def write_record(self, plain: Any, match_no: int) -> None:
         if self.record_dir is None:
             return
-        folder = Path(self.record_dir)
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            path = folder / f"rami-{self.table_id.hex()[:12]}-m{match_no}.json"
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(plain, indent=1), encoding="utf-8")
-            os.replace(tmp, path)
-            self.record_path = path
+        from rami_lan.net.record import save_record
+
+        try:  # the whole table id, as docs/host.md names the file; 0600 in a 0700 folder
+            self.record_path = save_record(
+                self.record_dir, f"rami-{self.table_id.hex()}-m{match_no}.json", plain)
         except OSError:
             log.exception("could not write the match record")

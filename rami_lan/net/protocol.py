@@ -444,6 +444,23 @@ def _seat_bytes_map_to_wire(value: Any) -> Any:
     return {(str(seat) if type(seat) is int else seat): item for seat, item in value.items()}
 
 
+_REASON = re.compile(r"[a-z][a-z0-9_]{0,31}")
+
+
+def _seat_reasons(value: Any) -> dict[int, str]:
+    """Wire ``{"2": "no_reveal"}`` to ``{2: "no_reveal"}``: excluded seats and why (a code)."""
+    if type(value) is not dict:
+        raise ValueError(f"expected a map of seat to reason, got {_show(value)}")
+    out: dict[int, str] = {}
+    for key, item in value.items():
+        if type(key) is not str or not _SEAT_KEY.fullmatch(key):
+            raise ValueError(f"seat key {_show(key)} is not a decimal seat number")
+        if type(item) is not str or not _REASON.fullmatch(item):
+            raise ValueError(f"an exclusion reason is a short code like 'no_reveal', got {_show(item)}")
+        out[_participant(int(key))] = item
+    return out
+
+
 def _seat_list(value: Any) -> list[int]:
     if type(value) is not list:
         raise ValueError(f"expected a list of seats, got {_show(value)}")
@@ -672,6 +689,10 @@ class Commitments(Message):
 
     round_tag: bytes = _wire(_round_tag)
     commits: dict[int, bytes] = _wire(_seat_bytes_map, to_wire=_seat_bytes_map_to_wire)
+    excluded: dict[int, str] | None = _wire(
+        _seat_reasons, default=None, to_wire=_seat_bytes_map_to_wire)
+    """Optional: sent again, with the same ``commits``, after the reveals and before the
+    deal when seats are excluded: seat -> reason code (``bad_reveal``, ``no_reveal``)."""
 
 
 @_kind("reveal", "client")
@@ -691,6 +712,9 @@ class RoundSecrets(Message):
     round_tag: bytes = _wire(_round_tag)
     secrets: dict[int, bytes] = _wire(_seat_bytes_map, to_wire=_seat_bytes_map_to_wire)
     excluded: list[int] = _wire(_seat_list)
+    reasons: dict[int, str] | None = _wire(
+        _seat_reasons, default=None, to_wire=_seat_bytes_map_to_wire)
+    """Optional: seat -> reason code of each excluded seat."""
 
 
 @_kind("knock", "client")

@@ -21,10 +21,15 @@ A round is appended to the record only once it is over and its secrets are out, 
 the event log (which names every card dealt and drawn) reveals nothing that the
 secrets do not already reveal.
 
-`verify(record)` follows FAIR_SHUFFLE.md alone: every commitment against its secret,
-the seed, the deck (= ``deck_order(seed, n)``), the first dealer, every dealt card and
-its stock position, the first discard, and every card drawn from the stock (reshuffles
-recomputed from the public pile) in the event log.
+`verify(record)` runs the clients' verifier (`rami_lan.table.verifier`) as an observer
+who sees every card: every round tag (derived from table id, match and round numbers),
+every commitment against its secret, the seed, the deck (= ``deck_order(seed, n)``),
+then a full replay of each round with the rules core from the derived deck and the
+event log: the dealer (round 1 from the seed, then the rotation), every dealt card and
+its stock position, the first discard, every draw position and card, every refill
+(the public pile, in order, reshuffled per the spec or turned over), every meld,
+lay-off, joker recovery, discard, knock and timeout, the scores, eliminations and the
+match's end.
 
 ``actions`` (with ``played_by``: who chose each one; the seat is in the action) and
 ``withdrawals`` make the record a full replay: `rami_lan.cli.cmd_replay.adapt_record`
@@ -39,20 +44,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rami_lan.core.codec import event_to_plain
-from rami_lan.core.events import Event
+from rami_lan.core.codec import event_from_plain, event_to_plain
+from rami_lan.core.errors import MalformedAction
+from rami_lan.core.events import Event, PlayersEliminated, RoundStarted
 from rami_lan.core.variants import Variant, get_variant
 from rami_lan.net.shuffle import (
+    DEDICATED_HOST_SEAT,
     CommitmentRound,
-    commitment,
-    deal_positions,
     deck_order,
-    first_dealer,
-    reshuffle,
     round_tag,
     seed_from_secrets,
-    turn_over,
 )
+from rami_lan.table import verifier as V
 
 if TYPE_CHECKING:
     from rami_lan.core.match import MatchState
@@ -415,7 +418,12 @@ def _seat_map(value: Any, what: str) -> dict[int, bytes]:
 
 
 def verify(record: Mapping[str, Any]) -> VerifyReport:
-    """Re-check every round of a match record against FAIR_SHUFFLE.md."""
+    """Re-check a match record: the same verifier as the clients, seeing every card.
+
+    Every round's tag, commitments, secrets and seed, the deck, then a full replay of
+    the round with the rules core (every card, ruling, score, elimination, the dealer
+    of round 1 from the seed and the rotation after it, every reshuffled pile).
+    """
     rep = VerifyReport()
     try:
         table_id = _unhex(record.get("table_id"), 16, "table_id")
@@ -424,24 +432,45 @@ def verify(record: Mapping[str, Any]) -> VerifyReport:
         rounds = record.get("rounds")
         if not isinstance(rounds, list):
             raise _Bad("rounds is not a list")
-    except (_Bad, ValueError, KeyError) as exc:
+        options = record.get("options") or {}
+        if not isinstance(options, dict):
+            raise _Bad("options is not a map")
+        first = rounds[0] if rounds and isinstance(rounds[0], dict) else {}
+        host_seat = first.get("host_seat", DEDICATED_HOST_SEAT)
+        facts = V.TableFacts(
+            table_id=table_id, match_no=match_no, variant=variant.id,
+            n_seats=int(record.get("seats", 0)), seat=V.OBSERVER,
+            host_seat=host_seat if isinstance(host_seat, int) else DEDICATED_HOST_SEAT,
+            limit=options.get("limit"), quick=bool(options.get("quick")),
+            knock=bool(options.get("knock")))
+        verifier = V.SeatVerifier(facts)
+    except (_Bad, ValueError, KeyError, TypeError) as exc:
         rep.problems.append(f"record header: {exc}")
         return rep
     for index, rnd in enumerate(rounds):
         label = f"round {rnd.get('round_no', index + 1) if isinstance(rnd, dict) else index + 1}"
         try:
-            _verify_round(rep, rnd, table_id, match_no, variant, label)
+            _verify_round(rep, verifier, rnd, table_id, match_no, variant, label)
         except _Bad as exc:
             rep.problems.append(f"{label}: {exc}")
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, MalformedAction) as exc:
             rep.problems.append(f"{label}: malformed ({type(exc).__name__}: {exc})")
         rep.rounds += 1
+    verifier.feed(V.StreamEnded())
+    for f in verifier.findings:
+        rep.problems.append(f.text())
+    for r in verifier.rounds():
+        rep.checked_cards += r.cards_checked
+        if r.status is not V.Status.CHECKED and not r.findings:
+            rep.problems.append(f"round {r.round_no}: {r.status.value}: {r.reason}")
     return rep
 
 
 def _verify_round(
-    rep: VerifyReport, rnd: Any, table_id: bytes, match_no: int, variant: Variant, label: str
+    rep: VerifyReport, verifier: V.SeatVerifier, rnd: Any, table_id: bytes, match_no: int,
+    variant: Variant, label: str,
 ) -> None:
+    """Feed one recorded round to the verifier, and check the record's own extra fields."""
     if not isinstance(rnd, dict):
         raise _Bad("not a map")
     problems = rep.problems
@@ -451,32 +480,16 @@ def _verify_round(
         problems.append(f"{label}: the round tag is not the one of table/match/round numbers")
     commits = _seat_map(rnd["commitments"], "commitments")
     secrets = _seat_map(rnd["secrets"], "secrets")
-    excluded = set(rnd.get("excluded") or [])
+    excluded = [int(s) for s in rnd.get("excluded") or []]
     if not secrets:
         raise _Bad("no secrets were published: the deck can not be checked")
-    for seat in sorted(commits.keys() | secrets.keys()):
-        c, s = commits.get(seat), secrets.get(seat)
-        if s is None:
-            if seat not in excluded:
-                problems.append(f"{label}: seat {seat} committed but its secret is missing")
-            continue
-        if seat in excluded:
-            problems.append(f"{label}: seat {seat} is excluded but its secret is used")
-        if c is None:
-            problems.append(f"{label}: seat {seat} has a secret but no commitment")
-        elif commitment(tag, seat, s) != c:
-            problems.append(f"{label}: seat {seat}'s secret does not match its commitment")
-    host_seat = rnd.get("host_seat")
-    if host_seat not in secrets:
-        problems.append(f"{label}: the host's own secret (seat {host_seat}) is missing")
     seed = seed_from_secrets(tag, secrets)
     if rnd.get("seed") not in (None, seed.hex()):
         problems.append(f"{label}: the recorded seed is not the one the secrets give")
     n = int(rnd.get("n_cards", variant.deck_size))
     if n != variant.deck_size:
         problems.append(f"{label}: {n} cards, the variant {variant.id} has {variant.deck_size}")
-        n = variant.deck_size
-    deck = deck_order(seed, n)
+    deck = deck_order(seed, variant.deck_size)
     recorded = list(rnd.get("deck") or [])
     if recorded != deck:
         diff = [i for i in range(min(len(deck), len(recorded))) if deck[i] != recorded[i]]
@@ -484,93 +497,11 @@ def _verify_round(
             f"{label}: the deck used is not deck_order(seed) "
             f"(differs at positions {diff[:10]}{'...' if len(diff) > 10 else ''})"
         )
-    _verify_events(rep, rnd, deck, seed, variant, label)
-
-
-def _card(value: Any) -> int | None:
-    if isinstance(value, dict) and set(value) == {"card"}:
-        return value["card"]
-    return None
-
-
-def _verify_events(
-    rep: VerifyReport, rnd: dict[str, Any], deck: list[int], seed: bytes, variant: Variant,
-    label: str,
-) -> None:
-    problems = rep.problems
-    events = rnd.get("events") or []
-    stocks: dict[int, list[int]] = {0: deck}
-    next_pos: dict[int, int] = {}
-    started = False
-    for ev in events:
-        kind = ev.get("type")
-        if kind == "RoundStarted":
-            started = True
-            players = list(ev["players"])
-            hs = int(ev["hand_size"])
-            dealer = ev["dealer"]
-            layout = deal_positions(len(players), hs)
-            i = players.index(dealer)
-            order = players[i + 1:] + players[: i + 1]
-            rep_first = _card(ev["first_discard"])
-            rep.checked_cards += 1
-            if rep_first != deck[layout.first_discard]:
-                problems.append(
-                    f"{label}: first discard is card {rep_first}, the shuffle gives "
-                    f"{deck[layout.first_discard]} at position {layout.first_discard}"
-                )
-            next_pos[0] = layout.stock_start
-            expected_positions = {seat: layout.hands[k] for k, seat in enumerate(order)}
-            if int(ev["round_no"]) == 1:
-                want = players[first_dealer(seed, len(players))]
-                if dealer != want:
-                    problems.append(
-                        f"{label}: first dealer is seat {dealer}, the seed gives {want}"
-                    )
-        elif kind == "CardsDealt":
-            if not started:
-                raise _Bad("cards dealt before the round started")
-            seat = ev["seat"]
-            positions = tuple(ev["positions"])
-            if positions != tuple(expected_positions.get(seat, ())):
-                problems.append(f"{label}: seat {seat} was dealt from the wrong stock positions")
-            for pos, c in zip(positions, ev.get("cards") or [], strict=False):
-                rep.checked_cards += 1
-                cid = _card(c)
-                if not 0 <= pos < len(deck) or cid != deck[pos]:
-                    problems.append(
-                        f"{label}: seat {seat} was dealt card {cid} at position {pos}, "
-                        f"the shuffle gives {deck[pos] if 0 <= pos < len(deck) else None}"
-                    )
-        elif kind == "StockRefilled":
-            r = int(ev["reshuffle"])
-            pile = [_card(c) for c in ev["pile"]]
-            if None in pile:
-                raise _Bad(f"reshuffle {r}: the pile holds an unknown card")
-            ids = [int(x) for x in pile if x is not None]
-            stocks[r] = reshuffle(seed, r, ids) if ev["shuffled"] else turn_over(ids)
-            next_pos[r] = 0
-            if bool(ev["shuffled"]) != (variant.stock_rule != "turn_over"):
-                problems.append(f"{label}: reshuffle {r} does not follow the variant's rule")
-        elif kind == "StockDrawn":
-            r = int(ev["reshuffle"])
-            pos = int(ev["position"])
-            cid = _card(ev["card"])
-            stock = stocks.get(r)
-            rep.checked_cards += 1
-            if stock is None:
-                problems.append(f"{label}: a card was drawn from unknown reshuffle {r}")
-                continue
-            if pos != next_pos.get(r):
-                problems.append(
-                    f"{label}: a card was drawn from position {pos} of stock {r}, "
-                    f"the top was position {next_pos.get(r)}"
-                )
-            next_pos[r] = pos + 1
-            if not 0 <= pos < len(stock) or cid != stock[pos]:
-                problems.append(
-                    f"{label}: card {cid} was drawn from position {pos} of stock {r}, "
-                    f"the shuffle gives {stock[pos] if 0 <= pos < len(stock) else None}"
-                )
-    if not started and not rnd.get("abandoned"):
+    events = [event_from_plain(e, variant) for e in rnd.get("events") or []]
+    if not any(isinstance(e, RoundStarted) for e in events) and not rnd.get("abandoned"):
         problems.append(f"{label}: the event log has no RoundStarted")
+    verifier.feed(V.CommitmentsSeen(tag, commits, {s: "recorded" for s in excluded} or None))
+    verifier.feed(V.EventsSeen(None, tuple(events)))
+    verifier.feed(V.SecretsSeen(tag, secrets, tuple(excluded)))
+    for seat in rnd.get("withdrawals") or []:
+        verifier.feed(V.EventsSeen(None, (PlayersEliminated((int(seat),)),)))

@@ -83,6 +83,8 @@ def describe_check(fn: Callable[..., Any]) -> str:
         "_invitation_id": "str, 32 lowercase hex digits",
         "_seat_bytes_map": "map: decimal seat (`\"0\"`..`\"3\"`, `\"255\"`) -> bin 32 bytes",
         "_seat_list": "array of distinct participant seats (0..3 or 255)",
+        "_seat_reasons": "map: decimal seat -> reason code `[a-z][a-z0-9_]{0,31}` "
+        "(`bad_reveal`, `no_reveal`)",
     }
     if qual in named:
         return named[qual]

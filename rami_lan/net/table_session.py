@@ -29,6 +29,11 @@ class SessionUpdate:
     error: str | None = None  # the host refused our last action: why
     notice: str | None = None  # connection / table messages for the log line
     fairness: tuple[bool, str] | None = None  # (ok, details) after each round's check
+    fairness_round: Any = None
+    """`rami_lan.net.fairness.FairnessRound` whose state just changed: ``round_no``,
+    ``status`` (pending/checked/partial/unchecked/failed), ``reason``, ``evidence``."""
+    fairness_rounds: tuple[Any, ...] = ()
+    """Every round's `FairnessRound` so far, when one changed (for the result screen)."""
     deadline: float | None = None  # time.monotonic() when the current move timer ends
     connection: ConnectionState | None = None
     nicknames: dict[int, str] = field(default_factory=dict)  # seat -> nickname, when changed

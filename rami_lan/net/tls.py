@@ -265,7 +265,8 @@ class KnownTables:
     """The fingerprint each table had when we last joined it (``known_tables.json`` in
     the config folder, 0600; at most :data:`MAX_KNOWN` tables, the oldest forgotten).
 
-    Keys are the table id in hex (from the TXT record or ``welcome``). Pass
+    Keys name a table as the player does (``rami-lan join NAME`` or ``HOST:PORT``): table
+    ids are new for every table, names are what players reuse. Pass
     :meth:`get` as ``known_fingerprint`` to ``open_session``, so that a failed join-code
     exchange with a table whose certificate changed is reported as possible
     interception; :meth:`remember` after a successful join.

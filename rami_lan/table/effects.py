@@ -1,7 +1,7 @@
 """What the table machine asks its adapter to do: frozen effect values.
 
 The machine never performs I/O. Every input returns a list of these, in order; the
-adapter (`rami_lan.net.host` over TLS, `rami_lan.app.solo` in process, `bots.selfplay`)
+adapter (`rami_lan.net.host` over TLS, `rami_lan.cli.local_session` in process, `table.selfplay`)
 carries them out in that order.
 
 | effect | the adapter must |

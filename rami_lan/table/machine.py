@@ -86,6 +86,11 @@ def _msg(kind: str, **fields: Any) -> F.Msg:
     return F.Msg(kind, fields)
 
 
+def _exclusion_codes(ctx: RoundCtx) -> dict[int, str]:
+    """Excluded seat -> reason code (``bad_reveal``, ``no_reveal``), for the verifiers."""
+    return {s: why.name.lower() for s, why in sorted(ctx.commit.excluded.items())}
+
+
 class TableMachine:
     """One table, sans I/O. ``entropy(n)`` returns ``n`` fresh random bytes."""
 
@@ -148,6 +153,9 @@ class TableMachine:
         self._players_sent: dict[int, list[dict[str, Any]]] = {}
         self._notice_at: float | None = None
         self._out: list[F.Effect] = []
+        self._cards: list[Any] | None = None
+        self.emit_applied = True
+        """Emit `Applied` effects (self-play, which reads none, turns them off)."""
         self.last_refusal: Exception | None = None
         """Why the core refused the last action the table tried (bots' mistakes)."""
         self._journal_on = config.journal_dir is not None
@@ -386,7 +394,7 @@ class TableMachine:
         """Full state for a (re)joining seat: its view, and the round's fair-shuffle data."""
         ctx = self._round
         if ctx is not None and ctx.commits_sent:
-            self._send(conn, _msg("commitments", round_tag=ctx.tag, commits=ctx.commitments()))
+            self._send(conn, self._commitments_msg(ctx))
         elif (ctx is not None and self.stage is Stage.COMMIT and seat in ctx.participants
               and seat in ctx.commit.missing_commits):
             self._send(conn, _msg("commit_request", round_tag=ctx.tag, seat=seat))
@@ -394,8 +402,7 @@ class TableMachine:
         if ctx is not None and ctx.finished:
             secrets = ctx.secrets()
             if secrets:
-                self._send(conn, _msg("round_secrets", round_tag=ctx.tag, secrets=secrets,
-                                      excluded=ctx.excluded()))
+                self._send(conn, self._secrets_msg(ctx))
 
     # ------------------------------------------------------------------ cards and chat
 
@@ -519,14 +526,17 @@ class TableMachine:
         self.match = m
         self.seq += 1
         self._changed_at = now
-        self._out.append(F.Applied(tuple(evs), m))
+        if self.emit_applied:
+            self._out.append(F.Applied(tuple(evs), m))
         ctx = self._round
         if self.record is not None and ctx is not None and not ctx.finished:
             self.record.log_events(evs, self.variant)
+        seats = self.seats
         for s, buf in self._bot_events.items():
-            if self.seats[s].kind == "bot" or self.seats[s].conn is None:
-                buf.extend(e.for_seat(s) for e in evs)
-            else:
+            st = seats[s]
+            if st.kind == "bot" or st.conn is None:
+                buf += [e.for_seat(s) for e in evs]
+            elif buf:
                 buf.clear()  # a connected player reads its own events
         for conn, seat in self.conns.items():
             if seat is None:
@@ -780,11 +790,31 @@ class TableMachine:
 
     def _announce_exclusions(self, ctx: RoundCtx) -> None:
         """Every seat left out of the round's seed is announced to all, with the reason."""
+        fresh = False
         for seat, why in sorted(ctx.exclusions().items()):
             if seat in ctx.announced:
                 continue
             ctx.announced.add(seat)
+            fresh = fresh or seat in ctx.commit.excluded
             self._notice(f"seat {seat + 1} is left out of this round's shuffle: {why}")
+        if fresh:  # the verifiers' structured announcement: the same list, with the reasons
+            self._to_seated(self._commitments_msg(ctx))
+
+    @staticmethod
+    def _commitments_msg(ctx: RoundCtx) -> F.Msg:
+        """``commitments``, with ``excluded`` (seat -> reason code) once seats are excluded."""
+        fields: dict[str, Any] = {"round_tag": ctx.tag, "commits": ctx.commitments()}
+        if ctx.commit.excluded:
+            fields["excluded"] = _exclusion_codes(ctx)
+        return F.Msg("commitments", fields)
+
+    @staticmethod
+    def _secrets_msg(ctx: RoundCtx) -> F.Msg:
+        fields: dict[str, Any] = {"round_tag": ctx.tag, "secrets": ctx.secrets(),
+                                  "excluded": ctx.excluded()}
+        if ctx.commit.excluded:
+            fields["reasons"] = _exclusion_codes(ctx)
+        return F.Msg("round_secrets", fields)
 
     def _notice(self, text: str) -> None:
         players = self.players_info()
@@ -805,7 +835,9 @@ class TableMachine:
         ctx.seed = seed
         v = self.variant
         deck_ids = self.deck_for_round(seed, v.deck_size)
-        cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in deck_ids]
+        if self._cards is None:  # one Card object per id for the whole match
+            self._cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
+        cards = [self._cards[i] for i in deck_ids]
         if self.record is not None:
             self.record.begin_round(self, ctx.tag, ctx.commit, deck_ids, seed)
         new_m, evs = self.deal(self.match, cards, seed)
@@ -824,8 +856,7 @@ class TableMachine:
         ctx.finished = True
         secrets = ctx.secrets()
         if secrets:
-            self._to_seated(_msg("round_secrets", round_tag=ctx.tag, secrets=secrets,
-                                 excluded=ctx.excluded()))
+            self._to_seated(self._secrets_msg(ctx))
         if self.record is not None:
             self.record.end_round(self.match, secrets, ctx.excluded(), abandoned)
             self._out.append(F.WriteRecord(self.record.to_plain()))
@@ -858,10 +889,12 @@ class TableMachine:
         if self.stage is not Stage.BETWEEN and not (
                 self.stage is Stage.RESUMING and self.match.phase == "between"):
             self._error(conn, "unexpected", "not between rounds")
-            if self._between_round is None or self._between_round < self.match.round_no - 1:
-                # Early (no round has ended to answer): protocol.md says this closes.
+            if not self.started:
+                # Early: the match has not started, there is nothing to answer (protocol.md:
+                # unexpected, and the connection is closed).
                 self._out.append(F.Close(conn))
-            # else a late answer to the last between phase: refused, the seat plays on.
+            # Else a stray answer (a race with the next deal, or a confused client):
+            # refused, the seat plays on.
             return self._flush(now)
         if seat in self._choices:
             return self._flush(now)

@@ -56,6 +56,7 @@ class _SelfPlayTable(TableMachine):
                  clock: Callable[[], float]) -> None:
         self._bots = list(bots)
         super().__init__(config, _no_entropy)
+        self.emit_applied = False
         self._rng = random.Random(seed)
         self._order: list[int] = []
         self._max_rounds = max_rounds

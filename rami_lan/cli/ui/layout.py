@@ -82,7 +82,10 @@ def join_rows(rows: list[Row], width: int) -> list[Fragment]:
     for i, row in enumerate(rows):
         if i:
             out.append(("", "\n"))
-        out += clip(row, width)
+        row = clip(row, width)
+        while row and not row[-1][0] and len(row[-1]) == 2 and not row[-1][1].strip():
+            row.pop()  # trailing blank padding: nothing to draw (fewer cells per frame)
+        out += row
     return out
 
 

@@ -518,10 +518,8 @@ class Lobby:
     def _opener(self) -> Callable[..., Any] | None:
         if self._open_session is not None:
             return self._open_session
-        try:
-            from rami_lan.net.client import open_session
-        except ImportError:
-            return None
+        from rami_lan.net.client import open_session
+
         return open_session
 
     async def _join(self, ad: Any, code: str | None) -> None:

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 from rami_lan.cli.ui.describe import describe
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
+from rami_lan.core import hints as _hints
 from rami_lan.core.cards import Card
 from rami_lan.core.shadow import is_legal_for_view, legal_actions_for_view
-from rami_lan.core.solver import best_partition, can_open
+from rami_lan.core.solver import can_open
 from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView
 from rami_lan.i18n import _, translate_message
@@ -40,24 +41,9 @@ class RoundLine:
     totals: dict[int, int]
     eliminated: tuple[int, ...] = ()
 
-try:  # another module may offer richer hints; the solver is the fallback
-    from rami_lan.core import hints as _hints  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - depends on what is installed
-    _hints = None
-
-
 def hint_groups(variant: str, hand: tuple[Card, ...]) -> list[list[Card]]:
-    """Groups of hand cards that form melds (underlined on screen)."""
-    if _hints is not None:
-        for name in ("meld_hints", "hint_groups", "hints"):
-            fn = getattr(_hints, name, None)
-            if callable(fn):
-                try:
-                    groups = fn(variant, hand)
-                    return [list(getattr(g, "cards", g)) for g in groups]
-                except Exception:  # noqa: BLE001 - fall back to the solver
-                    break
-    return [list(m) for m in best_partition(variant, hand).melds]
+    """Groups of hand cards that form melds (underlined on screen), asked of the core."""
+    return _hints.hint_groups(variant, hand)
 
 
 @dataclass
@@ -325,7 +311,7 @@ class TableModel:
     def lay_hint(self):  # type: ignore[no-untyped-def]
         """The core's `LayDownHint` for the current view (cached), None without one."""
         v = self.view
-        if v is None or _hints is None or not hasattr(_hints, "lay_down_hint"):
+        if v is None:
             return None
         if self._lay_hint_key is not v:
             self._lay_hint_key = v

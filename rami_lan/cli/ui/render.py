@@ -924,7 +924,11 @@ def render_result(
                 lines.add(card_style(c, four_colour), face_text(c))
                 lines.add("class:points", f"·{hand_points(var, c)} ")
             if cards:
-                lines.add("class:total", "= " + points_text(hp.get(s, 0)))
+                total = "= " + points_text(hp.get(s, 0))
+                if lines.col + len(total) > width:
+                    lines.nl()
+                    lines.add("", "   ")
+                lines.add("class:total", total)
             lines.nl()
     top = split_rows(lines.frags)
     lines = Lines()

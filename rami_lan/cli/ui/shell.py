@@ -130,10 +130,22 @@ class Shell:
             screen.attach(self)
 
     def run(self) -> int:
-        return int(self.app.run() or 0)
+        """Run the screens until they exit; SIGTERM/SIGHUP leave as a key press would
+        (the lobby's presence ad and a table's connection then say goodbye)."""
+        return int(self.app.run(pre_run=self._on_start) or 0)
 
     async def run_async(self) -> int:
-        return int(await self.app.run_async() or 0)
+        return int(await self.app.run_async(pre_run=self._on_start) or 0)
+
+    def _on_start(self) -> None:
+        import asyncio
+
+        from rami_lan.net.signals import install_shutdown
+
+        try:
+            install_shutdown(asyncio.get_running_loop(), stop=lambda: self.exit(130))
+        except (RuntimeError, ValueError):  # not the main thread (tests): keep defaults
+            pass
 
     def exit(self, code: int = 0) -> None:
         if self.app.is_running and not self.app.future.done():  # type: ignore[union-attr]

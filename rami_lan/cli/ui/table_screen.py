@@ -81,9 +81,7 @@ class TableScreen:
         self.session = session
         self.four_colour = four_colour
         self.model = TableModel(seat=session.seat, variant=session.variant)
-        levels = getattr(session, "bot_levels", None) or getattr(session, "_bot_levels", None)
-        if isinstance(levels, dict) and levels:
-            self.model.table["bots"] = {int(k): str(v) for k, v in levels.items()}
+        self.model.table.update(session.table)  # facts known before the first update (bots too)
         self.on_leave = on_leave
         self.profile = profile
         self._stats = stats
@@ -144,7 +142,7 @@ class TableScreen:
     async def _read(self) -> None:
         try:
             # open_session() returns a started session; a local table waits for us.
-            if not getattr(self.session, "started", True):
+            if not self.session.started:
                 await self.session.start()
             async for upd in self.session.updates():
                 self.model.apply(upd)
@@ -182,28 +180,27 @@ class TableScreen:
 
     def match_id(self) -> str:
         """Unique per match: the session's own id, else the table id and match number."""
-        mid = getattr(self.session, "match_id", None)
-        if isinstance(mid, str) and mid:
+        mid = self.session.match_id
+        if mid:
             return mid
-        tid = getattr(self.session, "table_id", b"")
-        tid = tid.hex() if isinstance(tid, bytes | bytearray) else str(tid or "")
-        no = getattr(self.session, "match_no", None)
+        tid = self.session.table_id.hex()
+        no = self.session.match_no
         if tid and isinstance(no, int):
             return f"{tid}:{no}"
         return f"{tid or 'table'}:{self._nonce}:{self.model.matches_ended}"
 
     def record_match(self) -> bool:
         """Store the match that just ended in the local statistics (never raises)."""
-        if getattr(self.session, "bot", False) or self._stats is None:
+        if self.session.bot or self._stats is None:
             return False
         db = self.stats_db()
         if db is None:
             return False
         mid = self.match_id()
         seat = self.model.seat
-        state = getattr(self.session, "state", None)
+        state = self.session.state
         try:
-            if state is not None and getattr(state, "over", False):
+            if state is not None and state.over:
                 done = db.record_match(seat, state, mid)
             else:
                 n_seats = len(self.model.view.players) if self.model.view is not None else (
@@ -227,7 +224,7 @@ class TableScreen:
             return False
         if any(isinstance(ev, E.MatchEnded) for ev in m.match_events):
             return False
-        if getattr(self.session, "bot", False) or self._stats is None or m.view is None:
+        if self.session.bot or self._stats is None or m.view is None:
             return False
         db = self.stats_db()
         if db is None:
@@ -260,7 +257,7 @@ class TableScreen:
         """Write the match so far as a replay file when the session can give one (solo
         tables: `LocalTableSession.replay_record`); ``rami-lan replay FILE`` plays it."""
         record = getattr(self.session, "replay_record", None)
-        if not callable(record) or getattr(self.session, "bot", False):
+        if not callable(record) or self.session.bot:
             return None
         path = self.replay_path()
         if path is None:
@@ -376,10 +373,7 @@ class TableScreen:
             return
         if verdict.truncated:
             m.notice = _("A message holds at most {n} characters.").format(n=MAX_CHAT_CHARS)
-        send = getattr(self.session, "send_chat", None) or getattr(self.session, "chat", None)
-        if send is None:
-            m.error = _("This table has no chat.")
-            return
+        send = self.session.send_chat
         m.error = None
 
         async def go() -> None:
