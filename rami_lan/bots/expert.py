@@ -113,7 +113,6 @@ class Expert(ExpertV1):
     max_depth = 20  # 500: how deep into the discard pile it looks (measured: 8 -> 20 pays)
     safe_w = 2.0  # discard score: a card next to the next player's own discards
     race_outs = True  # near a one-turn going out, discard for the most outs to it
-    outs_take_danger = 0.6  # take the top for its live outs while the danger is below this
     race_loose = 4  # ... when the best melds leave at most this many cards
     table_out = True  # count lay-offs on the table when judging a one-turn going out
     horizon = 3  # opponent turns over which the dumping weighs the danger

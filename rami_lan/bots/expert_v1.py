@@ -49,7 +49,6 @@ class ExpertV1(Moyen):
     # discard (33 % vs 53-60 % against moyen, 60 matches), so off until it is tuned
     lookahead = False
     lookahead_variants = frozenset({"rami", "classique", "40", "multi"})
-    outs_take_danger = 0.0  # take the top for its live outs only while danger <= this
     deep_left_w = 0.5  # 500 deep draw: weight of the taken cards' points left in hand
     max_depth = MAX_DEPTH
     take_margin = 1.0  # deadwood points the top discard must save over a blind draw
@@ -103,7 +102,7 @@ class ExpertV1(Moyen):
         """Is the top discard worth more than a blind draw (many live outs added)?"""
         v = self.variant(view)
         top = view.discard[-1]
-        if top.is_joker or hand_points(v, top) >= 10 or self.danger(view) > self.outs_take_danger:
+        if top.is_joker or hand_points(v, top) >= 10 or self.danger(view) > 0:
             return False
         hand = list(view.hand)
         melded = self.meld_cards(view)
