@@ -13,7 +13,7 @@ from rami_lan.core import actions as A
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
 from rami_lan.net.client import JoinRefused, open_session
-from rami_lan.net.shuffle import commitment, round_tag
+from rami_lan.table.shuffle import commitment, round_tag
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
 

@@ -29,7 +29,8 @@ from rami_lan.core.codec import (
 )
 from rami_lan.net import pake as PK
 from rami_lan.net import protocol as P
-from rami_lan.net import shuffle, tls
+from rami_lan.net import tls
+from rami_lan.table import shuffle
 
 KIT = Path(__file__).resolve().parent / "conformance"
 sys.path.insert(0, str(KIT))

@@ -1,4 +1,4 @@
-"""Tests for rami_lan.net.shuffle: the fair-shuffle spec, host state machine and checker."""
+"""Tests for rami_lan.table.shuffle: the fair-shuffle spec, host state machine and checker."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rami_lan.net import shuffle as fs
-from rami_lan.net.shuffle import (
+from rami_lan.table import shuffle as fs
+from rami_lan.table.shuffle import (
     CommitmentRound,
     DealerSeen,
     DealtCard,

@@ -21,10 +21,10 @@ from rami_lan.core.codec import action_to_plain, event_to_plain, view_to_plain
 from rami_lan.core.views import view_for
 from rami_lan.net import protocol as P
 from rami_lan.net.record import MatchRecord, verify
-from rami_lan.net.shuffle import commitment, deck_order, round_tag
 from rami_lan.table import TableConfig, TableMachine
 from rami_lan.table import effects as F
 from rami_lan.table.machine import NOTICE_GRACE, Stage
+from rami_lan.table.shuffle import commitment, deck_order, round_tag
 
 
 class Entropy:

@@ -114,3 +114,34 @@ def test_result_screen_loud_fairness_failure_and_eliminated_mark():
     assert "Rami sec!" in text
     assert "wins the match" in text
     assert "[Leave q]" in text and "[Continue" not in text
+
+
+def test_fairness_per_round_failed_is_loud_on_table_and_result_screens():
+    """Issue 12 item 4: the fairness state is per round; a FAILED round shows its reason
+    and evidence file on the result screen and stays on the table screen; otherwise the
+    result says how many rounds were checked."""
+    from rami_lan.net.fairness import FairnessRound
+
+    s, m = model_after("rami", 2, "fair", moves=0)
+    ok = FairnessRound(1, "checked", "", events_checked=40)
+    m.apply(SessionUpdate(fairness_round=ok))
+    m.apply(SessionUpdate(fairness_round=FairnessRound(2, "pending", "")))
+    assert m.fairness_summary() == (1, 1)
+    assert "FAILED" not in fragments_text(render_table(m, 80, 24))
+    bad = FairnessRound(2, "failed", "dealer moved: expected seat 1, host said seat 2",
+                        evidence="/tmp/evidence-r2.json")
+    m.apply(SessionUpdate(fairness_rounds=(ok, bad)))
+    table = fragments_text(render_table(m, 80, 24))
+    assert "FAIRNESS CHECK FAILED in round 2: dealer moved" in table
+    from rami_lan.core.events import RoundEnded
+
+    v = m.view
+    res = RoundEnded(2, False, "out", ((0, ()), (1, ())), ((0, 0), (1, 0)),
+                     ((0, 0), (1, 0)), ((0, 0), (1, 0)))
+    m.apply(SessionUpdate(view=replace(v, phase="over", last_result=res)))
+    result = fragments_text(render_result(m, 100))
+    assert "Round 2: fairness check FAILED: dealer moved" in result
+    assert "/tmp/evidence-r2.json" in result
+    m.fairness_rounds[2] = FairnessRound(2, "checked", "")
+    result = fragments_text(render_result(m, 100))
+    assert "Fair shuffle and rulings checked: 2 of 2 rounds." in result

@@ -833,3 +833,38 @@ def test_round_restarted_after_the_deal(recorded: dict[str, list[Stream]]) -> No
         return at
 
     expect_caught(recorded["long"], mutate, {"commit_mid_round"}, 1)
+
+
+def test_disconnect_without_a_seq_jump_is_partial_not_failed(recorded: dict[str, list[Stream]]) -> None:
+    """Cut off (e.g. rate-limited), the client misses one change's events; the state sent
+    on reconnect carries the very next number: the round is ``partial``, never failed."""
+    for facts, entries in recorded["long"]:
+        items: list[V.Input] = []
+        dropped = False
+        for e in entries:
+            msg = P.Message.from_wire(copy.deepcopy(e["msg"]))
+            got = to_inputs(msg, facts.variant, sent=e["dir"] == "out", secret=e.get("secret"))
+            if not dropped and any(isinstance(x, V.EventsSeen)
+                                   and any(isinstance(ev, E.Discarded) for ev in x.events)
+                                   for x in got):
+                items.append(V.Disconnected())  # the events of this change are lost
+                dropped = True
+                continue
+            items += got
+        v = V.SeatVerifier(facts)
+        assert not v.feed_all(items), v.findings[:2]
+        assert v.round(1).status is V.Status.PARTIAL  # type: ignore[union-attr]
+
+
+def test_connection_lost_before_the_secrets_is_unchecked_not_failed(
+        recorded: dict[str, list[Stream]]) -> None:
+    facts, entries = recorded["long"][0]
+    end = secrets_index(entries, 1, facts)
+    v = V.SeatVerifier(facts)
+    for e in entries[:end]:
+        msg = P.Message.from_wire(copy.deepcopy(e["msg"]))
+        v.feed_all(to_inputs(msg, facts.variant, sent=e["dir"] == "out", secret=e.get("secret")))
+    assert not v.feed_all([V.Disconnected(), V.StreamEnded()])
+    assert v.round(1).status is V.Status.UNCHECKED  # type: ignore[union-attr]
+    v2, first = feed(facts, entries[:end])  # the host ends the session: its secrets are due
+    assert v2.round(1).findings[0].code == "secrets_missing"  # type: ignore[union-attr]

@@ -2,7 +2,7 @@
 
 The engine needs it for reshuffles during a round (the key comes from the round's
 agreed seed) and for the first dealer; the network layer builds the commit-reveal
-protocol on top of the same functions (`rami_lan.net.shuffle`).
+protocol on top of the same functions (`rami_lan.table.shuffle`).
 """
 
 from __future__ import annotations

@@ -47,8 +47,8 @@ from rami_lan.net import tls
 from rami_lan.net.chat import ChatPolicy, ChatRefusal, ChatVerdict
 from rami_lan.net.fairness import FairnessRound, FairnessTracker, facts_from_welcome
 from rami_lan.net.pake import PakeClient, PakeError
-from rami_lan.net.shuffle import commitment, new_secret
 from rami_lan.net.table_session import ConnectionState, SessionUpdate
+from rami_lan.table.shuffle import commitment, new_secret
 
 log = logging.getLogger(__name__)
 

@@ -48,14 +48,14 @@ from rami_lan.core.codec import event_from_plain, event_to_plain
 from rami_lan.core.errors import MalformedAction
 from rami_lan.core.events import Event, PlayersEliminated, RoundStarted
 from rami_lan.core.variants import Variant, get_variant
-from rami_lan.net.shuffle import (
+from rami_lan.table import verifier as V
+from rami_lan.table.shuffle import (
     DEDICATED_HOST_SEAT,
     CommitmentRound,
     deck_order,
     round_tag,
     seed_from_secrets,
 )
-from rami_lan.table import verifier as V
 
 if TYPE_CHECKING:
     from rami_lan.core.match import MatchState

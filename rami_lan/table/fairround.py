@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from rami_lan.net.shuffle import CommitmentRound, Phase
+from rami_lan.table.shuffle import CommitmentRound, Phase
 
 __all__ = ["RoundCtx", "pairs"]
 

@@ -49,13 +49,13 @@ from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, star
 from rami_lan.core.variants import get_variant
 from rami_lan.core.views import view_for
 from rami_lan.ids import DEDICATED_HOST_SEAT, TABLE_NOTICE
-from rami_lan.net.shuffle import CommitmentRound, Phase, RevealOutcome, deck_order, round_tag
 from rami_lan.table import effects as F
 from rami_lan.table.chat import ChatPolicy, ChatRefusal
 from rami_lan.table.config import TableConfig
 from rami_lan.table.fairround import RoundCtx, pairs
 from rami_lan.table.policy import fallback_action, make_policy, think_delay
 from rami_lan.table.seats import Seat, card_nick, find_by_token, token_hash, unique_nick
+from rami_lan.table.shuffle import CommitmentRound, Phase, RevealOutcome, deck_order, round_tag
 
 __all__ = ["Stage", "TableMachine"]
 

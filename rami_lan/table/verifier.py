@@ -385,10 +385,22 @@ class SeatVerifier:
 
     # ---- commit-reveal
 
+    def _gone_while_away(self, r: _Round) -> bool:
+        """A round with a hole in its log went on (and ended) while we were away."""
+        if not r.gap or r.ended:
+            return False
+        r.ended = True
+        self._partial(r, r.gap)
+        self._lost = f"round {r.round_no} ended while we were away"
+        self._m = None
+        return True
+
     def _close_unjudged(self) -> None:
         """The host moves on to another round: a finished round without secrets fails."""
         prev = self._cur
         if prev is None or not prev.started:
+            return
+        if self._gone_while_away(prev):
             return
         if prev.status is Status.PENDING:
             if prev.ended:
@@ -406,6 +418,8 @@ class SeatVerifier:
             r = self._cur
         if r is not None and r.tag == msg.tag and r.asked and r.commits is None and not r.started:
             return  # a repeated request for the same round (we answer with the same commitment)
+        if r is not None and r.started and not r.ended and self._gone_while_away(r):
+            r = self._cur
         if r is not None and r.started and not r.ended:
             self._fail(r, "commit_mid_round",
                        "the host asked for a new commitment while the round was being played")
@@ -441,6 +455,8 @@ class SeatVerifier:
     def _on_commitments(self, msg: CommitmentsSeen) -> None:
         commits = {int(k): bytes(v) for k, v in msg.commits.items()}
         r = self._cur
+        if r is not None and r.started and not r.ended and r.gap and msg.tag != r.tag:
+            self._gone_while_away(r)
         if r is not None and r.started and not r.ended:
             if r.commits is None and r.gap and msg.tag == r.tag:
                 r.commits = commits  # joined mid-round: the state sent again
@@ -597,11 +613,14 @@ class SeatVerifier:
             return
         last = self._last_seq
         self._last_seq = seq if last is None else max(last, seq)
-        if last is None or seq == last + 1 or (same_ok and seq == last):
+        if self._disconnected and last is not None:
+            # The first numbered message after a reconnect is the state sent again: any
+            # change since the last one we saw has events we never received.
+            if seq > last:
+                self._note_gap()
             self._disconnected = False
             return
-        if self._disconnected:
-            self._note_gap()
+        if last is None or seq == last + 1 or (same_ok and seq == last):
             return
         target = self._cur or self._open_round(self._next_round_no())
         self._fail(target, "events_skipped",
@@ -1097,8 +1116,11 @@ class SeatVerifier:
         r = self._cur
         if r is None or r.status is not Status.PENDING:
             return
-        if r.started and r.ended:
+        if r.started and r.ended and not self._disconnected:
             self._fail(r, "secrets_missing", "the session ended before the round's secrets arrived")
+        elif self._disconnected:
+            r.status = Status.UNCHECKED
+            r.reason = "the connection was lost before the round could be checked"
         else:
             r.status = Status.UNCHECKED
             r.reason = "the session ended before the round did"

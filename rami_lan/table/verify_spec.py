@@ -2,7 +2,7 @@
 
 ``round_tag``, ``commitment`` and ``seed_from_secrets`` are the protocol's hashes;
 the deck, dealer and reshuffle functions live in the rules core
-(`rami_lan.core.deckrng`), which the engine itself uses. `rami_lan.net.shuffle` wraps
+(`rami_lan.core.deckrng`), which the engine itself uses. `rami_lan.table.shuffle` wraps
 these with argument checks for the host's commit-reveal state machine.
 
 Card ids (FAIR_SHUFFLE.md): for each deck copy ``d = 0 .. D-1``, suits ``c s h d``,

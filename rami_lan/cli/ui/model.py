@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from rami_lan.cli.ui.describe import describe
 from rami_lan.core import actions as A
@@ -59,6 +60,8 @@ class TableModel:
     notice: str | None = None
     confirm: str | None = None  # a question waiting for the same key again
     fairness: tuple[bool, str] | None = None
+    fairness_rounds: dict[int, Any] = field(default_factory=dict)
+    """round number -> its `rami_lan.net.fairness.FairnessRound` (status, reason, evidence)."""
     order: list[Card] = field(default_factory=list)
     cursor: int = 0
     selected: list[Card] = field(default_factory=list)
@@ -103,6 +106,15 @@ class TableModel:
 
     # --- updates from the session -----------------------------------------------------
 
+    def fairness_failed(self) -> list[Any]:
+        """The rounds whose check FAILED, in order (shown loudly on every screen)."""
+        return [r for _n, r in sorted(self.fairness_rounds.items()) if r.status == "failed"]
+
+    def fairness_summary(self) -> tuple[int, int]:
+        """(rounds fully checked, rounds judged) so far; a round being played is not judged."""
+        judged = [r for r in self.fairness_rounds.values() if r.status != "pending"]
+        return sum(r.status == "checked" for r in judged), len(judged)
+
     def name(self, seat: int) -> str:
         return self.nicknames.get(seat) or _("Seat {n}").format(n=seat + 1)
 
@@ -119,6 +131,9 @@ class TableModel:
             self._log(upd.notice)
         if upd.fairness is not None:
             self.fairness = upd.fairness
+        for r in (*upd.fairness_rounds, upd.fairness_round):
+            if r is not None:
+                self.fairness_rounds[r.round_no] = r
         if upd.connections:
             self.connections.update(upd.connections)
         if upd.cards:

@@ -627,6 +627,11 @@ def message_rows(model: TableModel, width: int) -> list[Row]:
     if model.chat_input is not None:
         rows = [[("class:error", model.error)]] if model.error else []
         return [*rows, [("class:chat.input", chat_input_text(model, width))]]
+    failed = model.fairness_failed()
+    if failed:  # loud until the player leaves: the host cheated or broke the rules
+        text = _("FAIRNESS CHECK FAILED in round {n}: {why}").format(
+            n=failed[0].round_no, why=failed[0].reason)
+        return [[("class:alarm", " " + text[: max(1, width - 3)] + " ")]]
     if model.confirm:
         return [[("class:warn", model.confirm)]]
     if model.error:
@@ -652,6 +657,33 @@ def log_rows(model: TableModel, width: int, n: int) -> list[Row]:
         if len(out) >= n:
             break
     return list(reversed(out))
+
+
+def fairness_rows(model: TableModel, width: int) -> list[Row]:
+    """The fairness verdict for the result screen: every FAILED round with its reason and
+    evidence file, else how many rounds were fully checked, and why others were not."""
+    failed = model.fairness_failed()
+    rows: list[Row] = []
+    if failed:
+        for r in failed:
+            for part in r.details().splitlines():
+                rows += [[("class:alarm", " " + p + " ")] for p in wrap_text(part, width - 3)]
+        return rows
+    if model.fairness_rounds:
+        checked, judged = model.fairness_summary()
+        if judged:
+            rows.append([("class:opened", _("Fair shuffle and rulings checked: {n} of {m} rounds.")
+                          .format(n=checked, m=judged))])
+        for _n, r in sorted(model.fairness_rounds.items()):
+            if r.status in ("partial", "unchecked"):
+                rows += [[("class:warn", p)] for p in wrap_text(r.details(), width - 1)]
+        return rows
+    if model.fairness is not None and not model.fairness[0]:
+        return [[("class:alarm", " " + _("FAIRNESS CHECK FAILED: {details}").format(
+            details=model.fairness[1]) + " ")]]
+    if model.fairness is not None:
+        return [[("class:opened", _("Fair shuffle checked."))]]
+    return rows
 
 
 def status_text(model: TableModel) -> str:
@@ -885,12 +917,8 @@ def render_result(
 
         lines.add("class:dim", _("Round over: {reason}.").format(reason=reason_text(res.reason)))
     lines.nl()
-    if model.fairness is not None and not model.fairness[0]:
-        lines.add("class:alarm", " " + _("FAIRNESS CHECK FAILED: {details}").format(
-            details=model.fairness[1]) + " ")
-        lines.nl()
-    elif model.fairness is not None:
-        lines.add("class:opened", _("Fair shuffle checked."))
+    for row in fairness_rows(model, width):
+        lines.add(*row[0])
         lines.nl()
     lines.nl()
     hands = dict(res.hands)
