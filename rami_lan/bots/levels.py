@@ -49,7 +49,7 @@ LEVEL_INFO: dict[str, LevelInfo] = {
         ),
         _n(
             "Beats medium in 8 to 10 matches out of 10 and the previous expert in 6 to 9 out of "
-            "10 (about even in 500); wins 52 to 58 % against a strong player who hides its melds."
+            "10 (about even in 500); wins 52 to 60 % against a strong player who hides its melds."
         ),
     ),
 }
