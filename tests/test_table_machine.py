@@ -454,3 +454,32 @@ def test_own_card_is_sent_once_and_an_unchanged_card_not_again() -> None:
     assert [e.conn for e in out if isinstance(e, F.Send) and e.msg.kind == "card_msg"] == [1]
     out = machine.card(1, card, 0.0)
     assert not [e for e in out if isinstance(e, F.Send)]
+
+
+def test_bots_get_each_event_once_through_choose_and_wants_knock() -> None:
+    """Issue 16: ``wants_knock`` receives the new events too, and no event is given twice
+    (the table clears a bot's queue whichever question it asks)."""
+    from rami_lan.bots import make_bot
+    from rami_lan.core.match import MatchOptions
+    from rami_lan.table.selfplay import play_match
+
+    class Recorder:
+        def __init__(self, seat: int) -> None:
+            self.inner = make_bot("moyen", seat, seat)
+            self.seen: list[object] = []  # the events themselves: ids stay unique
+            self.knock_events = 0
+
+        def choose(self, view, new_events=()):  # type: ignore[no-untyped-def]
+            self.seen += list(new_events)
+            return self.inner.choose(view, new_events)
+
+        def wants_knock(self, view, new_events=()):  # type: ignore[no-untyped-def]
+            self.seen += list(new_events)
+            self.knock_events += len(new_events)
+            return self.inner.wants_knock(view, new_events)
+
+    bots = [Recorder(s) for s in range(3)]
+    play_match("rami", bots, 7, MatchOptions(limit=1, knock=True))
+    for b in bots:
+        assert b.seen and len(b.seen) == len({id(e) for e in b.seen}), "an event given twice"
+    assert sum(b.knock_events for b in bots) > 0  # knock questions carried events

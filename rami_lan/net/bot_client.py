@@ -127,9 +127,10 @@ class BotClient:
                 acted_on = view_id
                 retry = False
                 try:
-                    knock = self.policy.wants_knock(view)
+                    knock = self.policy.wants_knock(view, tuple(pending))
                 except Exception:
                     knock = False
+                pending = []  # each event is given to the bot once
                 if knock:
                     self.summary.actions += 1
                     await s.act(A.Knock(s.seat))

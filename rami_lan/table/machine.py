@@ -599,8 +599,9 @@ class TableMachine:
             st = self.seats[s]
             if st.kind != "bot" or st.policy is None:
                 continue
+            new_events, self._bot_events[s] = self._bot_events[s], []  # each event given once
             try:
-                wants = st.policy.wants_knock(view_for(m, s))
+                wants = st.policy.wants_knock(view_for(m, s), tuple(new_events))
             except Exception:  # noqa: BLE001 - a broken bot must not stop the table
                 wants = False
             if wants and self.try_apply(None, A.Knock(s), None, now):

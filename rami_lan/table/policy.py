@@ -1,7 +1,7 @@
 """Bot seats: the policy interface the table machine asks, and its safety nets.
 
 A bot is a policy object: ``choose(view, new_events)`` returns an action of its seat,
-``wants_knock(view)`` answers the frapper window, ``think_delay`` (seconds, attribute or
+``wants_knock(view, new_events)`` answers the frapper window, ``think_delay`` (seconds, attribute or
 method) is the pause before its move. The machine turns that pause into a deadline; it
 never sleeps. `rami_lan.net.bot_client.BotClient` drives the same interface over a
 network session.
@@ -26,7 +26,7 @@ class Policy(Protocol):
 
     def choose(self, view: SeatView, new_events: Sequence[Event]) -> A.Action: ...
 
-    def wants_knock(self, view: SeatView) -> bool: ...
+    def wants_knock(self, view: SeatView, new_events: Sequence[Event] = ()) -> bool: ...
 
 
 def make_policy(level: str, seat: int, seed: int = 0) -> Policy:
