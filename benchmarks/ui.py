@@ -146,6 +146,15 @@ def key_to_frame(n: int) -> tuple[dict[str, Any], dict[str, Any]]:
         seat = 0
         variant = "rami"
         started = True
+        table: dict[str, Any] = {}
+        table_id = b""
+        match_no = 1
+        match_id = "bench"
+        bot = False
+        state = None
+
+        async def send_chat(self, text: str) -> None:
+            return None
 
         async def updates(self):  # type: ignore[no-untyped-def]
             await asyncio.Event().wait()
