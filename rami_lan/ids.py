@@ -7,6 +7,7 @@ the bot factory (``bots.make_bot``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 VARIANT_IDS: Final = ("rami", "classique", "multi", "500", "40")
@@ -39,3 +40,16 @@ TAG_LABELS: Final = {
 
 SEAT_KINDS: Final = ("human", "bot")
 """``kind`` of a seat in the players list and the match record."""
+
+INTERFACES_ENV: Final = "RAMI_LAN_INTERFACES"
+"""Comma-separated local addresses to use for mDNS and tables (tests: ``127.0.0.1``)."""
+
+
+def env_interfaces(environ: Mapping[str, str] | None = None) -> list[str] | str:
+    """``$RAMI_LAN_INTERFACES`` as a list of addresses, else ``"all"`` (the one parser of
+    that setting: the lobby, ``open_table`` and discovery all use it)."""
+    import os
+
+    env = os.environ if environ is None else environ
+    found = [a.strip() for a in env.get(INTERFACES_ENV, "").split(",") if a.strip()]
+    return found or "all"

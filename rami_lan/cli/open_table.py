@@ -13,19 +13,17 @@ is not advertised and listens on 127.0.0.1 only, with bots on every other seat.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rami_lan.ids import BOT_LEVELS, DEFAULT_BOT_LEVEL
+from rami_lan.ids import BOT_LEVELS, DEFAULT_BOT_LEVEL, env_interfaces
 from rami_lan.table.config import TableConfig
 
-__all__ = ["INTERFACES_ENV", "OpenTable", "Owner", "env_interfaces", "journal_dir", "local_owner",
+__all__ = ["OpenTable", "Owner", "journal_dir", "local_owner",
            "open_table", "records_dir", "solo_config", "table_config"]
 
-INTERFACES_ENV = "RAMI_LAN_INTERFACES"
 
 
 @dataclass(frozen=True)
@@ -52,15 +50,6 @@ def local_owner(nickname: str | None = None) -> Owner:
     except Exception:  # noqa: BLE001 - no profile: the table still opens
         player_id = None
     return Owner(nick, language(), player_id)
-
-
-def env_interfaces(environ: dict[str, str] | None = None) -> list[str] | str:
-    """``$RAMI_LAN_INTERFACES`` (comma-separated addresses) as a list, else "all"."""
-    env = os.environ if environ is None else environ
-    raw = env.get(INTERFACES_ENV, "").strip()
-    if not raw:
-        return "all"
-    return [a.strip() for a in raw.split(",") if a.strip()] or "all"
 
 
 def journal_dir() -> Path:

@@ -53,6 +53,7 @@ from typing import Final
 from zeroconf import IPVersion
 from zeroconf.asyncio import AsyncZeroconf
 
+from rami_lan.ids import env_interfaces
 from rami_lan.net.mdns import (
     REVISION_KEY,
     SHORT_ID_LEN,
@@ -435,18 +436,9 @@ async def find_table(
     return next((t for t in tables if ok(t)), None)
 
 
-INTERFACES_ENV: Final = "RAMI_LAN_INTERFACES"
-"""Comma-separated local addresses to use for mDNS (tests: ``127.0.0.1``); unset: all."""
-
-
 def default_interfaces(environ: Mapping[str, str] | None = None) -> Interfaces:
     """``$RAMI_LAN_INTERFACES`` as a list of addresses, else ``"all"``."""
-    import os
-
-    env = os.environ if environ is None else environ
-    raw = env.get(INTERFACES_ENV, "").strip()
-    found = [a.strip() for a in raw.split(",") if a.strip()]
-    return found or "all"
+    return env_interfaces(environ)
 
 
 def ad_text(value: str | None, max_bytes: int, fallback: str) -> str:

@@ -31,21 +31,12 @@ from rami_lan.cli.ui.forms import Field, Form
 from rami_lan.cli.ui.shell import Shell, screen_window
 from rami_lan.cli.ui.text import Lines, on_click
 from rami_lan.i18n import _, detect_language, language, set_language
+from rami_lan.ids import env_interfaces
 from rami_lan.textsafe import safe_text
 
 BrowserFactory = Callable[[], Any]
 LEVELS = ("debutant", "moyen", "expert")
-INTERFACES_ENV = "RAMI_LAN_INTERFACES"
 NO_BROWSE_ENV = "RAMI_LAN_NO_BROWSE"
-
-
-def env_interfaces(environ: dict[str, str] | None = None) -> list[str] | str:
-    """``$RAMI_LAN_INTERFACES`` as a list of addresses, else "all"."""
-    env = os.environ if environ is None else environ
-    raw = env.get(INTERFACES_ENV, "").strip()
-    if not raw:
-        return "all"
-    return [a.strip() for a in raw.split(",") if a.strip()] or "all"
 
 
 def level_text(level: str) -> str:
