@@ -163,3 +163,85 @@ def test_sigterm_leaves_the_lobby_cleanly(tmux, tmp_path):
         time.sleep(0.05)
     assert status.read_text().strip() == "130"
     assert "Traceback" not in (tmp_path / "err").read_text()
+
+
+def test_lan_round_between_two_lobbies_with_a_move_timer(tmux, tmp_path):
+    """Issue 17: two lobbies on loopback. Ana opens a 500 table with a 15 s timer from the
+    New table form; Ben sees it listed in his lobby and joins with Enter; the timer is shown
+    and counts down on both screens, and they play the whole round by keys."""
+
+    def lobby(name: str) -> str:
+        home = tmp_path / name
+        return " ".join(shlex.quote(x) for x in [
+            "env", f"RAMI_LAN_CONFIG_DIR={home}", f"RAMI_LAN_DATA_DIR={home}",
+            "RAMI_LAN_INTERFACES=127.0.0.1", "LANG=C.UTF-8", sys.executable, "-m",
+            "rami_lan.cli.main", "--lang", "en"]) + "; sleep 30"
+
+    def screen(pane: str) -> str:
+        return tmux.run("capture-pane", "-t", pane, "-p")
+
+    def wait(pane: str, pattern: str, timeout: float = 15.0) -> str:
+        end = time.monotonic() + timeout
+        while not re.search(pattern, text := screen(pane)):
+            assert time.monotonic() < end, f"{pattern!r} never appeared:\n{text}"
+            time.sleep(0.05)
+        return text
+
+    def keys(pane: str, *k: str) -> None:
+        for key in k:
+            tmux.run("send-keys", "-t", pane, key)
+            time.sleep(0.05)
+
+    name = f"Lobby {secrets.token_hex(2)}"
+    tmux.run("new-session", "-d", "-s", "a", "-x", "100", "-y", "30", lobby("ana"))
+    tmux.run("new-session", "-d", "-s", "b", "-x", "100", "-y", "30", lobby("ben"))
+    wait("a", r"New table")
+    wait("b", r"New table")
+    keys("a", "n")
+    wait("a", r"Open the table")
+    tmux.run("send-keys", "-t", "a", "-l", name)  # the table name, typed
+    keys("a", "Down", "Right", "Right", "Right")  # variant: rami -> classique -> multi -> 500
+    wait("a", r"500")
+    keys("a", "Down", "Down")  # seats 2; seat 2:
+    for _ in range(4):  # to "a player"
+        if re.search(r"Seat 2\s+‹ a player ›", screen("a")):
+            break
+        keys("a", "Left")
+    wait("a", r"Seat 2\s+‹ a player ›", 5)
+    keys("a", "Down", "Down", "Down")  # who may sit, points, move timer
+    keys("a", "Right")
+    wait("a", r"Move timer\s+‹ 15 s ›", 5)
+    keys("a", "Down", "Enter")  # to "Open the table" (500 has no Frapper field), open it
+    wait("a", r"Waiting for the table|Stock", 20)
+    wait("b", re.escape(name), 20)  # Ben's lobby lists Ana's table as it is advertised
+    keys("b", "Enter")
+
+    def clock(pane: str) -> int | None:
+        found = re.search(r"⏱ (\d+) s", screen(pane))
+        return int(found.group(1)) if found else None
+
+    end = time.monotonic() + 30
+    while clock("a") is None or clock("b") is None:
+        assert time.monotonic() < end, "the move timer is shown on both screens:\n" + \
+            screen("a") + "\n" + screen("b")
+        time.sleep(0.05)
+    first = {p: clock(p) for p in ("a", "b")}
+    end = time.monotonic() + 10
+    while not all((clock(p) or 99) < first[p] for p in ("a", "b")):  # it counts down
+        assert time.monotonic() < end, "the timer counts down on both screens"
+        time.sleep(0.1)
+    end = time.monotonic() + 150
+    done: set[str] = set()
+    while done != {"a", "b"}:
+        assert time.monotonic() < end, "the round ends:\n" + screen("a") + "\n" + screen("b")
+        for pane in ("a", "b"):
+            text = screen(pane)
+            if "End of round 1" in text:
+                done.add(pane)
+            elif "Your turn: d draw" in text:
+                tmux.run("send-keys", "-t", pane, "d")
+            elif "Space select" in text:
+                tmux.run("send-keys", "-t", pane, "x")
+        time.sleep(0.05)
+    for pane in ("a", "b"):
+        assert "Refused" not in screen(pane)

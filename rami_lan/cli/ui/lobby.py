@@ -1,4 +1,4 @@
-"""The lobby: tables and players found on the LAN (live), Nouvelle table, Solo,
+"""The lobby: tables and players found on the LAN (live), New table, Solo,
 statistics, settings, invitations.
 
 The list comes from a `TableBrowser` started in the background after the first
@@ -881,7 +881,7 @@ class Lobby:
                 lines.nl()
         lines.nl()
         labels = {
-            "new": _("Nouvelle table — open a table on the network"),
+            "new": _("New table — open a table on the network"),
             "solo": _("Solo — play at once against bots"),
             "stats": _("Statistics — your matches, per variant"),
             "settings": _("Settings — nickname, language, colours"),
