@@ -82,6 +82,45 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _timer_shown_and_round_played(tmux: Tmux, panes: tuple[str, str]) -> None:
+    """On both screens: the move timer is shown and counts down; then the round is played
+    by keys (draw from the stock, discard the card under the cursor) until it ends."""
+
+    def screen(pane: str) -> str:
+        return tmux.run("capture-pane", "-t", pane, "-p")
+
+    def clock(pane: str) -> int | None:
+        found = re.search(r"⏱ (\d+) s", screen(pane))
+        return int(found.group(1)) if found else None
+
+    end = time.monotonic() + 30
+    while any(clock(p) is None for p in panes):
+        assert time.monotonic() < end, "the move timer is shown on both screens:\n" + \
+            "\n".join(screen(p) for p in panes)
+        time.sleep(0.05)
+    first = {p: clock(p) for p in panes}
+    assert all(0 < v <= 15 for v in first.values() if v is not None), first
+    end = time.monotonic() + 10
+    while not all((clock(p) or 99) < first[p] for p in panes):  # it counts down
+        assert time.monotonic() < end, "the timer counts down on both screens"
+        time.sleep(0.1)
+    end = time.monotonic() + 150
+    done: set[str] = set()
+    while done != set(panes):
+        assert time.monotonic() < end, "the round ends:\n" + "\n".join(screen(p) for p in panes)
+        for pane in panes:
+            text = screen(pane)
+            if "End of round 1" in text:
+                done.add(pane)
+            elif "Your turn: d draw" in text:
+                tmux.run("send-keys", "-t", pane, "d")
+            elif "Space select" in text:
+                tmux.run("send-keys", "-t", pane, "x")
+        time.sleep(0.05)
+    for pane in panes:
+        assert "Refused" not in screen(pane)
+
+
 def test_lan_round_in_tmux_with_a_move_timer(tmux, tmp_path):
     """Two players over loopback (``rami-lan host`` and ``rami-lan join``, each in its
     own terminal) play a whole round of 500 with a 15 s move timer: the timer is shown
@@ -102,41 +141,10 @@ def test_lan_round_in_tmux_with_a_move_timer(tmux, tmp_path):
     tmux.run("new-session", "-d", "-s", "j", "-x", "100", "-y", "30",
              cmd("ben", "join", f"127.0.0.1:{port}", "--nick", "Ben"))
 
-    def screen(pane: str) -> str:
-        return tmux.run("capture-pane", "-t", pane, "-p")
-
-    def clock(pane: str) -> int | None:
-        found = re.search(r"⏱ (\d+) s", screen(pane))
-        return int(found.group(1)) if found else None
-
-    end = time.monotonic() + 20
-    while clock("t") is None or clock("j") is None:
-        assert time.monotonic() < end, "the move timer is shown on both screens:\n" + \
-            screen("t") + "\n" + screen("j")
-        time.sleep(0.05)
-    first = {p: clock(p) for p in ("t", "j")}
-    assert all(0 < v <= 15 for v in first.values()), first
-    end = time.monotonic() + 10
-    while not all((clock(p) or 99) < first[p] for p in ("t", "j")):  # it counts down
-        assert time.monotonic() < end, "the timer counts down on both screens"
-        time.sleep(0.1)
-    # play the round: draw from the stock, discard the card under the cursor
-    end = time.monotonic() + 150
-    done: set[str] = set()
-    while done != {"t", "j"}:
-        assert time.monotonic() < end, "the round ends:\n" + screen("t") + "\n" + screen("j")
-        for pane in ("t", "j"):
-            text = screen(pane)
-            if "End of round 1" in text:
-                done.add(pane)
-            elif "Your turn: d draw" in text:
-                tmux.run("send-keys", "-t", pane, "d")
-            elif "Space select" in text:
-                tmux.run("send-keys", "-t", pane, "x")
-        time.sleep(0.05)
+    _timer_shown_and_round_played(tmux, ("t", "j"))
     for pane in ("t", "j"):
-        text = screen(pane)
-        assert "Ana" in text and "Ben" in text and "Refused" not in text
+        text = tmux.run("capture-pane", "-t", pane, "-p")
+        assert "Ana" in text and "Ben" in text
         tmux.run("send-keys", "-t", pane, "q")
 
 
@@ -216,32 +224,4 @@ def test_lan_round_between_two_lobbies_with_a_move_timer(tmux, tmp_path):
     wait("b", re.escape(name), 20)  # Ben's lobby lists Ana's table as it is advertised
     keys("b", "Enter")
 
-    def clock(pane: str) -> int | None:
-        found = re.search(r"⏱ (\d+) s", screen(pane))
-        return int(found.group(1)) if found else None
-
-    end = time.monotonic() + 30
-    while clock("a") is None or clock("b") is None:
-        assert time.monotonic() < end, "the move timer is shown on both screens:\n" + \
-            screen("a") + "\n" + screen("b")
-        time.sleep(0.05)
-    first = {p: clock(p) for p in ("a", "b")}
-    end = time.monotonic() + 10
-    while not all((clock(p) or 99) < first[p] for p in ("a", "b")):  # it counts down
-        assert time.monotonic() < end, "the timer counts down on both screens"
-        time.sleep(0.1)
-    end = time.monotonic() + 150
-    done: set[str] = set()
-    while done != {"a", "b"}:
-        assert time.monotonic() < end, "the round ends:\n" + screen("a") + "\n" + screen("b")
-        for pane in ("a", "b"):
-            text = screen(pane)
-            if "End of round 1" in text:
-                done.add(pane)
-            elif "Your turn: d draw" in text:
-                tmux.run("send-keys", "-t", pane, "d")
-            elif "Space select" in text:
-                tmux.run("send-keys", "-t", pane, "x")
-        time.sleep(0.05)
-    for pane in ("a", "b"):
-        assert "Refused" not in screen(pane)
+    _timer_shown_and_round_played(tmux, ("a", "b"))
