@@ -78,6 +78,36 @@ def reset_for_variant(values: dict[str, Any]) -> None:
         values["knock"] = False
 
 
+def variant_fields(values: dict[str, Any]) -> list[Field]:
+    """Variant and seats: the first fields of both table forms (New table and Solo)."""
+    from rami_lan.core.variants import VARIANTS
+
+    return [
+        Field("variant", lambda: _("Variant"),
+              lambda: [(k, f"{v.name} ({k})") for k, v in VARIANTS.items()],
+              on_change=lambda: reset_for_variant(values)),
+        Field("seats", lambda: _("Seats"), lambda: [(n, str(n)) for n in (2, 3, 4)]),
+    ]
+
+
+def match_option_fields(values: dict[str, Any]) -> list[Field]:
+    """Points, move timer and Frapper (only where the variant has it): the last fields of
+    both table forms."""
+    from rami_lan.core.variants import get_variant
+
+    def variant() -> Any:
+        return get_variant(values["variant"])
+
+    return [
+        Field("limit", lambda: _("Points"), lambda: limit_choices(variant())),
+        Field("timer", lambda: _("Move timer"),
+              lambda: [(0, _("off"))] + [(n, _("{n} s").format(n=n)) for n in (15, 30, 60)]),
+        Field("knock", lambda: _("Frapper"),
+              lambda: [(False, _("off")), (True, _("on"))],
+              visible=lambda: variant().knock_supported),
+    ]
+
+
 SOLO_KEYS = ("variant", "seats", "seat1", "seat2", "seat3", "limit", "knock", "timer")
 
 
@@ -647,14 +677,6 @@ class Lobby:
     # --- forms ------------------------------------------------------------------------
 
     def _new_table_form(self) -> Form:
-        from rami_lan.core.variants import VARIANTS, get_variant
-
-        def variant() -> Any:
-            return get_variant(values["variant"])
-
-        def limits() -> list[tuple[Any, str]]:
-            return limit_choices(variant())
-
         def seat_field(s: int) -> Field:
             return Field(
                 f"seat{s}",
@@ -679,10 +701,7 @@ class Lobby:
         }
         fields = [
             Field("name", lambda: _("Table name"), max_len=32),
-            Field("variant", lambda: _("Variant"),
-                  lambda: [(k, f"{v.name} ({k})") for k, v in VARIANTS.items()],
-                  on_change=lambda: reset_for_variant(values)),
-            Field("seats", lambda: _("Seats"), lambda: [(n, str(n)) for n in (2, 3, 4)]),
+            *variant_fields(values),
             seat_field(1),
             seat_field(2),
             seat_field(3),
@@ -691,12 +710,7 @@ class Lobby:
                            ("invited", _("invited only"))]),
             Field("code", lambda: _("Join code"), visible=lambda: values["who"] == "code",
                   max_len=16),
-            Field("limit", lambda: _("Points"), limits),
-            Field("timer", lambda: _("Move timer"),
-                  lambda: [(0, _("off"))] + [(n, _("{n} s").format(n=n)) for n in (15, 30, 60)]),
-            Field("knock", lambda: _("Frapper"),
-                  lambda: [(False, _("off")), (True, _("on"))],
-                  visible=lambda: variant().knock_supported),
+            *match_option_fields(values),
         ]
         form = Form(lambda: _("New table"), fields, values,
                     submit_label=lambda: _("Open the table"))
@@ -708,16 +722,11 @@ class Lobby:
 
         Opened with the cursor on "Play", so ``s`` then Enter starts at once with the
         choices of last time (remembered in the config folder)."""
-        from rami_lan.core.variants import VARIANTS, get_variant
-
         values: dict[str, Any] = {
             "variant": "rami", "seats": 2, "seat1": "moyen", "seat2": "moyen",
             "seat3": "moyen", "limit": 100, "knock": False, "timer": 0,
         }
         values.update(load_solo_choices())
-
-        def variant() -> Any:
-            return get_variant(values["variant"])
 
         def seat_field(s: int) -> Field:
             return Field(
@@ -728,19 +737,11 @@ class Lobby:
             )
 
         fields = [
-            Field("variant", lambda: _("Variant"),
-                  lambda: [(k, f"{v.name} ({k})") for k, v in VARIANTS.items()],
-                  on_change=lambda: reset_for_variant(values)),
-            Field("seats", lambda: _("Seats"), lambda: [(n, str(n)) for n in (2, 3, 4)]),
+            *variant_fields(values),
             seat_field(1),
             seat_field(2),
             seat_field(3),
-            Field("limit", lambda: _("Points"), lambda: limit_choices(variant())),
-            Field("timer", lambda: _("Move timer"),
-                  lambda: [(0, _("off"))] + [(n, _("{n} s").format(n=n)) for n in (15, 30, 60)]),
-            Field("knock", lambda: _("Frapper"),
-                  lambda: [(False, _("off")), (True, _("on"))],
-                  visible=lambda: variant().knock_supported),
+            *match_option_fields(values),
         ]
         form = Form(lambda: _("Solo — against bots"), fields, values,
                     submit_label=lambda: _("Play"))
