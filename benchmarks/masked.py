@@ -29,6 +29,7 @@ import statistics
 import time
 from typing import Any
 
+from benchmarks.stats import percentile
 from rami_lan.masked.memory import MemoryTable
 from rami_lan.masked.messages import LockPass, MaskPass
 from rami_lan.masked.session import AuditComplete, Participant, Result
@@ -42,11 +43,6 @@ DEAL_ORDER = (1, 2, 3, 0)
 CLOCK = time.perf_counter
 
 
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
 def _summary(name: str, values: list[float], **extra: Any) -> dict[str, Any]:
     ms = [v * 1000 for v in values]
     return {
@@ -54,7 +50,7 @@ def _summary(name: str, values: list[float], **extra: Any) -> dict[str, Any]:
         "unit": "ms",
         "count": len(ms),
         "median": round(statistics.median(ms), 3),
-        "p99": round(_pct(ms, 0.99), 3),
+        "p99": round(percentile(ms, 0.99), 3),
         "max": round(max(ms), 3),
         **extra,
     }

@@ -29,17 +29,13 @@ from typing import Any
 
 from zeroconf import IPVersion
 
+from benchmarks.stats import percentile
 from rami_lan.bots import make_bot
 from rami_lan.net.client import RemoteTableSession, open_session
 from rami_lan.net.discovery import TableAd, TableAdvertiser, TableBrowser
 from rami_lan.net.host import TableConfig, TableHost
 
 LOOPBACK = ["127.0.0.1"]
-
-
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 async def _one_match(samples: list[float], want: int) -> None:
@@ -107,11 +103,11 @@ async def bench_actions(n: int, warmup: int = 30) -> dict[str, Any]:
         "clients": 3,
         "count": len(data),
         "median": round(statistics.median(data), 3),
-        "p50": round(_pct(data, 0.50), 3),
-        "p99": round(_pct(data, 0.99), 3),
+        "p50": round(percentile(data, 0.50), 3),
+        "p99": round(percentile(data, 0.99), 3),
         "max": round(max(data), 3),
         "target_p99": 2.0,
-        "ok": _pct(data, 0.99) <= 2.0,
+        "ok": percentile(data, 0.99) <= 2.0,
     }
 
 
@@ -149,7 +145,7 @@ async def bench_echo(n: int, warmup: int = 30) -> dict[str, Any]:
     server.close()
     data = samples[warmup:]
     return {"name": "bare_msgpack_echo_to_3", "unit": "ms", "count": len(data),
-            "p50": round(_pct(data, 0.50), 3), "p99": round(_pct(data, 0.99), 3),
+            "p50": round(percentile(data, 0.50), 3), "p99": round(percentile(data, 0.99), 3),
             "max": round(max(data), 3)}
 
 
@@ -182,7 +178,7 @@ async def bench_joins(n: int) -> list[dict[str, Any]]:
         out.append({
             "name": "join_handshake_tls_pake" if code else "join_handshake_tls",
             "unit": "ms", "count": len(times),
-            "p50": round(_pct(times, 0.5), 3), "p99": round(_pct(times, 0.99), 3),
+            "p50": round(percentile(times, 0.5), 3), "p99": round(percentile(times, 0.99), 3),
             "max": round(max(times), 3),
         })
     return out
@@ -217,7 +213,7 @@ async def bench_discovery(n: int) -> dict[str, Any]:
         "unit": "s",
         "count": len(times),
         "median": round(statistics.median(times), 4),
-        "p99": round(_pct(times, 0.99), 4),
+        "p99": round(percentile(times, 0.99), 4),
         "max": round(max(times), 4),
         "target_max": 0.5,
         "ok": max(times) <= 0.5,

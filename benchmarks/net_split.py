@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.stats import percentile
+
 HOST_SCRIPT = """
 import asyncio, sys
 from rami_lan.net.host import TableConfig, TableHost
@@ -72,11 +74,6 @@ async def _client(port: int, index: int, out: Path) -> None:
     await BotClient(session, level="moyen", seed=index, delay=0.0).run()
     await session.close()
     out.write_text(json.dumps({"arrivals": arrivals, "sends": sends}))
-
-
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def run_match(folder: Path) -> list[float]:
@@ -130,11 +127,11 @@ def main() -> None:
         "unit": "ms",
         "clients": 3,
         "count": len(samples),
-        "p50": round(_pct(samples, 0.5), 3),
-        "p99": round(_pct(samples, 0.99), 3),
+        "p50": round(percentile(samples, 0.5), 3),
+        "p99": round(percentile(samples, 0.99), 3),
         "max": round(max(samples), 3),
         "target_p99": 5.0,
-        "ok": _pct(samples, 0.99) <= 5.0,
+        "ok": percentile(samples, 0.99) <= 5.0,
     }))
 
 

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.stats import percentile
 from rami_lan.net import tls
 from rami_lan.net.journal import Journal
 from rami_lan.net.pake import PakeClient, PakeHost
@@ -45,11 +46,6 @@ EVENTS = Events(seq=1, events=[{"e": "drew", "seat": 1, "n": i, "x": "x" * 20} f
 ACTION = Action(seq=1, action={"kind": "discard", "seat": 1, "card": 42})
 
 
-def _pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
 def _summary(name: str, values: list[float], **extra: Any) -> dict[str, Any]:
     ms = [v * 1000 for v in values]
     return {
@@ -57,7 +53,7 @@ def _summary(name: str, values: list[float], **extra: Any) -> dict[str, Any]:
         "unit": "ms",
         "count": len(ms),
         "p50": round(statistics.median(ms), 3),
-        "p99": round(_pct(ms, 0.99), 3),
+        "p99": round(percentile(ms, 0.99), 3),
         "max": round(max(ms), 3),
         **extra,
     }
@@ -176,7 +172,7 @@ async def bench_round_trips(identity: tls.HostIdentity, n: int) -> list[dict[str
         await _close(writer)
         server.close()
         await server.wait_closed()
-        out.append(_summary(name, times, target_p99_ms=5.0, ok=_pct(times, 0.99) <= 0.005))
+        out.append(_summary(name, times, target_p99_ms=5.0, ok=percentile(times, 0.99) <= 0.005))
     return out
 
 
