@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 from aio_helpers import run
+from policies import StockOnly
 
 from rami_lan.cli import cmd_verify
 from rami_lan.cli.cmd_join import fairness_summary
@@ -148,22 +149,6 @@ class NoCommitAndPile(NoCommitRequest, ReorderedPile):
 
 
 # --------------------------------------------------------------------------- harness
-
-
-class StockOnly:
-    """Draws from the stock and throws the drawn card back: the stock runs out."""
-
-    think_delay = 0.0
-
-    def choose(self, view: Any, new_events: Any) -> Any:
-        if view.phase == "draw":
-            return A.DrawStock(view.seat)
-        naturals = [c for c in view.hand if not c.is_joker]
-        card = view.hand[-1] if not view.hand[-1].is_joker else naturals[0]
-        return A.Discard(view.seat, card)
-
-    def wants_knock(self, view: Any) -> bool:
-        return False
 
 
 async def _play(machine_cls: type[_HostMachine] | None, tmp_path: Path, *, seats: int = 3,

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from aio_helpers import run
+from policies import StockOnly
 
 from rami_lan.core import actions as A
 from rami_lan.core.events import PlayersEliminated, TimedOut
@@ -70,22 +71,6 @@ def test_host_player_is_a_client_of_its_own_host(tmp_path: Path) -> None:
     assert set(rnd["commitments"]) == {"0", "1", "2"}
     assert rnd["participants"] == [1, 2]
     assert verify(rec).ok
-
-
-class StockOnly:
-    """Draws from the stock and throws the drawn card back: the stock runs out."""
-
-    think_delay = 0.0
-
-    def choose(self, view: Any, new_events: Any) -> Any:
-        if view.phase == "draw":
-            return A.DrawStock(view.seat)
-        naturals = [c for c in view.hand if not c.is_joker]
-        card = view.hand[-1] if not view.hand[-1].is_joker else naturals[0]
-        return A.Discard(view.seat, card)
-
-    def wants_knock(self, view: Any) -> bool:
-        return False
 
 
 async def _reshuffle_match() -> tuple[TableHost, list, list]:

@@ -23,6 +23,7 @@ import pytest
 from aio_helpers import run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from policies import StockOnly
 
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
@@ -41,22 +42,6 @@ Stream = tuple[V.TableFacts, list[Entry]]
 
 
 # --------------------------------------------------------------------------- recordings
-
-
-class StockOnly:
-    """Draws from the stock and throws the drawn card back: the stock runs out."""
-
-    think_delay = 0.0
-
-    def choose(self, view: Any, new_events: Any) -> Any:
-        if view.phase == "draw":
-            return A.DrawStock(view.seat)
-        naturals = [c for c in view.hand if not c.is_joker]
-        card = view.hand[-1] if not view.hand[-1].is_joker else naturals[0]
-        return A.Discard(view.seat, card)
-
-    def wants_knock(self, view: Any) -> bool:
-        return False
 
 
 async def _record(variant: str, seats: int, limit: int, policy: Callable[[], Any] | None = None
