@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
+import subprocess
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -41,3 +44,25 @@ async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter, captured: b
     finally:
         with contextlib.suppress(Exception):
             dst.close()
+
+
+def start_host_process(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
+    """``rami-lan host --headless ARGS`` in a child process (its stdout names the port)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "rami_lan.cli.main", "host", "--headless", *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+async def read_host_port(proc: subprocess.Popen[str], timeout: float = 15.0) -> int:
+    """The port a host child process prints, or fail with its stderr."""
+    loop = asyncio.get_running_loop()
+    assert proc.stdout is not None
+    end = loop.time() + timeout
+    while loop.time() < end:
+        line = await asyncio.wait_for(loop.run_in_executor(None, proc.stdout.readline), timeout)
+        m = re.search(r"port (\d+)", line)
+        if m:
+            return int(m.group(1))
+        if not line and proc.poll() is not None:
+            break
+    raise AssertionError(f"the host did not start: {proc.stderr.read() if proc.stderr else ''}")

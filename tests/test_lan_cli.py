@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import secrets
 import signal
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,8 @@ from typing import Any
 import aio_helpers
 import pytest
 from aio_helpers import poll_until, pump
+from aio_helpers import read_host_port as _read_port
+from aio_helpers import start_host_process as _start_host
 from zeroconf import IPVersion
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
@@ -79,24 +79,6 @@ def _config(**kw: Any) -> Any:
     return TableConfig(**base)
 
 
-def _start_host(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "rami_lan.cli.main", "host", "--headless", *args],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-async def _read_port(proc: subprocess.Popen[str], timeout: float = 15.0) -> int:
-    loop = asyncio.get_running_loop()
-    assert proc.stdout is not None
-    end = loop.time() + timeout
-    while loop.time() < end:
-        line = await asyncio.wait_for(loop.run_in_executor(None, proc.stdout.readline), timeout)
-        m = re.search(r"port (\d+)", line)
-        if m:
-            return int(m.group(1))
-        if not line and proc.poll() is not None:
-            break
-    raise AssertionError(f"the host did not start: {proc.stderr.read() if proc.stderr else ''}")
 
 
 def make_ad(**kw: Any) -> TableAd:

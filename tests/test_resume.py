@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import re
 import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
+
+from aio_helpers import read_host_port as _read_port
+from aio_helpers import start_host_process as _start_host
 
 from rami_lan.core import apply, view_for
 from rami_lan.core.codec import action_from_plain, match_from_plain
@@ -42,24 +42,6 @@ class Recording:
             yield up
 
 
-def _start_host(env: dict[str, str], *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "rami_lan.cli.main", "host", "--headless", *args],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-async def _read_port(proc: subprocess.Popen[str], timeout: float = 15.0) -> int:
-    loop = asyncio.get_running_loop()
-    assert proc.stdout is not None
-    end = loop.time() + timeout
-    while loop.time() < end:
-        line = await asyncio.wait_for(loop.run_in_executor(None, proc.stdout.readline), timeout)
-        m = re.search(r"port (\d+)", line)
-        if m:
-            return int(m.group(1))
-        if not line and proc.poll() is not None:
-            break
-    raise AssertionError(f"the host did not start: {proc.stderr.read() if proc.stderr else ''}")
 
 
 def _journal_state(folder: Path) -> tuple[Any, int]:
