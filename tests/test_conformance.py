@@ -18,7 +18,6 @@ import aio_helpers
 import msgpack
 import pytest
 
-from rami_lan.core import actions as A
 from rami_lan.core.codec import (
     action_from_plain,
     action_to_plain,
@@ -260,19 +259,8 @@ def test_python_client_sends_the_recorded_frames(
         session = await open_session("127.0.0.1", port, nickname="Kit", lang="en",
                                      code=s["join_code"], fingerprint=s["fingerprint"], bot=True,
                                      card={})
-        turns = 0
         try:
-            async for up in session.updates():
-                view = up.view
-                if view is None or view.turn != session.seat or view.phase not in ("draw", "play"):
-                    continue
-                if view.phase == "draw":
-                    await session.act(A.DrawStock(session.seat))
-                else:
-                    await session.act(A.Discard(session.seat, view.hand[0]))
-                    turns += 1
-                    if turns >= record.TURNS:
-                        break
+            await record.play_turns(session, record.TURNS)
         finally:
             await session.close()
         await asyncio.wait_for(finished.wait(), 10)

@@ -103,8 +103,26 @@ class Recorder:
         return orig_send, orig_recv
 
 
-async def record(name: str, code: str | None) -> dict[str, Any]:
+async def play_turns(session: Any, turns: int) -> None:
+    """The kit's scripted play: draw from the stock, discard the first card, ``turns``
+    times (the same frames on every run, given the fixed secrets)."""
     from rami_lan.core import actions as A
+
+    done = 0
+    async for up in session.updates():
+        view = up.view
+        if view is None or view.turn != session.seat or view.phase not in ("draw", "play"):
+            continue
+        if view.phase == "draw":
+            await session.act(A.DrawStock(session.seat))
+        else:
+            await session.act(A.Discard(session.seat, view.hand[0]))
+            done += 1
+            if done >= turns:
+                return
+
+
+async def record(name: str, code: str | None) -> dict[str, Any]:
     from rami_lan.net import client as C
     from rami_lan.net import tls
     from rami_lan.net.client import open_session
@@ -130,19 +148,8 @@ async def record(name: str, code: str | None) -> dict[str, Any]:
         session = await open_session("127.0.0.1", port, nickname="Kit", lang="en", code=code,
                                      fingerprint=host.fingerprint, bot=True, card={})
         await host.start_match()
-        turns = 0
         try:
-            async for up in session.updates():
-                view = up.view
-                if view is None or view.turn != session.seat or view.phase not in ("draw", "play"):
-                    continue
-                if view.phase == "draw":
-                    await session.act(A.DrawStock(session.seat))
-                else:
-                    await session.act(A.Discard(session.seat, view.hand[0]))
-                    turns += 1
-                    if turns >= TURNS:
-                        break
+            await play_turns(session, TURNS)
         finally:
             await session.close()
             await host.stop()
