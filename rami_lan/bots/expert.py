@@ -37,6 +37,7 @@ from rami_lan.bots.base import best_partition
 from rami_lan.bots.conceal import goes_out_now, rewards_rami_sec
 from rami_lan.bots.expert_v1 import ExpertV1
 from rami_lan.bots.quick import quick_partition
+from rami_lan.bots.tactics import completes_meld, meld_value
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card
@@ -58,8 +59,15 @@ class SeatRecord:
     turns: int = 0  # draws made this round
     taken: list[Card] = field(default_factory=list)  # cards taken from the pile
     discards: list[Card] = field(default_factory=list)  # cards it discarded
+    held: list[Card] = field(default_factory=list)  # taken from the pile, not seen since
     last_laid: int = 0  # its turn count when it last put a card on the table
     laid: bool = False
+
+    def forget(self, cards: Sequence[Card]) -> None:
+        """The seat showed ``cards`` (laid or discarded): no longer known in its hand."""
+        for c in cards:
+            if c in self.held:
+                self.held.remove(c)
 
 
 class OpponentModel:
@@ -85,14 +93,25 @@ class OpponentModel:
                 r = self.rec(ev.seat)
                 r.turns += 1
                 r.taken.extend(ev.cards)
+                r.held.extend(ev.cards)
             elif isinstance(ev, E.Discarded):
-                self.rec(ev.seat).discards.append(ev.card)
+                r = self.rec(ev.seat)
+                r.discards.append(ev.card)
+                r.forget([ev.card])
             elif isinstance(ev, E.Knocked):
-                self.rec(ev.seat).taken.append(ev.card)
+                r = self.rec(ev.seat)
+                r.taken.append(ev.card)
+                r.held.append(ev.card)
             elif isinstance(ev, E.Melded | E.LaidOff | E.JokerRecovered):
                 r = self.rec(ev.seat)
                 r.last_laid = r.turns
                 r.laid = True
+                if isinstance(ev, E.Melded):
+                    r.forget([c for m in ev.melds for c in m.cards])
+                elif isinstance(ev, E.LaidOff):
+                    r.forget([ev.card])
+                else:
+                    r.forget(ev.cards)
 
 
 # chance of going out on its next turn for a seat that has laid melds, by the cards in
@@ -128,6 +147,10 @@ class Expert(ExpertV1):
     # gives a concealing opponent lay-off targets and barely saves its rami sec penalty
     hidden_hold_w = 0.0
     danger_scale = 1.6  # danger = scale * P(out within horizon) * multiplier
+    # 500: discard score lost per meld point of a card that completes a meld with the
+    # pile or the next player's known cards (measured: 0 -> 1 raised the win rate
+    # against expert_v1 from 55 % to 76-78 %, 100 matches, seeds 11 and 12)
+    pile_feed_w = 2.0
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         super().__init__(seat, seed, think_delay)
@@ -184,8 +207,19 @@ class Expert(ExpertV1):
         return min(1.5, self.danger_scale * risk * mult)
 
     def discard_adjust(self, view: SeatView, card: Card) -> float:
-        """Safer to discard: cards next to what the next player threw away itself."""
-        if not self.safe_w or card.is_joker:
+        """Safer to discard: cards next to what the next player threw away itself;
+        in ``500``, worse: a card that completes a meld with pile cards (a deep take)."""
+        if card.is_joker:
+            return 0.0
+        v = self.variant(view)
+        if self.pile_feed_w and v.discard_draw == "any_depth":
+            nxt = self.next_seat(view)
+            reach = list(view.discard)
+            if nxt is not None:
+                reach += self.model.rec(nxt).held
+            if completes_meld(v, card, reach):
+                return -self.pile_feed_w * meld_value(v, card)
+        if not self.safe_w:
             return 0.0
         nxt = self.next_seat(view)
         if nxt is None:

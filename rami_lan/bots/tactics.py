@@ -1,0 +1,65 @@
+"""Small card tactics the expert shares across variants (pure functions, core only).
+
+- `positions`: the run positions a card can take (an ace low, high, or both).
+- `completes_meld`: would a card make a three-card meld with two cards an opponent can
+  reach (the public discard pile of ``500``, the cards it is known to hold)? Used to
+  avoid feeding: in ``500`` every card of the pile stays within reach (a card and all
+  above it may be taken), so a discard that completes a meld with pile cards hands the
+  next player a deep take.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rami_lan.core.cards import Card
+from rami_lan.core.variants import Variant
+
+
+def positions(v: Variant, card: Card) -> tuple[int, ...]:
+    """Run positions of a natural card (ace: 1 and/or 14 per the variant)."""
+    if card.rank != 1:
+        return (card.rank,)
+    return tuple(p for p, ok in ((1, v.ace_low), (14, v.ace_high)) if ok)
+
+
+def completes_meld(v: Variant, card: Card, reach: Iterable[Card]) -> bool:
+    """Does ``card`` form a three-card meld with two cards of ``reach``?
+
+    Sets need two other suits of its rank; runs two neighbours of its suit making three
+    consecutive positions; a joker in ``reach`` stands for any one missing card when
+    the variant has jokers (never more jokers than naturals: one joker with two
+    naturals is always allowed).
+    """
+    if card.is_joker:
+        return False
+    suits: set[str] = set()
+    run_pos: set[int] = set()
+    jokers = 0
+    for c in reach:
+        if c.is_joker:
+            jokers += 1
+        elif c.rank == card.rank and c.suit != card.suit:
+            suits.add(c.suit)  # type: ignore[arg-type]
+        elif c.suit == card.suit and c.rank != card.rank:
+            run_pos.update(positions(v, c))
+    if len(suits) >= 2:
+        return True
+    joker = jokers > 0 and v.n_jokers > 0
+    if joker and suits:
+        return True
+    for p in positions(v, card):
+        near = [q for q in (p - 2, p - 1, p + 1, p + 2) if q in run_pos]
+        for a, b in ((p + 1, p + 2), (p - 1, p + 1), (p - 2, p - 1)):
+            if a in run_pos and b in run_pos:
+                return True
+        if joker and any(abs(q - p) <= 2 for q in near):
+            return True
+    return False
+
+
+def meld_value(v: Variant, card: Card) -> int:
+    """Meld points of a natural card (an ace at its higher value where allowed)."""
+    if card.rank == 1:
+        return v.ace_high_points if v.ace_high else v.ace_low_points
+    return min(card.rank, 10)
