@@ -37,7 +37,7 @@ from rami_lan.bots.base import best_partition
 from rami_lan.bots.conceal import goes_out_now, rewards_rami_sec
 from rami_lan.bots.expert_v1 import ExpertV1
 from rami_lan.bots.quick import quick_partition
-from rami_lan.bots.tactics import completes_meld, meld_value
+from rami_lan.bots.tactics import completes_meld, finish_left, meld_value
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card
@@ -151,6 +151,10 @@ class Expert(ExpertV1):
     # pile or the next player's known cards (measured: 0 -> 1 raised the win rate
     # against expert_v1 from 55 % to 76-78 %, 100 matches, seeds 11 and 12)
     pile_feed_w = 2.0
+    # end game (melds on the table it may lay off on): take the top discard when it
+    # lets the hand go out this turn, and discard for the most outs to going out
+    end_race = True
+    end_cards = 6  # ... with at most this many cards in hand before the draw
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         super().__init__(seat, seed, think_delay)
@@ -291,13 +295,52 @@ class Expert(ExpertV1):
 
     def pick_discard(self, view: SeatView) -> Card | None:
         v = self.variant(view)
-        if self.race_outs and rewards_rami_sec(v) and not self.opened(view):
-            card = self.race_discard(v, view)
-            if card is not None:
-                return card
+        if v.scoring != "laid_minus_hand":
+            if self.race_outs and rewards_rami_sec(v) and not self.opened(view):
+                card = self.race_discard(v, view)
+                if card is not None:
+                    return card
+            if self.end_race and self.table_reach(v, view):
+                card = self.race_discard(v, view, lay_offs=True)
+                if card is not None:
+                    return card
         return super().pick_discard(view)
 
-    def race_discard(self, v: Variant, view: SeatView) -> Card | None:
+    def table_reach(self, v: Variant, view: SeatView) -> bool:
+        """May this seat lay off on the table this turn, with melds there?"""
+        return bool(view.melds) and self.may_touch_table(view) and not self.hold_melds_now(view)
+
+    def hold_melds_now(self, view: SeatView) -> bool:
+        """Hiding its hand (nothing of its own on the table yet, aiming at a rami sec)?"""
+        v = self.variant(view)
+        return bool(self.conceal and rewards_rami_sec(v) and not self.model.rec(self.seat).laid)
+
+    def goes_out_with(self, v: Variant, view: SeatView, cards: list[Card], taken: Card | None) -> bool:
+        """Could ``cards`` all be placed this turn (melds, lay-offs), bar one discard?"""
+        left = finish_left(v, view.melds, cards, True)
+        if len(left) > 1 or (v.must_discard_to_go_out and not left):
+            return False
+        if left and taken is not None and v.no_discard_of_taken and left[0] is taken:
+            return False
+        return True
+
+    def draw(self, view: SeatView) -> A.Action | None:
+        v = self.variant(view)
+        if (
+            self.end_race
+            and v.discard_draw != "any_depth"
+            and view.discard
+            and len(view.hand) <= self.end_cards
+            and self.table_reach(v, view)
+        ):
+            top = view.discard[-1]
+            if self.goes_out_with(v, view, [*view.hand, top], top):
+                take = A.DrawDiscard(self.seat, 1)
+                if self.legal(view, take):
+                    return take
+        return super().draw(view)
+
+    def race_discard(self, v: Variant, view: SeatView, lay_offs: bool = False) -> Card | None:
         """Close to a one-turn going out: keep the hand with the most live outs to it.
 
         For each loose card that may go, count the unseen cards (memory removed) with
@@ -320,6 +363,10 @@ class Expert(ExpertV1):
             outs = 0
             for face, n in live.items():
                 new = Card(face[0], face[1], 99)
+                if lay_offs:
+                    if self.goes_out_with(v, view, [*rest, new], None):
+                        outs += n
+                    continue
                 q = quick_partition(v, [*rest, new])
                 left = len(rest) + 1 - len(q.melded)
                 if left <= 1 and (not keep or left == 1):

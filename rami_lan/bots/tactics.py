@@ -6,13 +6,19 @@
   avoid feeding: in ``500`` every card of the pile stays within reach (a card and all
   above it may be taken), so a discard that completes a meld with pile cards hands the
   next player a deep take.
+- `finish_left` / `lay_off_rest`: what a hand could not place this turn with greedy
+  melds and lay-offs on the table (chained): the end-game question "does this card
+  let me go out?".
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from rami_lan.bots.quick import quick_partition
 from rami_lan.core.cards import Card
+from rami_lan.core.errors import RulesError
+from rami_lan.core.melds import Meld, lay_off
 from rami_lan.core.variants import Variant
 
 
@@ -63,3 +69,50 @@ def meld_value(v: Variant, card: Card) -> int:
     if card.rank == 1:
         return v.ace_high_points if v.ace_high else v.ace_low_points
     return min(card.rank, 10)
+
+
+def _fit(v: Variant, meld: Meld, card: Card) -> Meld | None:
+    """``meld`` with ``card`` laid off, or None if it does not fit."""
+    if not card.is_joker:
+        if meld.kind == "set" and card.rank % 13 != meld.lo % 13:
+            return None
+        if meld.kind == "run" and card.suit != meld.suit:
+            return None
+    ends: tuple[str | None, ...] = ("high", "low") if card.is_joker and meld.kind == "run" else (None,)
+    for end in ends:
+        try:
+            return lay_off(v, meld, card, end)  # type: ignore[arg-type]
+        except RulesError:
+            continue
+    return None
+
+
+def lay_off_rest(v: Variant, table: Sequence[Meld], cards: Sequence[Card]) -> list[Card]:
+    """The cards left after laying off on ``table`` whatever fits, one after the other
+    (a card may extend a run so that the next one fits)."""
+    melds = list(table)
+    left = list(cards)
+    placed = True
+    while placed and left:
+        placed = False
+        for c in left:
+            for i, m in enumerate(melds):
+                new = _fit(v, m, c)
+                if new is not None:
+                    melds[i] = new
+                    left.remove(c)
+                    placed = True
+                    break
+            if placed:
+                break
+    return left
+
+
+def finish_left(v: Variant, table: Sequence[Meld], cards: Sequence[Card], lay_offs: bool) -> list[Card]:
+    """Cards a turn could not place: greedy melds (`quick_partition`), then lay-offs
+    on the table when ``lay_offs``. A lower bound of what the hand can place."""
+    q = quick_partition(v, list(cards))
+    left = [c for c in cards if c not in q.melded]
+    if lay_offs and table and left:
+        left = lay_off_rest(v, table, left)
+    return left
