@@ -155,6 +155,7 @@ class Expert(ExpertV1):
     # lets the hand go out this turn, and discard for the most outs to going out
     end_race = True
     end_cards = 6  # ... with at most this many cards in hand before the draw
+    end_take_check = True  # ... and take the top for its melds only if it keeps as many outs
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         super().__init__(seat, seed, think_delay)
@@ -338,45 +339,77 @@ class Expert(ExpertV1):
                 take = A.DrawDiscard(self.seat, 1)
                 if self.legal(view, take):
                     return take
+            action = super().draw(view)
+            if isinstance(action, A.DrawDiscard) and self.end_take_check:
+                # the top helps the melds but not the going out: a stock card has this
+                # turn's outs, the top only the outs kept after it
+                live = self.live_counts(view, v)
+                now = self.outs_to_finish(v, view, list(view.hand), live, True)
+                after = self.race_best(v, view, [*view.hand, top], True, top)
+                if after is None or after[0] < now:
+                    return A.DrawStock(self.seat)
+            return action
         return super().draw(view)
 
     def race_discard(self, v: Variant, view: SeatView, lay_offs: bool = False) -> Card | None:
         """Close to a one-turn going out: keep the hand with the most live outs to it.
 
         For each loose card that may go, count the unseen cards (memory removed) with
-        which the rest of the hand would be melded whole next turn (greedy melds, so a
-        lower bound). None when the hand is not close or no discard keeps any out.
+        which the rest of the hand would be placed whole next turn (greedy melds, and
+        chained lay-offs on the table with ``lay_offs``: a lower bound). None when the
+        hand is not close or no discard keeps any out.
         """
         hand = list(view.hand)
-        part = best_partition(v, hand)
-        if len(part.leftover) > self.race_loose:
+        if len(best_partition(v, hand).leftover) > self.race_loose:
             return None
-        cands = [c for c in part.leftover if not c.is_joker]
-        cands = [c for c in cands if self.legal(view, A.Discard(self.seat, c))]
-        if len(cands) < 2:
-            return None
-        live = self.live_counts(view, v)
-        keep = 1 if v.must_discard_to_go_out else 0
-        best: tuple[float, Card] | None = None
-        for c in cands:
-            rest = [x for x in hand if x is not c]
-            outs = 0
-            for face, n in live.items():
-                new = Card(face[0], face[1], 99)
-                if lay_offs:
-                    if self.goes_out_with(v, view, [*rest, new], None):
-                        outs += n
-                    continue
-                q = quick_partition(v, [*rest, new])
-                left = len(rest) + 1 - len(q.melded)
-                if left <= 1 and (not keep or left == 1):
-                    outs += n
-            score = outs + 0.01 * hand_points(v, c)  # equal outs: shed the higher card
-            if best is None or score > best[0]:
-                best = (score, c)
+        best = self.race_best(v, view, hand, lay_offs, None)
         if best is None or best[0] < 1:
             return None
         return best[1]
+
+    def race_best(
+        self, v: Variant, view: SeatView, hand: list[Card], lay_offs: bool, taken: Card | None
+    ) -> tuple[float, Card] | None:
+        """(outs, discard) of the discard that keeps the most outs to going out next turn.
+
+        ``taken`` is the top discard about to be taken (not in the view yet): it is not
+        discarded where the variant forbids it, and the other cards are not checked
+        against the view (they may go once it is drawn).
+        """
+        cands = [c for c in best_partition(v, hand).leftover if not c.is_joker]
+        if taken is None:
+            cands = [c for c in cands if self.legal(view, A.Discard(self.seat, c))]
+            if len(cands) < 2:
+                return None
+        elif v.no_discard_of_taken:
+            cands = [c for c in cands if c is not taken]
+        live = self.live_counts(view, v)  # the top discard is not counted as live
+        best: tuple[float, Card] | None = None
+        for c in cands:
+            rest = [x for x in hand if x is not c]
+            outs = self.outs_to_finish(v, view, rest, live, lay_offs)
+            score = outs + 0.01 * hand_points(v, c)  # equal outs: shed the higher card
+            if best is None or score > best[0]:
+                best = (score, c)
+        return best
+
+    def outs_to_finish(
+        self, v: Variant, view: SeatView, cards: list[Card], live: dict, lay_offs: bool
+    ) -> int:
+        """Unseen cards with which ``cards`` would be placed whole next turn, bar a discard."""
+        keep = 1 if v.must_discard_to_go_out else 0
+        outs = 0
+        for face, n in live.items():
+            new = Card(face[0], face[1], 99)
+            if lay_offs:
+                if self.goes_out_with(v, view, [*cards, new], None):
+                    outs += n
+                continue
+            q = quick_partition(v, [*cards, new])
+            left = len(cards) + 1 - len(q.melded)
+            if left <= 1 and (not keep or left == 1):
+                outs += n
+        return outs
 
     def play(self, view: SeatView) -> A.Action | None:
         v = self.variant(view)
