@@ -311,6 +311,108 @@ def test_expert_sheds_high_cards_against_a_late_hidden_hand():
     assert late.pick_discard(view) == parse_cards("Kd")[0]
 
 
+def test_tactics_completes_meld_and_chained_lay_offs():
+    from rami_lan.bots.tactics import completes_meld, finish_left, lay_off_rest
+    from rami_lan.core import parse_cards
+    from rami_lan.core.melds import build_run
+    from rami_lan.core.variants import get_variant
+
+    v5, v40 = get_variant("500"), get_variant("40")
+    card = parse_cards("9c")[0]
+    assert completes_meld(v5, card, parse_cards("9h 9s"))  # a set
+    assert completes_meld(v5, card, parse_cards("10c Jc"))  # a run above
+    assert completes_meld(v5, card, parse_cards("8c 3d *"))  # a run with a joker
+    assert not completes_meld(v5, card, parse_cards("9h 8d Jc"))
+    ace = parse_cards("Ac")[0]
+    assert completes_meld(v5, ace, parse_cards("2c 3c")) and completes_meld(v5, ace, parse_cards("Qc Kc"))
+    assert not completes_meld(v40, ace, parse_cards("2c 3c"))  # 40: the ace is high only
+    table = (build_run(v40, parse_cards("4h 5h 6h")),)
+    # 8h fits only once 7h extended the run
+    assert lay_off_rest(v40, table, parse_cards("8h 7h 2d")) == parse_cards("2d")
+    assert finish_left(v40, table, parse_cards("8h 7h 2d"), lay_offs=False) == parse_cards("8h 7h 2d")
+
+
+def _end_view(hand, top, table, variant="40") -> SeatView:
+    """Seat 0's draw phase, both seats opened, ``table`` on the table."""
+    from rami_lan.core.views import PlayerInfo
+
+    players = (PlayerInfo(0, True, len(hand), True, 0, False, 0, False),
+               PlayerInfo(1, True, 3, True, 0, False, 0, False))
+    return SeatView(
+        seat=0, variant=variant, phase="draw", round_no=1, turn_no=20, turn=0, dealer=1,
+        hand=tuple(hand), players=players, melds=tuple(table), discard=(top,), discard_size=9,
+        stock_size=40, knock_window=(), taken=None, must_use=(), last_result=None,
+        limit=101, quick=False, knock=False, match_over=False, winner=None, tiebreak=(),
+    )
+
+
+def test_expert_takes_the_discard_that_lets_it_go_out():
+    """End game: the top discard lays off on the table and the last card goes out;
+    expert_v1 (which does not count lay-offs when drawing) draws from the stock."""
+    from rami_lan.core import parse_cards
+    from rami_lan.core.melds import build_run, build_set
+    from rami_lan.core.variants import get_variant
+
+    v = get_variant("40")
+    table = (build_run(v, parse_cards("4h 5h 6h"), 1), build_set(v, parse_cards("Kc Kd Ks"), 1))
+    view = _end_view(parse_cards("2d"), parse_cards("7h")[0], table)
+    assert make_bot("expert", 0, 1).choose(view, []) == A.DrawDiscard(0, 1)
+    assert make_bot("expert_v1", 0, 1).choose(view, []) == A.DrawStock(0)
+    # a top that fits nothing: the stock
+    other = _end_view(parse_cards("2d"), parse_cards("9s")[0], table)
+    assert make_bot("expert", 0, 1).choose(other, []) == A.DrawStock(0)
+
+
+def test_expert_end_game_discard_keeps_outs_to_the_table():
+    """Three loose cards after the draw (40: the last card must be discarded): keep the
+    8h, which goes out with a 7h on the table's run (7h then 8h laid off, the other
+    card discarded); without the 8h a 7h leaves two cards."""
+    from dataclasses import replace
+
+    from rami_lan.bots.tactics import can_go_out
+    from rami_lan.core import parse_cards
+    from rami_lan.core.melds import build_run
+    from rami_lan.core.variants import get_variant
+
+    v = get_variant("40")
+    table = (build_run(v, parse_cards("4h 5h 6h"), 1),)
+    assert can_go_out(v, table, parse_cards("7h 8h"), True)  # one of them is the discard
+    assert not can_go_out(v, table, parse_cards("7h 2c Qd"), True)
+    assert not can_go_out(v, (), parse_cards("7c 8c 9c"), True)  # nothing left to discard
+    hand = parse_cards("8h Qd 2c")
+    view = replace(_end_view(hand, parse_cards("3s")[0], table), phase="play")
+    bot = make_bot("expert", 0, 1)
+    assert bot.pick_discard(view) == parse_cards("Qd")[0]  # equal outs: the higher card
+
+
+def test_expert_500_does_not_feed_the_pile():
+    """500: the whole pile can be taken; a discard that completes a meld with pile
+    cards (or with cards the next player is known to hold) hands it a deep take."""
+    from dataclasses import replace
+
+    from rami_lan.core import parse_cards
+
+    hand = parse_cards("2c 3c 4c 9c 5h 6s 2d")
+    pile = tuple(parse_cards("9h 3d 9s Jh"))
+    view = replace(_play_view(hand, n_cards=(7, 7), variant="500"), discard=pile, discard_size=4)
+    feeder = make_bot("expert", 0, 1)
+    feeder.pile_feed_w = 0.0
+    careful = make_bot("expert", 0, 1)
+    assert feeder.pick_discard(view) == parse_cards("9c")[0]  # the 9 alone, by its points
+    assert careful.pick_discard(view) != parse_cards("9c")[0]
+    # the next player took Qd and Qs from the pile and has not shown them since
+    qd, qs, qh = parse_cards("Qd Qs Qh")
+    careful.observe(view, [E.DiscardTaken(1, (qd, qs), 2)])
+    assert careful.model.rec(1).held == [qd, qs]
+    hand2 = parse_cards("2c 3c 4c Qh 5h 6s 7d")
+    view2 = replace(view, hand=tuple(hand2), discard=tuple(parse_cards("3d 8s")))
+    assert feeder.pick_discard(view2) == qh
+    assert careful.pick_discard(view2) != qh
+    # once it lays them, they are no longer known to be in its hand
+    careful.observe(view, [E.LaidOff(1, qd, 0, None)])  # type: ignore[arg-type]
+    assert careful.model.rec(1).held == [qs]
+
+
 def test_level_descriptions_for_the_ui():
     from rami_lan import i18n
     from rami_lan.bots.levels import LEVEL_INFO, describe

@@ -37,7 +37,7 @@ from rami_lan.bots.base import best_partition
 from rami_lan.bots.conceal import goes_out_now, rewards_rami_sec
 from rami_lan.bots.expert_v1 import ExpertV1
 from rami_lan.bots.quick import quick_partition
-from rami_lan.bots.tactics import completes_meld, finish_left, meld_value
+from rami_lan.bots.tactics import can_go_out, completes_meld, finish_left, meld_value
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card
@@ -314,15 +314,16 @@ class Expert(ExpertV1):
     def hold_melds_now(self, view: SeatView) -> bool:
         """Hiding its hand (nothing of its own on the table yet, aiming at a rami sec)?"""
         v = self.variant(view)
-        return bool(self.conceal and rewards_rami_sec(v) and not self.model.rec(self.seat).laid)
+        laid = self.model.rec(self.seat).laid or self.opened(view)
+        return bool(self.conceal and rewards_rami_sec(v) and not laid)
 
     def goes_out_with(self, v: Variant, view: SeatView, cards: list[Card], taken: Card | None) -> bool:
         """Could ``cards`` all be placed this turn (melds, lay-offs), bar one discard?"""
-        left = finish_left(v, view.melds, cards, True)
-        if len(left) > 1 or (v.must_discard_to_go_out and not left):
+        if not can_go_out(v, view.melds, cards, True):
             return False
-        if left and taken is not None and v.no_discard_of_taken and left[0] is taken:
-            return False
+        if taken is not None and v.no_discard_of_taken:
+            left = finish_left(v, view.melds, cards, True)
+            return not (left and left[0] is taken)
         return True
 
     def draw(self, view: SeatView) -> A.Action | None:

@@ -6,7 +6,7 @@
   avoid feeding: in ``500`` every card of the pile stays within reach (a card and all
   above it may be taken), so a discard that completes a meld with pile cards hands the
   next player a deep take.
-- `finish_left` / `lay_off_rest`: what a hand could not place this turn with greedy
+- `can_go_out` / `finish_left` / `lay_off_rest`: what a hand could not place this turn with greedy
   melds and lay-offs on the table (chained): the end-game question "does this card
   let me go out?".
 """
@@ -116,3 +116,20 @@ def finish_left(v: Variant, table: Sequence[Meld], cards: Sequence[Card], lay_of
     if lay_offs and table and left:
         left = lay_off_rest(v, table, left)
     return left
+
+
+def can_go_out(v: Variant, table: Sequence[Meld], cards: Sequence[Card], lay_offs: bool) -> bool:
+    """Could a turn place ``cards`` whole (`finish_left`), bar at most one discard?
+
+    Where the last card must be discarded, a hand placed whole still goes out if one
+    placed card can be kept back as the discard: a laid-off card or the fourth card of
+    a meld (not a card of a three-card meld).
+    """
+    q = quick_partition(v, list(cards))
+    loose = [c for c in cards if c not in q.melded]
+    left = lay_off_rest(v, table, loose) if lay_offs and table and loose else loose
+    if len(left) > 1:
+        return False
+    if left or not v.must_discard_to_go_out:
+        return True
+    return bool(loose) or any(len(m) >= 4 for m in q.melds)
