@@ -20,6 +20,13 @@ import pytest
 from aio_helpers import poll_until, run
 from zeroconf import IPVersion, service_type_name
 
+from rami_lan.cli.messages import (
+    invitation_prompt,
+    invitation_sent_text,
+    invite_reply_text,
+    player_status_text,
+    who_may_sit_label,
+)
 from rami_lan.i18n import set_language
 from rami_lan.net.presence import (
     PLAYER_SERVICE_TYPE,
@@ -117,8 +124,9 @@ def test_instance_name_and_status_text() -> None:
         make_player(nickname="evil\u202e")
     try:
         set_language("fr")
-        assert ad.status_text() == "dans le salon"
-        assert dataclasses.replace(ad, status="at_table", table_id=TABLE_ID).status_text() == "à une table"
+        assert player_status_text(ad.status) == "dans le salon"
+        at_table = dataclasses.replace(ad, status="at_table", table_id=TABLE_ID)
+        assert player_status_text(at_table.status) == "à une table"
     finally:
         set_language("en")
 
@@ -391,13 +399,15 @@ def test_invitation_texts_in_both_languages() -> None:
     reply = InviteReply(inv.invitation_id, "busy")
     try:
         set_language("en")
-        assert inv.prompt() == "Marie invites you to the table “Chez Marie” (rami). Join?"
-        assert reply.describe("Paul") == "Paul is busy."
-        assert WhoMaySit.INVITED.label() == "Invited only"
+        assert invitation_prompt(inv) == "Marie invites you to the table “Chez Marie” (rami). Join?"
+        assert invite_reply_text(reply, "Paul") == "Paul is busy."
+        assert who_may_sit_label(WhoMaySit.INVITED) == "Invited only"
         set_language("fr")
-        assert inv.prompt() == "Marie vous invite à la table « Chez Marie » (rami). Rejoindre ?"
-        assert InviteReply(inv.invitation_id, "accept").describe("Paul") == "Paul a accepté votre invitation."
-        assert inv.sent_text("Paul") == "Invitation envoyée à Paul."
-        assert [w.label() for w in WhoMaySit] == ["Tout le monde", "Avec le code", "Sur invitation"]
+        assert invitation_prompt(inv) == "Marie vous invite à la table « Chez Marie » (rami). Rejoindre ?"
+        accepted = InviteReply(inv.invitation_id, "accept")
+        assert invite_reply_text(accepted, "Paul") == "Paul a accepté votre invitation."
+        assert invitation_sent_text("Paul") == "Invitation envoyée à Paul."
+        labels = [who_may_sit_label(w) for w in WhoMaySit]
+        assert labels == ["Tout le monde", "Avec le code", "Sur invitation"]
     finally:
         set_language("en")

@@ -113,7 +113,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         args.code = _join_code(args)
     except ValueError as exc:
-        print(_("Invalid join code: {err}").format(err=exc), file=sys.stderr)
+        from rami_lan.cli.messages import weak_code_text
+        from rami_lan.net.pake import WeakCodeError
+
+        why = weak_code_text(exc) if isinstance(exc, WeakCodeError) else str(exc)
+        print(_("Invalid join code: {err}").format(err=why), file=sys.stderr)
         return 2
     try:
         bots = parse_bots(args.bot, args.seats)

@@ -53,7 +53,6 @@ from typing import Any, Final
 from zeroconf import IPVersion
 from zeroconf.asyncio import AsyncZeroconf
 
-from rami_lan.i18n import _
 from rami_lan.net.discovery import MAX_NAME_BYTES, PROTOCOL_VERSION, VARIANT_IDS, TableEventKind
 from rami_lan.net.mdns import (
     MAX_TXT_ITEM_BYTES,
@@ -200,12 +199,6 @@ class PlayerAd:
     def invitable(self) -> bool:
         """In the lobby, speaking our protocol, with a known invitation port."""
         return self.compatible and self.status is PlayerStatus.LOBBY and self.port is not None
-
-    def status_text(self) -> str:
-        """Translated status for the lobby's player list."""
-        if self.status is PlayerStatus.AT_TABLE:
-            return _("at a table")
-        return _("in the lobby")
 
     def to_txt(self) -> dict[str, str]:
         txt = {
@@ -392,13 +385,6 @@ class WhoMaySit(enum.StrEnum):
     INVITED = "invited"
     """Only with the single-use ticket of an invitation."""
 
-    def label(self) -> str:
-        return {
-            WhoMaySit.ANYONE: _("Anyone"),
-            WhoMaySit.CODE: _("Code only"),
-            WhoMaySit.INVITED: _("Invited only"),
-        }[self]
-
 
 _INVITE_KEYS: Final = frozenset(
     {"k", "id", "table_id", "table", "variant", "from_nick", "from_id", "addresses", "port",
@@ -477,16 +463,6 @@ class Invitation:
         """The player must type the join code (it could not travel with the invitation)."""
         return self.code_required and self.ticket is None and self.join_code is None
 
-    def sent_text(self, nickname: str) -> str:
-        """Translated line for the owner's log area once the invitation is sent."""
-        return _("Invitation sent to {nick}.").format(nick=nickname)
-
-    def prompt(self) -> str:
-        """The translated one-line prompt shown to the invited player."""
-        return _("{nick} invites you to the table “{table}” ({variant}). Join?").format(
-            nick=self.from_nick, table=self.table_name, variant=self.variant
-        )
-
     def to_plain(self, *, encrypted: bool) -> dict[str, Any]:
         """The ``invite`` message; the join code is included only if ``encrypted``."""
         d: dict[str, Any] = {
@@ -564,14 +540,6 @@ class InviteReply:
 
     def to_plain(self) -> dict[str, Any]:
         return {"k": "invite_reply", "id": self.invitation_id, "answer": str(self.answer)}
-
-    def describe(self, nickname: str) -> str:
-        """Translated line for the owner's log area."""
-        if self.answer is InviteAnswer.ACCEPT:
-            return _("{nick} accepted your invitation.").format(nick=nickname)
-        if self.answer is InviteAnswer.DECLINE:
-            return _("{nick} declined your invitation.").format(nick=nickname)
-        return _("{nick} is busy.").format(nick=nickname)
 
     @classmethod
     def from_plain(cls, data: object) -> InviteReply:

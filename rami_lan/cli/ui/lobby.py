@@ -26,6 +26,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
+from rami_lan.cli.messages import invitation_prompt, player_status_text
 from rami_lan.cli.settings import Settings, clean_nickname, save_settings
 from rami_lan.cli.ui.forms import Field, Form
 from rami_lan.cli.ui.shell import Shell, screen_window
@@ -878,7 +879,7 @@ class Lobby:
                 lines.nl()
             for ad in self.players[:6]:
                 style = "class:lobby.item" if ad.invitable else "class:dim"
-                lines.add(style, f"  {ad.nickname[:24]:<24} {ad.status_text()}"[: self._w - 1])
+                lines.add(style, f"  {ad.nickname[:24]:<24} {player_status_text(ad.status)}"[: self._w - 1])
                 lines.nl()
         lines.nl()
         labels = {
@@ -944,7 +945,7 @@ class Lobby:
         lines.add("class:label", _("Invitation"))
         lines.nl()
         lines.nl()
-        lines.add("class:winner", " " + inv.prompt()[: self._w - 3] + " ")
+        lines.add("class:winner", " " + invitation_prompt(inv)[: self._w - 3] + " ")
         lines.nl()
         host = f"{inv.addresses[0]}:{inv.port}" if inv.addresses else "?"
         lines.add("", "  " + _("Table: {table} · host {host}").format(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from rami_lan.cli.messages import fairness_details
 from rami_lan.cli.ui.cards import card_style, chip_width, face_text, stands_text
 from rami_lan.cli.ui.layout import Row, hjoin, join_rows, pad, row_len, split_rows, wrap_items, wrap_text
 from rami_lan.cli.ui.model import TableModel
@@ -666,7 +667,7 @@ def fairness_rows(model: TableModel, width: int) -> list[Row]:
     rows: list[Row] = []
     if failed:
         for r in failed:
-            for part in r.details().splitlines():
+            for part in fairness_details(r).splitlines():
                 rows += [[("class:alarm", " " + p + " ")] for p in wrap_text(part, width - 3)]
         return rows
     if model.fairness_rounds:
@@ -676,7 +677,7 @@ def fairness_rows(model: TableModel, width: int) -> list[Row]:
                           .format(n=checked, m=judged))])
         for _n, r in sorted(model.fairness_rounds.items()):
             if r.status in ("partial", "unchecked"):
-                rows += [[("class:warn", p)] for p in wrap_text(r.details(), width - 1)]
+                rows += [[("class:warn", p)] for p in wrap_text(fairness_details(r), width - 1)]
         return rows
     if model.fairness is not None and not model.fairness[0]:
         return [[("class:alarm", " " + _("FAIRNESS CHECK FAILED: {details}").format(
