@@ -31,8 +31,10 @@ advertised port, pinned to the fingerprint in its TXT ``fp``) is in
 * ``invite_cancel`` (owner -> player): the invitation is withdrawn.
 
 :class:`Guestlist` is the owner's side: the "who may sit" rule (:class:`WhoMaySit`:
-anyone / code only / invited only), the invitations it issued, and :meth:`Guestlist.admit`
-which the host calls with ``hello.code`` when a new player says hello.
+anyone / code only / invited only) and the invitations it issued. The host's admission
+(`rami_lan.net.admission`) asks it for the ticket of the invitation a ``hello`` names
+(:meth:`Guestlist.ticket_for`: the password of the join-code exchange, never sent) and
+uses the invitation up once that exchange proved it (:meth:`Guestlist.redeem`).
 :class:`InvitationInbox` is the invited player's side: pending invitations with their
 deadlines; accepting one gives the reply to send and the ``code`` to put in ``hello``.
 
@@ -79,7 +81,6 @@ __all__ = [
     "MAX_NICK_BYTES",
     "PLAYER_SERVICE_TYPE",
     "PLAYER_TXT_KEYS",
-    "Admission",
     "Guestlist",
     "InviteAnswer",
     "InviteReply",
@@ -572,21 +573,6 @@ def decode_invite_message(data: object, *, encrypted: bool) -> Invitation | Invi
     raise ValueError(f"unknown invitation message kind {kind!r}")
 
 
-@dataclass(frozen=True)
-class Admission:
-    """The verdict on a ``hello`` without a reconnect token.
-
-    When ``ok`` is False, send ``refused`` with ``code`` (one of the protocol's
-    ``REFUSED_CODES``) and ``message``.
-    """
-
-    ok: bool
-    code: str = ""
-    message: str = ""
-    invitation: Invitation | None = None
-    """The invitation redeemed (invited-only tables)."""
-
-
 @dataclass
 class _Issued:
     invitation: Invitation
@@ -725,35 +711,6 @@ class Guestlist:
         now = self._clock()
         for key in [k for k, i in self._issued.items() if now > i.deadline + self._grace]:
             del self._issued[key]
-
-    def admit(self, code: str | None) -> Admission:
-        """Judge a ``hello`` without a reconnect token, from its ``code`` field.
-
-        Call it at the top of the host's hello handling, before looking for a free
-        seat; on an invited-only table an accepted ticket is used up.
-        """
-        if self.who is WhoMaySit.ANYONE:
-            return Admission(ok=True)
-        if self.who is WhoMaySit.CODE:
-            assert self.join_code is not None
-            if code is not None and secrets.compare_digest(
-                code.encode("utf-8"), self.join_code.encode("utf-8")
-            ):
-                return Admission(ok=True)
-            return Admission(ok=False, code="bad_code", message="wrong join code")
-        self._expire()
-        if code is not None:
-            for issued in self._issued.values():
-                ticket = issued.invitation.ticket
-                if (
-                    ticket is not None
-                    and not issued.redeemed
-                    and issued.answer is not InviteAnswer.DECLINE
-                    and secrets.compare_digest(code.encode("utf-8"), ticket.encode("utf-8"))
-                ):
-                    issued.redeemed = True
-                    return Admission(ok=True, invitation=issued.invitation)
-        return Admission(ok=False, code="bad_code", message="this table is by invitation only")
 
 
 @dataclass
