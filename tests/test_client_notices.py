@@ -78,3 +78,20 @@ def test_an_unsent_line_says_so_in_the_players_language() -> None:
     assert error == Notice.of(NoticeCode.NOT_CONNECTED)
     set_language("fr")
     assert error_text(error) == "Pas connecté à la table."
+
+
+def test_the_table_screen_shows_notices_as_sentences() -> None:
+    """The view-model turns the session's facts into the log line and the error line."""
+    from rami_lan.cli.ui.model import TableModel
+    from rami_lan.net.table_session import SessionUpdate
+
+    m = TableModel(seat=0, variant="rami")
+    m.apply(SessionUpdate(notice=Notice.of(NoticeCode.HOST_CLOSED, why="fin")))
+    assert m.notice == "The host closed the table: fin" and m.log[-1] == m.notice
+    m.apply(SessionUpdate(error=Notice.of(NoticeCode.CHAT_REFUSED, refusal=ChatRefusal.BOT)))
+    assert m.error == "Bots do not chat."
+    set_language("fr")
+    m.apply(SessionUpdate(notice=Notice.of(NoticeCode.RECONNECTED)))
+    assert m.notice == "Reconnecté à la table." and m.log[-1] == m.notice
+    m.apply(SessionUpdate(notice="seat 2 is left out of this round's shuffle: no_reveal"))
+    assert m.log[-1] == "seat 2 is left out of this round's shuffle: no_reveal"  # the host's text, as is
