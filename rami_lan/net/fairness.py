@@ -91,6 +91,7 @@ def facts_from_welcome(table_id: bytes, table: Mapping[str, Any], seat: int, *,
         host_seat=_int("host_seat", 255),
         limit=limit if isinstance(limit, int) and not isinstance(limit, bool) else None,
         quick=bool(table.get("quick")), knock=bool(table.get("knock")), rejoin=rejoin,
+        masked=bool(table.get("private_deal")),
     )
 
 
@@ -179,6 +180,13 @@ class FairnessTracker:
         return self._feed(to_inputs(msg, self.facts.variant, sent=True, secret=secret,
                                     action=action))
 
+    def masked_orders(self, item: V.MaskedOrders) -> list[V.Finding]:
+        """Private dealing: a round's audited deck orders (the replay waits for them)."""
+        self._log_note("masked_orders", {
+            "tag": item.tag, "orders": {str(k): list(v) for k, v in item.orders.items()},
+            "gen_decks": {str(k): v for k, v in item.gen_decks.items()}, "faults": list(item.faults)})
+        return self._feed([item])
+
     def disconnected(self) -> None:
         self._feed([V.Disconnected()])
 
@@ -194,6 +202,10 @@ class FairnessTracker:
             if f.round_no is not None:
                 self.found_at.setdefault(f.round_no, len(self.log) - 1)
         return found
+
+    def _log_note(self, kind: str, body: dict[str, Any]) -> None:
+        if len(self.log) < MAX_LOG:
+            self.log.append({"dir": "note", "kind": kind, "body": body})
 
     def _log(self, direction: str, msg: P.Message, secret: bytes | None = None) -> None:
         if len(self.log) >= MAX_LOG:
@@ -296,6 +308,8 @@ def load_stream(entries: Iterable[Mapping[str, Any]]) -> list[tuple[str, P.Messa
     """The messages of an evidence file (or a test recording): (dir, message, secret)."""
     out = []
     for e in entries:
+        if e.get("dir") == "note":
+            continue
         raw = _unplain(dict(e))
         out.append((raw["dir"], P.Message.from_wire(raw["msg"]), raw.get("secret")))
     return out

@@ -221,6 +221,7 @@ class TableMachine(PrivateDealing):
             "host": cfg.host_nickname, "headless": cfg.headless,
             "host_seat": self.host_seat, "match_no": self.match_no,
             "code": cfg.join_code is not None, "who": cfg.who_may_sit,
+            "private_deal": cfg.private_deal,
             # the bots' levels, for the players' "Info joueur" (seat, level)
             "bots": [[s.seat, s.level] for s in self.seats.values()
                      if s.kind == "bot" and not s.remote_bot],

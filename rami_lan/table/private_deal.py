@@ -48,10 +48,10 @@ class PrivateDealing:
     # ------------------------------------------------------------------ start
 
     def _private_participants(self) -> tuple[int, ...]:
-        """Remote players of the next round who hold their own keys (humans and `join --bot`)."""
-        m = self.match  # type: ignore[attr-defined]
+        """Remote seats holding their own keys (humans and `join --bot`): the next round's
+        players, and eliminated players still at the table (they follow and check it)."""
         return tuple(
-            s for s in m.next_players()
+            s for s in sorted(self.seats)  # type: ignore[attr-defined]
             if self.seats[s].kind == "human" and self.seats[s].conn is not None  # type: ignore[attr-defined]
             and s != self.host_seat and not self.seats[s].left)  # type: ignore[attr-defined]
 
@@ -208,8 +208,15 @@ class PrivateDealing:
     # ------------------------------------------------------------------ each change
 
     def _private_redact(self, ev: E.Event, seat: int) -> E.Event:
+        """What ``seat`` sees of an event: a blind seat gets its own hidden cards blank
+        (the host does not know them; its client fills them in from its keys)."""
         mr = self._masked
-        return ev.for_seat(None if mr is not None and seat in mr.blind else seat)
+        if mr is None or seat not in mr.blind:
+            return ev.for_seat(seat)
+        if (isinstance(ev, E.StockDrawn) and ev.reshuffle > 0
+                and self.variant.stock_rule == "turn_over"):  # type: ignore[attr-defined]
+            return ev.for_seat(seat)  # a turned-over pile is public: the host knows the card
+        return ev.for_seat(None)
 
     def _private_hand(self, m: MatchState, seat: int) -> None:
         """Before a blind seat's view: where each card of its hand lies in the masked deck."""
