@@ -59,7 +59,16 @@ def to_wire(msg: F.Msg, variant: str) -> bytes:
     elif msg.kind == "events":
         fields["events"] = [e if isinstance(e, dict) else event_to_plain(e, variant)
                             for e in fields["events"]]
-    return P.KINDS[msg.kind](**fields).to_wire()
+    return pack(P.KINDS[msg.kind](**fields))
+
+
+def pack(msg: P.Message) -> bytes:
+    """A message's wire bytes (the frame body: msgpack of its plain form)."""
+    return msgpack.packb(msg.to_wire(), use_bin_type=True)
+
+
+def unpack(wire: bytes) -> P.Message:
+    return P.Message.from_wire(msgpack.unpackb(wire, raw=False, strict_map_key=True))
 
 
 class WireClient:
@@ -93,14 +102,14 @@ class WireClient:
         msg = P.KINDS[kind](**fields)
         if self.tracker is not None and kind in ("commit", "reveal", "action"):
             self.tracker.sent(msg, secret=own_secret, action=core_action)
-        wire = msg.to_wire()
+        wire = pack(msg)
         self.seen.append(wire)
         self.t.host_seen.append(wire)
         self.t.inbox.append((self.conn, wire))
 
     def receive(self, wire: bytes) -> None:
         self.seen.append(wire)
-        msg = P.Message.from_wire(wire)
+        msg = unpack(wire)
         v = self.t.variant
         ms = self.ms
         if isinstance(msg, P.Welcome):
@@ -235,7 +244,7 @@ class MaskedTable:
 
     def handle(self, conn: int, wire: bytes) -> None:
         m, now = self.machine, self.now
-        msg = P.Message.from_wire(wire)
+        msg = unpack(wire)
         if isinstance(msg, P.Commit):
             self.feed(m.commit(conn, msg.round_tag, msg.commit, now))
         elif isinstance(msg, P.Reveal):
@@ -278,6 +287,8 @@ Slot = tuple[int, int]
 
 
 Keys = dict[Slot, dict[int, bytes]]
+_PARSED: dict[bytes, Any] = {}
+"""Frame -> its masked-deck message (None: another kind): each frame is parsed once."""
 Finals = dict[int, tuple[bytes, ...]]
 
 
@@ -287,11 +298,13 @@ def knowledge(frames: list[bytes], own: Any = None) -> tuple[Keys, Finals]:
     keys: dict[Slot, dict[int, bytes]] = {}
     finals: dict[int, tuple[bytes, ...]] = {}
     for wire in dict.fromkeys(frames):
-        msg = P.Message.from_wire(wire)
-        if not isinstance(msg, P.Masked) or not msg.m["k"].startswith("mk_") or msg.m["k"] in (
-                "mk_round", "mk_deal", "mk_show", "mk_hand"):
+        if wire not in _PARSED:
+            msg = unpack(wire) if b"mk_" in wire else None
+            _PARSED[wire] = (from_plain(msg.m) if isinstance(msg, P.Masked) and msg.m["k"] not in (
+                "mk_round", "mk_deal", "mk_show", "mk_hand") else None)
+        mm = _PARSED[wire]
+        if mm is None:
             continue
-        mm = from_plain(msg.m)
         if isinstance(mm, KeyRelease):
             keys.setdefault((mm.deck, mm.position), {})[mm.seat] = mm.key
         elif isinstance(mm, CardReveal):
@@ -327,4 +340,4 @@ def frames_size(frames: list[bytes]) -> int:
     return sum(len(f) for f in frames)
 
 
-__all__ = ["MaskedTable", "WireClient", "can_name", "knowledge", "msgpack"]
+__all__ = ["MaskedTable", "WireClient", "can_name", "knowledge", "pack", "unpack"]

@@ -225,8 +225,8 @@ class MaskedSeat:
         if self.p is None or self._hand_pos is None or view.phase not in ("draw", "play"):
             return view
         if len(self._hand_pos) != len(view.hand):
-            self.problems.append("mk_hand does not match the view's hand size")
-            return view
+            raise MaskedSeatError(f"mk_hand lists {len(self._hand_pos)} positions for a hand of "
+                                  f"{len(view.hand)} cards")
         hand: list[Card] = []
         for card, pos in zip(view.hand, self._hand_pos, strict=True):
             if pos is None:
@@ -234,7 +234,7 @@ class MaskedSeat:
                 continue
             c = self.p.card_at(int(pos[0]), int(pos[1])) if _pos_ok(pos) else None
             if c is None:
-                return view
+                raise MaskedSeatError(f"mk_hand names position {pos}, which is not a card we hold")
             hand.append(self._cards[c])
         return replace(view, hand=tuple(hand))
 
