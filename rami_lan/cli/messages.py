@@ -52,6 +52,14 @@ def _chat_refused(n: Notice) -> str:
                                          retry_after=float(n.get("retry_after", 1.0))))
 
 
+def _private_deal_fault(n: Notice) -> str:
+    seat = n.get("seat")
+    who = (_("the host") if seat == 255 else _("seat {n}").format(n=seat + 1)
+           if isinstance(seat, int) else _("someone (the round's audit will tell who)"))
+    return _("Private dealing: the masked deck was not followed ({kind}) by {who}. "
+             "This round can not be trusted.").format(kind=n.get("kind", "?"), who=who)
+
+
 _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
     NoticeCode.NOT_CONNECTED: lambda n: _("Not connected to the table."),
     NoticeCode.INVALID_DATA: lambda n: _("The host sent invalid data."),
@@ -77,6 +85,7 @@ _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
     NoticeCode.PAKE_ERROR: lambda n: str(n.get("why", "")),
     NoticeCode.CODE_NOT_ASKED: lambda n: _(
         "The table did not ask for the join code: the connection may be intercepted."),
+    NoticeCode.PRIVATE_DEAL_FAULT: lambda n: _private_deal_fault(n),
     NoticeCode.POSSIBLE_INTERCEPTION: lambda n: _(
         "Possible interception: the table's certificate changed since you last "
         "joined it ({old} -> {new}) and the join code was not accepted. Compare the "

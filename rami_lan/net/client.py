@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal
@@ -39,6 +40,7 @@ from rami_lan.core.events import (
     MatchEnded,
     TurnStarted,
 )
+from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView
 from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
@@ -48,6 +50,8 @@ from rami_lan.net.fairness import FairnessRound, FairnessTracker, facts_from_wel
 from rami_lan.net.notices import Notice, NoticeCode
 from rami_lan.net.pake import PakeClient, PakeError
 from rami_lan.net.table_session import ConnectionState, SessionUpdate
+from rami_lan.table import verifier as V
+from rami_lan.table.masked_seat import MaskedSeat, MaskedSeatError
 from rami_lan.table.shuffle import commitment, new_secret
 
 log = logging.getLogger(__name__)
@@ -149,6 +153,10 @@ class RemoteTableSession:
         self._closing = False
         self._seq = 0
         self._pending_events: list[Event] = []
+        self.masked: MaskedSeat | None = None
+        """Private dealing: this seat's side of the masked deck (None: not in use)."""
+        self._orders_given: set[bytes] = set()
+        self._faults_told = 0
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
 
@@ -196,6 +204,9 @@ class RemoteTableSession:
             msg = P.Knock(seq=self._seq)
         else:
             msg = P.Action(seq=self._seq, action=action_to_plain(action, self.variant))
+        if self.masked is not None:  # private dealing: our keys prove the cards are ours
+            for out in self.masked.reveals_for(action):
+                await self._send(P.Masked(m=out))
         await self._send(msg)
         self._fair_out(msg, action=action)
 
@@ -378,6 +389,9 @@ class RemoteTableSession:
         self.variant = str(self.table.get("variant", "rami"))
         self.players = list(welcome.players)
         self._fair_start()
+        if (self.masked is None and self.table.get("private_deal")
+                and self.seat != self.table.get("host_seat")):
+            self.masked = MaskedSeat(self.seat, get_variant(self.variant), os.urandom)
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
         self._schedule_card()
@@ -565,11 +579,77 @@ class RemoteTableSession:
     # ------------------------------------------------------------------ messages
 
     async def _handle(self, msg: P.Message) -> None:
+        ms = self.masked
+        if ms is None:
+            await self._handle_now(msg)
+            return
+        # Private dealing: masked-deck messages are used at once; every other message waits,
+        # in order, while a key for one of our own cards is still on its way.
+        item: Any = msg
+        try:
+            if isinstance(msg, P.Masked) and msg.m.get("k") != "mk_hand":
+                for out in ms.on_masked(msg.m):
+                    await self._send(P.Masked(m=out))
+                item = None
+            elif isinstance(msg, P.Masked):
+                item = msg.m
+            elif isinstance(msg, P.Events):
+                decoded = self._decode_events(msg)
+                for out in ms.on_events([ev for ev in decoded if not isinstance(ev, dict)]):
+                    await self._send(P.Masked(m=out))
+                item = (msg, decoded)
+            if item is not None:
+                if ms.must_hold():
+                    ms.hold(item)
+                else:
+                    await self._handle_held(item)
+            for held in ms.release():
+                await self._handle_held(held)
+        except MaskedSeatError as exc:
+            log.warning("private dealing: %s", exc)
+            self._queue.put_nowait(SessionUpdate(notice=Notice.of(
+                NoticeCode.PRIVATE_DEAL_FAULT, kind="HOST_MESSAGE", seat=self.table.get("host_seat"))))
+        self._masked_progress()
+
+    async def _handle_held(self, item: Any) -> None:
+        ms = self.masked
+        assert ms is not None
+        if isinstance(item, dict):
+            ms.on_masked(item)  # mk_hand with nothing held before it
+        elif isinstance(item, tuple):
+            msg, decoded = item
+            self._on_events(msg, [e if isinstance(e, dict) else ms.fill_event(e) for e in decoded])
+        else:
+            await self._handle_now(item)
+
+    def _masked_progress(self) -> None:
+        """Faults found while playing; each round's audited orders to our verifier."""
+        ms = self.masked
+        if ms is None:
+            return
+        while len(ms.faults) > self._faults_told:
+            f = ms.faults[self._faults_told]
+            self._faults_told += 1
+            log.warning("private dealing: %s by seat %s: %s", f.kind.name, f.seat, f.evidence)
+            self._queue.put_nowait(SessionUpdate(notice=Notice.of(
+                NoticeCode.PRIVATE_DEAL_FAULT, kind=f.kind.name, seat=f.seat)))
+        for tag, report in ms.reports.items():
+            if tag in self._orders_given or self.tracker is None:
+                continue
+            self._orders_given.add(tag)
+            faults = tuple(f"{f.kind.name} by seat {f.seat}: {f.evidence}" for f in report.faults)
+            self.mismatches.extend(self.tracker.masked_orders(
+                V.MaskedOrders(tag, dict(report.orders), ms.refill_decks(), faults)))
+            self._fair_report()
+
+    async def _handle_now(self, msg: P.Message) -> None:
         if isinstance(msg, P.Events):
             self._on_events(msg)
         elif isinstance(msg, P.View):
             try:
                 self.view = view_from_plain(msg.view)
+                if self.masked is not None:
+                    self.view = self.masked.fill_view(self.view)
             except (MalformedAction, TypeError, KeyError, ValueError) as exc:
                 log.warning("bad view from the host: %s", exc)
                 return
@@ -612,16 +692,24 @@ class RemoteTableSession:
         self.cards[msg.seat] = msg.card
         self._queue.put_nowait(SessionUpdate(cards={msg.seat: msg.card}))
 
-    def _on_events(self, msg: P.Events) -> None:
-        decoded: list[Event] = []
+    def _decode_events(self, msg: P.Events) -> list[Any]:
+        """The message's events, decoded (table notices kept as their plain maps)."""
+        out: list[Any] = []
         for plain in msg.events:
             if plain.get("type") == TABLE_NOTICE:
-                self._on_table_notice(plain)
+                out.append(plain)
                 continue
             try:
-                ev = event_from_plain(plain, self.variant)
+                out.append(event_from_plain(plain, self.variant))
             except (MalformedAction, TypeError, KeyError, ValueError) as exc:
                 log.warning("bad event from the host: %s", exc)
+        return out
+
+    def _on_events(self, msg: P.Events, items: list[Any] | None = None) -> None:
+        decoded: list[Event] = []
+        for ev in self._decode_events(msg) if items is None else items:
+            if isinstance(ev, dict):
+                self._on_table_notice(ev)
                 continue
             decoded.append(ev)
             self._observe(ev)

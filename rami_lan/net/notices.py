@@ -46,6 +46,10 @@ class NoticeCode(enum.StrEnum):
     """The table's join-code message was malformed: ``why`` (plain text, not translated)."""
     CODE_NOT_ASKED = "code_not_asked"
     """We hold a code (or the ad says one is needed) but the table never asked for it."""
+    PRIVATE_DEAL_FAULT = "private_deal_fault"
+    """Private dealing: a participant broke the masked-deck protocol: ``kind`` (a
+    `rami_lan.masked.audit.FaultKind` name, or ``HOST_MESSAGE``), ``seat`` (who; None:
+    the audit will tell)."""
     POSSIBLE_INTERCEPTION = "possible_interception"
     """The join code failed and the certificate is not the one we knew: ``old``, ``new``
     (short fingerprints)."""
