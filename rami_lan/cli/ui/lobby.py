@@ -628,6 +628,7 @@ class Lobby:
             quick=quick,
             knock=bool(vals.get("knock")) and v.knock_supported,
             timer=vals.get("timer", 0),
+            private_deal=bool(vals.get("private")),
             join_code=code or None,
             who_may_sit=who,
             advertise=True,
@@ -699,6 +700,7 @@ class Lobby:
             "limit": 100,
             "timer": 0,
             "knock": False,
+            "private": False,
         }
         fields = [
             Field("name", lambda: _("Table name"), max_len=32),
@@ -712,6 +714,9 @@ class Lobby:
             Field("code", lambda: _("Join code"), visible=lambda: values["who"] == "code",
                   max_len=16),
             *match_option_fields(values),
+            Field("private", lambda: _("Private deal"),
+                  lambda: [(False, _("off (the host can see the deck)")),
+                           (True, _("on (the host sees only its cards)"))]),
         ]
         form = Form(lambda: _("New table"), fields, values,
                     submit_label=lambda: _("Open the table"))
