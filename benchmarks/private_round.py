@@ -36,7 +36,6 @@ from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import open_session
 from rami_lan.net.host import TableConfig, TableHost
 
-
 PHASES: dict[str, list[dict[str, float]]] = {}
 
 
