@@ -72,7 +72,7 @@ class Bot:
         self.think_delay = think_delay
         self._shadow_of: SeatView | None = None
         self._shadow: R.RoundState | None = None
-        self._checked: tuple[A.Action, bool] | None = None
+        self._checked: dict[A.Action, bool] = {}
 
     # --- the interface -------------------------------------------------------------
 
@@ -108,15 +108,20 @@ class Bot:
         """Take note of what happened (the expert remembers; others ignore)."""
 
     def legal(self, view: SeatView, action: A.Action) -> bool:
-        """`is_legal_for_view`, with the view's shadow state built once per view."""
+        """`is_legal_for_view`, with the view's shadow state built once per view and each
+        answer remembered for that view (a decision often asks the same action twice)."""
         if self._shadow_of is not view:
             self._shadow_of, self._shadow = view, shadow_state(view)
-            self._checked = None
-        elif self._checked is not None and self._checked[0] is action:
-            return self._checked[1]  # the very action just checked (choose re-checks it)
-        st = self._shadow
-        ok = st is not None and action.seat == view.seat and R.is_legal(st, action)
-        self._checked = (action, ok)
+            self._checked = {}
+        try:
+            ok = self._checked.get(action)
+        except TypeError:  # an unhashable action (a list inside): not remembered
+            return self._shadow is not None and action.seat == view.seat and R.is_legal(
+                self._shadow, action)
+        if ok is None:
+            st = self._shadow
+            ok = self._checked[action] = (
+                st is not None and action.seat == view.seat and R.is_legal(st, action))
         return ok
 
     # --- decisions -----------------------------------------------------------------
