@@ -73,6 +73,8 @@ class Bot:
         self._shadow_of: SeatView | None = None
         self._shadow: R.RoundState | None = None
         self._checked: dict[A.Action, bool] = {}
+        self._last: tuple[A.Action | None, bool] = (None, False)
+        self._opened: tuple[SeatView | None, bool] = (None, False)
 
     # --- the interface -------------------------------------------------------------
 
@@ -113,6 +115,8 @@ class Bot:
         if self._shadow_of is not view:
             self._shadow_of, self._shadow = view, shadow_state(view)
             self._checked = {}
+        elif self._last[0] is action:
+            return self._last[1]  # the very action just checked (choose re-checks it)
         try:
             ok = self._checked.get(action)
         except TypeError:  # an unhashable action (a list inside): not remembered
@@ -122,6 +126,7 @@ class Bot:
             st = self._shadow
             ok = self._checked[action] = (
                 st is not None and action.seat == view.seat and R.is_legal(st, action))
+        self._last = (action, ok)
         return ok
 
     # --- decisions -----------------------------------------------------------------
@@ -166,7 +171,9 @@ class Bot:
         return out
 
     def opened(self, view: SeatView) -> bool:
-        return any(p.seat == self.seat and p.opened for p in view.players)
+        if self._opened[0] is not view:  # asked several times per decision
+            self._opened = (view, any(p.seat == self.seat and p.opened for p in view.players))
+        return self._opened[1]
 
     def may_touch_table(self, view: SeatView) -> bool:
         v = self.variant(view)

@@ -131,25 +131,44 @@ def _with_jokers(
 
 
 def quick_partition(v: Variant, cards: Sequence[Card]) -> QuickPartition:
-    """Greedy melds of ``cards`` (a lower bound of `best_partition`)."""
-    naturals = [c for c in cards if c.rank]  # jokers have rank 0
-    jokers = [c for c in cards if not c.rank]
-    best: list[tuple[tuple[Card, ...], int]] | None = None
-    best_pts = -1
-    ranks: dict[int, set[str | None]] = {}
+    """Greedy melds of ``cards`` (a lower bound of `best_partition`).
+
+    Two greedy orders, runs then sets and sets then runs (the second only wins when
+    strictly better); the first is skipped when no rank has three suits (no set)."""
+    naturals: list[Card] = []
+    jokers: list[Card] = []
+    for c in cards:
+        (naturals if c.rank else jokers).append(c)  # jokers have rank 0
+    # the sets step of "sets first", done once: it also tells whether any set exists
+    by_rank: dict[int, dict[str | None, Card]] = {}
+    rest: list[Card] = []
     for c in naturals:
-        ranks.setdefault(c.rank, set()).add(c.suit)
-    orders = (0, 1) if any(len(s) >= 3 for s in ranks.values()) else (1,)
-    for order in orders:
-        out: list[tuple[tuple[Card, ...], int]] = []
-        if order == 0:
-            rest = _sets(v, _runs(v, naturals, out), out)
+        d = by_rank.get(c.rank)
+        if d is None:
+            by_rank[c.rank] = {c.suit: c}
+        elif c.suit in d:
+            rest.append(c)
         else:
-            rest = _runs(v, _sets(v, naturals, out), out)
-        _with_jokers(v, rest, jokers, out)
-        pts = sum(p for _, p in out)
-        if pts > best_pts:
-            best, best_pts = out, pts
-    assert best is not None
+            d[c.suit] = c
+    set_pts = _tables(v)[1]
+    late: list[tuple[tuple[Card, ...], int]] = []
+    for r, d in by_rank.items():
+        if len(d) >= 3:
+            late.append((tuple(d.values()), len(d) * set_pts[r]))
+        else:
+            rest.extend(d.values())
+    rest = _runs(v, rest, late)
+    _with_jokers(v, rest, jokers, late)
+    best = late
+    best_pts = sum(p for _, p in late)
+    if len(late) and any(len(d) >= 3 for d in by_rank.values()):
+        early: list[tuple[tuple[Card, ...], int]] = []
+        rest = _sets(v, _runs(v, naturals, early), early)
+        _with_jokers(v, rest, jokers, early)
+        pts = sum(p for _, p in early)
+        if pts >= best_pts:  # runs first is tried first: it wins ties
+            best, best_pts = early, pts
     melds = tuple(m for m, _ in best)
-    return QuickPartition(melds, best_pts, frozenset(c for m in melds for c in m))
+    q = object.__new__(QuickPartition)  # a frozen dataclass: fill its fields directly
+    q.__dict__.update(melds=melds, points=best_pts, melded=frozenset(c for m in melds for c in m))
+    return q
