@@ -61,6 +61,33 @@ def can_open(v: Variant, cards: Sequence[Card], must: Sequence[Card] = ()) -> Op
     return _open(v.id, tuple(cards), tuple(must))
 
 
+def _surely_legal(view: SeatView, action: A.Action) -> bool:
+    """A sufficient test of the two everyday actions, read from the view alone: a draw
+    from a stock that has cards, and the discard of a natural card held when no card of
+    the hand is owed to the table this turn and it is not the card just taken from the
+    pile where that may not go back. False means "ask the rules" (`round.is_legal` on
+    the shadow state), not "illegal"; tests compare both on random states."""
+    seat = view.seat
+    if seat is None or view.turn != seat or getattr(action, "seat", None) != seat:
+        return False
+    t = type(action)
+    if t is A.DrawStock:
+        ok = view.phase == "draw" and view.stock_size > 0
+    elif t is A.Discard:
+        card = action.card  # type: ignore[attr-defined]
+        hand = view.hand
+        ok = (
+            view.phase == "play"
+            and not card.is_joker
+            and card in hand
+            and not any(c in hand for c in view.must_use)
+            and not (card == view.taken and get_variant(view.variant).no_discard_of_taken)
+        )
+    else:
+        return False
+    return ok and any(p.seat == seat and p.in_round for p in view.players)
+
+
 class Bot:
     """Base class: subclasses override the decisions (`draw`, `play`, `pick_discard`)."""
 
@@ -113,6 +140,8 @@ class Bot:
         """`is_legal_for_view`, with the view's shadow state built once per view and each
         answer remembered for that view (a decision often asks the same action twice)."""
         if self._shadow_of is not view:
+            if _surely_legal(view, action):
+                return True  # the view alone says so: no shadow state needed (yet)
             self._shadow_of, self._shadow = view, shadow_state(view)
             self._checked = {}
         elif self._last[0] is action:

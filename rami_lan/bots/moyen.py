@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from rami_lan.bots.base import Bot, can_open
 from rami_lan.bots.quick import QuickPartition, quick_partition
 from rami_lan.core import actions as A
-from rami_lan.core.cards import Card
+from rami_lan.core.cards import SUITS, Card
 from rami_lan.core.errors import RulesError
 from rami_lan.core.melds import Meld, hand_points, lay_off, recover_joker
 from rami_lan.core.solver import joker_recoveries
@@ -53,48 +53,51 @@ def _may_meld_with(hand: Iterable[Card], card: Card) -> bool:
 class _TableFacts:
     """Rule answers about one table (a view's melds tuple, kept alive here), shared by
     every moyen bot at it: per card face, the (meld index, end) pairs where it can be
-    laid off; the melds holding a joker; the melds by what they accept (a run: its
-    suit, a set: its rank modulo 13) to ask only those."""
+    laid off, and the melds holding a joker."""
 
-    __slots__ = ("by_key", "fit", "jokers", "melds")
+    __slots__ = ("fit", "jokers", "melds")
 
     def __init__(self, melds: tuple[Meld, ...]) -> None:
         self.melds = melds
-        self.fit: dict[tuple[int, str | None], tuple[tuple[int, str | None], ...]] = {}
+        self.fit: dict[tuple[int, str | None], tuple[tuple[int, str | None], ...]] | None = None
         self.jokers: list[int] | None = None
-        self.by_key: dict[object, list[int]] | None = None
 
     def joker_melds(self) -> list[int]:
         if self.jokers is None:
             self.jokers = [i for i, m in enumerate(self.melds) if any(c.is_joker for c in m.cards)]
         return self.jokers
 
-    def candidates(self, card: Card) -> list[int] | range:
-        """The melds `Moyen.fits` may accept ``card`` on (its cheap test, as an index)."""
-        if card.is_joker:
-            return range(len(self.melds))
-        idx = self.by_key
-        if idx is None:
-            idx = self.by_key = {}
-            for i, meld in enumerate(self.melds):
-                if meld.kind == "set":
-                    if len(meld.cards) >= 4:
-                        continue
-                    key: object = meld.lo % 13
-                elif meld.kind == "run":
-                    key = meld.suit
-                else:
-                    key = "any"
-                idx.setdefault(key, []).append(i)
-        found = idx.get(card.rank % 13, []) + idx.get(card.suit, []) + idx.get("any", [])
-        found.sort()
-        return found
+
+def _probe(face: tuple[int, str | None]) -> Card:
+    """A card of ``face`` (lay-off answers depend on the face only)."""
+    c = _PROBES.get(face)
+    if c is None:
+        c = _PROBES[face] = Card(face[0], face[1])
+    return c
+
+
+def _may_extend(meld: Meld) -> list[tuple[int, str | None]]:
+    """The card faces that may be laid off on ``meld``, a superset checked with the
+    rules (`lay_off`) before use: a joker; for a set, its rank in any suit; for a run,
+    its suit at the rank below or above it (an ace as 1 and 14)."""
+    out: list[tuple[int, str | None]] = [(0, None)]
+    if meld.kind == "set":
+        r = meld.lo % 13 or 13
+        out += [(r, s) for s in SUITS]
+    elif meld.kind == "run":
+        for p in (meld.hi + 1, meld.lo - 1):
+            if 1 <= p <= 14:
+                out.append((1 if p == 14 else p, meld.suit))
+    else:
+        out += [(r, s) for r in range(1, 14) for s in SUITS]
+    return out
 
 
 # Rule answers shared by the moyen bots of a process, keyed by (variant id, object
 # identity); each entry keeps its object alive, so an identity is never reused while
 # its entry stands. The answers only depend on public, immutable table melds.
 _TABLES: dict[tuple[str, int], _TableFacts] = {}
+_PROBES: dict[tuple[int, str | None], Card] = {}
 _MELDS: dict[tuple[str, int], tuple[Meld, dict, dict]] = {}
 
 
@@ -227,15 +230,17 @@ class Moyen(Bot):
 
     def fit_targets(self, view: SeatView, card: Card) -> tuple[tuple[int, str | None], ...]:
         """Every (meld index, end) of the table at which ``card`` can be laid off, in
-        table order (what `fits` says for each meld, remembered per table and face)."""
+        table order: what `fits` says, asked once per table meld and card face (only
+        for the faces that may extend the meld: `_may_extend`)."""
         t = _table_facts(view)
-        out = t.fit.get(card.face)
-        if out is None:
-            melds = view.melds
-            out = t.fit[card.face] = tuple(
-                (i, end) for i in t.candidates(card) for end in self.fits(view, melds[i], card)
-            )
-        return out
+        if t.fit is None:
+            found: dict[tuple[int, str | None], list[tuple[int, str | None]]] = {}
+            for i, meld in enumerate(view.melds):
+                for face in _may_extend(meld):
+                    for end in self.fits(view, meld, _probe(face)):
+                        found.setdefault(face, []).append((i, end))
+            t.fit = {face: tuple(pairs) for face, pairs in found.items()}
+        return t.fit.get(card.face, ())
 
     def lay_off_action(self, view: SeatView, keep_jokers: bool = False) -> A.Action | None:
         if not self.may_touch_table(view) or not view.melds:
@@ -261,8 +266,11 @@ class Moyen(Bot):
         v = self.variant(view)
         if v.joker_recovery == "none":
             return None
+        jokers = _table_facts(view).joker_melds()
+        if not jokers:
+            return None
         naturals = {c.face: c for c in view.hand if not c.is_joker}
-        for i in _table_facts(view).joker_melds():
+        for i in jokers:
             meld = view.melds[i]
             if meld.kind == "set" and v.set_joker_recovery_needs_two:
                 groups = [g for _, g in joker_recoveries(v, (meld,), view.hand)]
