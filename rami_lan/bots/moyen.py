@@ -53,27 +53,34 @@ def _may_meld_with(hand: Iterable[Card], card: Card) -> bool:
 class _TableFacts:
     """Rule answers about one table (a view's melds tuple, kept alive here), shared by
     every moyen bot at it: per card face, the (meld index, end) pairs where it can be
-    laid off, and the melds holding a joker."""
+    laid off; the melds holding a joker; the melds by the natural faces that may
+    extend them (`_may_extend`), to ask the rules about those only."""
 
-    __slots__ = ("fit", "jokers", "melds")
+    __slots__ = ("by_face", "fit", "jokers", "melds")
 
     def __init__(self, melds: tuple[Meld, ...]) -> None:
         self.melds = melds
-        self.fit: dict[tuple[int, str | None], tuple[tuple[int, str | None], ...]] | None = None
+        self.fit: dict[tuple[int, str | None], tuple[tuple[int, str | None], ...]] = {}
         self.jokers: list[int] | None = None
+        self.by_face: dict[tuple[int, str | None], list[int]] | None = None
 
     def joker_melds(self) -> list[int]:
         if self.jokers is None:
             self.jokers = [i for i, m in enumerate(self.melds) if any(c.is_joker for c in m.cards)]
         return self.jokers
 
-
-def _probe(face: tuple[int, str | None]) -> Card:
-    """A card of ``face`` (lay-off answers depend on the face only)."""
-    c = _PROBES.get(face)
-    if c is None:
-        c = _PROBES[face] = Card(face[0], face[1])
-    return c
+    def candidates(self, card: Card) -> list[int] | range:
+        """The melds ``card`` may extend, in table order (all of them for a joker)."""
+        if card.is_joker:
+            return range(len(self.melds))
+        idx = self.by_face
+        if idx is None:
+            idx = self.by_face = {}
+            for i, meld in enumerate(self.melds):
+                for face in _may_extend(meld):
+                    if face[0]:
+                        idx.setdefault(face, []).append(i)
+        return idx.get(card.face, [])
 
 
 def _may_extend(meld: Meld) -> list[tuple[int, str | None]]:
@@ -86,8 +93,9 @@ def _may_extend(meld: Meld) -> list[tuple[int, str | None]]:
         out += [(r, s) for s in SUITS]
     elif meld.kind == "run":
         for p in (meld.hi + 1, meld.lo - 1):
-            if 1 <= p <= 14:
-                out.append((1 if p == 14 else p, meld.suit))
+            face = (1 if p == 14 else p, meld.suit)
+            if 1 <= p <= 14 and face not in out:  # 2..K: the ace fits at both ends
+                out.append(face)
     else:
         out += [(r, s) for r in range(1, 14) for s in SUITS]
     return out
@@ -97,7 +105,6 @@ def _may_extend(meld: Meld) -> list[tuple[int, str | None]]:
 # identity); each entry keeps its object alive, so an identity is never reused while
 # its entry stands. The answers only depend on public, immutable table melds.
 _TABLES: dict[tuple[str, int], _TableFacts] = {}
-_PROBES: dict[tuple[int, str | None], Card] = {}
 _MELDS: dict[tuple[str, int], tuple[Meld, dict, dict]] = {}
 
 
@@ -230,17 +237,16 @@ class Moyen(Bot):
 
     def fit_targets(self, view: SeatView, card: Card) -> tuple[tuple[int, str | None], ...]:
         """Every (meld index, end) of the table at which ``card`` can be laid off, in
-        table order: what `fits` says, asked once per table meld and card face (only
-        for the faces that may extend the meld: `_may_extend`)."""
+        table order: what `fits` says for each meld ``card`` may extend (`_may_extend`),
+        remembered per table and face."""
         t = _table_facts(view)
-        if t.fit is None:
-            found: dict[tuple[int, str | None], list[tuple[int, str | None]]] = {}
-            for i, meld in enumerate(view.melds):
-                for face in _may_extend(meld):
-                    for end in self.fits(view, meld, _probe(face)):
-                        found.setdefault(face, []).append((i, end))
-            t.fit = {face: tuple(pairs) for face, pairs in found.items()}
-        return t.fit.get(card.face, ())
+        out = t.fit.get(card.face)
+        if out is None:
+            melds = view.melds
+            out = t.fit[card.face] = tuple(
+                (i, end) for i in t.candidates(card) for end in self.fits(view, melds[i], card)
+            )
+        return out
 
     def lay_off_action(self, view: SeatView, keep_jokers: bool = False) -> A.Action | None:
         if not self.may_touch_table(view) or not view.melds:
