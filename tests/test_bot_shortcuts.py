@@ -101,3 +101,50 @@ def test_lay_off_index_agrees_with_every_meld(variant: str) -> None:
             checked += 1
             found += bool(brute)
     assert checked > 200 and found > 20
+
+
+def test_bots_that_ignore_events_get_none_and_the_others_all() -> None:
+    """The table skips redacting events for bots that say they ignore them
+    (``reads_events``, derived per class); a bot that overrides `observe` gets them."""
+    from rami_lan.bots import ALL_LEVELS
+    from rami_lan.table.policy import reads_events
+
+    assert not M.Moyen.reads_events and not ALL_LEVELS["debutant"].reads_events
+    assert ALL_LEVELS["expert"].reads_events
+
+    class Listening(M.Moyen):
+        def __init__(self, seat: int, seed: int = 0) -> None:
+            super().__init__(seat, seed)
+            self.seen: list = []
+
+        def observe(self, view, events):  # type: ignore[no-untyped-def]
+            self.seen.extend(events)
+
+    class Counting(M.Moyen):
+        calls = 0
+        got = 0
+
+        def choose(self, view, new_events=()):  # type: ignore[no-untyped-def]
+            Counting.calls += 1
+            Counting.got += len(new_events)
+            return super().choose(view, new_events)
+
+    assert Listening.reads_events and Counting.reads_events and reads_events(object())
+    quiet = M.Moyen(0, 1)
+    quiet.observed = 0  # type: ignore[attr-defined]
+    orig = quiet.observe
+
+    def spy(view, events):  # type: ignore[no-untyped-def]
+        quiet.observed += len(events)  # type: ignore[attr-defined]
+        return orig(view, events)
+
+    quiet.observe = spy  # type: ignore[method-assign]
+    seats = [quiet, Listening(1, 2), Counting(2, 3)]
+    res = play_match("rami", seats, seed=4, options=MatchOptions(limit=1))
+    assert res.rounds == 1
+    assert quiet.observed == 0  # type: ignore[attr-defined]
+    assert len(seats[1].seen) > 20 and Counting.got > 20 and Counting.calls > 5
+    # what the listener saw is redacted for its seat: no other seat's drawn card
+    from rami_lan.core.events import StockDrawn
+    drawn = [e for e in seats[1].seen if isinstance(e, StockDrawn)]
+    assert drawn and all((e.card is None) == (e.seat != 1) for e in drawn)

@@ -92,6 +92,18 @@ class Bot:
     """Base class: subclasses override the decisions (`draw`, `play`, `pick_discard`)."""
 
     level = "base"
+    reads_events = False
+    """Does the bot look at the events it is given? Set per class: true when the class
+    overrides `observe`, `choose` or `wants_knock` (a table may skip the events of a
+    bot that does not)."""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "reads_events" not in cls.__dict__:
+            cls.reads_events = any(
+                getattr(cls, name) is not getattr(Bot, name)
+                for name in ("observe", "choose", "wants_knock")
+            )
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         self.seat = seat
