@@ -394,6 +394,9 @@ class RemoteTableSession:
             self.masked = MaskedSeat(self.seat, get_variant(self.variant), os.urandom)
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
+        if self.masked is not None:  # back after a drop: what we sent may have been lost
+            for out in self.masked.resend():
+                await self._send(P.Masked(m=out))
         self._schedule_card()
         for msg in early:
             await self._handle(msg)

@@ -150,6 +150,8 @@ class TableMachine(PrivateDealing):
         """Why the core refused the last action the table tried (bots' mistakes)."""
         self._journal_on = config.journal_dir is not None and not config.private_deal
         self._masked = None
+        self._masked_log: dict[int, list[dict[str, Any]]] = {}
+        self._masked_events: list[Any] = []
         self._model_deck = None
         self._held_action = None
         self._audit_wait = False
@@ -404,6 +406,7 @@ class TableMachine(PrivateDealing):
         elif (ctx is not None and self.stage is Stage.COMMIT and seat in ctx.participants
               and seat in ctx.commit.missing_commits):
             self._send(conn, _msg("commit_request", round_tag=ctx.tag, seat=seat))
+        self._private_resync(conn, seat)
         self._private_hand(self.match, seat)
         self._send(conn, _msg("view", seq=self.seq, view=view_for(self.match, seat)))
         if ctx is not None and ctx.finished:

@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgpack
+
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.messages import CardReveal, KeyRelease, MaskedMessage, MessageError, from_plain
 from rami_lan.masked.session import (
@@ -102,6 +104,8 @@ class MaskedRound:
         self._n_decks = 0
         self.faults: list[Fault] = []
         self.report: AuditReport | None = None
+        self._got: dict[int, set[bytes]] = {}
+        """Seat -> every message it sent this round (a reconnect sends them again)."""
         self.broadcast: list[dict[str, Any]] = []
         """Every masked message sent to all (for the record and `rami-lan verify`)."""
 
@@ -210,6 +214,11 @@ class MaskedRound:
         if author != seat:
             raise ValueError(f"a message from seat {seat} must be written by seat {seat}, not {author}")
         out = Routed()
+        fingerprint = msgpack.packb(msg.to_plain(), use_bin_type=True)
+        got = self._got.setdefault(seat, set())
+        if fingerprint in got:
+            return out  # sent again after a reconnect: already used and relayed
+        got.add(fingerprint)
         if isinstance(msg, KeyRelease) and msg.to is not None and msg.to != self.host_seat:
             if msg.to not in self.blind:
                 raise ValueError(f"no participant at seat {msg.to}")

@@ -67,6 +67,8 @@ class PrivateDealing:
                          v.deck_size, self.entropy)  # type: ignore[attr-defined]
         self._masked = mr
         self._masked_seed = seed
+        self._masked_log: dict[int, list[dict[str, Any]]] = {s: [] for s in remote}
+        self._masked_events: list[E.Event] = []
         self._model_deck = None
         self._held_action = None
         self.stage = Stage.SHUFFLE
@@ -77,8 +79,26 @@ class PrivateDealing:
         return True
 
     def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
+        if plain.get("k") != "mk_hand":  # kept for a reconnect (`_private_resync`)
+            self._masked_log.setdefault(seat, []).append(plain)
         conn = self.seats[seat].conn  # type: ignore[attr-defined]
         if conn is not None:
+            self._send(conn, F.Msg("masked", {"m": plain}))  # type: ignore[attr-defined]
+
+    def _private_resync(self, conn: int, seat: int) -> None:
+        """A blind seat came back: everything masked it was sent this round, again, with
+        the round's public events (``mk_sync``) right after the deal, so its participant
+        makes every assignment it missed. The client drops what it already had."""
+        mr = self._masked
+        if mr is None or seat not in mr.blind or mr.phase.value in ("complete", "idle"):
+            return
+        from rami_lan.core.codec import event_to_plain
+
+        sync = {"k": "mk_sync", "events": [event_to_plain(e.for_seat(None), self.variant)  # type: ignore[attr-defined]
+                                           for e in self._masked_events]}
+        log = self._masked_log.get(seat, [])
+        cut = next((k + 1 for k, plain in enumerate(log) if plain.get("k") == "mk_deal"), len(log))
+        for plain in [*log[:cut], sync, *log[cut:]]:
             self._send(conn, F.Msg("masked", {"m": plain}))  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ input
@@ -221,7 +241,8 @@ class PrivateDealing:
     def _private_hand(self, m: MatchState, seat: int) -> None:
         """Before a blind seat's view: where each card of its hand lies in the masked deck."""
         mr = self._masked
-        if mr is None or seat not in mr.blind or m.round is None or seat not in m.round.players:
+        if mr is None or seat not in mr.blind or m.round is None or seat not in m.round.players \
+                or m.round.phase == "over":
             return
         ids = [self._card_no(c) for c in m.round.hands[seat]]
         self._private_send(seat, {"k": "mk_hand", "pos": mr.hand_positions(ids)})
@@ -243,6 +264,7 @@ class PrivateDealing:
         out: list[Routed] = []
         if mr is None:
             return out
+        self._masked_events += evs
         for ev in evs:
             if isinstance(ev, E.StockRefilled):
                 out.append(mr.refilled(ev.reshuffle, [self._card_no(c) for c in ev.pile], ev.shuffled))
