@@ -10,13 +10,17 @@ audit is fair, and the host never held a card of a remote seat before it was pub
 from __future__ import annotations
 
 import asyncio
+import copy
+import json
 from pathlib import Path
 
+import msgpack
 import pytest
 
 from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import open_session
 from rami_lan.net.host import TableConfig, TableHost
+from rami_lan.net.record import verify, verify_file
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
 
@@ -49,6 +53,23 @@ def test_a_whole_match_with_private_dealing_over_loopback(tmp_path: Path) -> Non
         assert [r.status for r in per_seat] == ["checked"] * host.match.round_no, per_seat
     reports = host.machine.masked_reports
     assert len(reports) == host.match.round_no and all(r.fair for r in reports)
+    # The record: `rami-lan verify` recomputes each private round's audit from the
+    # broadcast masked messages, takes the deck orders from it and replays the rounds.
+    report = verify_file(host.record_path)
+    assert report.ok and report.rounds == host.match.round_no, report.text()
+    record = json.loads(Path(host.record_path).read_text(encoding="utf-8"))
+    assert all("masked" in r and r["masked"]["messages"] for r in record["rounds"])
+    # A record whose masked deck was tampered with (one point of the host's mask pass
+    # swapped with another) fails, and the audit names the host.
+    bad = copy.deepcopy(record)
+    msgs = bad["rounds"][0]["masked"]["messages"]
+    k = next(i for i, h in enumerate(msgs) if msgpack.unpackb(bytes.fromhex(h))["k"] == "mk_mask"
+             and msgpack.unpackb(bytes.fromhex(h))["seat"] == 255)
+    plain = msgpack.unpackb(bytes.fromhex(msgs[k]))
+    plain["points"][0], plain["points"][1] = plain["points"][1], plain["points"][0]
+    msgs[k] = msgpack.packb(plain, use_bin_type=True).hex()
+    tampered = verify(bad)
+    assert not tampered.ok and any("BAD_MASK by seat 255" in p for p in tampered.problems), tampered.text()
 
 
 class DropsOnce:

@@ -534,7 +534,7 @@ class TableMachine(PrivateDealing):
             plain = action_to_plain(action, self.variant)
             self._journal("action", {"seq": self.seq + 1, "seat": getattr(action, "seat", -1),
                                      "by": by, "action": plain})
-            if self.record is not None and self._masked is None:
+            if self.record is not None:
                 self.record.log_action(plain, by)
         self._commit_change(m, evs, now)
         return True
