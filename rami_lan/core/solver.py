@@ -1107,18 +1107,22 @@ class _SmallDfs:
                 cnt[i] += 1
                 if res[0] > best:
                     best, choice = res[0], ("run", res[1])
-        # 3. left over (or, a low ace, kept for the high end)
+        # 3. left over, or (a low ace that a run could still take at the high end) kept
+        # for the high end: only one of the two, as a kept ace that no run takes is left
+        # over there (at slot 14 it is in no set and starts no run with a natural), same
+        # cards, same score; searching both would solve the rest of the hand twice.
         cnt[i] -= 1
-        if ub - ub_c - 1 > best:
+        if p == 1 and self.promote and self._high_ok(cnt, base, jokers):
+            if ub > best:
+                cnt[base + 14] += 1
+                sub = self.solve(cnt, jokers, i, ub, best)
+                cnt[base + 14] -= 1
+                if sub != NEG and sub > best:
+                    best, choice = sub, ("high",)
+        elif ub - ub_c - 1 > best:
             sub = self.solve(cnt, jokers, i, ub - ub_c, best + 1)
             if sub != NEG and sub - 1 > best:
                 best, choice = sub - 1, ("left",)
-        if p == 1 and self.promote and ub > best:
-            cnt[base + 14] += 1
-            sub = self.solve(cnt, jokers, i, ub, best)
-            cnt[base + 14] -= 1
-            if sub != NEG and sub > best:
-                best, choice = sub, ("high",)
         cnt[i] += 1
         if choice:
             self.memo[key] = (best, choice, True)
@@ -1165,8 +1169,6 @@ class _SmallDfs:
         """Can the card at slot ``i`` (the lowest left) be in no meld at all now?
         (A superset test of "some option exists": False when unsure.)"""
         s, p = divmod(i, 15)
-        if p == 1 and self.promote:
-            return False
         if jokers >= 2 and not self.not_more:
             return False
         if 2 <= p <= 13 or p == self.set_slot:
@@ -1182,7 +1184,20 @@ class _SmallDfs:
             for q in range(p + 1, top + 1):
                 if cnt[base + q]:
                     return False
+        if p == 1 and self.promote:
+            return not self._high_ok(cnt, s * 15, jokers)
         return True
+
+    def _high_ok(self, cnt: list[int], base: int, jokers: int) -> bool:
+        """Could a run still take this suit's ace at the high end? (A superset test: such
+        a run holds another natural of the suit at most ``jokers + 1`` positions below,
+        unless jokers may outnumber naturals.)"""
+        if jokers >= 2 and not self.not_more:
+            return True
+        for q in range(max(2, 13 - jokers), 14):
+            if cnt[base + q]:
+                return True
+        return False
 
     def _extend(self, cnt: list[int], base: int, s: int, q: int, top: int, jl: int, nat: int, jok: int,
                 pts: int, cells: list, best: int, i: int, rest: int, to_top: bool) -> tuple[int, tuple]:
