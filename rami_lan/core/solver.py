@@ -1181,9 +1181,14 @@ class _SmallDfs:
         if self.lo <= p <= self.hi:
             base = s * 15
             top = min(13 if p - jokers <= 1 else self.hi, p + 1 + jokers)
-            for q in range(p + 1, top + 1):
-                if cnt[base + q]:
+            if not jokers:
+                # no joker: the run it is the lowest card of needs the next two
+                if p + 2 <= (13 if p <= 1 else self.hi) and cnt[base + p + 1] and cnt[base + p + 2]:
                     return False
+            else:
+                for q in range(p + 1, top + 1):
+                    if cnt[base + q]:
+                        return False
         if p == 1 and self.promote:
             return not self._high_ok(cnt, s * 15, jokers)
         return True
@@ -1194,6 +1199,8 @@ class _SmallDfs:
         unless jokers may outnumber naturals.)"""
         if jokers >= 2 and not self.not_more:
             return True
+        if not jokers:
+            return cnt[base + 12] > 0 and cnt[base + 13] > 0
         for q in range(max(2, 13 - jokers), 14):
             if cnt[base + q]:
                 return True
