@@ -967,7 +967,7 @@ class _SmallDfs:
     """
 
     __slots__ = ("v", "lo", "hi", "not_more", "run_pts", "set_pts", "memo", "set_slot", "promote",
-                 "ub_slot", "ub_joker", "monotone")
+                 "ub_slot", "ub_joker", "monotone", "set_at", "near", "next2")
 
     def __new__(cls, v: Variant) -> _SmallDfs:
         proto = _SMALL_PROTO.get(v.id)
@@ -1004,6 +1004,15 @@ class _SmallDfs:
         self.ub_slot = [x * POINTS_SCALE for x in ub] * 4
         self.ub_joker = max(best_at[self.lo:self.hi + 1]) * POINTS_SCALE
         self.monotone = all(rp[q] <= rp[q + 1] for q in range(self.lo, self.hi))
+        self.set_at = [2 <= q <= 13 or q == self.set_slot for q in range(15)]
+        self.near: dict[int, list[tuple[int, ...]]] = {}
+        # per slot, with no joker: the next two slots of its suit that a run in which
+        # it is the lowest card needs (None: no such run)
+        self.next2: list[tuple[int, int] | None] = []
+        for i in range(60):
+            p = i % 15
+            ok = self.lo <= p and p + 2 <= (13 if p <= 1 else self.hi)
+            self.next2.append((i + 1, i + 2) if ok else None)
 
     def solve(self, cnt: list[int], jokers: int, i: int, ub: int, alpha: int = NEG) -> int:
         """Best score of the counts ``cnt`` (60 slots: suit * 15 + position, all zero
@@ -1168,30 +1177,42 @@ class _SmallDfs:
     def _hopeless(self, cnt: list[int], jokers: int, i: int) -> bool:
         """Can the card at slot ``i`` (the lowest left) be in no meld at all now?
         (A superset test of "some option exists": False when unsure.)"""
-        s, p = divmod(i, 15)
         if jokers >= 2 and not self.not_more:
             return False
-        if 2 <= p <= 13 or p == self.set_slot:
-            k = 0
-            for t in range(s + 1, 4):
-                if cnt[t * 15 + p]:
-                    k += 1
-            if k >= 2 or (k and jokers):
+        p = i % 15
+        if self.set_at[p]:
+            # suits below this one hold nothing at this position any more (it is the
+            # lowest card left); a second copy in its own suit makes no set with it
+            k = (cnt[p] > 0) + (cnt[15 + p] > 0) + (cnt[30 + p] > 0) + (cnt[45 + p] > 0)
+            if k >= 3 or (k == 2 and jokers):
                 return False
-        if self.lo <= p <= self.hi:
-            base = s * 15
-            top = min(13 if p - jokers <= 1 else self.hi, p + 1 + jokers)
-            if not jokers:
-                # no joker: the run it is the lowest card of needs the next two
-                if p + 2 <= (13 if p <= 1 else self.hi) and cnt[base + p + 1] and cnt[base + p + 2]:
+        if jokers:
+            near = self.near.get(jokers)
+            if near is None:
+                near = self.near[jokers] = self._near_table(jokers)
+            for q in near[i]:
+                if cnt[q]:
                     return False
-            else:
-                for q in range(p + 1, top + 1):
-                    if cnt[base + q]:
-                        return False
+        else:
+            pair = self.next2[i]
+            if pair and cnt[pair[0]] and cnt[pair[1]]:
+                return False
         if p == 1 and self.promote:
-            return not self._high_ok(cnt, s * 15, jokers)
+            return not self._high_ok(cnt, i - 1, jokers)
         return True
+
+    def _near_table(self, jokers: int) -> list[tuple[int, ...]]:
+        """Per slot: the slots of its suit above it that a run in which it is the
+        lowest natural could hold with ``jokers`` jokers (for `_hopeless`)."""
+        out: list[tuple[int, ...]] = []
+        for i in range(60):
+            s, p = divmod(i, 15)
+            if not self.lo <= p <= self.hi:
+                out.append(())
+                continue
+            top = min(13 if p - jokers <= 1 else self.hi, p + 1 + jokers)
+            out.append(tuple(s * 15 + q for q in range(p + 1, top + 1)))
+        return out
 
     def _high_ok(self, cnt: list[int], base: int, jokers: int) -> bool:
         """Could a run still take this suit's ace at the high end? (A superset test: such
