@@ -1032,7 +1032,31 @@ class _SmallDfs:
                 return got[0] if got[0] > alpha else NEG
             if got[0] <= alpha:
                 return NEG
-        if self._hopeless(cnt, jokers, i):
+        p = i % 15
+        not_more = self.not_more
+        free = jokers >= 2 and not not_more  # jokers may outnumber naturals
+        set_ok = False  # (superset tests, as in `_hopeless`)
+        if self.set_at[p]:
+            # suits below this one hold nothing at this position any more (it is the
+            # lowest card left); a second copy in its own suit makes no set with it
+            n_o = (cnt[p] > 0) + (cnt[15 + p] > 0) + (cnt[30 + p] > 0) + (cnt[45 + p] > 0) - 1
+            set_ok = n_o >= 2 or (n_o and jokers) or free
+        if free:
+            run_ok = self.lo <= p <= self.hi
+        elif jokers:
+            near = self.near.get(jokers)
+            if near is None:
+                near = self.near[jokers] = self._near_table(jokers)
+            run_ok = False
+            for q in near[i]:
+                if cnt[q]:
+                    run_ok = True
+                    break
+        else:
+            pair = self.next2[i]
+            run_ok = pair is not None and cnt[pair[0]] > 0 and cnt[pair[1]] > 0
+        high = p == 1 and self.promote and self._high_ok(cnt, i - 1, jokers)
+        if not (set_ok or run_ok or high):
             # in no meld any more: left over at once, and so are the next such cards
             forced = [i]
             cnt[i] -= 1
@@ -1055,41 +1079,38 @@ class _SmallDfs:
                 return NEG
             self.memo[key] = (sub - n, ("left", n), True)
             return sub - n
-        s, p = divmod(i, 15)
+        s = i // 15
         base = s * 15
         ub_slot = self.ub_slot
         ubj = self.ub_joker
-        not_more = self.not_more
         best = alpha  # an option must beat this
         choice: tuple = ()
         ub_c = ub_slot[i]
         # 1. sets of this rank with higher suits
-        if 2 <= p <= 13 or p == self.set_slot:
+        if set_ok:
             others = [t for t in range(s + 1, 4) if cnt[t * 15 + p]]
-            n_o = len(others)
-            if n_o >= 2 or (n_o and jokers) or (jokers >= 2 and not not_more):
-                sp = self.set_pts[p] * POINTS_SCALE
-                for k in range(len(others), -1, -1):  # the biggest sets first
-                    for combo in combinations(others, k):
-                        for j in range(min(jokers, 3 - k), -1, -1):
-                            size = 1 + k + j
-                            if size < 3 or (not_more and j > 1 + k):
-                                continue
-                            gain = sp * size
-                            rest = ub - ub_c * (1 + k) - ubj * j
-                            if gain + rest <= best:
-                                continue
-                            cnt[i] -= 1
-                            for t in combo:
-                                cnt[t * 15 + p] -= 1
-                            sub = self.solve(cnt, jokers - j, i, rest, best - gain)
-                            cnt[i] += 1
-                            for t in combo:
-                                cnt[t * 15 + p] += 1
-                            if sub != NEG and sub + gain > best:
-                                best, choice = sub + gain, ("set", p, (s, *combo), j)
+            sp = self.set_pts[p] * POINTS_SCALE
+            for k in range(n_o, -1, -1):  # the biggest sets first
+                for combo in combinations(others, k):
+                    for j in range(min(jokers, 3 - k), -1, -1):
+                        size = 1 + k + j
+                        if size < 3 or (not_more and j > 1 + k):
+                            continue
+                        gain = sp * size
+                        rest = ub - ub_c * (1 + k) - ubj * j
+                        if gain + rest <= best:
+                            continue
+                        cnt[i] -= 1
+                        for t in combo:
+                            cnt[t * 15 + p] -= 1
+                        sub = self.solve(cnt, jokers - j, i, rest, best - gain)
+                        cnt[i] += 1
+                        for t in combo:
+                            cnt[t * 15 + p] += 1
+                        if sub != NEG and sub + gain > best:
+                            best, choice = sub + gain, ("set", p, (s, *combo), j)
         # 2. runs whose lowest natural is this card
-        if self.lo <= p <= self.hi:
+        if run_ok:
             rp = self.run_pts
             for t in range(0, min(jokers, p - self.lo) + 1):
                 start = p - t
@@ -1121,7 +1142,7 @@ class _SmallDfs:
         # over there (at slot 14 it is in no set and starts no run with a natural), same
         # cards, same score; searching both would solve the rest of the hand twice.
         cnt[i] -= 1
-        if p == 1 and self.promote and self._high_ok(cnt, base, jokers):
+        if high:
             if ub > best:
                 cnt[base + 14] += 1
                 sub = self.solve(cnt, jokers, i, ub, best)
