@@ -1016,7 +1016,8 @@ class _SmallDfs:
 
     def solve(self, cnt: list[int], jokers: int, i: int, ub: int, alpha: int = NEG) -> int:
         """Best score of the counts ``cnt`` (60 slots: suit * 15 + position, all zero
-        before ``i``) and ``jokers``; ``ub`` bounds it from above. NEG when it can not
+        from 1 to ``i``; slot 0, where no card goes, is used for the memo key) and
+        ``jokers``; ``ub`` bounds it from above. NEG when it can not
         beat ``alpha``: the memo then keeps "at most alpha" (redone if asked with a lower
         alpha); a value above ``alpha`` is exact (as in `Sweep.solve`)."""
         while i < 60 and not cnt[i]:
@@ -1025,7 +1026,8 @@ class _SmallDfs:
             return -jokers if -jokers > alpha else NEG
         if ub <= alpha:
             return NEG  # even every card melded at its best could not beat alpha
-        key = (bytes(cnt), jokers)
+        cnt[0] = jokers  # (slot 0 holds no card) the key: counts and jokers in one bytes
+        key = bytes(cnt)
         got = self.memo.get(key)
         if got is not None:
             if got[2]:
@@ -1301,17 +1303,18 @@ class _SmallDfs:
         held = [i for i in range(60) if cnt[i]]
         dropped = self._prefilter(cnt, jokers, held)
         ub = sum(map(mul, self.ub_slot, cnt)) + self.ub_joker * jokers
-        score = self.solve(cnt, jokers, 0, ub) - dropped
+        score = self.solve(cnt, jokers, 1, ub) - dropped
         runs: list[list[tuple[int, int | None]]] = []
         sets: list[tuple[int, list[int], int]] = []
         jl = jokers
         while True:
-            i = 0
+            i = 1
             while i < 60 and not cnt[i]:
                 i += 1
             if i == 60:
                 break
-            choice = self.memo[(bytes(cnt), jl)][1]
+            cnt[0] = jl
+            choice = self.memo[bytes(cnt)][1]
             s, p = divmod(i, 15)
             kind = choice[0]
             if kind == "left":
