@@ -35,9 +35,10 @@ kept by faces in an LRU (bots and hints ask about one hand many times).
 
 Small hands. The everyday question of bots and hints -- the best partition of a hand
 of at most `FAST_PATH_MAX_CARDS` cards -- goes to `_SmallDfs`, a memoised search card by
-card (see its docstring), which skips the sweep's set-up: about 2x faster on 14-card
-`rami` hands, 2.5x with 4 jokers (`python -m benchmarks.solver` times both paths on the
-same hands; `best_partition_sweep` is the sweep alone). Constrained questions (a card
+card (see its docstring), which skips the sweep's set-up: about 3x faster on 14-card
+`rami` hands in median and p99 with 0-2 jokers, 3.5-4x with 4 jokers
+(`python -m benchmarks.solver` times both paths on the same hands;
+`best_partition_sweep` is the sweep alone). Constrained questions (a card
 or a joker that must be melded, cards to keep, the fewest hand points) and bigger
 hands (30-card `500`) use the sweep. Both are exact and cross-checked.
 
@@ -964,6 +965,15 @@ class _SmallDfs:
     an upper bound of the rest (every remaining card at the most it can score) can not
     beat the best option found, so every memoised value is exact. Same score as the
     sweep: ``points * 64 - leftover``.
+
+    What keeps the slow tail short (2-joker hands with aces, issue 10): a low ace either
+    waits for the high end (when a run could still take it there: a natural of its suit
+    near the king) or is left over, never both -- an ace kept high that no run takes is
+    left over there, the same partition, and searching both solved the rest of the hand
+    twice. A card that can be in no meld any more is left over at once, with the next
+    such cards, without trying options (`_hopeless`; with no joker left a run needs the
+    next two cards of the suit, a high ace the queen and king); otherwise one cheap test
+    says which of a set, a run and the high end can exist, and only those are tried.
     """
 
     __slots__ = ("v", "lo", "hi", "not_more", "run_pts", "set_pts", "memo", "set_slot", "promote",
@@ -1015,8 +1025,8 @@ class _SmallDfs:
             self.next2.append((i + 1, i + 2) if ok else None)
 
     def solve(self, cnt: list[int], jokers: int, i: int, ub: int, alpha: int = NEG) -> int:
-        """Best score of the counts ``cnt`` (60 slots: suit * 15 + position, all zero
-        from 1 to ``i``; slot 0, where no card goes, is used for the memo key) and
+        """Best score of the counts ``cnt`` (60 slots: suit * 15 + position, zero in the
+        slots 1 to ``i - 1``; slot 0, where no card goes, is used for the memo key) and
         ``jokers``; ``ub`` bounds it from above. NEG when it can not
         beat ``alpha``: the memo then keeps "at most alpha" (redone if asked with a lower
         alpha); a value above ``alpha`` is exact (as in `Sweep.solve`)."""
