@@ -22,6 +22,7 @@ import random
 import pytest
 from test_core_legal import _near_cards, _run_text, _set_text, _try
 
+from rami_lan import i18n
 from rami_lan.core import VARIANTS
 from rami_lan.core import actions as A
 from rami_lan.core import round as R
@@ -50,9 +51,14 @@ def test_two_owed_jokers_with_one_place_left_is_refused() -> None:
     st = R.apply(st, A.RecoverJoker(0, 0, (card(st, 0, "Js"),)))[0]
     assert len(st.pending_must_use) == 1
     second = A.RecoverJoker(0, 0, (card(st, 0, "Jc"),))
-    with pytest.raises(IllegalAction, match="must all be used this turn and could not all be"):
+    with pytest.raises(IllegalAction, match="must all be used this turn and could not all be") as e:
         R.apply(st, second)
     assert second not in list(R.legal_actions(st, 0))
+    i18n.set_language("fr")
+    try:
+        assert "doivent tous être utilisés" in i18n.translate_message(str(e.value))
+    finally:
+        i18n.set_language("en")
     # the owed joker still has its place: the turn goes on
     owed = st.pending_must_use[0]
     st = R.apply(st, A.LayOff(0, owed, 1))[0]
