@@ -35,10 +35,11 @@ kept by faces in an LRU (bots and hints ask about one hand many times).
 
 Small hands. The everyday question of bots and hints -- the best partition of a hand
 of at most `FAST_PATH_MAX_CARDS` cards -- goes to `_SmallDfs`, a memoised search card by
-card (see its docstring), which skips the sweep's set-up: about 3x faster on 14-card
-`rami` hands in median and p99 with 0-2 jokers, 3.5-4x with 4 jokers
-(`python -m benchmarks.solver` times both paths on the same hands;
-`best_partition_sweep` is the sweep alone). Constrained questions (a card
+card (see its docstring), which skips the sweep's set-up: on 14-card `rami` hands with
+0-2 jokers about 3x faster in median and 2-3x in p99 (depending on the benchmark's
+seed), with 4 jokers about 3.5x in median and 3-4x in p99 (`python -m
+benchmarks.solver` times both paths on the same hands; `best_partition_sweep` is the
+sweep alone). Constrained questions (a card
 or a joker that must be melded, cards to keep, the fewest hand points) and bigger
 hands (30-card `500`) use the sweep. Both are exact and cross-checked.
 
