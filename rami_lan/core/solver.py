@@ -1141,9 +1141,13 @@ class _SmallDfs:
                                 break
                     if gaps > room:
                         continue
-                lead = sum(rp[start:p]) * POINTS_SCALE
                 cnt[i] -= 1
-                cells: list[tuple[int, int | None]] = [(q, None) for q in range(start, p)] + [(p, s)]
+                if t:
+                    lead = sum(rp[start:p]) * POINTS_SCALE
+                    cells: list[tuple[int, int | None]] = [(q, None) for q in range(start, p)] + [(p, s)]
+                else:
+                    lead = 0
+                    cells = [(p, s)]
                 res = self._extend(cnt, base, s, p + 1, top, jokers - t, 1, t,
                                    lead + rp[p] * POINTS_SCALE, cells, best, i,
                                    ub - ub_c - ubj * t, t > 0 and self.monotone)
