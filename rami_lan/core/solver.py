@@ -978,7 +978,7 @@ class _SmallDfs:
     """
 
     __slots__ = ("v", "lo", "hi", "not_more", "run_pts", "set_pts", "memo", "set_slot", "promote",
-                 "ub_slot", "ub_joker", "monotone", "set_at", "near", "next2")
+                 "ub_slot", "ub_joker", "monotone", "set_at", "near", "next2", "rp64")
 
     def __new__(cls, v: Variant) -> _SmallDfs:
         proto = _SMALL_PROTO.get(v.id)
@@ -1015,6 +1015,7 @@ class _SmallDfs:
         self.ub_slot = [x * POINTS_SCALE for x in ub] * 4
         self.ub_joker = max(best_at[self.lo:self.hi + 1]) * POINTS_SCALE
         self.monotone = all(rp[q] <= rp[q + 1] for q in range(self.lo, self.hi))
+        self.rp64 = [x * POINTS_SCALE for x in rp]
         self.set_at = [2 <= q <= 13 or q == self.set_slot for q in range(15)]
         self.near: dict[int, list[tuple[int, ...]]] = {}
         # per slot, with no joker: the next two slots of its suit that a run in which
@@ -1272,20 +1273,20 @@ class _SmallDfs:
         ``rest`` bounds what the cards not in the run can add; ``to_top``: the run must
         reach ``top`` (it starts with jokers)."""
         out = (NEG, ())
-        rp = self.run_pts
+        rp = self.rp64
         ub_slot = self.ub_slot
         not_more = self.not_more
-        n0 = len(cells)
+        n0 = n = len(cells)
         taken = []
         while pts + rest > best:  # the rest's bound counts the cards that could extend the run
             if jl and q <= top:
                 cells.append((q, None))
                 res = self._extend(cnt, base, s, q + 1, top, jl - 1, nat, jok + 1,
-                                   pts + rp[q] * POINTS_SCALE, cells, best, i, rest - self.ub_joker, to_top)
+                                   pts + rp[q], cells, best, i, rest - self.ub_joker, to_top)
                 cells.pop()
                 if res[0] > best:
                     best, out = res[0], res
-            if len(cells) >= 3 and (not not_more or jok <= nat) and (not to_top or q > top):
+            if n >= 3 and (not not_more or jok <= nat) and (not to_top or q > top):
                 sub = self.solve(cnt, jl, i, rest, best - pts)
                 if sub != NEG and sub + pts > best:
                     best = sub + pts
@@ -1296,8 +1297,9 @@ class _SmallDfs:
             cnt[slot] -= 1
             taken.append(slot)
             cells.append((q, s))
+            n += 1
             nat += 1
-            pts += rp[q] * POINTS_SCALE
+            pts += rp[q]
             rest -= ub_slot[slot]
             q += 1
         for slot in taken:
