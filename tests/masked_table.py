@@ -31,8 +31,10 @@ from rami_lan.masked.deck import unmask
 from rami_lan.masked.group import card_table
 from rami_lan.masked.messages import CardReveal, Handover, KeyRelease, LockPass, from_plain
 from rami_lan.net import protocol as P
+from rami_lan.net.fairness import FairnessTracker, facts_from_welcome
 from rami_lan.table import TableConfig, TableMachine
 from rami_lan.table import effects as F
+from rami_lan.table import verifier as V
 from rami_lan.table.masked_seat import MaskedSeat
 from rami_lan.table.shuffle import commitment
 
@@ -57,7 +59,16 @@ def to_wire(msg: F.Msg, variant: str) -> bytes:
     elif msg.kind == "events":
         fields["events"] = [e if isinstance(e, dict) else event_to_plain(e, variant)
                             for e in fields["events"]]
-    return P.KINDS[msg.kind](**fields).to_wire()
+    return pack(P.KINDS[msg.kind](**fields))
+
+
+def pack(msg: P.Message) -> bytes:
+    """A message's wire bytes (the frame body: msgpack of its plain form)."""
+    return msgpack.packb(msg.to_wire(), use_bin_type=True)
+
+
+def unpack(wire: bytes) -> P.Message:
+    return P.Message.from_wire(msgpack.unpackb(wire, raw=False, strict_map_key=True))
 
 
 class WireClient:
@@ -83,43 +94,87 @@ class WireClient:
         self.answered: int = -1
         self.errors: list[str] = []
         self.entropy = Entropy(b"client" + nick.encode())
+        self.tracker: Any = None
+        self.orders_given: set[bytes] = set()
 
-    def send(self, kind: str, **fields: Any) -> None:
-        wire = P.KINDS[kind](**fields).to_wire()
+    def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None,
+             **fields: Any) -> None:
+        msg = P.KINDS[kind](**fields)
+        if self.tracker is not None and kind in ("commit", "reveal", "action"):
+            self.tracker.sent(msg, secret=own_secret, action=core_action)
+        wire = pack(msg)
         self.seen.append(wire)
         self.t.host_seen.append(wire)
         self.t.inbox.append((self.conn, wire))
 
     def receive(self, wire: bytes) -> None:
         self.seen.append(wire)
-        msg = P.Message.from_wire(wire)
+        msg = unpack(wire)
         v = self.t.variant
+        ms = self.ms
         if isinstance(msg, P.Welcome):
             self.seat = msg.seat
             self.ms = MaskedSeat(msg.seat, v, self.entropy)
             self.policy = make_bot(self.level, seat=msg.seat, seed=self.seed)
-        elif isinstance(msg, P.CommitRequest):
+            self.tracker = FairnessTracker(facts_from_welcome(msg.table_id, msg.table, msg.seat),
+                                           self.t.evidence_dir)
+            return
+        assert ms is not None
+        if isinstance(msg, P.Masked) and msg.m.get("k") != "mk_hand":
+            for out in ms.on_masked(msg.m):
+                self.send("masked", m=out)
+        else:
+            if isinstance(msg, P.Events):
+                evs = [event_from_plain(e, v) for e in msg.events if e.get("type") != "TableNotice"]
+                for out in ms.on_events(evs):  # the assignments happen at once: keys follow
+                    self.send("masked", m=out)
+                msg = (msg, evs)  # type: ignore[assignment]
+            if ms.must_hold():
+                ms.hold(msg.m if isinstance(msg, P.Masked) else msg)
+            else:
+                self.process(msg.m if isinstance(msg, P.Masked) else msg)
+        for item in ms.release():
+            self.process(item)
+        self.check_orders()
+
+    def process(self, item: Any) -> None:
+        """One host message, in order, once our own cards in it are known."""
+        ms = self.ms
+        assert ms is not None
+        if isinstance(item, dict):  # mk_hand, nothing held before it
+            ms.on_masked(item)
+            return
+        if isinstance(item, tuple):
+            msg, evs = item
+            filled = [ms.fill_event(e) for e in evs]
+            self.pending += filled
+            self.tracker.received(msg, events=filled)
+            return
+        msg = item
+        self.tracker.received(msg)
+        if isinstance(msg, P.CommitRequest):
             secret = self.secrets.setdefault(msg.round_tag, self.entropy(32))
             self.send("commit", round_tag=msg.round_tag,
-                      commit=commitment(msg.round_tag, msg.seat, secret))
+                      commit=commitment(msg.round_tag, msg.seat, secret), own_secret=secret)
         elif isinstance(msg, P.Commitments):
             if msg.round_tag in self.secrets and self.t.reveal_secrets:
                 self.send("reveal", round_tag=msg.round_tag, secret=self.secrets[msg.round_tag])
-        elif isinstance(msg, P.Masked):
-            assert self.ms is not None
-            for out in self.ms.on_masked(msg.m):
-                self.send("masked", m=out)
-        elif isinstance(msg, P.Events):
-            evs = [event_from_plain(e, v) for e in msg.events if e.get("type") != "TableNotice"]
-            assert self.ms is not None
-            for out in self.ms.on_events(evs):
-                self.send("masked", m=out)
-            self.pending += evs
         elif isinstance(msg, P.View):
-            self.view = view_from_plain(msg.view)
+            self.view = ms.fill_view(view_from_plain(msg.view))
             self.view_no += 1
         elif isinstance(msg, P.Error):
             self.errors.append(f"{msg.code}: {msg.message}")
+
+    def check_orders(self) -> None:
+        """Give the verifier each round's audited deck orders as soon as we have them."""
+        ms = self.ms
+        assert ms is not None
+        for tag, report in ms.reports.items():
+            if tag in self.orders_given:
+                continue
+            self.orders_given.add(tag)
+            faults = tuple(f"{f.kind.name} by seat {f.seat}: {f.evidence}" for f in report.faults)
+            self.tracker.masked_orders(V.MaskedOrders(tag, dict(report.orders), ms.refill_decks(), faults))
 
     def maybe_act(self) -> bool:
         """Play if it is our turn and we know our hand; True if something was sent."""
@@ -135,14 +190,13 @@ class WireClient:
         if self.acted == self.view_no:
             return False
         self.acted = self.view_no
-        filled = ms.fill_view(view)
-        events = [ms.fill_event(e) for e in self.pending]
+        events, self.pending = self.pending, []
         self.events += events
-        self.pending = []
-        action = self.policy.choose(filled, tuple(events))
+        action = self.policy.choose(view, tuple(events))
         for out in ms.reveals_for(action):
             self.send("masked", m=out)
-        self.send("action", seq=self.t.seq_no(), action=action_to_plain(action, self.t.variant))
+        self.send("action", seq=self.t.seq_no(), action=action_to_plain(action, self.t.variant),
+                  core_action=action)
         return True
 
 
@@ -151,7 +205,8 @@ class MaskedTable:
 
     def __init__(self, *, variant: str = "rami", seats: int = 4, bots: dict[int, str] | None = None,
                  levels: dict[int, str] | None = None, limit: int | None = 1,
-                 private: bool = True, machine_cls: type[TableMachine] = TableMachine) -> None:
+                 private: bool = True, machine_cls: type[TableMachine] = TableMachine,
+                 evidence_dir: Any = None) -> None:
         bots = bots or {}
         self.config = TableConfig(name="masked", variant=variant, seats=seats, bots=bots, limit=limit,
                                   headless=True, advertise=False, bot_delay=0.0, commit_timeout=5,
@@ -164,6 +219,7 @@ class MaskedTable:
         """Every frame the host received or sent (the spying host's bytes)."""
         self.clients: dict[int, WireClient] = {}
         self.reveal_secrets = True
+        self.evidence_dir = evidence_dir
         self._seq = 0
         self.wake: float | None = None
         self.steps = 0
@@ -188,7 +244,7 @@ class MaskedTable:
 
     def handle(self, conn: int, wire: bytes) -> None:
         m, now = self.machine, self.now
-        msg = P.Message.from_wire(wire)
+        msg = unpack(wire)
         if isinstance(msg, P.Commit):
             self.feed(m.commit(conn, msg.round_tag, msg.commit, now))
         elif isinstance(msg, P.Reveal):
@@ -231,6 +287,8 @@ Slot = tuple[int, int]
 
 
 Keys = dict[Slot, dict[int, bytes]]
+_PARSED: dict[bytes, Any] = {}
+"""Frame -> its masked-deck message (None: another kind): each frame is parsed once."""
 Finals = dict[int, tuple[bytes, ...]]
 
 
@@ -240,11 +298,13 @@ def knowledge(frames: list[bytes], own: Any = None) -> tuple[Keys, Finals]:
     keys: dict[Slot, dict[int, bytes]] = {}
     finals: dict[int, tuple[bytes, ...]] = {}
     for wire in dict.fromkeys(frames):
-        msg = P.Message.from_wire(wire)
-        if not isinstance(msg, P.Masked) or not msg.m["k"].startswith("mk_") or msg.m["k"] in (
-                "mk_round", "mk_deal", "mk_show", "mk_hand"):
+        if wire not in _PARSED:
+            msg = unpack(wire) if b"mk_" in wire else None
+            _PARSED[wire] = (from_plain(msg.m) if isinstance(msg, P.Masked) and msg.m["k"] not in (
+                "mk_round", "mk_deal", "mk_show", "mk_hand") else None)
+        mm = _PARSED[wire]
+        if mm is None:
             continue
-        mm = from_plain(msg.m)
         if isinstance(mm, KeyRelease):
             keys.setdefault((mm.deck, mm.position), {})[mm.seat] = mm.key
         elif isinstance(mm, CardReveal):
@@ -280,4 +340,4 @@ def frames_size(frames: list[bytes]) -> int:
     return sum(len(f) for f in frames)
 
 
-__all__ = ["MaskedTable", "WireClient", "can_name", "knowledge", "msgpack"]
+__all__ = ["MaskedTable", "WireClient", "can_name", "knowledge", "pack", "unpack"]

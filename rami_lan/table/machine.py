@@ -221,6 +221,7 @@ class TableMachine(PrivateDealing):
             "host": cfg.host_nickname, "headless": cfg.headless,
             "host_seat": self.host_seat, "match_no": self.match_no,
             "code": cfg.join_code is not None, "who": cfg.who_may_sit,
+            "private_deal": cfg.private_deal,
             # the bots' levels, for the players' "Info joueur" (seat, level)
             "bots": [[s.seat, s.level] for s in self.seats.values()
                      if s.kind == "bot" and not s.remote_bot],
@@ -510,6 +511,12 @@ class TableMachine(PrivateDealing):
             if conn is not None:
                 self._error(conn, "illegal", str(exc), seq)
             return False
+        unproven = self._private_unproven(evs)
+        if unproven:
+            self.last_refusal = IllegalAction(getattr(action, "seat", None), self.match.phase, unproven)
+            if conn is not None:
+                self._error(conn, "illegal", str(self.last_refusal), seq)
+            return False
         if self._private_hold(conn, action, seq, evs, now):
             return True  # every hand is shown first; the action is applied then
         by = "player" if conn is not None else (
@@ -534,6 +541,7 @@ class TableMachine(PrivateDealing):
         if self.record is not None and ctx is not None and not ctx.finished and self._masked is None:
             self.record.log_events(evs, self.variant)
         self._private_before(m, evs, now)
+        noted = self._private_note(evs)
         seats = self.seats
         for s, buf in self._bot_events.items():
             st = seats[s]
@@ -549,7 +557,7 @@ class TableMachine(PrivateDealing):
                                       events=[self._private_redact(e, seat) for e in evs]))
             self._private_hand(m, seat)
             self._send(conn, _msg("view", seq=self.seq, view=view_for(m, seat)))
-        self._private_after(evs, now)
+        self._private_after(evs, noted, now)
         self._note_turn(now)
         if ctx is not None and not ctx.finished and any(isinstance(e, RoundEnded) for e in evs):
             self._finish_round(ctx, now)

@@ -21,6 +21,7 @@ round with the rules (`rami_lan.table.verifier`).
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -75,6 +76,35 @@ class MaskedSeat:
         """Round tag -> that round's audit report."""
         self.problems: list[str] = []
         """What the host sent that did not fit the public game (the host is named)."""
+        self._held: deque[Any] = deque()
+
+    # ------------------------------------------------------------------ holding updates
+
+    def must_hold(self) -> bool:
+        """Hold the host's next (non-masked) message back? Yes while a key for one of
+        our cards is on its way, or while earlier messages wait: order is kept."""
+        return bool(self._held) or not self.complete()
+
+    def hold(self, item: Any) -> None:
+        """Keep a host message (any object) until `release`."""
+        self._held.append(item)
+
+    def release(self) -> list[Any]:
+        """The held messages that may go on now, in order (``mk_hand`` ones are used here)."""
+        out: list[Any] = []
+        while self._held and self.complete():
+            item = self._held.popleft()
+            if isinstance(item, dict) and item.get("k") == "mk_hand":
+                self._set_hand(item)
+            else:
+                out.append(item)
+        return out
+
+    def _set_hand(self, plain: dict[str, Any]) -> None:
+        pos = plain.get("pos")
+        if not isinstance(pos, list):
+            raise MaskedSeatError("mk_hand without positions")
+        self._hand_pos = pos
 
     # ------------------------------------------------------------------ queries
 
@@ -108,11 +138,11 @@ class MaskedSeat:
             raise MaskedSeatError(f"{kind} before any masked round")
         if kind == "mk_deal":
             return self._on_deal(plain)
-        if kind == "mk_hand":
-            pos = plain.get("pos")
-            if not isinstance(pos, list):
-                raise MaskedSeatError("mk_hand without positions")
-            self._hand_pos = pos
+        if kind == "mk_hand":  # in order with the views: see `hold`
+            if self.must_hold():
+                self.hold(plain)
+            else:
+                self._set_hand(plain)
             return []
         if kind == "mk_show":
             out: list[dict[str, Any]] = []
@@ -195,8 +225,8 @@ class MaskedSeat:
         if self.p is None or self._hand_pos is None or view.phase not in ("draw", "play"):
             return view
         if len(self._hand_pos) != len(view.hand):
-            self.problems.append("mk_hand does not match the view's hand size")
-            return view
+            raise MaskedSeatError(f"mk_hand lists {len(self._hand_pos)} positions for a hand of "
+                                  f"{len(view.hand)} cards")
         hand: list[Card] = []
         for card, pos in zip(view.hand, self._hand_pos, strict=True):
             if pos is None:
@@ -204,7 +234,7 @@ class MaskedSeat:
                 continue
             c = self.p.card_at(int(pos[0]), int(pos[1])) if _pos_ok(pos) else None
             if c is None:
-                return view
+                raise MaskedSeatError(f"mk_hand names position {pos}, which is not a card we hold")
             hand.append(self._cards[c])
         return replace(view, hand=tuple(hand))
 

@@ -48,10 +48,10 @@ class PrivateDealing:
     # ------------------------------------------------------------------ start
 
     def _private_participants(self) -> tuple[int, ...]:
-        """Remote players of the next round who hold their own keys (humans and `join --bot`)."""
-        m = self.match  # type: ignore[attr-defined]
+        """Remote seats holding their own keys (humans and `join --bot`): the next round's
+        players, and eliminated players still at the table (they follow and check it)."""
         return tuple(
-            s for s in m.next_players()
+            s for s in sorted(self.seats)  # type: ignore[attr-defined]
             if self.seats[s].kind == "human" and self.seats[s].conn is not None  # type: ignore[attr-defined]
             and s != self.host_seat and not self.seats[s].left)  # type: ignore[attr-defined]
 
@@ -208,8 +208,15 @@ class PrivateDealing:
     # ------------------------------------------------------------------ each change
 
     def _private_redact(self, ev: E.Event, seat: int) -> E.Event:
+        """What ``seat`` sees of an event: a blind seat gets its own hidden cards blank
+        (the host does not know them; its client fills them in from its keys)."""
         mr = self._masked
-        return ev.for_seat(None if mr is not None and seat in mr.blind else seat)
+        if mr is None or seat not in mr.blind:
+            return ev.for_seat(seat)
+        if (isinstance(ev, E.StockDrawn) and ev.reshuffle > 0
+                and self.variant.stock_rule == "turn_over"):  # type: ignore[attr-defined]
+            return ev.for_seat(seat)  # a turned-over pile is public: the host knows the card
+        return ev.for_seat(None)
 
     def _private_hand(self, m: MatchState, seat: int) -> None:
         """Before a blind seat's view: where each card of its hand lies in the masked deck."""
@@ -229,21 +236,47 @@ class PrivateDealing:
             if pos is not None:
                 self._private_route(mr.reveal(*pos), now)
 
-    def _private_after(self, evs: list[E.Event], now: float) -> None:
-        """After the events went out: re-mask a refill, assign each draw (keys follow)."""
+    def _private_note(self, evs: list[E.Event]) -> list[Routed]:
+        """Before the change goes out: the model's new stock generation and draws are
+        noted (so ``mk_hand`` can name the positions); what they send waits."""
+        mr = self._masked
+        out: list[Routed] = []
+        if mr is None:
+            return out
+        for ev in evs:
+            if isinstance(ev, E.StockRefilled):
+                out.append(mr.refilled(ev.reshuffle, [self._card_no(c) for c in ev.pile], ev.shuffled))
+            elif isinstance(ev, E.StockDrawn):
+                out.append(mr.drawn(ev.reshuffle, ev.position, ev.seat))
+        return out
+
+    def _private_after(self, evs: list[E.Event], noted: list[Routed], now: float) -> None:
+        """After the events went out: the key releases and mask passes they caused."""
         mr = self._masked
         if mr is None:
             return
+        for routed in noted:
+            self._private_route(routed, now)
+        if any(isinstance(ev, E.RoundEnded) for ev in evs):
+            self._audit_wait = True
+            self._audit_deadline = now + self.config.audit_timeout  # type: ignore[attr-defined]
+            self._private_route(mr.publish_audit(), now)
+
+    def _private_unproven(self, evs: list[E.Event]) -> str:
+        """Why a change may not happen: it makes public a card the host has not seen
+        revealed (a stand-in of its model). Empty: it may."""
+        mr = self._masked
+        if mr is None:
+            return ""
         for ev in evs:
-            if isinstance(ev, E.StockRefilled):
-                self._private_route(mr.refilled(ev.reshuffle, [self._card_no(c) for c in ev.pile],
-                                                ev.shuffled), now)
-            elif isinstance(ev, E.StockDrawn):
-                self._private_route(mr.drawn(ev.reshuffle, ev.position, ev.seat), now)
-            elif isinstance(ev, E.RoundEnded):
-                self._audit_wait = True
-                self._audit_deadline = now + self.config.audit_timeout  # type: ignore[attr-defined]
-                self._private_route(mr.publish_audit(), now)
+            if isinstance(ev, E.RoundEnded):
+                continue  # every hand is shown first (`_private_hold`)
+            for c in _event_cards(ev):
+                where = mr.position_of(self._card_no(c))
+                if where is not None:
+                    return (f"{c} is not proven to be in the hand: reveal deck {where[0]} "
+                            f"position {where[1]} first (private dealing)")
+        return ""
 
     def _private_hold(self, conn: int | None, action: Any, seq: int | None, evs: list[E.Event],
                       now: float) -> bool:
