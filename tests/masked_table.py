@@ -95,7 +95,9 @@ class WireClient:
         self.errors: list[str] = []
         self.entropy = Entropy(b"client" + nick.encode())
         self.tracker: Any = None
+        self.token: bytes | None = None
         self.orders_given: set[bytes] = set()
+        self.rounds_told: set[bytes] = set()
 
     def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None,
              **fields: Any) -> None:
@@ -113,6 +115,12 @@ class WireClient:
         v = self.t.variant
         ms = self.ms
         if isinstance(msg, P.Welcome):
+            self.token = msg.token
+            if ms is not None:  # back after a drop: what we sent may have been lost
+                self.tracker.disconnected()
+                for out in ms.resend():
+                    self.send("masked", m=out)
+                return
             self.seat = msg.seat
             self.ms = MaskedSeat(msg.seat, v, self.entropy)
             self.policy = make_bot(self.level, seat=msg.seat, seed=self.seed)
@@ -157,7 +165,8 @@ class WireClient:
             self.send("commit", round_tag=msg.round_tag,
                       commit=commitment(msg.round_tag, msg.seat, secret), own_secret=secret)
         elif isinstance(msg, P.Commitments):
-            if msg.round_tag in self.secrets and self.t.reveal_secrets:
+            if (msg.round_tag in self.secrets and self.t.reveal_secrets
+                    and self.tracker.can_reveal(msg.round_tag)):
                 self.send("reveal", round_tag=msg.round_tag, secret=self.secrets[msg.round_tag])
         elif isinstance(msg, P.View):
             self.view = ms.fill_view(view_from_plain(msg.view))
@@ -169,6 +178,9 @@ class WireClient:
         """Give the verifier each round's audited deck orders as soon as we have them."""
         ms = self.ms
         assert ms is not None
+        if ms.tag is not None and ms.tag not in self.rounds_told:
+            self.rounds_told.add(ms.tag)
+            self.tracker.masked_round(ms.tag)
         for tag, report in ms.reports.items():
             if tag in self.orders_given:
                 continue
@@ -258,6 +270,19 @@ class MaskedTable:
         else:  # pragma: no cover - the harness sends nothing else
             raise AssertionError(f"unexpected {msg.KIND}")
 
+    def drop(self, conn: int) -> WireClient:
+        """The connection dies: what the client had in flight is lost with it."""
+        client = self.clients.pop(conn)
+        self.inbox = deque(item for item in self.inbox if item[0] != conn)
+        self.feed(self.machine.left(conn, self.now))
+        return client
+
+    def rejoin(self, client: WireClient) -> None:
+        """The same client (same process, same keys) comes back with its token."""
+        client.conn = max(self.clients, default=0) + 100
+        self.clients[client.conn] = client
+        self.feed(self.machine.joined(client.conn, self.now, nick=client.nick, token=client.token))
+
     def start(self) -> None:
         for conn, c in self.clients.items():
             self.feed(self.machine.joined(conn, self.now, nick=c.nick))
@@ -274,6 +299,8 @@ class MaskedTable:
             if any(c.maybe_act() for c in self.clients.values()):
                 continue
             if self.wake is None:
+                if until is not None:
+                    return  # nothing moves: the caller decides (e.g. a player must come back)
                 raise AssertionError(f"stuck: stage {self.machine.stage}, phase {self.machine.match.phase}")
             self.now = max(self.now, self.wake)
             self.feed(self.machine.tick(self.now, max_steps=1))

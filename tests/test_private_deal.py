@@ -364,3 +364,28 @@ def test_a_card_played_without_its_reveal_is_refused(tmp_path: Any) -> None:
     err = t.clients[1].errors[0]
     assert err.startswith("illegal") and ("does not hold" in err or "not proven" in err)
     assert t.machine.match.round.turn == t.clients[1].seat and t.machine.match.phase == "play"
+
+
+def test_a_player_who_drops_and_comes_back_finishes_the_match(tmp_path: Any) -> None:
+    """Seat 1's connection dies mid-round, losing what it had in flight; the table waits
+    for it (nobody else can play its hidden hand). It comes back with its token: the host
+    sends the round's masked messages again with the public events, it sends again what
+    it sent, both sides drop what they had, and the match goes on to its end."""
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 6)
+    away = t.drop(2)
+    t.run(until=lambda: False, max_steps=t.steps + 400)  # the others play until they must wait
+    assert not t.machine.over and t.machine.stage.value == "playing"
+    t.rejoin(away)
+    t.run()
+    m = t.machine
+    assert m.match.over and all(r.fair for r in m.masked_reports)
+    assert len(m.masked_reports) == m.match.round_no
+    for c in t.clients.values():
+        assert not c.ms.faults and not c.ms.problems, c.ms.faults
+        statuses = [r.status for r in c.tracker.rounds()]
+        if c is away:  # it missed events of round 1: checked as far as it saw them
+            assert statuses[0] in ("partial", "checked") and set(statuses[1:]) <= {"checked"}
+        else:
+            assert set(statuses) == {"checked"}, statuses

@@ -157,6 +157,7 @@ class RemoteTableSession:
         """Private dealing: this seat's side of the masked deck (None: not in use)."""
         self._orders_given: set[bytes] = set()
         self._faults_told = 0
+        self._masked_tag: bytes | None = None
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
 
@@ -394,6 +395,9 @@ class RemoteTableSession:
             self.masked = MaskedSeat(self.seat, get_variant(self.variant), os.urandom)
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
+        if self.masked is not None:  # back after a drop: what we sent may have been lost
+            for out in self.masked.resend():
+                await self._send(P.Masked(m=out))
         self._schedule_card()
         for msg in early:
             await self._handle(msg)
@@ -633,6 +637,9 @@ class RemoteTableSession:
             log.warning("private dealing: %s by seat %s: %s", f.kind.name, f.seat, f.evidence)
             self._queue.put_nowait(SessionUpdate(notice=Notice.of(
                 NoticeCode.PRIVATE_DEAL_FAULT, kind=f.kind.name, seat=f.seat)))
+        if ms.tag is not None and ms.tag != self._masked_tag and self.tracker is not None:
+            self._masked_tag = ms.tag
+            self.tracker.masked_round(ms.tag)
         for tag, report in ms.reports.items():
             if tag in self._orders_given or self.tracker is None:
                 continue

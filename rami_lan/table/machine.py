@@ -52,7 +52,7 @@ from rami_lan.table import effects as F
 from rami_lan.table.chat import ChatPolicy, ChatRefusal
 from rami_lan.table.config import TableConfig
 from rami_lan.table.fairround import RoundCtx, pairs
-from rami_lan.table.policy import fallback_action, make_policy, think_delay
+from rami_lan.table.policy import fallback_action, make_policy, reads_events, think_delay
 from rami_lan.table.private_deal import PrivateDealing
 from rami_lan.table.seats import Seat, card_nick, find_by_token, token_hash, unique_nick
 from rami_lan.table.shuffle import CommitmentRound, Phase, RevealOutcome, deck_order, round_tag
@@ -150,6 +150,8 @@ class TableMachine(PrivateDealing):
         """Why the core refused the last action the table tried (bots' mistakes)."""
         self._journal_on = config.journal_dir is not None and not config.private_deal
         self._masked = None
+        self._masked_log: dict[int, list[dict[str, Any]]] = {}
+        self._masked_events: list[Any] = []
         self._model_deck = None
         self._held_action = None
         self._audit_wait = False
@@ -189,6 +191,12 @@ class TableMachine(PrivateDealing):
     def deck_for_round(self, seed: bytes, n_cards: int) -> list[int]:
         """The round's deck of card ids (index 0 = top): ``deck_order(seed, n)``."""
         return deck_order(seed, n_cards)
+
+    def card_objects(self) -> list[Any]:
+        """This match's cards by canonical id (new objects: a card's identity is its
+        physical copy in this match)."""
+        v = self.variant
+        return [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
 
     def deal(self, m: MatchState, cards: list[Any], seed: bytes) -> tuple[MatchState, list[Event]]:
         """Deal a round: the core places the cards (deal positions), picks the first
@@ -398,6 +406,7 @@ class TableMachine(PrivateDealing):
         elif (ctx is not None and self.stage is Stage.COMMIT and seat in ctx.participants
               and seat in ctx.commit.missing_commits):
             self._send(conn, _msg("commit_request", round_tag=ctx.tag, seat=seat))
+        self._private_resync(conn, seat)
         self._private_hand(self.match, seat)
         self._send(conn, _msg("view", seq=self.seq, view=view_for(self.match, seat)))
         if ctx is not None and ctx.finished:
@@ -525,7 +534,7 @@ class TableMachine(PrivateDealing):
             plain = action_to_plain(action, self.variant)
             self._journal("action", {"seq": self.seq + 1, "seat": getattr(action, "seat", -1),
                                      "by": by, "action": plain})
-            if self.record is not None and self._masked is None:
+            if self.record is not None:
                 self.record.log_action(plain, by)
         self._commit_change(m, evs, now)
         return True
@@ -546,6 +555,8 @@ class TableMachine(PrivateDealing):
         for s, buf in self._bot_events.items():
             st = seats[s]
             if st.kind == "bot" or st.conn is None:
+                if st.policy is not None and not reads_events(st.policy):
+                    continue  # a bot that ignores events: nothing to redact for it
                 buf += [e.for_seat(s) for e in evs]
             elif buf:
                 buf.clear()  # a connected player reads its own events
@@ -867,7 +878,7 @@ class TableMachine(PrivateDealing):
         v = self.variant
         deck_ids = self.deck_for_round(seed, v.deck_size)
         if self._cards is None:  # one Card object per id for the whole match
-            self._cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
+            self._cards = self.card_objects()
         cards = [self._cards[i] for i in deck_ids]
         if self.record is not None:
             self.record.begin_round(self, ctx.tag, ctx.commit, deck_ids, seed)

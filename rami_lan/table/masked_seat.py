@@ -26,9 +26,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+import msgpack
+
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card, card_from_id, card_id
+from rami_lan.core.codec import event_from_plain
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import SeatView
 from rami_lan.masked.audit import AuditReport, Fault
@@ -77,6 +80,9 @@ class MaskedSeat:
         self.problems: list[str] = []
         """What the host sent that did not fit the public game (the host is named)."""
         self._held: deque[Any] = deque()
+        self._seen: set[bytes] = set()
+        self._sent_log: list[dict[str, Any]] = []
+        self._assigned: set[tuple[int, int]] = set()
 
     # ------------------------------------------------------------------ holding updates
 
@@ -129,8 +135,31 @@ class MaskedSeat:
 
     # ------------------------------------------------------------------ input
 
+    def resend(self) -> list[dict[str, Any]]:
+        """After a reconnect: every masked message we sent this round (the host drops the
+        ones it had; those lost with the old connection go through)."""
+        return list(self._sent_log)
+
     def on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
         """A ``masked`` message from the host; raises `MaskedSeatError` if refused."""
+        kind = plain.get("k")
+        if kind != "mk_hand":
+            fingerprint = msgpack.packb(plain, use_bin_type=True)
+            if fingerprint in self._seen:
+                return []  # sent again after a reconnect: we have it
+            if kind == "mk_round":
+                self._seen = set()
+            self._seen.add(fingerprint)
+        if kind == "mk_sync":
+            events = plain.get("events")
+            if not isinstance(events, list):
+                raise MaskedSeatError("mk_sync without events")
+            return self.on_events([event_from_plain(e, self.variant) for e in events])
+        out = self._on_masked(plain)
+        self._sent_log += out
+        return out
+
+    def _on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
         kind = plain.get("k")
         if kind == "mk_round":
             return self._on_round(plain)
@@ -155,7 +184,19 @@ class MaskedSeat:
             raise MaskedSeatError(f"masked deck: {exc}") from exc
 
     def on_events(self, events: Sequence[E.Event]) -> list[dict[str, Any]]:
-        """Public events of the round, in order: the assignments they make."""
+        """Public events of the round, in order: the assignments they make (an event seen
+        before, from a resync after a reconnect, makes none)."""
+        out = self._on_events(events)
+        self._sent_log += out
+        return out
+
+    def reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
+        """Before sending ``action``: reveal every card of ours it puts on the table."""
+        out = self._reveals_for(action)
+        self._sent_log += out
+        return out
+
+    def _on_events(self, events: Sequence[E.Event]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         if self.p is None or self.p.phase in (Phase.COMPLETE, Phase.AUDITING, Phase.IDLE):
             return out
@@ -166,6 +207,8 @@ class MaskedSeat:
                     self.problems.append(f"the deal gave seat {ev.seat} positions {list(ev.positions)}, "
                                          "not those the host's mk_deal announced")
             elif isinstance(ev, E.StockRefilled):
+                if ev.reshuffle in self._gen_deck:
+                    continue  # seen before (a resync)
                 if not ev.shuffled:
                     self._gen_deck[ev.reshuffle] = None
                     continue
@@ -179,14 +222,15 @@ class MaskedSeat:
                 if deck is not None:
                     out += self._assign(deck, ev.position, ev.seat)
             elif isinstance(ev, E.RoundEnded):
+                if self.p.phase not in (Phase.PLAYING, Phase.SHUFFLING):
+                    continue
                 for cid in list(self._mine):  # the hand is shown (the host asked with mk_show)
                     self._mine.pop(cid, None)
                 if self.p.phase in (Phase.PLAYING, Phase.SHUFFLING):
                     out += self._result(self.p.publish_audit())
         return out
 
-    def reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
-        """Before sending ``action``: reveal every card of ours it puts on the table."""
+    def _reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
         if self.p is None or self.p.phase is not Phase.PLAYING:
             return []
         cards: list[Card] = []
@@ -260,6 +304,8 @@ class MaskedSeat:
         self._later = []
         self._layout = None
         self._mine = {}
+        self._sent_log = []
+        self._assigned = set()
         try:
             return self._result(self.p.start_deck(0, range(n), sorted(seats)))
         except MaskedStateError as exc:
@@ -287,6 +333,9 @@ class MaskedSeat:
 
     def _assign(self, deck: int, position: int, seat: int | None) -> list[dict[str, Any]]:
         assert self.p is not None
+        if (deck, position) in self._assigned:
+            return []  # assigned before (a resync after a reconnect)
+        self._assigned.add((deck, position))
         if deck not in self._ready or self.p.phase is not Phase.PLAYING:
             self._later.append((deck, position, seat))
             return []
@@ -321,6 +370,7 @@ class MaskedSeat:
         if ready and self._later:
             later, self._later = self._later, []
             for deck, position, seat in later:
+                self._assigned.discard((deck, position))
                 out += self._assign(deck, position, seat)
         return out
 

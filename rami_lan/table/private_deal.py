@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import msgpack
+
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card, card_id
 from rami_lan.core.match import MatchState, start_round
@@ -67,6 +69,8 @@ class PrivateDealing:
                          v.deck_size, self.entropy)  # type: ignore[attr-defined]
         self._masked = mr
         self._masked_seed = seed
+        self._masked_log: dict[int, list[dict[str, Any]]] = {s: [] for s in remote}
+        self._masked_events: list[E.Event] = []
         self._model_deck = None
         self._held_action = None
         self.stage = Stage.SHUFFLE
@@ -77,8 +81,26 @@ class PrivateDealing:
         return True
 
     def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
+        if plain.get("k") != "mk_hand":  # kept for a reconnect (`_private_resync`)
+            self._masked_log.setdefault(seat, []).append(plain)
         conn = self.seats[seat].conn  # type: ignore[attr-defined]
         if conn is not None:
+            self._send(conn, F.Msg("masked", {"m": plain}))  # type: ignore[attr-defined]
+
+    def _private_resync(self, conn: int, seat: int) -> None:
+        """A blind seat came back: everything masked it was sent this round, again, with
+        the round's public events (``mk_sync``) right after the deal, so its participant
+        makes every assignment it missed. The client drops what it already had."""
+        mr = self._masked
+        if mr is None or seat not in mr.blind or mr.phase.value in ("complete", "idle"):
+            return
+        from rami_lan.core.codec import event_to_plain
+
+        sync = {"k": "mk_sync", "events": [event_to_plain(e.for_seat(None), self.variant)  # type: ignore[attr-defined]
+                                           for e in self._masked_events]}
+        log = self._masked_log.get(seat, [])
+        cut = next((k + 1 for k, plain in enumerate(log) if plain.get("k") == "mk_deal"), len(log))
+        for plain in [*log[:cut], sync, *log[cut:]]:
             self._send(conn, F.Msg("masked", {"m": plain}))  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ input
@@ -160,8 +182,13 @@ class PrivateDealing:
         new_m, evs = self.deal_private(self.match, self._model_deck, self._masked_seed,  # type: ignore[attr-defined]
                                        mr.blind)
         self._model_deck = []
+        self._masked_m0 = self.match  # type: ignore[attr-defined]
         ctx.started = True
         self.stage = Stage.PLAYING
+        record = self.record  # type: ignore[attr-defined]
+        if record is not None:  # the deck is known only from the audit: see `_private_record`
+            record.begin_round(self, ctx.tag, ctx.commit, [], self._masked_seed)
+            record.set_round_players(new_m)
         self._commit_change(new_m, evs, now)  # type: ignore[attr-defined]
 
     def deal_private(self, m: MatchState, cards: list[Card], seed: bytes,
@@ -221,7 +248,8 @@ class PrivateDealing:
     def _private_hand(self, m: MatchState, seat: int) -> None:
         """Before a blind seat's view: where each card of its hand lies in the masked deck."""
         mr = self._masked
-        if mr is None or seat not in mr.blind or m.round is None or seat not in m.round.players:
+        if mr is None or seat not in mr.blind or m.round is None or seat not in m.round.players \
+                or m.round.phase == "over":
             return
         ids = [self._card_no(c) for c in m.round.hands[seat]]
         self._private_send(seat, {"k": "mk_hand", "pos": mr.hand_positions(ids)})
@@ -243,6 +271,7 @@ class PrivateDealing:
         out: list[Routed] = []
         if mr is None:
             return out
+        self._masked_events += evs
         for ev in evs:
             if isinstance(ev, E.StockRefilled):
                 out.append(mr.refilled(ev.reshuffle, [self._card_no(c) for c in ev.pile], ev.shuffled))
@@ -299,6 +328,7 @@ class PrivateDealing:
 
     def _private_report(self, report: AuditReport, now: float) -> None:
         self.masked_reports.append(report)  # type: ignore[attr-defined]
+        self._private_record(report)
         if not report.fair:
             named = ", ".join(str(s + 1) for s in sorted(report.named)) or "-"
             self._notice(f"private dealing: the round's audit found {len(report.faults)} "  # type: ignore[attr-defined]
@@ -306,6 +336,45 @@ class PrivateDealing:
         if self._audit_wait:
             self._audit_wait = False
             self._private_resume(now)
+
+    def _private_record(self, report: AuditReport) -> None:
+        """The round goes into the match record once its audit is in: the deck order from
+        the audit, the true events replayed from it and the accepted actions, and the
+        broadcast masked messages (so `rami-lan verify` recomputes the audit)."""
+        record, mr, ctx = self.record, self._masked, self._round  # type: ignore[attr-defined]
+        cur = getattr(record, "_current", None)
+        if record is None or mr is None or ctx is None or cur is None:
+            return
+        from rami_lan.core.codec import action_from_plain, event_to_plain
+        from rami_lan.core.match import apply
+
+        v = self.variant  # type: ignore[attr-defined]
+        cards = self._cards
+        orders = dict(report.orders)
+        gens = dict(mr.gen_decks())
+        events: list[E.Event] = []
+        if 0 in orders and cards is not None:
+            refills = tuple(tuple(cards[i] for i in orders.get(d, ())) if d is not None else ()  # type: ignore[index]
+                            for _g, d in sorted((g, d) for g, d in gens.items() if g > 0))
+            try:
+                m, events = start_round(self._masked_m0, [cards[i] for i in orders[0]],  # type: ignore[index]
+                                        self._masked_seed, refills=refills)
+                for plain in cur.get("actions", []):
+                    m, more = apply(m, action_from_plain(plain, v))
+                    events += more
+            except Exception as exc:  # noqa: BLE001 - a false claim: the record shows where
+                cur["replay_error"] = str(exc)[:500]
+        cur["deck"] = list(orders.get(0, ()))
+        cur["n_cards"] = v.deck_size
+        cur["events"] = [event_to_plain(e, v) for e in events]
+        cur["masked"] = {
+            "decks": [[d, list(ids), list(mr.participants)] for d, ids in mr.deck_cards()],
+            "gen_decks": {str(g): d for g, d in gens.items()},
+            "orders": {str(d): list(o) for d, o in orders.items()},
+            "messages": [msgpack.packb(plain, use_bin_type=True).hex() for plain in mr.broadcast],
+        }
+        record.end_round(self.match, ctx.secrets(), ctx.excluded())  # type: ignore[attr-defined]
+        self._out.append(F.WriteRecord(record.to_plain()))  # type: ignore[attr-defined]
 
     def _private_resume(self, now: float) -> None:
         """The audit is in: a round that waited for it may be dealt now."""
