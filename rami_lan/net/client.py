@@ -158,6 +158,7 @@ class RemoteTableSession:
         self._orders_given: set[bytes] = set()
         self._faults_told = 0
         self._masked_tag: bytes | None = None
+        self._auto_view: SeatView | None = None
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
 
@@ -614,6 +615,24 @@ class RemoteTableSession:
             self._queue.put_nowait(SessionUpdate(notice=Notice.of(
                 NoticeCode.PRIVATE_DEAL_FAULT, kind="HOST_MESSAGE", seat=self.table.get("host_seat"))))
         self._masked_progress()
+        await self._masked_timeout()
+
+    async def _masked_timeout(self) -> None:
+        """Private dealing: our move timer ran out (the host asked with ``mk_timeout``);
+        the host can not play our hidden hand, so we play the automatic move ourselves:
+        draw from the stock, then discard (`rami_lan.table.policy.fallback_action`)."""
+        ms, view = self.masked, self.view
+        if (ms is None or view is None or ms.timeout_turn is None or not view.my_turn
+                or view.turn_no != ms.timeout_turn or ms.must_hold() or view is self._auto_view):
+            return
+        from rami_lan.table.policy import fallback_action
+
+        action = fallback_action(view)
+        self._auto_view = view
+        if action is not None:
+            if view.phase == "draw":
+                self._queue.put_nowait(SessionUpdate(notice=Notice.of(NoticeCode.TIMER_PLAYED)))
+            await self.act(action)
 
     async def _handle_held(self, item: Any) -> None:
         ms = self.masked
