@@ -222,7 +222,8 @@ class MaskedTable:
         bots = bots or {}
         self.config = TableConfig(name="masked", variant=variant, seats=seats, bots=bots, limit=limit,
                                   headless=True, advertise=False, bot_delay=0.0, commit_timeout=5,
-                                  reveal_timeout=5, between_timeout=5, private_deal=private)
+                                  reveal_timeout=5, between_timeout=5, private_deal=private,
+                                  masked_wait=20.0)
         self.variant = get_variant(variant)
         self.machine = machine_cls(self.config, Entropy(b"host"))
         self.now = 10.0

@@ -375,8 +375,14 @@ def test_a_player_who_drops_and_comes_back_finishes_the_match(tmp_path: Any) -> 
     t.start()
     t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 6)
     away = t.drop(2)
-    t.run(until=lambda: False, max_steps=t.steps + 400)  # the others play until they must wait
+    dropped_at = t.now
+    # The others play until they must wait for it; it is back before the round would be
+    # void (the next thing the table would do is void it, masked_wait after the drop).
+    void_at = dropped_at + t.config.masked_wait
+    t.run(until=lambda: not t.inbox and t.wake == void_at
+          and not any(c.maybe_act() for c in t.clients.values()))
     assert not t.machine.over and t.machine.stage.value == "playing"
+    assert t.machine._private_void_at()[0] == void_at and t.now < void_at
     t.rejoin(away)
     t.run()
     m = t.machine
@@ -389,3 +395,35 @@ def test_a_player_who_drops_and_comes_back_finishes_the_match(tmp_path: Any) -> 
             assert statuses[0] in ("partial", "checked") and set(statuses[1:]) <= {"checked"}
         else:
             assert set(statuses) == {"checked"}, statuses
+
+
+def test_a_player_gone_for_good_voids_the_round_and_the_match_goes_on(tmp_path: Any) -> None:
+    """Seat 1 drops mid-round and never comes back. Nobody can play its hidden cards, so
+    after the table's wait the round is void (no score: the totals do not move), every
+    present participant's audit names the gone one for its missing secrets, and the next
+    round is dealt without it as a participant: the host's away bot plays its seat, as
+    at any table. Every other client checks every round, the void one included."""
+    from rami_lan.core import events as E
+
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 6)
+    totals_before = t.machine.match.totals
+    round_no = t.machine.match.round_no
+    gone = t.drop(2)
+    t.run(until=lambda: t.machine.match.round_no > round_no)  # the void, then a new deal
+    m = t.machine
+    voided = [e for c in t.clients.values() for e in c.pending + c.events
+              if isinstance(e, E.RoundVoided)]
+    assert voided and voided[0].round_no == round_no and voided[0].seat == gone.seat
+    assert m.match.totals == totals_before  # no score for the void round
+    void_report = m.masked_reports[round_no - 1]
+    assert {f.kind for f in void_report.faults} == {FaultKind.MISSING_AUDIT}
+    assert void_report.named == {gone.seat}
+    assert gone.seat not in m._masked.participants  # the next round goes on without it
+    t.run()
+    assert m.match.over
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        assert all(s == "checked" for _, s, _ in statuses), statuses
+        assert "void" in statuses[round_no - 1][2]

@@ -155,6 +155,8 @@ class TableMachine(PrivateDealing):
         self._model_deck = None
         self._held_action = None
         self._prompted: tuple[int, int] | None = None
+        self._away_since: dict[int, float] = {}
+        """seat -> when its connection dropped (cleared when it comes back)."""
         self._audit_wait = False
         self._audit_deadline: float | None = None
         self._setup_after_audit = False
@@ -249,8 +251,8 @@ class TableMachine(PrivateDealing):
     def deadline(self) -> float | None:
         """The earliest moment `tick` has work to do (None: only on input)."""
         audit = self._audit_deadline if self._audit_wait else None
-        ds = [d for d in (self._stage_deadline, self._notice_at, self._auto_deadline()[0], audit)
-              if d is not None]
+        ds = [d for d in (self._stage_deadline, self._notice_at, self._auto_deadline()[0], audit,
+                          self._private_void_at()[0]) if d is not None]
         return min(ds) if ds else None
 
     def move_deadline(self) -> float | None:
@@ -334,6 +336,7 @@ class TableMachine(PrivateDealing):
         if not seat.nick:
             seat.nick = nick
         seat.conn = conn
+        self._away_since.pop(seat.seat, None)
         seat.remote_bot = bot
         self.conns[conn] = seat.seat
         if bot:
@@ -362,6 +365,7 @@ class TableMachine(PrivateDealing):
             seat = self.seats[seat_no]
             if seat.conn == conn:
                 seat.conn = None
+                self._away_since[seat_no] = now
                 if not self.started and not seat.owner:
                     seat.free()
                     self.cards.pop(seat_no, None)
@@ -612,6 +616,8 @@ class TableMachine(PrivateDealing):
             # its own client is asked to play the automatic move (once per turn).
             if self.config.timer > 0 and st.conn is not None and self._prompted != self._turn_key:
                 return (self._turn_started + self.config.timer, s, "prompt")
+            if self.config.timer > 0 and st.conn is not None:  # asked, and still no move
+                return (self._turn_started + self.config.timer + self.config.masked_wait, s, "void")
             return (None, -1, "")
         if st.conn is None:
             wait = float(self.config.timer) if self.config.timer > 0 else self.config.away_delay
@@ -684,10 +690,14 @@ class TableMachine(PrivateDealing):
 
     def _step(self, now: float) -> bool:
         """One due thing; False when nothing is due."""
+        void_at, void_seat = self._private_void_at()
+        if void_at is not None and now >= void_at:
+            self._private_void(void_seat, now)
+            return True
         if self._audit_wait and self._audit_deadline is not None and now >= self._audit_deadline:
             self._audit_deadline = None
             if self._masked is not None:
-                self._private_route(self._masked.close_audit(), now)
+                self._private_close_audit(now)
             if self._audit_wait:  # closed with nothing to report: go on
                 self._audit_wait = False
                 self._private_resume(now)
@@ -712,6 +722,8 @@ class TableMachine(PrivateDealing):
             self._ask_knocks(now)
         elif what == "bot":
             self._bot_move(seat, now)
+        elif what == "void":
+            self._private_void(seat, now)
         elif what == "prompt":
             self._prompted = self._turn_key
             self._private_send(seat, {"k": "mk_timeout", "turn": self.match.round.turn_no})  # type: ignore[union-attr]

@@ -179,6 +179,10 @@ class MaskedSeat:
             turn = plain.get("turn")
             self.timeout_turn = turn if isinstance(turn, int) else None
             return []
+        if kind == "mk_close":  # the host closed the round's audit: close ours with what came
+            if self.p.phase is Phase.AUDITING:
+                return self._result(self.p.close_audit())
+            return []
         if kind == "mk_show":
             out: list[dict[str, Any]] = []
             for cid in list(self._mine):
@@ -227,7 +231,7 @@ class MaskedSeat:
                 deck = self._gen_deck.get(ev.reshuffle)
                 if deck is not None:
                     out += self._assign(deck, ev.position, ev.seat)
-            elif isinstance(ev, E.RoundEnded):
+            elif isinstance(ev, E.RoundEnded | E.RoundVoided):
                 if self.p.phase not in (Phase.PLAYING, Phase.SHUFFLING):
                     continue
                 for cid in list(self._mine):  # the hand is shown (the host asked with mk_show)

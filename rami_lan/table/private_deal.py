@@ -38,6 +38,9 @@ from rami_lan.table.stage import Stage
 
 __all__ = ["PrivateDealing"]
 
+VOID_AUDIT_WAIT = 5.0
+"""Seconds a void round waits for the present participants' audits before closing it."""
+
 
 class PrivateDealing:
     """Mixin of `rami_lan.table.machine.TableMachine` (uses its attributes)."""
@@ -349,6 +352,14 @@ class PrivateDealing:
         from rami_lan.core.match import apply
 
         v = self.variant  # type: ignore[attr-defined]
+        if any(isinstance(e, E.RoundVoided) for e in self._masked_events):
+            # A void round: nothing of it counts, and its deck order may not be known (a
+            # participant's secrets are missing). The record keeps its public events.
+            cur["events"] = [event_to_plain(e.for_seat(None), v) for e in self._masked_events]
+            cur["n_cards"] = v.deck_size
+            record.end_round(self.match, ctx.secrets(), ctx.excluded(), abandoned=True)  # type: ignore[attr-defined]
+            self._out.append(F.WriteRecord(record.to_plain()))  # type: ignore[attr-defined]
+            return
         cards = self._cards
         orders = dict(report.orders)
         gens = dict(mr.gen_decks())
@@ -375,6 +386,50 @@ class PrivateDealing:
         }
         record.end_round(self.match, ctx.secrets(), ctx.excluded())  # type: ignore[attr-defined]
         self._out.append(F.WriteRecord(record.to_plain()))  # type: ignore[attr-defined]
+
+    def _private_void_at(self) -> tuple[float | None, int | None]:
+        """When the masked round in progress is void (a participant gone too long)."""
+        mr = self._masked
+        m = self.match  # type: ignore[attr-defined]
+        if (mr is None or m.round is None or m.phase not in ("draw", "play")
+                or mr.phase.value not in ("shuffling", "playing")):
+            return (None, None)
+        wait = self.config.masked_wait  # type: ignore[attr-defined]
+        gone = [(at + wait, s) for s, at in self._away_since.items()  # type: ignore[attr-defined]
+                if s in mr.blind and self.seats[s].conn is None]  # type: ignore[attr-defined]
+        return min(gone) if gone else (None, None)
+
+    def _private_void(self, seat: int | None, now: float) -> None:
+        """A participant is gone for good: nobody can play its hidden cards, so the round
+        is void (no score). Every present participant publishes its audit; the next
+        round is dealt once it is in (the gone participant's is missing: it is named)."""
+        mr, ctx = self._masked, self._round  # type: ignore[attr-defined]
+        if mr is None or ctx is None or self.match.round is None:  # type: ignore[attr-defined]
+            return
+        from rami_lan.core.match import void_round
+
+        self._notice(f"seat {seat + 1 if seat is not None else '?'} is gone: this private round "  # type: ignore[attr-defined]
+                     "is void (no score); the next round is dealt")
+        self._held_action = None
+        m, evs = void_round(self.match, seat)  # type: ignore[attr-defined]
+        self._commit_change(m, evs, now)  # type: ignore[attr-defined]
+        self._audit_wait = True
+        self._void_audit = True
+        self._audit_deadline = now + min(self.config.audit_timeout, VOID_AUDIT_WAIT)  # type: ignore[attr-defined]
+        self._private_route(mr.publish_audit(), now)
+        self._finish_round(ctx, now, abandoned=True, go_on=False)  # type: ignore[attr-defined]
+        self._next_round_or_end(now)  # type: ignore[attr-defined]  # dealt once the audit is in
+
+    def _private_close_audit(self, now: float) -> None:
+        """The audit's time is up: close it with what came (the missing are named)."""
+        mr = self._masked
+        assert mr is not None
+        if getattr(self, "_void_audit", False):
+            self._void_audit = False
+            for s in mr.blind:  # the present participants close theirs too
+                if self.seats[s].conn is not None:  # type: ignore[attr-defined]
+                    self._private_send(s, {"k": "mk_close"})
+        self._private_route(mr.close_audit(), now)
 
     def _private_resume(self, now: float) -> None:
         """The audit is in: a round that waited for it may be dealt now."""
