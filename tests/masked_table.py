@@ -59,7 +59,16 @@ def to_wire(msg: F.Msg, variant: str) -> bytes:
     elif msg.kind == "events":
         fields["events"] = [e if isinstance(e, dict) else event_to_plain(e, variant)
                             for e in fields["events"]]
-    return P.KINDS[msg.kind](**fields).to_wire()
+    return pack(P.KINDS[msg.kind](**fields))
+
+
+def pack(msg: P.Message) -> bytes:
+    """A message's wire bytes (the frame body: msgpack of its plain form)."""
+    return msgpack.packb(msg.to_wire(), use_bin_type=True)
+
+
+def unpack(wire: bytes) -> P.Message:
+    return P.Message.from_wire(msgpack.unpackb(wire, raw=False, strict_map_key=True))
 
 
 class WireClient:
@@ -86,24 +95,32 @@ class WireClient:
         self.errors: list[str] = []
         self.entropy = Entropy(b"client" + nick.encode())
         self.tracker: Any = None
+        self.token: bytes | None = None
         self.orders_given: set[bytes] = set()
+        self.rounds_told: set[bytes] = set()
 
     def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None,
              **fields: Any) -> None:
         msg = P.KINDS[kind](**fields)
         if self.tracker is not None and kind in ("commit", "reveal", "action"):
             self.tracker.sent(msg, secret=own_secret, action=core_action)
-        wire = msg.to_wire()
+        wire = pack(msg)
         self.seen.append(wire)
         self.t.host_seen.append(wire)
         self.t.inbox.append((self.conn, wire))
 
     def receive(self, wire: bytes) -> None:
         self.seen.append(wire)
-        msg = P.Message.from_wire(wire)
+        msg = unpack(wire)
         v = self.t.variant
         ms = self.ms
         if isinstance(msg, P.Welcome):
+            self.token = msg.token
+            if ms is not None:  # back after a drop: what we sent may have been lost
+                self.tracker.disconnected()
+                for out in ms.resend():
+                    self.send("masked", m=out)
+                return
             self.seat = msg.seat
             self.ms = MaskedSeat(msg.seat, v, self.entropy)
             self.policy = make_bot(self.level, seat=msg.seat, seed=self.seed)
@@ -148,7 +165,8 @@ class WireClient:
             self.send("commit", round_tag=msg.round_tag,
                       commit=commitment(msg.round_tag, msg.seat, secret), own_secret=secret)
         elif isinstance(msg, P.Commitments):
-            if msg.round_tag in self.secrets and self.t.reveal_secrets:
+            if (msg.round_tag in self.secrets and self.t.reveal_secrets
+                    and self.tracker.can_reveal(msg.round_tag)):
                 self.send("reveal", round_tag=msg.round_tag, secret=self.secrets[msg.round_tag])
         elif isinstance(msg, P.View):
             self.view = ms.fill_view(view_from_plain(msg.view))
@@ -160,6 +178,9 @@ class WireClient:
         """Give the verifier each round's audited deck orders as soon as we have them."""
         ms = self.ms
         assert ms is not None
+        if ms.tag is not None and ms.tag not in self.rounds_told:
+            self.rounds_told.add(ms.tag)
+            self.tracker.masked_round(ms.tag)
         for tag, report in ms.reports.items():
             if tag in self.orders_given:
                 continue
@@ -201,7 +222,8 @@ class MaskedTable:
         bots = bots or {}
         self.config = TableConfig(name="masked", variant=variant, seats=seats, bots=bots, limit=limit,
                                   headless=True, advertise=False, bot_delay=0.0, commit_timeout=5,
-                                  reveal_timeout=5, between_timeout=5, private_deal=private)
+                                  reveal_timeout=5, between_timeout=5, private_deal=private,
+                                  masked_wait=20.0)
         self.variant = get_variant(variant)
         self.machine = machine_cls(self.config, Entropy(b"host"))
         self.now = 10.0
@@ -235,7 +257,7 @@ class MaskedTable:
 
     def handle(self, conn: int, wire: bytes) -> None:
         m, now = self.machine, self.now
-        msg = P.Message.from_wire(wire)
+        msg = unpack(wire)
         if isinstance(msg, P.Commit):
             self.feed(m.commit(conn, msg.round_tag, msg.commit, now))
         elif isinstance(msg, P.Reveal):
@@ -248,6 +270,19 @@ class MaskedTable:
             self.feed(m.next_round(conn, msg.choice, now))
         else:  # pragma: no cover - the harness sends nothing else
             raise AssertionError(f"unexpected {msg.KIND}")
+
+    def drop(self, conn: int) -> WireClient:
+        """The connection dies: what the client had in flight is lost with it."""
+        client = self.clients.pop(conn)
+        self.inbox = deque(item for item in self.inbox if item[0] != conn)
+        self.feed(self.machine.left(conn, self.now))
+        return client
+
+    def rejoin(self, client: WireClient) -> None:
+        """The same client (same process, same keys) comes back with its token."""
+        client.conn = max(self.clients, default=0) + 100
+        self.clients[client.conn] = client
+        self.feed(self.machine.joined(client.conn, self.now, nick=client.nick, token=client.token))
 
     def start(self) -> None:
         for conn, c in self.clients.items():
@@ -265,6 +300,8 @@ class MaskedTable:
             if any(c.maybe_act() for c in self.clients.values()):
                 continue
             if self.wake is None:
+                if until is not None:
+                    return  # nothing moves: the caller decides (e.g. a player must come back)
                 raise AssertionError(f"stuck: stage {self.machine.stage}, phase {self.machine.match.phase}")
             self.now = max(self.now, self.wake)
             self.feed(self.machine.tick(self.now, max_steps=1))
@@ -278,6 +315,8 @@ Slot = tuple[int, int]
 
 
 Keys = dict[Slot, dict[int, bytes]]
+_PARSED: dict[bytes, Any] = {}
+"""Frame -> its masked-deck message (None: another kind): each frame is parsed once."""
 Finals = dict[int, tuple[bytes, ...]]
 
 
@@ -287,11 +326,13 @@ def knowledge(frames: list[bytes], own: Any = None) -> tuple[Keys, Finals]:
     keys: dict[Slot, dict[int, bytes]] = {}
     finals: dict[int, tuple[bytes, ...]] = {}
     for wire in dict.fromkeys(frames):
-        msg = P.Message.from_wire(wire)
-        if not isinstance(msg, P.Masked) or not msg.m["k"].startswith("mk_") or msg.m["k"] in (
-                "mk_round", "mk_deal", "mk_show", "mk_hand"):
+        if wire not in _PARSED:
+            msg = unpack(wire) if b"mk_" in wire else None
+            _PARSED[wire] = (from_plain(msg.m) if isinstance(msg, P.Masked) and msg.m["k"] not in (
+                "mk_round", "mk_deal", "mk_show", "mk_hand") else None)
+        mm = _PARSED[wire]
+        if mm is None:
             continue
-        mm = from_plain(msg.m)
         if isinstance(mm, KeyRelease):
             keys.setdefault((mm.deck, mm.position), {})[mm.seat] = mm.key
         elif isinstance(mm, CardReveal):
@@ -327,4 +368,4 @@ def frames_size(frames: list[bytes]) -> int:
     return sum(len(f) for f in frames)
 
 
-__all__ = ["MaskedTable", "WireClient", "can_name", "knowledge", "msgpack"]
+__all__ = ["MaskedTable", "WireClient", "can_name", "knowledge", "pack", "unpack"]

@@ -61,10 +61,49 @@ def can_open(v: Variant, cards: Sequence[Card], must: Sequence[Card] = ()) -> Op
     return _open(v.id, tuple(cards), tuple(must))
 
 
+def _surely_legal(view: SeatView, action: A.Action) -> bool:
+    """A sufficient test of the two everyday actions, read from the view alone: a draw
+    from a stock that has cards, and the discard of a natural card held when no card of
+    the hand is owed to the table this turn and it is not the card just taken from the
+    pile where that may not go back. False means "ask the rules" (`round.is_legal` on
+    the shadow state), not "illegal"; tests compare both on random states."""
+    seat = view.seat
+    if seat is None or view.turn != seat or getattr(action, "seat", None) != seat:
+        return False
+    t = type(action)
+    if t is A.DrawStock:
+        ok = view.phase == "draw" and view.stock_size > 0
+    elif t is A.Discard:
+        card = action.card  # type: ignore[attr-defined]
+        hand = view.hand
+        ok = (
+            view.phase == "play"
+            and not card.is_joker
+            and card in hand
+            and not any(c in hand for c in view.must_use)
+            and not (card == view.taken and get_variant(view.variant).no_discard_of_taken)
+        )
+    else:
+        return False
+    return ok and any(p.seat == seat and p.in_round for p in view.players)
+
+
 class Bot:
     """Base class: subclasses override the decisions (`draw`, `play`, `pick_discard`)."""
 
     level = "base"
+    reads_events = False
+    """Does the bot look at the events it is given? Set per class: true when the class
+    overrides `observe`, `choose` or `wants_knock` (a table may skip the events of a
+    bot that does not)."""
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "reads_events" not in cls.__dict__:
+            cls.reads_events = any(
+                getattr(cls, name) is not getattr(Bot, name)
+                for name in ("observe", "choose", "wants_knock")
+            )
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         self.seat = seat
@@ -72,7 +111,9 @@ class Bot:
         self.think_delay = think_delay
         self._shadow_of: SeatView | None = None
         self._shadow: R.RoundState | None = None
-        self._checked: tuple[A.Action, bool] | None = None
+        self._checked: dict[A.Action, bool] = {}
+        self._last: tuple[A.Action | None, bool] = (None, False)
+        self._opened: tuple[SeatView | None, bool] = (None, False)
 
     # --- the interface -------------------------------------------------------------
 
@@ -108,15 +149,25 @@ class Bot:
         """Take note of what happened (the expert remembers; others ignore)."""
 
     def legal(self, view: SeatView, action: A.Action) -> bool:
-        """`is_legal_for_view`, with the view's shadow state built once per view."""
+        """`is_legal_for_view`, with the view's shadow state built once per view and each
+        answer remembered for that view (a decision often asks the same action twice)."""
         if self._shadow_of is not view:
+            if _surely_legal(view, action):
+                return True  # the view alone says so: no shadow state needed (yet)
             self._shadow_of, self._shadow = view, shadow_state(view)
-            self._checked = None
-        elif self._checked is not None and self._checked[0] is action:
-            return self._checked[1]  # the very action just checked (choose re-checks it)
-        st = self._shadow
-        ok = st is not None and action.seat == view.seat and R.is_legal(st, action)
-        self._checked = (action, ok)
+            self._checked = {}
+        elif self._last[0] is action:
+            return self._last[1]  # the very action just checked (choose re-checks it)
+        try:
+            ok = self._checked.get(action)
+        except TypeError:  # an unhashable action (a list inside): not remembered
+            return self._shadow is not None and action.seat == view.seat and R.is_legal(
+                self._shadow, action)
+        if ok is None:
+            st = self._shadow
+            ok = self._checked[action] = (
+                st is not None and action.seat == view.seat and R.is_legal(st, action))
+        self._last = (action, ok)
         return ok
 
     # --- decisions -----------------------------------------------------------------
@@ -161,7 +212,9 @@ class Bot:
         return out
 
     def opened(self, view: SeatView) -> bool:
-        return any(p.seat == self.seat and p.opened for p in view.players)
+        if self._opened[0] is not view:  # asked several times per decision
+            self._opened = (view, any(p.seat == self.seat and p.opened for p in view.players))
+        return self._opened[1]
 
     def may_touch_table(self, view: SeatView) -> bool:
         v = self.variant(view)

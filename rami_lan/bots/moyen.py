@@ -21,11 +21,113 @@ from collections.abc import Iterable
 from rami_lan.bots.base import Bot, can_open
 from rami_lan.bots.quick import QuickPartition, quick_partition
 from rami_lan.core import actions as A
-from rami_lan.core.cards import Card
+from rami_lan.core.cards import SUITS, Card
 from rami_lan.core.errors import RulesError
 from rami_lan.core.melds import Meld, hand_points, lay_off, recover_joker
 from rami_lan.core.solver import joker_recoveries
 from rami_lan.core.views import SeatView
+
+
+def _may_meld_with(hand: Iterable[Card], card: Card) -> bool:
+    """Could a greedy meld of ``hand`` plus the natural ``card`` hold ``card``? Every meld
+    `quick_partition` makes needs a natural of the hand of the card's rank in another suit
+    (a set, a pair completed by a joker) or of its suit one or two ranks away (a run, a
+    pair completed by a joker), an ace counting as 1 and as 14. False means surely not."""
+    r, s = card.rank, card.suit
+    ranks = (1, 14) if r == 1 else (r,)
+    for c in hand:
+        cr = c.rank
+        if not cr:
+            continue
+        if cr == r:
+            if c.suit != s:
+                return True
+        elif c.suit == s:
+            for a in (1, 14) if cr == 1 else (cr,):
+                for b in ranks:
+                    if -2 <= a - b <= 2:
+                        return True
+    return False
+
+
+class _TableFacts:
+    """Rule answers about one table (a view's melds tuple, kept alive here), shared by
+    every moyen bot at it: per card face, the (meld index, end) pairs where it can be
+    laid off; the melds holding a joker; the melds by the natural faces that may
+    extend them (`_may_extend`), to ask the rules about those only."""
+
+    __slots__ = ("by_face", "fit", "jokers", "melds")
+
+    def __init__(self, melds: tuple[Meld, ...]) -> None:
+        self.melds = melds
+        self.fit: dict[tuple[int, str | None], tuple[tuple[int, str | None], ...]] = {}
+        self.jokers: list[int] | None = None
+        self.by_face: dict[tuple[int, str | None], list[int]] | None = None
+
+    def joker_melds(self) -> list[int]:
+        if self.jokers is None:
+            self.jokers = [i for i, m in enumerate(self.melds) if any(c.is_joker for c in m.cards)]
+        return self.jokers
+
+    def candidates(self, card: Card) -> list[int] | range:
+        """The melds ``card`` may extend, in table order (all of them for a joker)."""
+        if card.is_joker:
+            return range(len(self.melds))
+        idx = self.by_face
+        if idx is None:
+            idx = self.by_face = {}
+            for i, meld in enumerate(self.melds):
+                for face in _may_extend(meld):
+                    if face[0]:
+                        idx.setdefault(face, []).append(i)
+        return idx.get(card.face, [])
+
+
+def _may_extend(meld: Meld) -> list[tuple[int, str | None]]:
+    """The card faces that may be laid off on ``meld``, a superset checked with the
+    rules (`lay_off`) before use: a joker; for a set, its rank in any suit; for a run,
+    its suit at the rank below or above it (an ace as 1 and 14)."""
+    out: list[tuple[int, str | None]] = [(0, None)]
+    if meld.kind == "set":
+        r = meld.lo % 13 or 13
+        out += [(r, s) for s in SUITS]
+    elif meld.kind == "run":
+        for p in (meld.hi + 1, meld.lo - 1):
+            face = (1 if p == 14 else p, meld.suit)
+            if 1 <= p <= 14 and face not in out:  # 2..K: the ace fits at both ends
+                out.append(face)
+    else:
+        out += [(r, s) for r in range(1, 14) for s in SUITS]
+    return out
+
+
+# Rule answers shared by the moyen bots of a process, keyed by (variant id, object
+# identity); each entry keeps its object alive, so an identity is never reused while
+# its entry stands. The answers only depend on public, immutable table melds.
+_TABLES: dict[tuple[str, int], _TableFacts] = {}
+_MELDS: dict[tuple[str, int], tuple[Meld, dict, dict]] = {}
+
+
+def _table_facts(view: SeatView) -> _TableFacts:
+    key = (view.variant, id(view.melds))
+    t = _TABLES.get(key)
+    if t is None or t.melds is not view.melds:
+        if len(_TABLES) >= 64:
+            _TABLES.clear()
+        t = _TABLES[key] = _TableFacts(view.melds)
+    return t
+
+
+def _meld_facts(vid: str, meld: Meld) -> tuple[Meld, dict, dict]:
+    """Per table meld: the ends at which a card face can be laid off, and whether a
+    card face frees a joker."""
+    key = (vid, id(meld))
+    e = _MELDS.get(key)
+    if e is None or e[0] is not meld:
+        if len(_MELDS) >= 1024:
+            _MELDS.clear()
+        e = _MELDS[key] = (meld, {}, {})
+    return e
 
 
 class Moyen(Bot):
@@ -36,9 +138,6 @@ class Moyen(Bot):
         super().__init__(seat, seed, think_delay)
         self._quick_hand: tuple[Card, ...] | None = None
         self._quick: dict[Card | None, QuickPartition] = {}
-        # per table meld (by identity, the meld kept alive in the entry): the ends at
-        # which a card face can be laid off, and whether a face frees a joker
-        self._table: dict[int, tuple[Meld, dict, dict]] = {}
 
     def quick(self, view: SeatView, extra: Card | None = None) -> QuickPartition:
         """Greedy melds of the hand (plus ``extra``), remembered while the hand is the same."""
@@ -60,6 +159,8 @@ class Moyen(Bot):
     def top_helps(self, view: SeatView) -> bool:
         """Does the top discard complete a (greedy) meld it will lay down this turn?"""
         top = view.discard[-1]
+        if not top.is_joker and not _may_meld_with(view.hand, top):
+            return False  # no greedy meld can hold it: no need to partition the hand
         v = self.variant(view)
         after = self.quick(view, top)
         if top not in after.melded or after.points - self.quick(view).points < self.take_gain:
@@ -106,13 +207,8 @@ class Moyen(Bot):
 
     # --- table moves, with the rule checks remembered per (table meld, card face) ----
 
-    def _entry(self, meld: Meld) -> tuple[Meld, dict, dict]:
-        e = self._table.get(id(meld))
-        if e is None or e[0] is not meld:
-            if len(self._table) > 256:
-                self._table.clear()
-            e = self._table[id(meld)] = (meld, {}, {})
-        return e
+    def _entry(self, view: SeatView, meld: Meld) -> tuple[Meld, dict, dict]:
+        return _meld_facts(view.variant, meld)
 
     def fits(self, view: SeatView, meld: Meld, card: Card) -> tuple[str | None, ...]:
         """The ends (None for a set or a natural) at which ``card`` can be laid off."""
@@ -121,7 +217,7 @@ class Moyen(Bot):
                 return ()
             if meld.kind == "run" and card.suit != meld.suit:
                 return ()
-        cache = self._entry(meld)[1]
+        cache = self._entry(view, meld)[1]
         key = card.face
         ends = cache.get(key)
         if ends is None:
@@ -139,6 +235,19 @@ class Moyen(Bot):
             ends = cache[key] = tuple(ok)
         return ends
 
+    def fit_targets(self, view: SeatView, card: Card) -> tuple[tuple[int, str | None], ...]:
+        """Every (meld index, end) of the table at which ``card`` can be laid off, in
+        table order: what `fits` says for each meld ``card`` may extend (`_may_extend`),
+        remembered per table and face."""
+        t = _table_facts(view)
+        out = t.fit.get(card.face)
+        if out is None:
+            melds = view.melds
+            out = t.fit[card.face] = tuple(
+                (i, end) for i in t.candidates(card) for end in self.fits(view, melds[i], card)
+            )
+        return out
+
     def lay_off_action(self, view: SeatView, keep_jokers: bool = False) -> A.Action | None:
         if not self.may_touch_table(view) or not view.melds:
             return None
@@ -151,11 +260,10 @@ class Moyen(Bot):
             seen.add(card.face)
             if card not in must and (card in protected or (keep_jokers and card.is_joker)):
                 continue
-            for i, meld in enumerate(view.melds):
-                for end in self.fits(view, meld, card):
-                    action = A.LayOff(self.seat, card, i, end)  # type: ignore[arg-type]
-                    if self.legal(view, action):
-                        return action
+            for i, end in self.fit_targets(view, card):
+                action = A.LayOff(self.seat, card, i, end)  # type: ignore[arg-type]
+                if self.legal(view, action):
+                    return action
         return None
 
     def recover_action(self, view: SeatView) -> A.Action | None:
@@ -164,15 +272,17 @@ class Moyen(Bot):
         v = self.variant(view)
         if v.joker_recovery == "none":
             return None
+        jokers = _table_facts(view).joker_melds()
+        if not jokers:
+            return None
         naturals = {c.face: c for c in view.hand if not c.is_joker}
-        for i, meld in enumerate(view.melds):
-            if not any(c.is_joker for c in meld.cards):
-                continue
+        for i in jokers:
+            meld = view.melds[i]
             if meld.kind == "set" and v.set_joker_recovery_needs_two:
                 groups = [g for _, g in joker_recoveries(v, (meld,), view.hand)]
             else:
                 groups = []
-                cache = self._entry(meld)[2]
+                cache = self._entry(view, meld)[2]
                 for face, c in naturals.items():
                     r = 14 if c.rank == 1 and 14 in meld.ranks else c.rank
                     if r not in meld.ranks or (meld.kind == "run" and c.suit != meld.suit):

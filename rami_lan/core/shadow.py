@@ -47,7 +47,10 @@ def shadow_state(view: SeatView) -> R.RoundState | None:
     hidden = view.discard_size - len(view.discard)
     discard = _placeholders(hidden, k) + tuple(view.discard)
     k += hidden
-    return R.RoundState(
+    # built like `round.replace` (no checks in ``__init__`` to skip): a bot builds one
+    # shadow state per move
+    st = object.__new__(R.RoundState)
+    st.__dict__.update(
         variant=v,
         players=players,
         n_seats=n,
@@ -72,7 +75,11 @@ def shadow_state(view: SeatView) -> R.RoundState | None:
         taken=view.taken,
         must_use=tuple(view.must_use),
         knock_window=tuple(view.knock_window),
+        drawn=None,
+        laid_this_turn=False,
+        result=None,
     )
+    return st
 
 
 def is_legal_for_view(view: SeatView, action: A.Action) -> bool:

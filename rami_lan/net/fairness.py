@@ -29,7 +29,6 @@ from typing import Any
 from rami_lan.core import actions as A
 from rami_lan.core.codec import action_from_plain, event_from_plain
 from rami_lan.core.errors import MalformedAction, RulesError
-from rami_lan.i18n import _
 from rami_lan.net import protocol as P
 from rami_lan.table import verifier as V
 
@@ -52,7 +51,8 @@ MAX_LOG = 200_000
 
 @dataclass(frozen=True, slots=True)
 class FairnessRound:
-    """One round's fairness as the UI shows it.
+    """One round's fairness, as facts (`rami_lan.cli.messages.fairness_details` makes
+    the player's sentence).
 
     ``status``: ``pending`` (being played, nothing wrong so far), ``checked`` (fully
     replayed), ``partial`` (events were missed during a disconnect: only what was seen is
@@ -72,27 +72,6 @@ class FairnessRound:
     @property
     def ok(self) -> bool:
         return self.status == V.Status.CHECKED
-
-    def details(self) -> str:
-        """A sentence for the player (translated), with the English reason appended."""
-        excluded = ""
-        if self.excluded:
-            excluded = " " + _("Excluded from the shuffle: {seats}.").format(
-                seats=", ".join(f"{s + 1} ({why})" for s, why in self.excluded))
-        if self.status == V.Status.CHECKED:
-            return _("Round {n}: fair shuffle and rulings checked ({e} events replayed).").format(
-                n=self.round_no, e=self.events_checked) + excluded
-        if self.status == V.Status.FAILED:
-            text = _("Round {n}: fairness check FAILED: {why}").format(
-                n=self.round_no, why=self.reason)
-            if self.evidence:
-                text += "\n" + _("Evidence kept in {path}").format(path=self.evidence)
-            return text
-        if self.status == V.Status.PARTIAL:
-            return _("Round {n}: only partly checked: {why}").format(n=self.round_no, why=self.reason)
-        if self.status == V.Status.UNCHECKED:
-            return _("Round {n}: not checked: {why}").format(n=self.round_no, why=self.reason)
-        return _("Round {n}: fairness check pending.").format(n=self.round_no)
 
 
 def facts_from_welcome(table_id: bytes, table: Mapping[str, Any], seat: int, *,
@@ -200,6 +179,11 @@ class FairnessTracker:
         self._log("out", msg, secret)
         return self._feed(to_inputs(msg, self.facts.variant, sent=True, secret=secret,
                                     action=action))
+
+    def masked_round(self, tag: bytes) -> list[V.Finding]:
+        """Private dealing: round ``tag`` is dealt from a masked deck."""
+        self._log_note("masked_round", {"tag": tag})
+        return self._feed([V.MaskedRoundSeen(tag)])
 
     def masked_orders(self, item: V.MaskedOrders) -> list[V.Finding]:
         """Private dealing: a round's audited deck orders (the replay waits for them)."""

@@ -125,9 +125,10 @@ MAX_CARD_ITEMS: Final = 512
 PAKE_MAC_LEN: Final = 32
 """Length of the key confirmation in a ``pake_confirm`` message (HMAC-SHA256)."""
 PAKE_KINDS: Final = frozenset({"pake", "pake_confirm"})
-MASKED_KINDS: Final = MASKED_MESSAGE_KINDS | frozenset({"mk_round", "mk_deal", "mk_show", "mk_hand"})
-"""Kinds a ``masked`` message may carry: the masked deck's own, and the table's."""
 """Kinds of the join-code exchange, allowed only between ``hello`` and ``welcome``."""
+MASKED_KINDS: Final = MASKED_MESSAGE_KINDS | frozenset(
+    {"mk_round", "mk_deal", "mk_show", "mk_hand", "mk_sync", "mk_timeout", "mk_close"})
+"""Kinds a ``masked`` message may carry: the masked deck's own, and the table's."""
 
 LANGS: Final = ("fr", "en")
 NEXT_ROUND_CHOICES: Final = ("continue", "leave")

@@ -52,7 +52,7 @@ from rami_lan.table import effects as F
 from rami_lan.table.chat import ChatPolicy, ChatRefusal
 from rami_lan.table.config import TableConfig
 from rami_lan.table.fairround import RoundCtx, pairs
-from rami_lan.table.policy import fallback_action, make_policy, think_delay
+from rami_lan.table.policy import fallback_action, make_policy, reads_events, think_delay
 from rami_lan.table.private_deal import PrivateDealing
 from rami_lan.table.seats import Seat, card_nick, find_by_token, token_hash, unique_nick
 from rami_lan.table.shuffle import CommitmentRound, Phase, RevealOutcome, deck_order, round_tag
@@ -150,8 +150,13 @@ class TableMachine(PrivateDealing):
         """Why the core refused the last action the table tried (bots' mistakes)."""
         self._journal_on = config.journal_dir is not None and not config.private_deal
         self._masked = None
+        self._masked_log: dict[int, list[dict[str, Any]]] = {}
+        self._masked_events: list[Any] = []
         self._model_deck = None
         self._held_action = None
+        self._prompted: tuple[int, int] | None = None
+        self._away_since: dict[int, float] = {}
+        """seat -> when its connection dropped (cleared when it comes back)."""
         self._audit_wait = False
         self._audit_deadline: float | None = None
         self._setup_after_audit = False
@@ -189,6 +194,12 @@ class TableMachine(PrivateDealing):
     def deck_for_round(self, seed: bytes, n_cards: int) -> list[int]:
         """The round's deck of card ids (index 0 = top): ``deck_order(seed, n)``."""
         return deck_order(seed, n_cards)
+
+    def card_objects(self) -> list[Any]:
+        """This match's cards by canonical id (new objects: a card's identity is its
+        physical copy in this match)."""
+        v = self.variant
+        return [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
 
     def deal(self, m: MatchState, cards: list[Any], seed: bytes) -> tuple[MatchState, list[Event]]:
         """Deal a round: the core places the cards (deal positions), picks the first
@@ -240,8 +251,8 @@ class TableMachine(PrivateDealing):
     def deadline(self) -> float | None:
         """The earliest moment `tick` has work to do (None: only on input)."""
         audit = self._audit_deadline if self._audit_wait else None
-        ds = [d for d in (self._stage_deadline, self._notice_at, self._auto_deadline()[0], audit)
-              if d is not None]
+        ds = [d for d in (self._stage_deadline, self._notice_at, self._auto_deadline()[0], audit,
+                          self._private_void_at()[0]) if d is not None]
         return min(ds) if ds else None
 
     def move_deadline(self) -> float | None:
@@ -325,6 +336,7 @@ class TableMachine(PrivateDealing):
         if not seat.nick:
             seat.nick = nick
         seat.conn = conn
+        self._away_since.pop(seat.seat, None)
         seat.remote_bot = bot
         self.conns[conn] = seat.seat
         if bot:
@@ -353,6 +365,7 @@ class TableMachine(PrivateDealing):
             seat = self.seats[seat_no]
             if seat.conn == conn:
                 seat.conn = None
+                self._away_since[seat_no] = now
                 if not self.started and not seat.owner:
                     seat.free()
                     self.cards.pop(seat_no, None)
@@ -398,6 +411,7 @@ class TableMachine(PrivateDealing):
         elif (ctx is not None and self.stage is Stage.COMMIT and seat in ctx.participants
               and seat in ctx.commit.missing_commits):
             self._send(conn, _msg("commit_request", round_tag=ctx.tag, seat=seat))
+        self._private_resync(conn, seat)
         self._private_hand(self.match, seat)
         self._send(conn, _msg("view", seq=self.seq, view=view_for(self.match, seat)))
         if ctx is not None and ctx.finished:
@@ -511,6 +525,12 @@ class TableMachine(PrivateDealing):
             if conn is not None:
                 self._error(conn, "illegal", str(exc), seq)
             return False
+        unproven = self._private_unproven(evs)
+        if unproven:
+            self.last_refusal = IllegalAction(getattr(action, "seat", None), self.match.phase, unproven)
+            if conn is not None:
+                self._error(conn, "illegal", str(self.last_refusal), seq)
+            return False
         if self._private_hold(conn, action, seq, evs, now):
             return True  # every hand is shown first; the action is applied then
         by = "player" if conn is not None else (
@@ -519,7 +539,7 @@ class TableMachine(PrivateDealing):
             plain = action_to_plain(action, self.variant)
             self._journal("action", {"seq": self.seq + 1, "seat": getattr(action, "seat", -1),
                                      "by": by, "action": plain})
-            if self.record is not None and self._masked is None:
+            if self.record is not None:
                 self.record.log_action(plain, by)
         self._commit_change(m, evs, now)
         return True
@@ -535,10 +555,13 @@ class TableMachine(PrivateDealing):
         if self.record is not None and ctx is not None and not ctx.finished and self._masked is None:
             self.record.log_events(evs, self.variant)
         self._private_before(m, evs, now)
+        noted = self._private_note(evs)
         seats = self.seats
         for s, buf in self._bot_events.items():
             st = seats[s]
             if st.kind == "bot" or st.conn is None:
+                if st.policy is not None and not reads_events(st.policy):
+                    continue  # a bot that ignores events: nothing to redact for it
                 buf += [e.for_seat(s) for e in evs]
             elif buf:
                 buf.clear()  # a connected player reads its own events
@@ -550,7 +573,7 @@ class TableMachine(PrivateDealing):
                                       events=[self._private_redact(e, seat) for e in evs]))
             self._private_hand(m, seat)
             self._send(conn, _msg("view", seq=self.seq, view=view_for(m, seat)))
-        self._private_after(evs, now)
+        self._private_after(evs, noted, now)
         self._note_turn(now)
         if ctx is not None and not ctx.finished and any(isinstance(e, RoundEnded) for e in evs):
             self._finish_round(ctx, now)
@@ -589,7 +612,13 @@ class TableMachine(PrivateDealing):
         if st.kind == "bot":
             return (self._changed_at + self._bot_delay(st), s, "bot")
         if mr is not None and s in mr.blind:
-            return (None, -1, "")  # nobody but the player can play its hidden hand
+            # Nobody but the player can play its hidden hand: when the move timer runs out,
+            # its own client is asked to play the automatic move (once per turn).
+            if self.config.timer > 0 and st.conn is not None and self._prompted != self._turn_key:
+                return (self._turn_started + self.config.timer, s, "prompt")
+            if self.config.timer > 0 and st.conn is not None:  # asked, and still no move
+                return (self._turn_started + self.config.timer + self.config.masked_wait, s, "void")
+            return (None, -1, "")
         if st.conn is None:
             wait = float(self.config.timer) if self.config.timer > 0 else self.config.away_delay
             at = self._turn_started + wait
@@ -661,10 +690,14 @@ class TableMachine(PrivateDealing):
 
     def _step(self, now: float) -> bool:
         """One due thing; False when nothing is due."""
+        void_at, void_seat = self._private_void_at()
+        if void_at is not None and now >= void_at:
+            self._private_void(void_seat, now)
+            return True
         if self._audit_wait and self._audit_deadline is not None and now >= self._audit_deadline:
             self._audit_deadline = None
             if self._masked is not None:
-                self._private_route(self._masked.close_audit(), now)
+                self._private_close_audit(now)
             if self._audit_wait:  # closed with nothing to report: go on
                 self._audit_wait = False
                 self._private_resume(now)
@@ -689,6 +722,11 @@ class TableMachine(PrivateDealing):
             self._ask_knocks(now)
         elif what == "bot":
             self._bot_move(seat, now)
+        elif what == "void":
+            self._private_void(seat, now)
+        elif what == "prompt":
+            self._prompted = self._turn_key
+            self._private_send(seat, {"k": "mk_timeout", "turn": self.match.round.turn_no})  # type: ignore[union-attr]
         elif what == "timeout":
             self.try_apply(None, A.Timeout(seat), None, now)
         return True
@@ -860,7 +898,7 @@ class TableMachine(PrivateDealing):
         v = self.variant
         deck_ids = self.deck_for_round(seed, v.deck_size)
         if self._cards is None:  # one Card object per id for the whole match
-            self._cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
+            self._cards = self.card_objects()
         cards = [self._cards[i] for i in deck_ids]
         if self.record is not None:
             self.record.begin_round(self, ctx.tag, ctx.commit, deck_ids, seed)

@@ -26,9 +26,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+import msgpack
+
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card, card_from_id, card_id
+from rami_lan.core.codec import event_from_plain
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import SeatView
 from rami_lan.masked.audit import AuditReport, Fault
@@ -77,6 +80,11 @@ class MaskedSeat:
         self.problems: list[str] = []
         """What the host sent that did not fit the public game (the host is named)."""
         self._held: deque[Any] = deque()
+        self._seen: set[bytes] = set()
+        self.timeout_turn: int | None = None
+        """The turn whose move timer ran out (``mk_timeout``): the session plays it."""
+        self._sent_log: list[dict[str, Any]] = []
+        self._assigned: set[tuple[int, int]] = set()
 
     # ------------------------------------------------------------------ holding updates
 
@@ -129,8 +137,31 @@ class MaskedSeat:
 
     # ------------------------------------------------------------------ input
 
+    def resend(self) -> list[dict[str, Any]]:
+        """After a reconnect: every masked message we sent this round (the host drops the
+        ones it had; those lost with the old connection go through)."""
+        return list(self._sent_log)
+
     def on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
         """A ``masked`` message from the host; raises `MaskedSeatError` if refused."""
+        kind = plain.get("k")
+        if kind != "mk_hand":
+            fingerprint = msgpack.packb(plain, use_bin_type=True)
+            if fingerprint in self._seen:
+                return []  # sent again after a reconnect: we have it
+            if kind == "mk_round":
+                self._seen = set()
+            self._seen.add(fingerprint)
+        if kind == "mk_sync":
+            events = plain.get("events")
+            if not isinstance(events, list):
+                raise MaskedSeatError("mk_sync without events")
+            return self.on_events([event_from_plain(e, self.variant) for e in events])
+        out = self._on_masked(plain)
+        self._sent_log += out
+        return out
+
+    def _on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
         kind = plain.get("k")
         if kind == "mk_round":
             return self._on_round(plain)
@@ -144,6 +175,14 @@ class MaskedSeat:
             else:
                 self._set_hand(plain)
             return []
+        if kind == "mk_timeout":  # our move timer ran out: the session plays for us
+            turn = plain.get("turn")
+            self.timeout_turn = turn if isinstance(turn, int) else None
+            return []
+        if kind == "mk_close":  # the host closed the round's audit: close ours with what came
+            if self.p.phase is Phase.AUDITING:
+                return self._result(self.p.close_audit())
+            return []
         if kind == "mk_show":
             out: list[dict[str, Any]] = []
             for cid in list(self._mine):
@@ -155,7 +194,19 @@ class MaskedSeat:
             raise MaskedSeatError(f"masked deck: {exc}") from exc
 
     def on_events(self, events: Sequence[E.Event]) -> list[dict[str, Any]]:
-        """Public events of the round, in order: the assignments they make."""
+        """Public events of the round, in order: the assignments they make (an event seen
+        before, from a resync after a reconnect, makes none)."""
+        out = self._on_events(events)
+        self._sent_log += out
+        return out
+
+    def reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
+        """Before sending ``action``: reveal every card of ours it puts on the table."""
+        out = self._reveals_for(action)
+        self._sent_log += out
+        return out
+
+    def _on_events(self, events: Sequence[E.Event]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
         if self.p is None or self.p.phase in (Phase.COMPLETE, Phase.AUDITING, Phase.IDLE):
             return out
@@ -166,6 +217,8 @@ class MaskedSeat:
                     self.problems.append(f"the deal gave seat {ev.seat} positions {list(ev.positions)}, "
                                          "not those the host's mk_deal announced")
             elif isinstance(ev, E.StockRefilled):
+                if ev.reshuffle in self._gen_deck:
+                    continue  # seen before (a resync)
                 if not ev.shuffled:
                     self._gen_deck[ev.reshuffle] = None
                     continue
@@ -178,15 +231,16 @@ class MaskedSeat:
                 deck = self._gen_deck.get(ev.reshuffle)
                 if deck is not None:
                     out += self._assign(deck, ev.position, ev.seat)
-            elif isinstance(ev, E.RoundEnded):
+            elif isinstance(ev, E.RoundEnded | E.RoundVoided):
+                if self.p.phase not in (Phase.PLAYING, Phase.SHUFFLING):
+                    continue
                 for cid in list(self._mine):  # the hand is shown (the host asked with mk_show)
                     self._mine.pop(cid, None)
                 if self.p.phase in (Phase.PLAYING, Phase.SHUFFLING):
                     out += self._result(self.p.publish_audit())
         return out
 
-    def reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
-        """Before sending ``action``: reveal every card of ours it puts on the table."""
+    def _reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
         if self.p is None or self.p.phase is not Phase.PLAYING:
             return []
         cards: list[Card] = []
@@ -225,8 +279,8 @@ class MaskedSeat:
         if self.p is None or self._hand_pos is None or view.phase not in ("draw", "play"):
             return view
         if len(self._hand_pos) != len(view.hand):
-            self.problems.append("mk_hand does not match the view's hand size")
-            return view
+            raise MaskedSeatError(f"mk_hand lists {len(self._hand_pos)} positions for a hand of "
+                                  f"{len(view.hand)} cards")
         hand: list[Card] = []
         for card, pos in zip(view.hand, self._hand_pos, strict=True):
             if pos is None:
@@ -234,7 +288,7 @@ class MaskedSeat:
                 continue
             c = self.p.card_at(int(pos[0]), int(pos[1])) if _pos_ok(pos) else None
             if c is None:
-                return view
+                raise MaskedSeatError(f"mk_hand names position {pos}, which is not a card we hold")
             hand.append(self._cards[c])
         return replace(view, hand=tuple(hand))
 
@@ -260,6 +314,8 @@ class MaskedSeat:
         self._later = []
         self._layout = None
         self._mine = {}
+        self._sent_log = []
+        self._assigned = set()
         try:
             return self._result(self.p.start_deck(0, range(n), sorted(seats)))
         except MaskedStateError as exc:
@@ -287,6 +343,9 @@ class MaskedSeat:
 
     def _assign(self, deck: int, position: int, seat: int | None) -> list[dict[str, Any]]:
         assert self.p is not None
+        if (deck, position) in self._assigned:
+            return []  # assigned before (a resync after a reconnect)
+        self._assigned.add((deck, position))
         if deck not in self._ready or self.p.phase is not Phase.PLAYING:
             self._later.append((deck, position, seat))
             return []
@@ -321,6 +380,7 @@ class MaskedSeat:
         if ready and self._later:
             later, self._later = self._later, []
             for deck, position, seat in later:
+                self._assigned.discard((deck, position))
                 out += self._assign(deck, position, seat)
         return out
 

@@ -18,7 +18,7 @@ from rami_lan.core.events import Event
 from rami_lan.core.shadow import legal_actions_for_view
 from rami_lan.core.views import SeatView
 
-__all__ = ["Policy", "fallback_action", "make_policy", "think_delay"]
+__all__ = ["Policy", "fallback_action", "make_policy", "reads_events", "think_delay"]
 
 
 class Policy(Protocol):
@@ -43,6 +43,13 @@ def think_delay(policy: Any) -> float:
         return max(0.0, float(delay))
     except (TypeError, ValueError):
         return 0.5
+
+
+def reads_events(policy: Any) -> bool:
+    """Does the policy look at the events it is given? Only a policy that says
+    ``reads_events = False`` (the project's bots that ignore them) gets none, so the
+    table need not redact events for it."""
+    return getattr(policy, "reads_events", True) is not False
 
 
 def fallback_action(view: SeatView) -> A.Action | None:

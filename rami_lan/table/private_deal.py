@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import msgpack
+
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card, card_id
 from rami_lan.core.match import MatchState, start_round
@@ -35,6 +37,9 @@ from rami_lan.table.masked_host import MaskedRound, Routed, deal_assignments
 from rami_lan.table.stage import Stage
 
 __all__ = ["PrivateDealing"]
+
+VOID_AUDIT_WAIT = 5.0
+"""Seconds a void round waits for the present participants' audits before closing it."""
 
 
 class PrivateDealing:
@@ -67,6 +72,8 @@ class PrivateDealing:
                          v.deck_size, self.entropy)  # type: ignore[attr-defined]
         self._masked = mr
         self._masked_seed = seed
+        self._masked_log: dict[int, list[dict[str, Any]]] = {s: [] for s in remote}
+        self._masked_events: list[E.Event] = []
         self._model_deck = None
         self._held_action = None
         self.stage = Stage.SHUFFLE
@@ -77,8 +84,26 @@ class PrivateDealing:
         return True
 
     def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
+        if plain.get("k") != "mk_hand":  # kept for a reconnect (`_private_resync`)
+            self._masked_log.setdefault(seat, []).append(plain)
         conn = self.seats[seat].conn  # type: ignore[attr-defined]
         if conn is not None:
+            self._send(conn, F.Msg("masked", {"m": plain}))  # type: ignore[attr-defined]
+
+    def _private_resync(self, conn: int, seat: int) -> None:
+        """A blind seat came back: everything masked it was sent this round, again, with
+        the round's public events (``mk_sync``) right after the deal, so its participant
+        makes every assignment it missed. The client drops what it already had."""
+        mr = self._masked
+        if mr is None or seat not in mr.blind or mr.phase.value in ("complete", "idle"):
+            return
+        from rami_lan.core.codec import event_to_plain
+
+        sync = {"k": "mk_sync", "events": [event_to_plain(e.for_seat(None), self.variant)  # type: ignore[attr-defined]
+                                           for e in self._masked_events]}
+        log = self._masked_log.get(seat, [])
+        cut = next((k + 1 for k, plain in enumerate(log) if plain.get("k") == "mk_deal"), len(log))
+        for plain in [*log[:cut], sync, *log[cut:]]:
             self._send(conn, F.Msg("masked", {"m": plain}))  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ input
@@ -160,8 +185,13 @@ class PrivateDealing:
         new_m, evs = self.deal_private(self.match, self._model_deck, self._masked_seed,  # type: ignore[attr-defined]
                                        mr.blind)
         self._model_deck = []
+        self._masked_m0 = self.match  # type: ignore[attr-defined]
         ctx.started = True
         self.stage = Stage.PLAYING
+        record = self.record  # type: ignore[attr-defined]
+        if record is not None:  # the deck is known only from the audit: see `_private_record`
+            record.begin_round(self, ctx.tag, ctx.commit, [], self._masked_seed)
+            record.set_round_players(new_m)
         self._commit_change(new_m, evs, now)  # type: ignore[attr-defined]
 
     def deal_private(self, m: MatchState, cards: list[Card], seed: bytes,
@@ -221,7 +251,8 @@ class PrivateDealing:
     def _private_hand(self, m: MatchState, seat: int) -> None:
         """Before a blind seat's view: where each card of its hand lies in the masked deck."""
         mr = self._masked
-        if mr is None or seat not in mr.blind or m.round is None or seat not in m.round.players:
+        if mr is None or seat not in mr.blind or m.round is None or seat not in m.round.players \
+                or m.round.phase == "over":
             return
         ids = [self._card_no(c) for c in m.round.hands[seat]]
         self._private_send(seat, {"k": "mk_hand", "pos": mr.hand_positions(ids)})
@@ -236,21 +267,48 @@ class PrivateDealing:
             if pos is not None:
                 self._private_route(mr.reveal(*pos), now)
 
-    def _private_after(self, evs: list[E.Event], now: float) -> None:
-        """After the events went out: re-mask a refill, assign each draw (keys follow)."""
+    def _private_note(self, evs: list[E.Event]) -> list[Routed]:
+        """Before the change goes out: the model's new stock generation and draws are
+        noted (so ``mk_hand`` can name the positions); what they send waits."""
+        mr = self._masked
+        out: list[Routed] = []
+        if mr is None:
+            return out
+        self._masked_events += evs
+        for ev in evs:
+            if isinstance(ev, E.StockRefilled):
+                out.append(mr.refilled(ev.reshuffle, [self._card_no(c) for c in ev.pile], ev.shuffled))
+            elif isinstance(ev, E.StockDrawn):
+                out.append(mr.drawn(ev.reshuffle, ev.position, ev.seat))
+        return out
+
+    def _private_after(self, evs: list[E.Event], noted: list[Routed], now: float) -> None:
+        """After the events went out: the key releases and mask passes they caused."""
         mr = self._masked
         if mr is None:
             return
+        for routed in noted:
+            self._private_route(routed, now)
+        if any(isinstance(ev, E.RoundEnded) for ev in evs):
+            self._audit_wait = True
+            self._audit_deadline = now + self.config.audit_timeout  # type: ignore[attr-defined]
+            self._private_route(mr.publish_audit(), now)
+
+    def _private_unproven(self, evs: list[E.Event]) -> str:
+        """Why a change may not happen: it makes public a card the host has not seen
+        revealed (a stand-in of its model). Empty: it may."""
+        mr = self._masked
+        if mr is None:
+            return ""
         for ev in evs:
-            if isinstance(ev, E.StockRefilled):
-                self._private_route(mr.refilled(ev.reshuffle, [self._card_no(c) for c in ev.pile],
-                                                ev.shuffled), now)
-            elif isinstance(ev, E.StockDrawn):
-                self._private_route(mr.drawn(ev.reshuffle, ev.position, ev.seat), now)
-            elif isinstance(ev, E.RoundEnded):
-                self._audit_wait = True
-                self._audit_deadline = now + self.config.audit_timeout  # type: ignore[attr-defined]
-                self._private_route(mr.publish_audit(), now)
+            if isinstance(ev, E.RoundEnded):
+                continue  # every hand is shown first (`_private_hold`)
+            for c in _event_cards(ev):
+                where = mr.position_of(self._card_no(c))
+                if where is not None:
+                    return (f"{c} is not proven to be in the hand: reveal deck {where[0]} "
+                            f"position {where[1]} first (private dealing)")
+        return ""
 
     def _private_hold(self, conn: int | None, action: Any, seq: int | None, evs: list[E.Event],
                       now: float) -> bool:
@@ -273,6 +331,7 @@ class PrivateDealing:
 
     def _private_report(self, report: AuditReport, now: float) -> None:
         self.masked_reports.append(report)  # type: ignore[attr-defined]
+        self._private_record(report)
         if not report.fair:
             named = ", ".join(str(s + 1) for s in sorted(report.named)) or "-"
             self._notice(f"private dealing: the round's audit found {len(report.faults)} "  # type: ignore[attr-defined]
@@ -280,6 +339,97 @@ class PrivateDealing:
         if self._audit_wait:
             self._audit_wait = False
             self._private_resume(now)
+
+    def _private_record(self, report: AuditReport) -> None:
+        """The round goes into the match record once its audit is in: the deck order from
+        the audit, the true events replayed from it and the accepted actions, and the
+        broadcast masked messages (so `rami-lan verify` recomputes the audit)."""
+        record, mr, ctx = self.record, self._masked, self._round  # type: ignore[attr-defined]
+        cur = getattr(record, "_current", None)
+        if record is None or mr is None or ctx is None or cur is None:
+            return
+        from rami_lan.core.codec import action_from_plain, event_to_plain
+        from rami_lan.core.match import apply
+
+        v = self.variant  # type: ignore[attr-defined]
+        if any(isinstance(e, E.RoundVoided) for e in self._masked_events):
+            # A void round: nothing of it counts, and its deck order may not be known (a
+            # participant's secrets are missing). The record keeps its public events.
+            cur["events"] = [event_to_plain(e.for_seat(None), v) for e in self._masked_events]
+            cur["n_cards"] = v.deck_size
+            record.end_round(self.match, ctx.secrets(), ctx.excluded(), abandoned=True)  # type: ignore[attr-defined]
+            self._out.append(F.WriteRecord(record.to_plain()))  # type: ignore[attr-defined]
+            return
+        cards = self._cards
+        orders = dict(report.orders)
+        gens = dict(mr.gen_decks())
+        events: list[E.Event] = []
+        if 0 in orders and cards is not None:
+            refills = tuple(tuple(cards[i] for i in orders.get(d, ())) if d is not None else ()  # type: ignore[index]
+                            for _g, d in sorted((g, d) for g, d in gens.items() if g > 0))
+            try:
+                m, events = start_round(self._masked_m0, [cards[i] for i in orders[0]],  # type: ignore[index]
+                                        self._masked_seed, refills=refills)
+                for plain in cur.get("actions", []):
+                    m, more = apply(m, action_from_plain(plain, v))
+                    events += more
+            except Exception as exc:  # noqa: BLE001 - a false claim: the record shows where
+                cur["replay_error"] = str(exc)[:500]
+        cur["deck"] = list(orders.get(0, ()))
+        cur["n_cards"] = v.deck_size
+        cur["events"] = [event_to_plain(e, v) for e in events]
+        cur["masked"] = {
+            "decks": [[d, list(ids), list(mr.participants)] for d, ids in mr.deck_cards()],
+            "gen_decks": {str(g): d for g, d in gens.items()},
+            "orders": {str(d): list(o) for d, o in orders.items()},
+            "messages": [msgpack.packb(plain, use_bin_type=True).hex() for plain in mr.broadcast],
+        }
+        record.end_round(self.match, ctx.secrets(), ctx.excluded())  # type: ignore[attr-defined]
+        self._out.append(F.WriteRecord(record.to_plain()))  # type: ignore[attr-defined]
+
+    def _private_void_at(self) -> tuple[float | None, int | None]:
+        """When the masked round in progress is void (a participant gone too long)."""
+        mr = self._masked
+        m = self.match  # type: ignore[attr-defined]
+        if (mr is None or m.round is None or m.phase not in ("draw", "play")
+                or mr.phase.value not in ("shuffling", "playing")):
+            return (None, None)
+        wait = self.config.masked_wait  # type: ignore[attr-defined]
+        gone = [(at + wait, s) for s, at in self._away_since.items()  # type: ignore[attr-defined]
+                if s in mr.blind and self.seats[s].conn is None]  # type: ignore[attr-defined]
+        return min(gone) if gone else (None, None)
+
+    def _private_void(self, seat: int | None, now: float) -> None:
+        """A participant is gone for good: nobody can play its hidden cards, so the round
+        is void (no score). Every present participant publishes its audit; the next
+        round is dealt once it is in (the gone participant's is missing: it is named)."""
+        mr, ctx = self._masked, self._round  # type: ignore[attr-defined]
+        if mr is None or ctx is None or self.match.round is None:  # type: ignore[attr-defined]
+            return
+        from rami_lan.core.match import void_round
+
+        self._notice(f"seat {seat + 1 if seat is not None else '?'} is gone: this private round "  # type: ignore[attr-defined]
+                     "is void (no score); the next round is dealt")
+        self._held_action = None
+        m, evs = void_round(self.match, seat)  # type: ignore[attr-defined]
+        self._commit_change(m, evs, now)  # type: ignore[attr-defined]
+        self._audit_wait = True
+        self._void_audit = True
+        self._audit_deadline = now + min(self.config.audit_timeout, VOID_AUDIT_WAIT)  # type: ignore[attr-defined]
+        self._private_route(mr.publish_audit(), now)
+        self._finish_round(ctx, now, abandoned=True, go_on=False)  # type: ignore[attr-defined]
+        self._next_round_or_end(now)  # type: ignore[attr-defined]  # dealt once the audit is in
+
+    def _private_close_audit(self, now: float) -> None:
+        """The audit's time is up: close it with what came (the missing are named)."""
+        mr = self._masked
+        assert mr is not None
+        if getattr(self, "_void_audit", False):
+            self._void_audit = False
+            for s in mr.blind:  # the present participants close theirs too
+                if self.seats[s].conn is not None:  # type: ignore[attr-defined]
+                    self._private_send(s, {"k": "mk_close"})
+        self._private_route(mr.close_audit(), now)
 
     def _private_resume(self, now: float) -> None:
         """The audit is in: a round that waited for it may be dealt now."""

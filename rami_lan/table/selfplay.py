@@ -10,6 +10,7 @@ illegal action is a bug and raises.
 
 from __future__ import annotations
 
+import functools
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rami_lan.core import actions as A
+from rami_lan.core.cards import Card, full_deck
 from rami_lan.core.errors import IllegalAction
 from rami_lan.core.events import Event, RoundEnded
 from rami_lan.core.match import MatchOptions, MatchState
@@ -43,6 +45,25 @@ def deal_seed(rng: random.Random, n_cards: int) -> tuple[list[int], bytes]:
     order = list(range(n_cards))
     rng.shuffle(order)
     return order, rng.randbytes(32)
+
+
+@functools.lru_cache(maxsize=8)
+def _deck_fields(n_decks: int, n_jokers: int) -> tuple[tuple[int, str | None, int], ...]:
+    return tuple((c.rank, c.suit, c.copy) for c in full_deck(n_decks, n_jokers))
+
+
+def _fresh_cards(n_decks: int, n_jokers: int) -> list[Card]:
+    """New card objects for one match, copied field by field from checked cards (what
+    `Card()` builds, without checking the same fields again for every match)."""
+    new, put = object.__new__, object.__setattr__
+    out = []
+    for rank, suit, copy in _deck_fields(n_decks, n_jokers):
+        c = new(Card)
+        put(c, "rank", rank)
+        put(c, "suit", suit)
+        put(c, "copy", copy)
+        out.append(c)
+    return out
 
 
 def _no_entropy(n: int) -> bytes:
@@ -75,6 +96,9 @@ class _SelfPlayTable(TableMachine):
 
     def deck_for_round(self, seed: bytes, n_cards: int) -> list[int]:
         return self._order
+
+    def card_objects(self) -> list[Card]:
+        return _fresh_cards(self.variant.n_decks, self.variant.n_jokers)
 
     def choose(self, seat: int, policy: Any, view: Any, new_events: list[Event]) -> Any:
         t0 = self._clock()

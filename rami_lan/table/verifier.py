@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any
@@ -67,6 +67,7 @@ __all__ = [
     "RoundFairness",
     "SecretsSeen",
     "MaskedOrders",
+    "MaskedRoundSeen",
     "SeatVerifier",
     "Status",
     "StreamEnded",
@@ -196,6 +197,14 @@ class StreamEnded:
 
 
 @dataclass(frozen=True, slots=True)
+class MaskedRoundSeen:
+    """Private dealing: round ``tag`` is dealt from a masked deck (``mk_round`` came):
+    its replay waits for the audited deck orders (`MaskedOrders`)."""
+
+    tag: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class MaskedOrders:
     """Private dealing: our audit of round ``tag``'s masked decks is complete.
 
@@ -212,6 +221,7 @@ class MaskedOrders:
 Input = (
     CommitAsked | CommitSent | CommitmentsSeen | RevealSent | EventsSeen | ViewSeen
     | ActionSent | Refused | SecretsSeen | Disconnected | StreamEnded | MaskedOrders
+    | MaskedRoundSeen
 )
 
 
@@ -306,7 +316,9 @@ class _Round:
     knocker: int | None = None
     table: list[Meld] = field(default_factory=list)
     opened: set[int] = field(default_factory=set)
+    voided: bool = False  # RoundVoided: nothing of the round counts
     # private dealing
+    masked: bool = False
     orders: dict[int, tuple[int, ...]] | None = None
     gen_decks: dict[int, int | None] = field(default_factory=dict)
     deferred: Any = None  # the secrets, waiting for the masked deck's audit
@@ -769,6 +781,9 @@ class SeatVerifier:
                            f"top {depth} card(s) are {_cards(r.pile[-depth:])}")
                 return
             del r.pile[-depth:]
+        elif isinstance(ev, E.RoundVoided):
+            r.voided = True
+            r.ended = True
         elif isinstance(ev, E.Knocked):
             if not r.pile or r.pile[-1] != ev.card:
                 self._fail(r, "pile_knock", f"seat {ev.seat} knocked for {ev.card}, the pile's "
@@ -933,7 +948,7 @@ class SeatVerifier:
         if r.status not in (Status.PENDING, Status.PARTIAL) or r.judged:
             self._continue_after(r)
             return
-        if self.facts.masked and r.started and r.orders is None:
+        if r.masked and r.orders is None and not r.voided:
             r.deferred = msg  # the deck order comes with the masked deck's audit
             return
         r.judged = True
@@ -979,6 +994,11 @@ class SeatVerifier:
         if r.status is Status.FAILED or not secrets or any(len(s) != 32 for s in secrets.values()):
             return
         seed = seed_from_secrets(r.tag, secrets)
+        if r.voided:  # its commit-reveal is checked above; nothing of its play counts
+            if r.status is Status.PENDING:
+                r.status = Status.CHECKED
+                r.reason = "the round was void (a player was gone): no score, nothing to replay"
+            return
         if not r.started:
             r.reason = r.reason or "the round was abandoned before the deal"
             if r.status is Status.PENDING:
@@ -990,11 +1010,23 @@ class SeatVerifier:
             return
         self._replay(r, seed)
 
+    def _on_masked_round(self, msg: MaskedRoundSeen) -> None:
+        r = next((x for x in self._rounds.values() if x.tag == msg.tag), None)
+        if r is not None:
+            r.masked = True
+
     def _on_masked_orders(self, msg: MaskedOrders) -> None:
         r = next((x for x in self._rounds.values() if x.tag == msg.tag), None)
         if r is None or r.orders is not None:
             return
+        r.masked = True
         n = self.variant.deck_size
+        if r.voided:  # a participant is gone: its audit is missing, the rest must be right
+            faults = tuple(f for f in msg.faults if not f.startswith("MISSING_AUDIT"))
+            if faults:
+                self._fail(r, "masked_audit", "the masked deck's audit found: " + "; ".join(faults[:4]))
+            r.orders = {}
+            return
         if 0 not in msg.orders or sorted(msg.orders[0]) != list(range(n)):
             self._fail(r, "masked_audit", "the masked deck's audit gives no whole deck order")
             r.orders = {}
@@ -1127,6 +1159,14 @@ class SeatVerifier:
         if self._done_for == r.round_no:
             return
         self._done_for = r.round_no
+        if r.voided:  # the match as before the round, with its number and dealer used
+            started = next((e for e in r.events if isinstance(e, E.RoundStarted)), None)
+            self._m_after = None
+            self._m = (None if r.start_m is None or started is None else
+                       replace(r.start_m, round_no=started.round_no, dealer=started.dealer))
+            if self._m is None:
+                self._lost = f"round {r.round_no} was void before we saw its deal"
+            return
         m_after, self._m_after = self._m_after, None
         if m_after is not None:
             self._m = m_after
@@ -1253,6 +1293,7 @@ _HANDLERS: dict[type, Any] = {
     Disconnected: SeatVerifier._on_disconnected,
     StreamEnded: SeatVerifier._on_stream_ended,
     MaskedOrders: SeatVerifier._on_masked_orders,
+    MaskedRoundSeen: SeatVerifier._on_masked_round,
 }
 
 
