@@ -19,8 +19,16 @@ On top of `expert_v1` (exact solver, card memory, outs-based discards, deep draw
 - **Race discards**: close to a one-turn going out, it keeps the hand with the most
   live outs to it (`race_discard`); it prefers discarding next to the next player's own
   discards (`discard_adjust`).
-- In ``500`` (laid cards score, a hand scores against) it lays early as `expert_v1` and
-  looks deeper into the pile (`max_depth`).
+- **End game** (melds on the table it may lay off on, few cards): it takes the top
+  discard when that lets the hand go out this turn, takes it for its melds only when
+  it keeps as many outs as a stock draw, and discards for the most outs to going out,
+  counting chained lay-offs on the table (`race_discard` with ``lay_offs``,
+  `tactics.can_go_out`).
+- In ``500`` (laid cards score, a hand scores against) it lays early as `expert_v1`,
+  looks deeper into the pile (`max_depth`), and **does not feed the pile**: the whole
+  pile can be taken, so a discard that completes a meld with pile cards or with the
+  cards the next player took and has not shown since (`SeatRecord.held`) costs its
+  meld points in the discard score (`pile_feed_w`).
 
 Parameters were tuned with `rami-lan simulate` (docs/bots.md, "Strength of the
 levels"); `PER_VARIANT` holds the per-variant ones. Every decision stays within a few

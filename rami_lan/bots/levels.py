@@ -48,8 +48,8 @@ LEVEL_INFO: dict[str, LevelInfo] = {
             "out, sheds high cards in time and hides its melds for a rami sec when that pays."
         ),
         _n(
-            "Beats medium in 8 to 10 matches out of 10 and the previous expert in 6 to 9 out of "
-            "10 (about even in 500); wins 52 to 60 % against a strong player who hides its melds."
+            "Beats medium in 8 to 10 matches out of 10 and the previous expert in 6 to 8 out of "
+            "10; wins 52 to 65 % against a strong player who hides its melds for a rami sec."
         ),
     ),
 }
