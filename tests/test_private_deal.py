@@ -427,3 +427,25 @@ def test_a_player_gone_for_good_voids_the_round_and_the_match_goes_on(tmp_path: 
         statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
         assert all(s == "checked" for _, s, _ in statuses), statuses
         assert "void" in statuses[round_no - 1][2]
+
+
+def test_a_host_restart_voids_the_private_round_and_the_match_goes_on(tmp_path: Any) -> None:
+    """The host crashes mid-round: the masked deck's keys die with it, so the journal
+    holds the match as before the round, marked as being played. ``--resume`` voids that
+    round (no score), every client is told (``RoundVoided``) and checks its commit-reveal,
+    and the next round is dealt with a fresh masked deck."""
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path, journal=True)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round_no == 2
+          and t.machine.match.round.turn_no >= 4)
+    totals = t.machine.match.totals
+    t.crash_and_resume()
+    m = t.machine
+    assert m.match.round is None and m.match.round_no == 2 and m.match.totals == totals
+    t.run()
+    assert m.match.over and m.match.round_no >= 3
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        assert [s for _, s, _ in statuses if s != "checked"] == [], statuses
+        assert "void" in statuses[1][2]
+        assert not c.ms.faults

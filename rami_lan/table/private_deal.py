@@ -114,8 +114,7 @@ class PrivateDealing:
         mr = self._masked
         if seat is None:
             return self._flush(now)  # type: ignore[attr-defined]
-        if mr is None:
-            self._error(conn, "unexpected", "no masked deck is in use")  # type: ignore[attr-defined]
+        if mr is None:  # e.g. a client's audit of a round a host restart voided: dropped
             return self._flush(now)  # type: ignore[attr-defined]
         try:
             routed = mr.receive(seat, plain)
@@ -192,6 +191,11 @@ class PrivateDealing:
         if record is not None:  # the deck is known only from the audit: see `_private_record`
             record.begin_round(self, ctx.tag, ctx.commit, [], self._masked_seed)
             record.set_round_players(new_m)
+        if self._journal_on:  # type: ignore[attr-defined]
+            # Write-ahead: the match before this round, marked as being played; a restart
+            # finds it so and voids the round (the masked deck's keys die with a process).
+            self._masked_void_marker = {"round_no": new_m.round_no, "dealer": new_m.dealer}
+            self._out.append(F.JournalSnapshot(self.snapshot(self._masked_m0, self.seq)))  # type: ignore[attr-defined]
         self._commit_change(new_m, evs, now)  # type: ignore[attr-defined]
 
     def deal_private(self, m: MatchState, cards: list[Card], seed: bytes,
@@ -275,6 +279,10 @@ class PrivateDealing:
         if mr is None:
             return out
         self._masked_events += evs
+        if self._journal_on and any(  # type: ignore[attr-defined]
+                isinstance(e, E.RoundEnded | E.RoundVoided) for e in evs):
+            self._masked_void_marker = None  # the round is over: the journal holds its end
+            self._out.append(F.JournalSnapshot(self.snapshot(self.match, self.seq)))  # type: ignore[attr-defined]
         for ev in evs:
             if isinstance(ev, E.StockRefilled):
                 out.append(mr.refilled(ev.reshuffle, [self._card_no(c) for c in ev.pile], ev.shuffled))
