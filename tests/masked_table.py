@@ -183,6 +183,8 @@ class WireClient:
         """Give the verifier each round's audited deck orders as soon as we have them."""
         ms = self.ms
         assert ms is not None
+        if ms.must_hold():
+            return  # in order: after the messages still held
         if ms.tag is not None and ms.tag not in self.rounds_told:
             self.rounds_told.add(ms.tag)
             self.tracker.masked_round(ms.tag)

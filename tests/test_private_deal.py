@@ -449,3 +449,26 @@ def test_a_host_restart_voids_the_private_round_and_the_match_goes_on(tmp_path: 
         assert [s for _, s, _ in statuses if s != "checked"] == [], statuses
         assert "void" in statuses[1][2]
         assert not c.ms.faults
+
+
+def test_a_player_gone_during_the_shuffle_voids_the_round_before_its_deal(tmp_path: Any) -> None:
+    """Seat 1 vanishes while the masked deck of round 2 is being shuffled (before any
+    card is dealt): the shuffle can not finish without it, so the round is void; its
+    number and dealer are used (every client derives the dealer from the seed), and the
+    match goes on to its end with the host's away bot in that seat."""
+    from rami_lan.table.stage import Stage
+
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: t.machine.match.round_no == 1 and t.machine.stage is Stage.SHUFFLE
+          and t.machine._masked is not None and t.machine.masked_reports)
+    gone = t.drop(2)
+    t.run(until=lambda: t.machine.match.round_no >= 2 and t.machine.stage is Stage.PLAYING
+          and t.machine._masked is not None and gone.seat not in t.machine._masked.participants)
+    assert t.machine.match.round_no == 3, "round 2 was void before its deal; round 3 is dealt"
+    t.run()
+    assert t.machine.match.over
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        assert all(s == "checked" for _, s, _ in statuses), statuses
+        assert "void" in statuses[1][2]

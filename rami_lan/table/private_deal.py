@@ -399,8 +399,9 @@ class PrivateDealing:
         """When the masked round in progress is void (a participant gone too long)."""
         mr = self._masked
         m = self.match  # type: ignore[attr-defined]
-        if (mr is None or m.round is None or m.phase not in ("draw", "play")
-                or mr.phase.value not in ("shuffling", "playing")):
+        dealing = self.stage is Stage.SHUFFLE  # type: ignore[has-type]
+        if (mr is None or mr.phase.value not in ("shuffling", "playing")
+                or not (dealing or (m.round is not None and m.phase in ("draw", "play")))):
             return (None, None)
         wait = self.config.masked_wait  # type: ignore[attr-defined]
         gone = [(at + wait, s) for s, at in self._away_since.items()  # type: ignore[attr-defined]
@@ -412,10 +413,22 @@ class PrivateDealing:
         is void (no score). Every present participant publishes its audit; the next
         round is dealt once it is in (the gone participant's is missing: it is named)."""
         mr, ctx = self._masked, self._round  # type: ignore[attr-defined]
-        if mr is None or ctx is None or self.match.round is None:  # type: ignore[attr-defined]
+        if mr is None or ctx is None:
             return
         from rami_lan.core.match import void_round
 
+        if self.stage is Stage.SHUFFLE:  # type: ignore[has-type]
+            # Gone during the shuffle: the model is dealt (unseen) only to fix the round's
+            # number and dealer, as every client's verifier derives them from the seed.
+            if self._cards is None:  # type: ignore[has-type]
+                from rami_lan.core.cards import card_from_id
+
+                v = self.variant  # type: ignore[attr-defined]
+                self._cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
+            self.match, _evs = start_round(self.match, list(self._cards), self._masked_seed)  # type: ignore[attr-defined]
+            self._model_deck = []
+            ctx.started = True
+            self.stage = Stage.PLAYING
         self._notice(f"seat {seat + 1 if seat is not None else '?'} is gone: this private round "  # type: ignore[attr-defined]
                      "is void (no score); the next round is dealt")
         self._held_action = None
