@@ -164,6 +164,7 @@ class TableMachine(PrivateDealing):
         self._audit_wait = False
         self._audit_deadline: float | None = None
         self._setup_after_audit = False
+        self._over_after_audit = False
         self.masked_reports: list[Any] = []
         """Private dealing: each round's audit report (`rami_lan.masked.audit.AuditReport`)."""
 
@@ -1018,6 +1019,9 @@ class TableMachine(PrivateDealing):
             self._out.append(F.WriteRecord(self.record.to_plain()))
         if self._journal_on:
             self._out.append(F.JournalClose(delete=True))
+        if self._audit_wait:  # private dealing: the last round's audit still needs the table
+            self._over_after_audit = True
+            return
         self._out.append(F.MatchOver(self.match.winner))
 
     def stop(self, now: float) -> list[F.Effect]:
@@ -1089,6 +1093,8 @@ class TableMachine(PrivateDealing):
         self._stage_deadline = None
         if self._resume_secret is not None:
             self._setup_round(now)
+        elif self._resume_void is not None:
+            self._next_round_or_end(now)  # a void round has no result to look at: deal on
         else:
             self._enter_between(now)
 

@@ -453,7 +453,11 @@ class PrivateDealing:
         self._private_route(mr.close_audit(), now)
 
     def _private_resume(self, now: float) -> None:
-        """The audit is in: a round that waited for it may be dealt now."""
+        """The audit is in: a round that waited for it may be dealt now (or the match,
+        which waited for it, is over)."""
+        if getattr(self, "_over_after_audit", False):
+            self._over_after_audit = False
+            self._out.append(F.MatchOver(self.match.winner))  # type: ignore[attr-defined]
         if getattr(self, "_setup_after_audit", False):
             self._setup_after_audit = False
             self._setup_round(now)  # type: ignore[attr-defined]
