@@ -64,9 +64,9 @@ class _TableFacts:
         self.jokers: list[int] | None = None
         self.by_face: dict[tuple[int, str | None], list[int]] | None = None
 
-    def joker_melds(self) -> list[int]:
+    def joker_melds(self, vid: str) -> list[int]:
         if self.jokers is None:
-            self.jokers = [i for i, m in enumerate(self.melds) if any(c.is_joker for c in m.cards)]
+            self.jokers = [i for i, m in enumerate(self.melds) if _meld_facts(vid, m)[3]]
         return self.jokers
 
     def candidates(self, card: Card) -> list[int] | range:
@@ -105,7 +105,7 @@ def _may_extend(meld: Meld) -> list[tuple[int, str | None]]:
 # identity); each entry keeps its object alive, so an identity is never reused while
 # its entry stands. The answers only depend on public, immutable table melds.
 _TABLES: dict[tuple[str, int], _TableFacts] = {}
-_MELDS: dict[tuple[str, int], tuple[Meld, dict, dict]] = {}
+_MELDS: dict[tuple[str, int], tuple[Meld, dict, dict, bool]] = {}
 
 
 def _table_facts(view: SeatView) -> _TableFacts:
@@ -118,15 +118,15 @@ def _table_facts(view: SeatView) -> _TableFacts:
     return t
 
 
-def _meld_facts(vid: str, meld: Meld) -> tuple[Meld, dict, dict]:
-    """Per table meld: the ends at which a card face can be laid off, and whether a
-    card face frees a joker."""
+def _meld_facts(vid: str, meld: Meld) -> tuple[Meld, dict, dict, bool]:
+    """Per table meld: the ends at which a card face can be laid off, whether a card
+    face frees a joker, and whether it holds a joker."""
     key = (vid, id(meld))
     e = _MELDS.get(key)
     if e is None or e[0] is not meld:
         if len(_MELDS) >= 1024:
             _MELDS.clear()
-        e = _MELDS[key] = (meld, {}, {})
+        e = _MELDS[key] = (meld, {}, {}, any(c.is_joker for c in meld.cards))
     return e
 
 
@@ -179,8 +179,8 @@ class Moyen(Bot):
             return q.points >= v.open_min_points
         return bool(q.melds)
 
-    def meld_cards(self, view: SeatView) -> set[Card]:
-        return set(self.quick(view).melded)
+    def meld_cards(self, view: SeatView) -> frozenset[Card]:  # type: ignore[override]
+        return self.quick(view).melded
 
     def lay_down_action(self, view: SeatView, hold: Iterable[Card] = ()) -> A.Action | None:
         """Lay down the greedy melds when they may go (the exact solver otherwise)."""
@@ -207,7 +207,7 @@ class Moyen(Bot):
 
     # --- table moves, with the rule checks remembered per (table meld, card face) ----
 
-    def _entry(self, view: SeatView, meld: Meld) -> tuple[Meld, dict, dict]:
+    def _entry(self, view: SeatView, meld: Meld) -> tuple[Meld, dict, dict, bool]:
         return _meld_facts(view.variant, meld)
 
     def fits(self, view: SeatView, meld: Meld, card: Card) -> tuple[str | None, ...]:
@@ -252,15 +252,20 @@ class Moyen(Bot):
         if not self.may_touch_table(view) or not view.melds:
             return None
         protected = self.meld_cards(view)
-        must = set(view.must_use)
+        must = view.must_use
+        fit = _table_facts(view).fit
         seen: set[tuple[int, str | None]] = set()
-        for card in self.hand_must_first(view):
-            if card.face in seen:
+        for card in self.hand_must_first(view) if must else view.hand:
+            face = (card.rank, card.suit)
+            if face in seen:
                 continue
-            seen.add(card.face)
-            if card not in must and (card in protected or (keep_jokers and card.is_joker)):
+            seen.add(face)
+            if card not in must and (card in protected or (keep_jokers and not card.rank)):
                 continue
-            for i, end in self.fit_targets(view, card):
+            targets = fit.get(face)
+            if targets is None:
+                targets = self.fit_targets(view, card)
+            for i, end in targets:
                 action = A.LayOff(self.seat, card, i, end)  # type: ignore[arg-type]
                 if self.legal(view, action):
                     return action
@@ -272,7 +277,7 @@ class Moyen(Bot):
         v = self.variant(view)
         if v.joker_recovery == "none":
             return None
-        jokers = _table_facts(view).joker_melds()
+        jokers = _table_facts(view).joker_melds(view.variant)
         if not jokers:
             return None
         naturals = {c.face: c for c in view.hand if not c.is_joker}
