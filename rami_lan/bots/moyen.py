@@ -280,25 +280,25 @@ class Moyen(Bot):
         jokers = _table_facts(view).joker_melds(view.variant)
         if not jokers:
             return None
-        naturals = {c.face: c for c in view.hand if not c.is_joker}
+        naturals = {(c.rank, c.suit): c for c in view.hand if c.rank}
         for i in jokers:
             meld = view.melds[i]
             if meld.kind == "set" and v.set_joker_recovery_needs_two:
                 groups = [g for _, g in joker_recoveries(v, (meld,), view.hand)]
             else:
                 groups = []
-                cache = self._entry(view, meld)[2]
+                cache = self._entry(view, meld)[2]  # face -> does it free the joker
                 for face, c in naturals.items():
-                    r = 14 if c.rank == 1 and 14 in meld.ranks else c.rank
-                    if r not in meld.ranks or (meld.kind == "run" and c.suit != meld.suit):
-                        continue
                     ok = cache.get(face)
                     if ok is None:
-                        try:
-                            recover_joker(v, meld, (c,))
-                            ok = True
-                        except RulesError:
-                            ok = False
+                        r = 14 if c.rank == 1 and 14 in meld.ranks else c.rank
+                        ok = False
+                        if r in meld.ranks and (meld.kind != "run" or c.suit == meld.suit):
+                            try:
+                                recover_joker(v, meld, (c,))
+                                ok = True
+                            except RulesError:
+                                pass
                         cache[face] = ok
                     if ok:
                         groups.append((c,))
