@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from rami_lan.cli.messages import chat_line, chat_refusal_text
 from rami_lan.i18n import set_language
 from rami_lan.net.chat import (
     MAX_CHAT_CHARS,
     ChatPolicy,
     ChatRefusal,
     TokenBucket,
-    chat_line,
     clean_chat_text,
 )
 from rami_lan.net.protocol import MAX_CHAT
@@ -123,14 +123,14 @@ def test_messages_in_both_languages() -> None:
     limited = policy.check(0, "b")
     try:
         set_language("en")
-        assert limited.message() == "Too many messages: wait 2 s."
-        assert policy.check(0, "", bot=False).message() == "The message is empty."
-        assert policy.check(0, "x", bot=True).message() == "Bots do not chat."
+        assert chat_refusal_text(limited) == "Too many messages: wait 2 s."
+        assert chat_refusal_text(policy.check(0, "", bot=False)) == "The message is empty."
+        assert chat_refusal_text(policy.check(0, "x", bot=True)) == "Bots do not chat."
         assert chat_line("Marie", "salut\x1b") == "Marie: salut"
         set_language("fr")
-        assert limited.message() == "Trop de messages : attendez 2 s."
-        assert policy.check(0, "x", bot=True).message() == "Les robots ne discutent pas."
+        assert chat_refusal_text(limited) == "Trop de messages : attendez 2 s."
+        assert chat_refusal_text(policy.check(0, "x", bot=True)) == "Les robots ne discutent pas."
         assert chat_line("Marie", "salut") == "Marie : salut"
-        assert policy.check(1, "fine").message() == ""
+        assert chat_refusal_text(policy.check(1, "fine")) == ""
     finally:
         set_language("en")

@@ -27,6 +27,7 @@ from policies import StockOnly
 
 from rami_lan.cli import cmd_verify
 from rami_lan.cli.cmd_join import fairness_summary
+from rami_lan.cli.messages import fairness_details
 from rami_lan.core import actions as A
 from rami_lan.core import round as R
 from rami_lan.core.deckrng import first_dealer_index
@@ -187,7 +188,7 @@ def _failed(session: RemoteTableSession, round_no: int, codes: set[str]) -> Any:
     assert tracker is not None
     first = next(f for f in tracker.verifier.findings if f.round_no == round_no)
     assert first.code in codes, (session.seat, first)
-    assert "FAILED" in fr.details()
+    assert "FAILED" in fairness_details(fr)
     return first
 
 
@@ -271,7 +272,7 @@ def test_reveal_kept_aside_is_announced_and_fails_the_victim(tmp_path: Path) -> 
         r1 = s.fairness_rounds()[0]
         assert r1.excluded == ((1, "no_reveal"),)  # shown to every player, with the reason
         if s is not victim:
-            assert r1.status == "checked" and "Excluded" in r1.details()
+            assert r1.status == "checked" and "Excluded" in fairness_details(r1)
 
 
 def test_silent_late_exclusion(tmp_path: Path) -> None:

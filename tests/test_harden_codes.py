@@ -13,10 +13,12 @@ import aio_helpers
 import pytest
 from test_security_e2e import Relay, _config
 
+from rami_lan.cli.messages import join_refused_text, notice_text, weak_code_text
 from rami_lan.i18n import set_language
 from rami_lan.net import pake, tls
 from rami_lan.net.client import JoinRefused, PakeFailed, open_session
 from rami_lan.net.host import TableHost
+from rami_lan.net.notices import NoticeCode
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
 
@@ -38,12 +40,12 @@ def test_weak_codes_are_refused_with_a_reason(weak: str) -> None:
     set_language("en")
     with pytest.raises(pake.WeakCodeError) as info:
         pake.check_code_strength(weak)
-    assert "too easy to guess" in str(info.value)
+    assert "too easy to guess" in weak_code_text(info.value)
     set_language("fr")
     try:
         with pytest.raises(pake.WeakCodeError) as info:
             pake.check_code_strength(weak)
-        assert "trop facile" in str(info.value)
+        assert "trop facile" in weak_code_text(info.value)
     finally:
         set_language("en")
 
@@ -103,14 +105,17 @@ def test_pake_failure_after_a_certificate_change_says_possible_interception(
                 await open_session("127.0.0.1", mport, nickname="x", code="cerise-k7Rq",
                                    fingerprint=evil.fingerprint,
                                    known_fingerprint=host.fingerprint)
-            assert "Possible interception" in str(info.value)
-            assert host.identity.short_fingerprint in str(info.value)
+            assert info.value.notice.code is NoticeCode.POSSIBLE_INTERCEPTION
+            assert "Possible interception" in notice_text(info.value.notice)
+            assert host.identity.short_fingerprint in notice_text(info.value.notice)
             # Without a known fingerprint it stays the ambiguous "wrong code" answer ...
             await asyncio.sleep(0.01)
             with pytest.raises((JoinRefused, PakeFailed)) as plain:
                 await open_session("127.0.0.1", mport, nickname="y", code="cerise-k7Rq",
                                    fingerprint=evil.fingerprint)
-            assert "Possible interception" not in str(plain.value)
+            assert "Possible interception" not in join_refused_text(plain.value)
+            assert getattr(plain.value, "notice", None) is None or (
+                plain.value.notice.code is not NoticeCode.POSSIBLE_INTERCEPTION)
             # ... and the real table with the known fingerprint joins as usual.
             await asyncio.sleep(0.01)
             ok: Any = await open_session("127.0.0.1", port, nickname="z", code="cerise-k7Rq",

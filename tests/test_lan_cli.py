@@ -23,6 +23,7 @@ from aio_helpers import start_host_process as _start_host
 from zeroconf import IPVersion
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
+from rami_lan.cli.messages import session_text
 from rami_lan.net.discovery import SERVICE_TYPE, TableAd, TableAdvertiser, TableBrowser
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
@@ -229,7 +230,7 @@ def test_client_gives_up_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -
             session.abort_transport()
             async for up in session.updates():
                 if up.notice:
-                    notices.append(up.notice)
+                    notices.append(session_text(up.notice))
                 if up.connection == "closed":
                     break
         finally:

@@ -19,6 +19,7 @@ FORBIDDEN = {
     "table": ("net", "cli", "app"),
     "net": ("cli", "app"),
     "bots": ("net", "cli", "table", "app"),
+    "masked": ("core", "table", "net", "cli", "bots", "app"),
     "profile": ("cli", "app"),
     "paths": ("core", "table", "net", "cli", "bots", "app", "profile", "stats"),
     "ids": ("core", "table", "net", "cli", "bots", "app", "profile", "stats", "paths"),
@@ -167,3 +168,54 @@ def test_bot_levels_and_variants_are_listed_once_in_the_cli() -> None:
         text = (ROOT / "cli" / name).read_text(encoding="utf-8")
         assert '("debutant", "moyen", "expert")' not in text, name
         assert '("rami", "classique", "multi", "500", "40")' not in text, name
+
+
+UNTRANSLATED_LAYERS = ("net", "table")
+"""Layers that report facts (codes, enums, exceptions with data) and never make a
+translated sentence: `rami_lan.cli.messages` turns those facts into English or French."""
+
+_TRANSLATORS = {"_", "ngettext", "gettext", "N_"}
+
+
+def translation_uses(source: str, module: str = "rami_lan.net.x") -> list[str]:
+    """Where ``source`` translates text: an import of `rami_lan.i18n` (or of the
+    ``gettext`` module), or a call of ``_`` / ``ngettext`` / ``gettext`` / ``N_``."""
+    found: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [f"line {node.lineno}: import {a.name}" for a in node.names
+                      if a.name in ("gettext", "rami_lan.i18n")]
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(module, node, False)
+            names = {a.name for a in node.names}
+            if base in ("gettext", "rami_lan.i18n") or (base == "rami_lan" and "i18n" in names):
+                found.append(f"line {node.lineno}: from {base} import {', '.join(sorted(names))}")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in _TRANSLATORS):
+            found.append(f"line {node.lineno}: {node.func.id}(...)")
+    return found
+
+
+def test_net_and_table_make_no_translated_text() -> None:
+    """Player-facing sentences are made in `cli`; `net` and `table` report facts."""
+    bad = []
+    for path in sorted(ROOT.rglob("*.py")):
+        mod = _module_name(path)
+        if _layer(mod) in UNTRANSLATED_LAYERS:
+            bad += [f"{mod}: {where}" for where in
+                    translation_uses(path.read_text(encoding="utf-8"), mod)]
+    assert not bad, "translation outside cli:\n" + "\n".join(f"  {b}" for b in bad)
+    graph = import_graph()
+    assert not [m for m, deps in graph.items()
+                if _layer(m) in UNTRANSLATED_LAYERS and "rami_lan.i18n" in deps]
+
+
+def test_the_translation_check_catches_each_way_back() -> None:
+    assert translation_uses("from rami_lan.i18n import _\n")
+    assert translation_uses("from rami_lan import i18n\n")
+    assert translation_uses("def f():\n    from ..i18n import ngettext\n", "rami_lan.net.client")
+    assert translation_uses("import rami_lan.i18n\n")
+    assert translation_uses("import gettext\n")
+    assert translation_uses("x = _('Hello')\n")
+    assert not translation_uses("def __init__(self):\n    super().__init__()\n")
+    assert not translation_uses("from rami_lan.net.notices import Notice\n")

@@ -28,7 +28,7 @@ from rami_lan.masked.group import (
 
 TAG = b"rami-lan/v1" + bytes(range(16)) + (1).to_bytes(4, "big") + (1).to_bytes(4, "big")
 
-# Pinned in docs/masked_deck.md: an outsider recomputes these.
+# Pinned in docs/fair_shuffle.md (chapter "Private dealing"): an outsider recomputes these.
 CARD_VECTORS = {
     0: (
         "25826d286c3277c04e09d0c3cea2c9d4dc0b17958581d70ca7db14b8ad8d92fb",

@@ -1,4 +1,4 @@
-"""Masked deck: the whole-protocol test vector of docs/masked_deck.md, pinned.
+"""Masked deck: the whole-protocol test vector of docs/fair_shuffle.md (chapter "Private dealing"), pinned.
 
 Two participants (seats 0 and 1), a 4-card deck, the fair-shuffle round tag of
 ``table_id = bytes(range(16))``, match 1, round 1, and each seat's randomness the

@@ -19,6 +19,7 @@ import pytest
 from zeroconf import IPVersion
 
 from rami_lan.cli.cmd_replay import adapt_record, load_replay
+from rami_lan.cli.messages import error_text
 from rami_lan.cli.ui.invites import InviteListener, LanInviter, send_invitation
 from rami_lan.core.codec import match_to_plain
 from rami_lan.net import protocol as P
@@ -81,7 +82,7 @@ class Collector:
 
     @property
     def errors(self) -> list[str]:
-        return [up.error for up in self.updates if up.error]
+        return [error_text(up.error) for up in self.updates if up.error]
 
     @property
     def cards(self) -> dict[int, dict]:

@@ -18,8 +18,16 @@ from typing import Any
 import msgpack
 import pytest
 from aio_helpers import poll_until, run
+from door import Door, knock
 from zeroconf import IPVersion, service_type_name
 
+from rami_lan.cli.messages import (
+    invitation_prompt,
+    invitation_sent_text,
+    invite_reply_text,
+    player_status_text,
+    who_may_sit_label,
+)
 from rami_lan.i18n import set_language
 from rami_lan.net.presence import (
     PLAYER_SERVICE_TYPE,
@@ -117,8 +125,9 @@ def test_instance_name_and_status_text() -> None:
         make_player(nickname="evil\u202e")
     try:
         set_language("fr")
-        assert ad.status_text() == "dans le salon"
-        assert dataclasses.replace(ad, status="at_table", table_id=TABLE_ID).status_text() == "à une table"
+        assert player_status_text(ad.status) == "dans le salon"
+        at_table = dataclasses.replace(ad, status="at_table", table_id=TABLE_ID)
+        assert player_status_text(at_table.status) == "à une table"
     finally:
         set_language("en")
 
@@ -249,11 +258,14 @@ def test_invitation_accepted_end_to_end_over_loopback() -> None:
         assert guests.on_reply(reply) == inv
         received = prompts[0]
         assert received == inv and received.join_code is None
-        # The invited player says hello with the ticket: admitted once, never twice.
-        ok = guests.admit(received.hello_code())
-        assert ok.ok and ok.invitation == inv
-        again = guests.admit(received.hello_code())
-        assert not again.ok and again.code == "bad_code"
+        # The invited player says hello naming the invitation and proves its ticket
+        # (the join-code exchange's password): admitted once, never twice.
+        door = Door(guests)
+        ticket, inv_id = received.hello_code(), received.invitation_id
+        assert knock(door, "Paul", ticket, invitation=inv_id) == "seated"
+        assert inv not in guests.pending()
+        assert knock(door, "Copie", ticket, invitation=inv_id) == "not_invited"
+        assert door.seated == ["Paul"]
 
     run_live(scenario)
 
@@ -261,30 +273,35 @@ def test_invitation_accepted_end_to_end_over_loopback() -> None:
 def test_invited_only_refuses_the_uninvited() -> None:
     clock = FakeClock()
     guests = Guestlist(WhoMaySit.INVITED, join_code="sesame", clock=clock, grace=10)
-    for code in (None, "sesame", secrets.token_hex(16), ""):
-        verdict = guests.admit(code)
-        assert not verdict.ok and verdict.code == "bad_code"
-        assert "invitation" in verdict.message
+    door = Door(guests, join_code="sesame")
+    for code, invitation in ((None, None), ("sesame", None), (secrets.token_hex(16), None),
+                             ("sesame", secrets.token_hex(16))):
+        assert knock(door, "Intrus", code, invitation=invitation) == "not_invited"
+        assert "invitation" in door.refusals[-1][1]
     paul = make_player(nickname="Paul")
     inv = owner_invite(guests, paul, encrypted=True)
     assert inv.ticket is not None and inv.join_code is None  # no code on an invited-only table
     assert guests.invited_player_ids() == {paul.player_id}
     # Declined: the ticket is void.
     assert guests.on_reply(InviteReply(inv.invitation_id, "decline")) == inv
-    assert not guests.admit(inv.ticket).ok
+    assert knock(door, "Paul", inv.ticket, invitation=inv.invitation_id) == "not_invited"
     # Cancelled: void too.
     inv2 = owner_invite(guests, paul, encrypted=False)
     assert guests.cancel(inv2.invitation_id) and not guests.cancel(inv2.invitation_id)
-    assert not guests.admit(inv2.ticket).ok
+    assert knock(door, "Paul", inv2.ticket, invitation=inv2.invitation_id) == "not_invited"
     # Expired (ttl + grace): void.
     inv3 = owner_invite(guests, paul, encrypted=False)
     clock.t += inv3.ttl + 11
-    assert not guests.admit(inv3.ticket).ok
+    assert knock(door, "Paul", inv3.ticket, invitation=inv3.invitation_id) == "not_invited"
     assert guests.pending() == []
     # Within the deadline: admitted once.
     inv4 = owner_invite(guests, paul, encrypted=False)
     clock.t += inv4.ttl
-    assert guests.admit(inv4.ticket).ok
+    # Someone who knows the invitation's id but not its ticket: refused, and the
+    # invitation stays good for the invited player.
+    assert knock(door, "Intrus", secrets.token_hex(16), invitation=inv4.invitation_id) == "bad_code"
+    assert knock(door, "Paul", inv4.ticket, invitation=inv4.invitation_id) == "seated"
+    assert door.seated == ["Paul"]
     assert guests.on_reply(InviteReply(secrets.token_hex(16), "accept")) is None
 
 
@@ -292,8 +309,14 @@ def test_code_only_and_anyone() -> None:
     with pytest.raises(ValueError):
         Guestlist(WhoMaySit.CODE)
     guests = Guestlist("code", join_code="sesame")
-    assert guests.admit("sesame").ok
-    assert not guests.admit("Sesame").ok and not guests.admit(None).ok
+    door = Door(guests, join_code="sesame")
+    assert knock(door, "a", "sesame") == "seated"
+    assert knock(door, "b", "sesam") == "bad_code" and knock(door, "c", "123456") == "bad_code"
+    assert knock(door, "d") == "code_asked"  # no seat without proving the code
+    # The code is compared as the join-code exchange's password: normalized (case,
+    # spaces and separators do not count, see rami_lan.net.pake.normalize_code).
+    assert knock(door, "e", "SE-SAME") == "seated"
+    assert door.seated == ["a", "e"]
     paul = make_player()
     secure = owner_invite(guests, paul, encrypted=True)
     plain = owner_invite(guests, paul, encrypted=False)
@@ -308,8 +331,9 @@ def test_code_only_and_anyone() -> None:
     with pytest.raises(ValueError, match="unencrypted"):
         Invitation.from_plain(wire(secure.to_plain(encrypted=True)), encrypted=False)
     guests.set_rule(WhoMaySit.ANYONE)
-    assert guests.admit(None).ok and guests.admit("anything").ok
-    assert Guestlist().admit(None).ok
+    anyone = Door(guests)
+    assert knock(anyone, "f") == "seated" and knock(anyone, "g", "anything") == "seated"
+    assert knock(Door(Guestlist()), "h") == "seated"
 
 
 INVITE_OK = {
@@ -391,13 +415,15 @@ def test_invitation_texts_in_both_languages() -> None:
     reply = InviteReply(inv.invitation_id, "busy")
     try:
         set_language("en")
-        assert inv.prompt() == "Marie invites you to the table “Chez Marie” (rami). Join?"
-        assert reply.describe("Paul") == "Paul is busy."
-        assert WhoMaySit.INVITED.label() == "Invited only"
+        assert invitation_prompt(inv) == "Marie invites you to the table “Chez Marie” (rami). Join?"
+        assert invite_reply_text(reply, "Paul") == "Paul is busy."
+        assert who_may_sit_label(WhoMaySit.INVITED) == "Invited only"
         set_language("fr")
-        assert inv.prompt() == "Marie vous invite à la table « Chez Marie » (rami). Rejoindre ?"
-        assert InviteReply(inv.invitation_id, "accept").describe("Paul") == "Paul a accepté votre invitation."
-        assert inv.sent_text("Paul") == "Invitation envoyée à Paul."
-        assert [w.label() for w in WhoMaySit] == ["Tout le monde", "Avec le code", "Sur invitation"]
+        assert invitation_prompt(inv) == "Marie vous invite à la table « Chez Marie » (rami). Rejoindre ?"
+        accepted = InviteReply(inv.invitation_id, "accept")
+        assert invite_reply_text(accepted, "Paul") == "Paul a accepté votre invitation."
+        assert invitation_sent_text("Paul") == "Invitation envoyée à Paul."
+        labels = [who_may_sit_label(w) for w in WhoMaySit]
+        assert labels == ["Tout le monde", "Avec le code", "Sur invitation"]
     finally:
         set_language("en")

@@ -37,6 +37,7 @@ from rami_lan.net.protocol import (
     Hello,
     Knock,
     LocalProtocolError,
+    Masked,
     Message,
     NextRound,
     Pake,
@@ -85,6 +86,7 @@ CLIENT_MESSAGES: list[Message] = [
     Chat(text="salut à tous ♥"),
     Card(card={"nick": "Anne", "id": None, "conn": "you", "stats": None, "variants": []}),
     Ping(n=3),
+    Masked(m={"k": "mk_reveal", "deck": 0, "seat": 1, "pos": 3, "keys": [[1, bytes(32)]]}),
     Pong(n=0),
     Bye(reason="quit"),
 ]
@@ -104,6 +106,7 @@ HOST_MESSAGES: list[Message] = [
     CardMsg(seat=3, card={"nick": "bot 4", "id": None, "conn": "bot", "stats": None,
                           "variants": []}),
     Ping(n=9),
+    Masked(m={"k": "mk_hand", "pos": [[0, 1], None]}),
     Pong(n=2**63 - 1),
     Bye(),
 ]
@@ -566,6 +569,8 @@ BAD_FIELDS: list[tuple[str, str, Any]] = [
     ("card", "card", {"x": "y" * 5000}),
     ("card", "card", [1]),
     ("card_msg", "seat", 255),
+    ("masked", "m", {"k": "mk_nonsense"}),
+    ("masked", "m", [1, 2]),
     ("hello", "code", "x" * 33),
     ("hello", "bot", 1),  # int for bool
     ("hello", "bot", "false"),

@@ -7,6 +7,7 @@ import asyncio
 import secrets
 
 import pytest
+from door import Door, knock
 from test_ui_helpers import running, until
 from zeroconf import IPVersion
 
@@ -121,10 +122,12 @@ def test_lobby_lists_players_and_accepts_an_invitation_with_one_key(private_serv
             await until(lambda: bool(joined), 3, "joined")
             host, port, nick, code = joined[0]
             assert (host, port, nick) == ("127.0.0.1", 45678, "Tester")
-            assert code is not None and guests.admit(code).ok  # the ticket travelled
             # the lobby pins the table's fingerprint, names the invitation, wants the PAKE
             assert options[0]["fingerprint"] == FP
             assert options[0]["code_required"] and len(options[0]["invitation"]) == 32
+            # the ticket travelled: the table's admission seats us with it
+            assert code is not None
+            assert knock(Door(guests), "Tester", code, invitation=options[0]["invitation"]) == "seated"
             await until(lambda: isinstance(shell.screen, TableScreen), 3, "table shown")
             assert lobby.inbox.busy  # at a table: further invitations answered "busy"
             shell.exit(0)

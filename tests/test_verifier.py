@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from policies import StockOnly
 
+from rami_lan.cli.messages import fairness_details
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card
@@ -575,7 +576,7 @@ def test_tracker_writes_evidence_that_replays(recorded: dict[str, list[Stream]],
     failed = [r for r in tracker.rounds() if r.status == "failed"]
     # round 3 fails; (round 4's rotation then follows round 3 as dealt, so it fails too)
     assert [r.round_no for r in failed][:1] == [3]
-    assert failed[0].evidence and "FAILED" in failed[0].details()
+    assert failed[0].evidence and "FAILED" in fairness_details(failed[0])
     import json
 
     from rami_lan.net.fairness import feed_stream, load_stream

@@ -36,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("point limit / target (default: the variant's)"))
     parser.add_argument("--quick", action="store_true", help=_("quick match (500: 3 rounds)"))
     parser.add_argument("--knock", action="store_true", help=_("allow knocking (frapper)"))
+    parser.add_argument("--private-deal", action="store_true",
+                        help=_("deal from a masked deck: the host sees only its own cards and "
+                               "its bots' (docs/masked_deck.md)"))
     parser.add_argument("--timer", type=int, default=0,
                         help=_("seconds per move, 0 = no timer"))
     parser.add_argument("--code", default=None,
@@ -113,7 +116,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         args.code = _join_code(args)
     except ValueError as exc:
-        print(_("Invalid join code: {err}").format(err=exc), file=sys.stderr)
+        from rami_lan.cli.messages import weak_code_text
+        from rami_lan.net.pake import WeakCodeError
+
+        why = weak_code_text(exc) if isinstance(exc, WeakCodeError) else str(exc)
+        print(_("Invalid join code: {err}").format(err=why), file=sys.stderr)
         return 2
     try:
         bots = parse_bots(args.bot, args.seats)
@@ -127,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
             quick=args.quick, knock=args.knock, timer=args.timer, join_code=args.code,
             who_may_sit=getattr(args, "who", None) or "",
             advertise=not args.no_advertise, interfaces=args.interface or "all",
-            port=args.port, headless=args.headless, **extra, **_tuning(args),
+            port=args.port, headless=args.headless, private_deal=args.private_deal,
+            **extra, **_tuning(args),
         )
     except ValueError as exc:
         print(_("Invalid table settings: {err}").format(err=exc), file=sys.stderr)

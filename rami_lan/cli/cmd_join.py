@@ -15,6 +15,7 @@ import contextlib
 import sys
 from typing import Any
 
+from rami_lan.cli.messages import fairness_details, join_refused_text, notice_text, session_text
 from rami_lan.i18n import _, language
 from rami_lan.textsafe import safe_name, safe_text
 
@@ -103,14 +104,15 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
                                      code_required=code_required,
                                      known_fingerprint=known.get(args.table))
     except JoinRefused as exc:
-        print(_("The table refused us: {why}").format(why=safe_text(exc.message)), file=sys.stderr)
+        print(_("The table refused us: {why}").format(why=safe_text(join_refused_text(exc))),
+              file=sys.stderr)
         return 1
     except FingerprintMismatch as exc:
         print(_("The table's certificate changed: someone may be intercepting the "
                 "connection. ({err})").format(err=exc), file=sys.stderr)
         return 4
     except PakeFailed as exc:
-        print(safe_text(exc), file=sys.stderr)
+        print(safe_text(notice_text(exc.notice)), file=sys.stderr)
         return 4
     except (OSError, ConnectionError, TimeoutError, ValueError) as exc:
         # OSError: unreachable; ValueError: the peer broke the protocol (ProtocolError).
@@ -168,12 +170,12 @@ def fairness_summary(session: Any, summary: Any) -> int:
     if failed:
         print(_("Fairness check FAILED in {n} round(s):").format(n=len(failed)))
         for r in failed:
-            print(safe_text(r.details(), 2000))
+            print(safe_text(fairness_details(r), 2000))
         return 3
     if other:
         print(_("Rounds not fully checked: {n}").format(n=len(other)))
         for r in other:
-            print(safe_text(r.details(), 2000))
+            print(safe_text(fairness_details(r), 2000))
         return 5
     print(_("Fairness checks passed: {n}").format(n=len(checked)))
     return 0 if summary.finished else 1
@@ -300,11 +302,13 @@ async def _line_client(session: Any) -> int:
             for ev in up.events:
                 print("  " + type(ev).__name__ + ": " + _short(ev))
             if up.error:
-                print(_("Refused: {why}").format(why=safe_text(up.error)))
+                print(_("Refused: {why}").format(why=safe_text(session_text(up.error))))
             if up.notice:
-                print(safe_text(up.notice, 300))
+                print(safe_text(session_text(up.notice), 300))
             if up.fairness is not None:
-                for line in str(up.fairness[1]).splitlines()[:20]:
+                details = (fairness_details(up.fairness_round) if up.fairness_round is not None
+                           else str(up.fairness[1]))
+                for line in details.splitlines()[:20]:
                     print(safe_text(line, 300))
             if up.view is not None:
                 view = up.view

@@ -19,6 +19,7 @@ import random
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, Literal
 
+from rami_lan.cli.messages import chat_refusal_text
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.codec import action_to_plain
@@ -30,7 +31,7 @@ from rami_lan.core.views import SeatView, view_for
 from rami_lan.ids import BOT_LEVELS, TABLE_NOTICE
 from rami_lan.net.table_session import SessionUpdate
 from rami_lan.table import effects as F
-from rami_lan.table.chat import ChatPolicy, ChatRefusal, ChatVerdict
+from rami_lan.table.chat import ChatPolicy, ChatVerdict
 from rami_lan.table.config import TableConfig
 from rami_lan.table.fairround import RoundCtx
 from rami_lan.table.machine import TableMachine
@@ -360,14 +361,8 @@ class LocalTableSession:
 
 def _chat_refusal(message: str) -> str:
     """The table's ``chat_refused`` text (``"<refusal>: ..."``) as the policy's sentence."""
-    head = message.split(":", 1)[0]
-    try:
-        refusal = ChatRefusal(head)
-    except ValueError:
-        return message
-    digits = "".join(ch for ch in message.split("wait", 1)[-1] if ch.isdigit())
-    retry = float(digits) if refusal is ChatRefusal.RATE_LIMITED and digits else 1.0
-    return ChatVerdict(ok=False, refusal=refusal, retry_after=retry).message()
+    verdict = ChatVerdict.from_wire(message)
+    return message if verdict is None else chat_refusal_text(verdict)
 
 
 class _Entropy:

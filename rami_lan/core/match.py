@@ -114,9 +114,14 @@ def new_match(variant: str | Variant, n_seats: int, options: MatchOptions | None
 
 
 def start_round(
-    m: MatchState, deck: Sequence[Card], seed: bytes, dealer: int | None = None
+    m: MatchState, deck: Sequence[Card], seed: bytes, dealer: int | None = None, *,
+    blind: frozenset[int] = frozenset(), refills: tuple[tuple[Card, ...], ...] | None = None,
 ) -> tuple[MatchState, list[E.Event]]:
-    """Deal the next round from ``deck``; the first dealer comes from ``seed``."""
+    """Deal the next round from ``deck``; the first dealer comes from ``seed``.
+
+    ``blind`` and ``refills`` serve private dealing (`rami_lan.core.round.RoundState`):
+    the host's model rules with ``blind`` seats and refills in the pile's order; a
+    client's replay passes the refills' real orders, once the round's audit gives them."""
     if m.over:
         raise IllegalAction(None, Phase.OVER, "the match is over")
     if m.round is not None and m.round.phase != Phase.OVER:
@@ -136,6 +141,8 @@ def start_round(
         dealer,
         m.round_no + 1,
         m.options.knock,
+        blind,
+        refills,
     )
     return _evolve(m, round=rnd, round_no=m.round_no + 1, dealer=dealer), evs
 

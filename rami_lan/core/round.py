@@ -26,7 +26,7 @@ from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card
 from rami_lan.core.deckrng import reshuffle, turn_over
-from rami_lan.core.errors import IllegalAction
+from rami_lan.core.errors import IllegalAction, RulesError
 from rami_lan.core.melds import (
     InvalidMeld,
     Meld,
@@ -81,6 +81,14 @@ class RoundState:
     laid_this_turn: bool = False
     knock_window: tuple[int, ...] = ()
     result: E.RoundEnded | None = None
+    blind: frozenset[int] = frozenset()
+    """Seats whose hidden cards the ruler does not know (private dealing, docs/masked_deck.md).
+    Rules that depend on the unseen rest of such a hand are the player's claim: not judged
+    here, judged by every client's replay once the round's cards are public."""
+    refills: tuple[tuple[Card, ...], ...] | None = None
+    """None: each refill of the stock is shuffled from the seed. A tuple (private dealing):
+    refill ``r`` takes the order ``refills[r - 1]`` (a permutation of the pile going back),
+    or the pile as it lies when that order is not known yet (the host's model)."""
 
     def next_player(self, seat: int) -> int:
         ps = self.players
@@ -146,8 +154,12 @@ def deal(
     dealer: int,
     round_no: int = 1,
     knock_enabled: bool = False,
+    blind: frozenset[int] = frozenset(),
+    refills: tuple[tuple[Card, ...], ...] | None = None,
 ) -> tuple[RoundState, list[E.Event]]:
-    """Deal a round from ``deck`` (top first): one card at a time from left of dealer."""
+    """Deal a round from ``deck`` (top first): one card at a time from left of dealer.
+
+    ``blind`` and ``refills``: see `RoundState` (private dealing only)."""
     players = tuple(sorted(players))
     if dealer not in players:
         raise ValueError(f"dealer {dealer} is not among the players {players}")
@@ -189,6 +201,8 @@ def deal(
         laid_points=z,
         timeouts=z,
         away=f,
+        blind=frozenset(blind),
+        refills=refills,
     )
     evs: list[E.Event] = [E.RoundStarted(round_no, dealer, order[0], players, hs, len(st.stock), top)]
     for s in players:
@@ -209,8 +223,15 @@ def _refill(st: RoundState) -> tuple[RoundState, E.StockRefilled] | None:
     r = st.stock_gen + 1
     if v.stock_rule == "turn_over":
         new = turn_over(pile)
-    else:
+    elif st.refills is None:
         new = reshuffle(st.seed, r, pile)
+    elif r - 1 < len(st.refills):
+        new = list(st.refills[r - 1])
+        if sorted(c.sort_key() for c in new) != sorted(c.sort_key() for c in pile) or len(
+                set(new)) != len(pile):
+            raise RulesError(f"refill {r} is not an order of the {len(pile)} cards going back")
+    else:
+        new = list(pile)  # the order is masked: the model keeps the pile as it lies
     ev = E.StockRefilled(r, tuple(pile), v.stock_rule != "turn_over", top)
     return (
         replace(st, stock=tuple(new), stock_gen=r, stock_base=len(new), discard=(top,)),
@@ -242,7 +263,7 @@ def _discardable(st: RoundState, seat: int, card: Card) -> str:
         return f"{pending} must be melded or laid off this turn before discarding"
     if v.no_discard_of_taken and card == st.taken:
         return f"may not discard {card}, the card just taken from the discard pile"
-    if card.is_joker and not v.joker_discard_allowed and len(hand) > 1:
+    if card.is_joker and not v.joker_discard_allowed and len(hand) > 1 and seat not in st.blind:
         if not (v.joker_discard_when_stuck and all(c.is_joker for c in hand)):
             return "may not discard a joker (only as the last card, to go out)"
         if _meld_fits(st, seat, card):
@@ -302,6 +323,8 @@ def _turn_can_finish(st: RoundState, seat: int) -> str:
     hand = st.hands[seat]
     if not hand:
         return "" if not v.must_discard_to_go_out else "must keep a card to discard to go out"
+    if seat in st.blind:
+        return ""  # the rest of the hand is unseen: the player's claim, replayed at round end
     pending = [c for c in st.must_use if c in hand]
     for c in pending:
         if not _usable(st, seat, c):
@@ -377,7 +400,10 @@ def _draw_discard(st: RoundState, a: A.DrawDiscard) -> tuple[RoundState, list[E.
         taken=chosen,
         drawn=None,
     )
-    if v.unopened_take_must_open and v.requires_opening and not st.opened[seat]:
+    if seat in st.blind and (a.depth > 1 or (
+            v.unopened_take_must_open and v.requires_opening and not st.opened[seat])):
+        must = (chosen,)  # whether it can be used depends on the unseen hand: a claim
+    elif v.unopened_take_must_open and v.requires_opening and not st.opened[seat]:
         keep = 1 if v.must_discard_to_go_out else 0
         p = best_partition_with(v, new_hand, chosen, min_leftover=keep)
         if p is None or p.points < v.open_min_points:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Literal
@@ -39,15 +40,18 @@ from rami_lan.core.events import (
     MatchEnded,
     TurnStarted,
 )
+from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView
-from rami_lan.i18n import _
 from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
-from rami_lan.net.chat import ChatPolicy, ChatRefusal, ChatVerdict
+from rami_lan.net.chat import ChatPolicy, ChatVerdict
 from rami_lan.net.fairness import FairnessRound, FairnessTracker, facts_from_welcome
+from rami_lan.net.notices import Notice, NoticeCode
 from rami_lan.net.pake import PakeClient, PakeError
 from rami_lan.net.table_session import ConnectionState, SessionUpdate
+from rami_lan.table import verifier as V
+from rami_lan.table.masked_seat import MaskedSeat, MaskedSeatError
 from rami_lan.table.shuffle import commitment, new_secret
 
 log = logging.getLogger(__name__)
@@ -60,16 +64,23 @@ TABLE_NOTICE = "TableNotice"
 
 
 class JoinRefused(ConnectionError):
-    """The host turned us away (``code`` from protocol.REFUSED_CODES)."""
+    """The host turned us away (``code`` from protocol.REFUSED_CODES; ``message``: the
+    host's text). ``notice``: set when we refused on our side (no join code to give)."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, notice: Notice | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
+        self.notice = notice
 
 
 class PakeFailed(ConnectionError):
-    """The join-code exchange failed on our side: a wrong code, or a man in the middle."""
+    """The join-code exchange failed on our side: a wrong code, or a man in the middle.
+    ``notice`` says which (`NoticeCode.WRONG_CODE`, ``POSSIBLE_INTERCEPTION``...)."""
+
+    def __init__(self, notice: Notice) -> None:
+        super().__init__(str(notice))
+        self.notice = notice
 
 
 class RemoteTableSession:
@@ -125,7 +136,7 @@ class RemoteTableSession:
         self.players: list[dict[str, Any]] = []
         self.view: SeatView | None = None
         self.fairness: list[tuple[bool, str]] = []
-        """(ok, details) of each round once judged (or as soon as it fails)."""
+        """(ok, reason) of each round once judged (or as soon as it fails)."""
         self.mismatches: list[Any] = []
         """Every fairness `Finding` (rami_lan.table.verifier), in order."""
         self.tracker: FairnessTracker | None = None
@@ -142,6 +153,10 @@ class RemoteTableSession:
         self._closing = False
         self._seq = 0
         self._pending_events: list[Event] = []
+        self.masked: MaskedSeat | None = None
+        """Private dealing: this seat's side of the masked deck (None: not in use)."""
+        self._orders_given: set[bytes] = set()
+        self._faults_told = 0
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
 
@@ -189,6 +204,9 @@ class RemoteTableSession:
             msg = P.Knock(seq=self._seq)
         else:
             msg = P.Action(seq=self._seq, action=action_to_plain(action, self.variant))
+        if self.masked is not None:  # private dealing: our keys prove the cards are ours
+            for out in self.masked.reveals_for(action):
+                await self._send(P.Masked(m=out))
         await self._send(msg)
         self._fair_out(msg, action=action)
 
@@ -200,7 +218,7 @@ class RemoteTableSession:
         checks them again); a refused line comes back as ``SessionUpdate(error=...)``."""
         verdict = self.chat_policy.check(self.seat, text, bot=self.bot)
         if not verdict.ok:
-            self._queue.put_nowait(SessionUpdate(error=verdict.message()))
+            self._queue.put_nowait(SessionUpdate(error=_chat_notice(verdict)))
             return
         await self._send(P.Chat(text=verdict.text))
 
@@ -291,12 +309,9 @@ class RemoteTableSession:
         """After a failed join-code exchange: raise `PakeFailed` saying "possible
         interception" if the table's certificate is not the one we knew for it."""
         if self.known_fingerprint is not None and seen != self.known_fingerprint:
-            raise PakeFailed(_(
-                "Possible interception: the table's certificate changed since you last "
-                "joined it ({old} -> {new}) and the join code was not accepted. Compare the "
-                "table fingerprint with the host before trying again."
-            ).format(old=tls.short_fingerprint(self.known_fingerprint),
-                     new=tls.short_fingerprint(seen)))
+            raise PakeFailed(Notice.of(
+                NoticeCode.POSSIBLE_INTERCEPTION, old=tls.short_fingerprint(self.known_fingerprint),
+                new=tls.short_fingerprint(seen)))
 
     async def _connect(self) -> None:
         """One attempt: TCP + TLS 1.3, pin check, ``hello``, join-code PAKE, ``welcome``."""
@@ -333,12 +348,13 @@ class RemoteTableSession:
                         if not self.code:
                             with contextlib.suppress(Exception):
                                 writer.write(session.send(P.Bye(reason="no join code")))
-                            raise JoinRefused("bad_code", _("This table needs a join code."))
+                            raise JoinRefused("bad_code", "this table needs a join code",
+                                              Notice.of(NoticeCode.CODE_NEEDED))
                         pake = PakeClient(self.code, seen)
                         try:
                             reply = pake.receive(msg.msg)
                         except PakeError as exc:
-                            raise PakeFailed(str(exc)) from None
+                            raise PakeFailed(Notice.of(NoticeCode.PAKE_ERROR, why=str(exc))) from None
                         assert reply is not None
                         writer.write(session.send(P.Pake(msg=reply))
                                      + session.send(P.PakeConfirm(mac=pake.confirm_message())))
@@ -350,16 +366,12 @@ class RemoteTableSession:
                             with contextlib.suppress(Exception):
                                 writer.write(session.send(P.Bye(reason="pake failed")))
                             self._check_interception(seen)
-                            raise PakeFailed(_(
-                                "Wrong join code, or the connection is being intercepted."
-                            )) from None
+                            raise PakeFailed(Notice.of(NoticeCode.WRONG_CODE)) from None
                     elif isinstance(msg, P.Welcome):
                         if (self.code or self.code_required) and not (
                                 session.pake_complete and pake is not None and pake.verified):
                             # A real table that wants a code always asks for it.
-                            raise PakeFailed(_(
-                                "The table did not ask for the join code: the connection "
-                                "may be intercepted."))
+                            raise PakeFailed(Notice.of(NoticeCode.CODE_NOT_ASKED))
                         welcome = msg
         except BaseException:
             writer.close()
@@ -377,8 +389,14 @@ class RemoteTableSession:
         self.variant = str(self.table.get("variant", "rami"))
         self.players = list(welcome.players)
         self._fair_start()
+        if (self.masked is None and self.table.get("private_deal")
+                and self.seat != self.table.get("host_seat")):
+            self.masked = MaskedSeat(self.seat, get_variant(self.variant), os.urandom)
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
+        if self.masked is not None:  # back after a drop: what we sent may have been lost
+            for out in self.masked.resend():
+                await self._send(P.Masked(m=out))
         self._schedule_card()
         for msg in early:
             await self._handle(msg)
@@ -415,7 +433,7 @@ class RemoteTableSession:
     async def _send(self, msg: P.Message) -> None:
         if self._session is None or self._writer is None or self.connection != "connected":
             if not isinstance(msg, P.Bye):
-                self._queue.put_nowait(SessionUpdate(error=_("Not connected to the table.")))
+                self._queue.put_nowait(SessionUpdate(error=Notice.of(NoticeCode.NOT_CONNECTED)))
             return
         try:
             self._writer.write(self._session.send(msg))
@@ -455,7 +473,7 @@ class RemoteTableSession:
                     for m in exc.received:
                         await self._handle(m)
                     log.warning("protocol error from the host: %s", exc)
-                    self._queue.put_nowait(SessionUpdate(notice=_("The host sent invalid data.")))
+                    self._queue.put_nowait(SessionUpdate(notice=Notice.of(NoticeCode.INVALID_DATA)))
                     return True
                 for m in msgs:
                     await self._handle(m)
@@ -490,23 +508,21 @@ class RemoteTableSession:
                 moved.clear()
                 try:
                     await asyncio.wait_for(self._connect(), 5.0)
-                    self._queue.put_nowait(SessionUpdate(notice=_("Reconnected to the table.")))
+                    self._queue.put_nowait(SessionUpdate(notice=Notice.of(NoticeCode.RECONNECTED)))
                     return True
                 except JoinRefused as exc:
                     if exc.code == "rate_limited":
                         await asyncio.sleep(min(self.max_backoff * 2, 5.0))
                         continue
                     self._queue.put_nowait(SessionUpdate(
-                        notice=_("The table refused to take us back: {why}").format(
-                            why=clip(exc.message))))
+                        notice=Notice.of(NoticeCode.REJOIN_REFUSED, why=clip(exc.message))))
                     return False
                 except tls.FingerprintMismatch:
-                    self._queue.put_nowait(SessionUpdate(error=_(
-                        "The table's certificate changed: someone may be intercepting the "
-                        "connection. Not reconnecting.")))
+                    self._queue.put_nowait(SessionUpdate(
+                        error=Notice.of(NoticeCode.CERTIFICATE_CHANGED)))
                     return False
                 except PakeFailed as exc:
-                    self._queue.put_nowait(SessionUpdate(error=clip(exc)))
+                    self._queue.put_nowait(SessionUpdate(error=exc.notice))
                     return False
                 except (OSError, ConnectionError, TimeoutError, EOFError, P.ProtocolError):
                     # Wait for the backoff, or less if the table shows up elsewhere.
@@ -516,12 +532,10 @@ class RemoteTableSession:
         finally:
             follower.cancel()
             await asyncio.gather(follower, return_exceptions=True)
-        message = _(
-            "Could not reconnect to the table: no answer at {where} for {secs:.0f} s, and no "
-            "table with its id on the network. Giving up."
-        ).format(where=clip(f"{self.host}:{self.port}", 80), secs=self.reconnect_window)
-        log.warning("%s", message)
-        self._queue.put_nowait(SessionUpdate(notice=message))
+        notice = Notice.of(NoticeCode.RECONNECT_GAVE_UP, where=clip(f"{self.host}:{self.port}", 80),
+                           secs=self.reconnect_window)
+        log.warning("could not reconnect to the table, giving up: %s", notice)
+        self._queue.put_nowait(SessionUpdate(notice=notice))
         return False
 
     async def _follow_table(self, moved: asyncio.Event) -> None:
@@ -568,11 +582,77 @@ class RemoteTableSession:
     # ------------------------------------------------------------------ messages
 
     async def _handle(self, msg: P.Message) -> None:
+        ms = self.masked
+        if ms is None:
+            await self._handle_now(msg)
+            return
+        # Private dealing: masked-deck messages are used at once; every other message waits,
+        # in order, while a key for one of our own cards is still on its way.
+        item: Any = msg
+        try:
+            if isinstance(msg, P.Masked) and msg.m.get("k") != "mk_hand":
+                for out in ms.on_masked(msg.m):
+                    await self._send(P.Masked(m=out))
+                item = None
+            elif isinstance(msg, P.Masked):
+                item = msg.m
+            elif isinstance(msg, P.Events):
+                decoded = self._decode_events(msg)
+                for out in ms.on_events([ev for ev in decoded if not isinstance(ev, dict)]):
+                    await self._send(P.Masked(m=out))
+                item = (msg, decoded)
+            if item is not None:
+                if ms.must_hold():
+                    ms.hold(item)
+                else:
+                    await self._handle_held(item)
+            for held in ms.release():
+                await self._handle_held(held)
+        except MaskedSeatError as exc:
+            log.warning("private dealing: %s", exc)
+            self._queue.put_nowait(SessionUpdate(notice=Notice.of(
+                NoticeCode.PRIVATE_DEAL_FAULT, kind="HOST_MESSAGE", seat=self.table.get("host_seat"))))
+        self._masked_progress()
+
+    async def _handle_held(self, item: Any) -> None:
+        ms = self.masked
+        assert ms is not None
+        if isinstance(item, dict):
+            ms.on_masked(item)  # mk_hand with nothing held before it
+        elif isinstance(item, tuple):
+            msg, decoded = item
+            self._on_events(msg, [e if isinstance(e, dict) else ms.fill_event(e) for e in decoded])
+        else:
+            await self._handle_now(item)
+
+    def _masked_progress(self) -> None:
+        """Faults found while playing; each round's audited orders to our verifier."""
+        ms = self.masked
+        if ms is None:
+            return
+        while len(ms.faults) > self._faults_told:
+            f = ms.faults[self._faults_told]
+            self._faults_told += 1
+            log.warning("private dealing: %s by seat %s: %s", f.kind.name, f.seat, f.evidence)
+            self._queue.put_nowait(SessionUpdate(notice=Notice.of(
+                NoticeCode.PRIVATE_DEAL_FAULT, kind=f.kind.name, seat=f.seat)))
+        for tag, report in ms.reports.items():
+            if tag in self._orders_given or self.tracker is None:
+                continue
+            self._orders_given.add(tag)
+            faults = tuple(f"{f.kind.name} by seat {f.seat}: {f.evidence}" for f in report.faults)
+            self.mismatches.extend(self.tracker.masked_orders(
+                V.MaskedOrders(tag, dict(report.orders), ms.refill_decks(), faults)))
+            self._fair_report()
+
+    async def _handle_now(self, msg: P.Message) -> None:
         if isinstance(msg, P.Events):
             self._on_events(msg)
         elif isinstance(msg, P.View):
             try:
                 self.view = view_from_plain(msg.view)
+                if self.masked is not None:
+                    self.view = self.masked.fill_view(self.view)
             except (MalformedAction, TypeError, KeyError, ValueError) as exc:
                 log.warning("bad view from the host: %s", exc)
                 return
@@ -602,7 +682,7 @@ class RemoteTableSession:
             await self._send(P.Pong(n=msg.n))
         elif isinstance(msg, P.Bye):
             self._queue.put_nowait(SessionUpdate(
-                notice=_("The host closed the table: {why}").format(why=msg.reason or "-")))
+                notice=Notice.of(NoticeCode.HOST_CLOSED, why=msg.reason or "-")))
 
     def _on_card(self, msg: P.CardMsg) -> None:
         from rami_lan.stats import PlayerCard
@@ -615,16 +695,24 @@ class RemoteTableSession:
         self.cards[msg.seat] = msg.card
         self._queue.put_nowait(SessionUpdate(cards={msg.seat: msg.card}))
 
-    def _on_events(self, msg: P.Events) -> None:
-        decoded: list[Event] = []
+    def _decode_events(self, msg: P.Events) -> list[Any]:
+        """The message's events, decoded (table notices kept as their plain maps)."""
+        out: list[Any] = []
         for plain in msg.events:
             if plain.get("type") == TABLE_NOTICE:
-                self._on_table_notice(plain)
+                out.append(plain)
                 continue
             try:
-                ev = event_from_plain(plain, self.variant)
+                out.append(event_from_plain(plain, self.variant))
             except (MalformedAction, TypeError, KeyError, ValueError) as exc:
                 log.warning("bad event from the host: %s", exc)
+        return out
+
+    def _on_events(self, msg: P.Events, items: list[Any] | None = None) -> None:
+        decoded: list[Event] = []
+        for ev in self._decode_events(msg) if items is None else items:
+            if isinstance(ev, dict):
+                self._on_table_notice(ev)
                 continue
             decoded.append(ev)
             self._observe(ev)
@@ -671,8 +759,8 @@ class RemoteTableSession:
         self._fair_in(msg)
         tracker = self.tracker
         if tracker is None or not tracker.can_commit(msg.round_tag, msg.seat):
-            self._queue.put_nowait(SessionUpdate(notice=_(
-                "The host's commitment request is not the expected one: we do not commit.")))
+            self._queue.put_nowait(SessionUpdate(
+                notice=Notice.of(NoticeCode.UNEXPECTED_COMMIT_REQUEST)))
             return
         secret = self._secrets.get(msg.round_tag)
         if secret is None:
@@ -713,26 +801,24 @@ class RemoteTableSession:
                                                  fairness_rounds=self.fairness_rounds()))
             return
         ok = r.status in ("checked", "partial")
-        details = r.details()
         if r.status == "failed":
             log.warning("fairness check failed: %s", r.reason)
-        self.fairness.append((ok, details))
-        self._queue.put_nowait(SessionUpdate(fairness=(ok, details), fairness_round=r,
+        self.fairness.append((ok, r.reason))
+        self._queue.put_nowait(SessionUpdate(fairness=(ok, r.reason), fairness_round=r,
                                              fairness_rounds=self.fairness_rounds()))
 
 
-def _chat_refusal(message: str) -> str:
-    """The host's ``chat_refused`` error (``"<refusal>: ..."``) as a translated sentence."""
-    head = message.split(":", 1)[0]
-    try:
-        refusal = ChatRefusal(head)
-    except ValueError:
-        return _("The host refused the message: {why}").format(why=message)
-    retry = 1.0
-    if refusal is ChatRefusal.RATE_LIMITED:
-        digits = "".join(ch for ch in message.split("wait", 1)[-1] if ch.isdigit())
-        retry = float(digits) if digits else 1.0
-    return ChatVerdict(ok=False, refusal=refusal, retry_after=retry).message()
+def _chat_notice(verdict: ChatVerdict) -> Notice:
+    return Notice.of(NoticeCode.CHAT_REFUSED, refusal=verdict.refusal,
+                     retry_after=verdict.retry_after)
+
+
+def _chat_refusal(message: str) -> Notice:
+    """The host's ``chat_refused`` error (``"<refusal>: ..."``) as a notice."""
+    verdict = ChatVerdict.from_wire(message)
+    if verdict is None:
+        return Notice.of(NoticeCode.HOST_REFUSED_CHAT, why=message)
+    return _chat_notice(verdict)
 
 
 async def open_session(host: str, port: int, *, nickname: str, lang: str = "en",

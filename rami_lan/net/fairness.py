@@ -29,7 +29,6 @@ from typing import Any
 from rami_lan.core import actions as A
 from rami_lan.core.codec import action_from_plain, event_from_plain
 from rami_lan.core.errors import MalformedAction, RulesError
-from rami_lan.i18n import _
 from rami_lan.net import protocol as P
 from rami_lan.table import verifier as V
 
@@ -52,7 +51,8 @@ MAX_LOG = 200_000
 
 @dataclass(frozen=True, slots=True)
 class FairnessRound:
-    """One round's fairness as the UI shows it.
+    """One round's fairness, as facts (`rami_lan.cli.messages.fairness_details` makes
+    the player's sentence).
 
     ``status``: ``pending`` (being played, nothing wrong so far), ``checked`` (fully
     replayed), ``partial`` (events were missed during a disconnect: only what was seen is
@@ -73,27 +73,6 @@ class FairnessRound:
     def ok(self) -> bool:
         return self.status == V.Status.CHECKED
 
-    def details(self) -> str:
-        """A sentence for the player (translated), with the English reason appended."""
-        excluded = ""
-        if self.excluded:
-            excluded = " " + _("Excluded from the shuffle: {seats}.").format(
-                seats=", ".join(f"{s + 1} ({why})" for s, why in self.excluded))
-        if self.status == V.Status.CHECKED:
-            return _("Round {n}: fair shuffle and rulings checked ({e} events replayed).").format(
-                n=self.round_no, e=self.events_checked) + excluded
-        if self.status == V.Status.FAILED:
-            text = _("Round {n}: fairness check FAILED: {why}").format(
-                n=self.round_no, why=self.reason)
-            if self.evidence:
-                text += "\n" + _("Evidence kept in {path}").format(path=self.evidence)
-            return text
-        if self.status == V.Status.PARTIAL:
-            return _("Round {n}: only partly checked: {why}").format(n=self.round_no, why=self.reason)
-        if self.status == V.Status.UNCHECKED:
-            return _("Round {n}: not checked: {why}").format(n=self.round_no, why=self.reason)
-        return _("Round {n}: fairness check pending.").format(n=self.round_no)
-
 
 def facts_from_welcome(table_id: bytes, table: Mapping[str, Any], seat: int, *,
                        rejoin: bool = False) -> V.TableFacts:
@@ -112,6 +91,7 @@ def facts_from_welcome(table_id: bytes, table: Mapping[str, Any], seat: int, *,
         host_seat=_int("host_seat", 255),
         limit=limit if isinstance(limit, int) and not isinstance(limit, bool) else None,
         quick=bool(table.get("quick")), knock=bool(table.get("knock")), rejoin=rejoin,
+        masked=bool(table.get("private_deal")),
     )
 
 
@@ -200,6 +180,13 @@ class FairnessTracker:
         return self._feed(to_inputs(msg, self.facts.variant, sent=True, secret=secret,
                                     action=action))
 
+    def masked_orders(self, item: V.MaskedOrders) -> list[V.Finding]:
+        """Private dealing: a round's audited deck orders (the replay waits for them)."""
+        self._log_note("masked_orders", {
+            "tag": item.tag, "orders": {str(k): list(v) for k, v in item.orders.items()},
+            "gen_decks": {str(k): v for k, v in item.gen_decks.items()}, "faults": list(item.faults)})
+        return self._feed([item])
+
     def disconnected(self) -> None:
         self._feed([V.Disconnected()])
 
@@ -215,6 +202,10 @@ class FairnessTracker:
             if f.round_no is not None:
                 self.found_at.setdefault(f.round_no, len(self.log) - 1)
         return found
+
+    def _log_note(self, kind: str, body: dict[str, Any]) -> None:
+        if len(self.log) < MAX_LOG:
+            self.log.append({"dir": "note", "kind": kind, "body": body})
 
     def _log(self, direction: str, msg: P.Message, secret: bytes | None = None) -> None:
         if len(self.log) >= MAX_LOG:
@@ -317,6 +308,8 @@ def load_stream(entries: Iterable[Mapping[str, Any]]) -> list[tuple[str, P.Messa
     """The messages of an evidence file (or a test recording): (dir, message, secret)."""
     out = []
     for e in entries:
+        if e.get("dir") == "note":
+            continue
         raw = _unplain(dict(e))
         out.append((raw["dir"], P.Message.from_wire(raw["msg"]), raw.get("secret")))
     return out

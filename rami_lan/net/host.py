@@ -372,3 +372,5 @@ class TableHost(ConnectionServer, Admission):
             self._run(m.chat(conn.id, msg.text, now))
         elif isinstance(msg, P.Card):
             self._run(m.card(conn.id, msg.card, now))
+        elif isinstance(msg, P.Masked):
+            self._run(m.masked(conn.id, msg.m, now))

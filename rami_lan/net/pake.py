@@ -49,8 +49,8 @@ entropy to outlast those limits:
   only, 26 for letters only, 36 for letters and digits, 80 with anything else), or
   uses :data:`MIN_DISTINCT` distinct characters or fewer, or is mostly a sequence (3/4
   of its steps from one character to the next are equal: ``12345678901``, ``abcdefgh``):
-  ``1``, ``1234``, ``0000000000000``, ``azerty`` are refused, with a reason in the
-  player's language.
+  ``1``, ``1234``, ``0000000000000``, ``azerty`` are refused, with a reason
+  (:class:`WeakCode`; `rami_lan.cli.messages.weak_code_text` says it to the player).
 
 Normalization (:func:`normalize_code`, unchanged since v1 so old and new peers derive the
 same password): Unicode NFKC, then ``str.casefold``, then every whitespace character and
@@ -62,6 +62,7 @@ separators add nothing).
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import hmac
 import math
@@ -70,8 +71,6 @@ import unicodedata
 from typing import Final, Literal
 
 from spake2 import SPAKE2_A, SPAKE2_B
-
-from rami_lan.i18n import _
 
 __all__ = [
     "CODE_ALPHABET",
@@ -85,6 +84,7 @@ __all__ = [
     "PakeHost",
     "PakeMessageError",
     "PakeStateError",
+    "WeakCode",
     "WeakCodeError",
     "check_code_strength",
     "code_bits",
@@ -149,8 +149,36 @@ def normalize_code(code: str) -> bytes:
     return text.encode("utf-8")
 
 
+class WeakCode(enum.StrEnum):
+    """Why a chosen join code is refused."""
+
+    BAD_LENGTH = "bad_length"
+    """Not 1..``MAX_CODE`` printable characters (``max_chars``)."""
+    FEW_SYMBOLS = "few_symbols"
+    """``max_distinct`` different characters or fewer."""
+    SEQUENCE = "sequence"
+    """Mostly a sequence like ``1234`` or ``abcd``."""
+    LOW_ENTROPY = "low_entropy"
+    """``bits`` estimated, ``min_bits`` needed."""
+
+
+_WEAK_PLAIN: Final = {
+    WeakCode.BAD_LENGTH: "a join code is 1 to {max_chars} printable characters",
+    WeakCode.FEW_SYMBOLS: "too easy to guess: {max_distinct} different characters or fewer",
+    WeakCode.SEQUENCE: "too easy to guess: mostly a sequence like 1234 or abcd",
+    WeakCode.LOW_ENTROPY: "too easy to guess: {bits} bits, at least {min_bits} needed",
+}
+
+
 class WeakCodeError(ValueError):
-    """A chosen join code is too easy to guess; ``str()`` says why, in the player's language."""
+    """A chosen join code is too easy to guess: ``reason`` says why and ``data`` holds
+    its numbers; ``str()`` is a plain English form for logs (the player's sentence is
+    `rami_lan.cli.messages.weak_code_text`)."""
+
+    def __init__(self, reason: WeakCode, **data: int) -> None:
+        super().__init__(_WEAK_PLAIN[reason].format(**data))
+        self.reason = reason
+        self.data = data
 
 
 def generate_code() -> str:
@@ -181,29 +209,22 @@ def code_bits(code: str) -> float:
 
 def check_code_strength(code: str) -> str:
     """Return ``code`` if it is strong enough to be a join code, else raise
-    :class:`WeakCodeError` (a ``ValueError``) saying why, translated.
+    :class:`WeakCodeError` (a ``ValueError``) saying why.
 
     A code from :func:`generate_code` always passes.
     """
     try:
         text = normalize_code(code).decode("utf-8")
     except ValueError:
-        raise WeakCodeError(_("A join code is 1 to {n} printable characters.").format(
-            n=MAX_CODE)) from None
+        raise WeakCodeError(WeakCode.BAD_LENGTH, max_chars=MAX_CODE) from None
     if len(set(text)) <= MIN_DISTINCT:
-        raise WeakCodeError(_(
-            "This join code is too easy to guess: it uses {n} different characters or fewer."
-        ).format(n=MIN_DISTINCT))
+        raise WeakCodeError(WeakCode.FEW_SYMBOLS, max_distinct=MIN_DISTINCT)
     steps = [ord(b) - ord(a) for a, b in zip(text, text[1:], strict=False)]
     if steps and max(steps.count(d) for d in set(steps)) >= 0.75 * len(steps):
-        raise WeakCodeError(_(
-            "This join code is too easy to guess: it is mostly a sequence like 1234 or abcd."))
+        raise WeakCodeError(WeakCode.SEQUENCE)
     bits = code_bits(code)
     if bits < MIN_CODE_BITS:
-        raise WeakCodeError(_(
-            "This join code is too easy to guess ({bits} bits, at least {min} needed): use "
-            "at least 8 letters and digits, or 11 digits, or let rami-lan make one."
-        ).format(bits=int(bits), min=MIN_CODE_BITS))
+        raise WeakCodeError(WeakCode.LOW_ENTROPY, bits=int(bits), min_bits=MIN_CODE_BITS)
     return code
 
 

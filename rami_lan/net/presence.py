@@ -31,8 +31,10 @@ advertised port, pinned to the fingerprint in its TXT ``fp``) is in
 * ``invite_cancel`` (owner -> player): the invitation is withdrawn.
 
 :class:`Guestlist` is the owner's side: the "who may sit" rule (:class:`WhoMaySit`:
-anyone / code only / invited only), the invitations it issued, and :meth:`Guestlist.admit`
-which the host calls with ``hello.code`` when a new player says hello.
+anyone / code only / invited only) and the invitations it issued. The host's admission
+(`rami_lan.net.admission`) asks it for the ticket of the invitation a ``hello`` names
+(:meth:`Guestlist.ticket_for`: the password of the join-code exchange, never sent) and
+uses the invitation up once that exchange proved it (:meth:`Guestlist.redeem`).
 :class:`InvitationInbox` is the invited player's side: pending invitations with their
 deadlines; accepting one gives the reply to send and the ``code`` to put in ``hello``.
 
@@ -53,7 +55,6 @@ from typing import Any, Final
 from zeroconf import IPVersion
 from zeroconf.asyncio import AsyncZeroconf
 
-from rami_lan.i18n import _
 from rami_lan.net.discovery import MAX_NAME_BYTES, PROTOCOL_VERSION, VARIANT_IDS, TableEventKind
 from rami_lan.net.mdns import (
     MAX_TXT_ITEM_BYTES,
@@ -80,7 +81,6 @@ __all__ = [
     "MAX_NICK_BYTES",
     "PLAYER_SERVICE_TYPE",
     "PLAYER_TXT_KEYS",
-    "Admission",
     "Guestlist",
     "InviteAnswer",
     "InviteReply",
@@ -200,12 +200,6 @@ class PlayerAd:
     def invitable(self) -> bool:
         """In the lobby, speaking our protocol, with a known invitation port."""
         return self.compatible and self.status is PlayerStatus.LOBBY and self.port is not None
-
-    def status_text(self) -> str:
-        """Translated status for the lobby's player list."""
-        if self.status is PlayerStatus.AT_TABLE:
-            return _("at a table")
-        return _("in the lobby")
 
     def to_txt(self) -> dict[str, str]:
         txt = {
@@ -392,13 +386,6 @@ class WhoMaySit(enum.StrEnum):
     INVITED = "invited"
     """Only with the single-use ticket of an invitation."""
 
-    def label(self) -> str:
-        return {
-            WhoMaySit.ANYONE: _("Anyone"),
-            WhoMaySit.CODE: _("Code only"),
-            WhoMaySit.INVITED: _("Invited only"),
-        }[self]
-
 
 _INVITE_KEYS: Final = frozenset(
     {"k", "id", "table_id", "table", "variant", "from_nick", "from_id", "addresses", "port",
@@ -476,16 +463,6 @@ class Invitation:
     def needs_typed_code(self) -> bool:
         """The player must type the join code (it could not travel with the invitation)."""
         return self.code_required and self.ticket is None and self.join_code is None
-
-    def sent_text(self, nickname: str) -> str:
-        """Translated line for the owner's log area once the invitation is sent."""
-        return _("Invitation sent to {nick}.").format(nick=nickname)
-
-    def prompt(self) -> str:
-        """The translated one-line prompt shown to the invited player."""
-        return _("{nick} invites you to the table “{table}” ({variant}). Join?").format(
-            nick=self.from_nick, table=self.table_name, variant=self.variant
-        )
 
     def to_plain(self, *, encrypted: bool) -> dict[str, Any]:
         """The ``invite`` message; the join code is included only if ``encrypted``."""
@@ -565,14 +542,6 @@ class InviteReply:
     def to_plain(self) -> dict[str, Any]:
         return {"k": "invite_reply", "id": self.invitation_id, "answer": str(self.answer)}
 
-    def describe(self, nickname: str) -> str:
-        """Translated line for the owner's log area."""
-        if self.answer is InviteAnswer.ACCEPT:
-            return _("{nick} accepted your invitation.").format(nick=nickname)
-        if self.answer is InviteAnswer.DECLINE:
-            return _("{nick} declined your invitation.").format(nick=nickname)
-        return _("{nick} is busy.").format(nick=nickname)
-
     @classmethod
     def from_plain(cls, data: object) -> InviteReply:
         if not isinstance(data, dict):
@@ -602,21 +571,6 @@ def decode_invite_message(data: object, *, encrypted: bool) -> Invitation | Invi
         _check_id32("invitation_id", data["id"])
         return str(data["id"])
     raise ValueError(f"unknown invitation message kind {kind!r}")
-
-
-@dataclass(frozen=True)
-class Admission:
-    """The verdict on a ``hello`` without a reconnect token.
-
-    When ``ok`` is False, send ``refused`` with ``code`` (one of the protocol's
-    ``REFUSED_CODES``) and ``message``.
-    """
-
-    ok: bool
-    code: str = ""
-    message: str = ""
-    invitation: Invitation | None = None
-    """The invitation redeemed (invited-only tables)."""
 
 
 @dataclass
@@ -757,35 +711,6 @@ class Guestlist:
         now = self._clock()
         for key in [k for k, i in self._issued.items() if now > i.deadline + self._grace]:
             del self._issued[key]
-
-    def admit(self, code: str | None) -> Admission:
-        """Judge a ``hello`` without a reconnect token, from its ``code`` field.
-
-        Call it at the top of the host's hello handling, before looking for a free
-        seat; on an invited-only table an accepted ticket is used up.
-        """
-        if self.who is WhoMaySit.ANYONE:
-            return Admission(ok=True)
-        if self.who is WhoMaySit.CODE:
-            assert self.join_code is not None
-            if code is not None and secrets.compare_digest(
-                code.encode("utf-8"), self.join_code.encode("utf-8")
-            ):
-                return Admission(ok=True)
-            return Admission(ok=False, code="bad_code", message="wrong join code")
-        self._expire()
-        if code is not None:
-            for issued in self._issued.values():
-                ticket = issued.invitation.ticket
-                if (
-                    ticket is not None
-                    and not issued.redeemed
-                    and issued.answer is not InviteAnswer.DECLINE
-                    and secrets.compare_digest(code.encode("utf-8"), ticket.encode("utf-8"))
-                ):
-                    issued.redeemed = True
-                    return Admission(ok=True, invitation=issued.invitation)
-        return Admission(ok=False, code="bad_code", message="this table is by invitation only")
 
 
 @dataclass

@@ -39,6 +39,8 @@ from typing import Any, ClassVar, Final, Literal, NamedTuple, TypeVar
 
 import msgpack
 
+from rami_lan.masked.messages import KINDS as MASKED_MESSAGE_KINDS
+
 __all__ = [
     "ERROR_CODES",
     "HOST_SEAT",
@@ -124,6 +126,9 @@ PAKE_MAC_LEN: Final = 32
 """Length of the key confirmation in a ``pake_confirm`` message (HMAC-SHA256)."""
 PAKE_KINDS: Final = frozenset({"pake", "pake_confirm"})
 """Kinds of the join-code exchange, allowed only between ``hello`` and ``welcome``."""
+MASKED_KINDS: Final = MASKED_MESSAGE_KINDS | frozenset(
+    {"mk_round", "mk_deal", "mk_show", "mk_hand", "mk_sync"})
+"""Kinds a ``masked`` message may carry: the masked deck's own, and the table's."""
 
 LANGS: Final = ("fr", "en")
 NEXT_ROUND_CHOICES: Final = ("continue", "leave")
@@ -765,6 +770,27 @@ class CardMsg(Message):
 
     seat: int = _wire(_seat)
     card: dict[str, Any] = _wire(_card_map)
+
+
+def _masked_map(value: Any) -> dict[str, Any]:
+    """One masked-deck message in its plain form (kind ``k``; checked in full by the
+    masked-deck layer, `rami_lan.masked.messages`)."""
+    if type(value) is not dict:
+        raise ValueError(f"expected a map, got {_show(value)}")
+    check_plain(value)
+    kind = value.get("k")
+    if kind not in MASKED_KINDS:
+        raise ValueError(f"unknown masked-deck message kind {_show(kind)}")
+    return value
+
+
+@_kind("masked", "client", "host")
+@_message
+class Masked(Message):
+    """Private dealing: one masked-deck message (docs/masked_deck.md), relayed by the
+    host to the seat it is for (``mk_key``) or to every other participant."""
+
+    m: dict[str, Any] = _wire(_masked_map)
 
 
 @_kind("ping", "client", "host")

@@ -78,6 +78,7 @@ def describe_check(fn: Callable[..., Any]) -> str:
         "u32 match (>= 1) + u32 round (>= 1)",
         "_plain_map": "map of plain data (see Plain data)",
         "_plain_maps": "array of maps of plain data",
+        "_masked_map": "map of plain data whose `k` is a masked-deck kind (docs/masked_deck.md)",
         "_card_map": f"map of plain data, depth <= {P.MAX_CARD_DEPTH}, <= {P.MAX_CARD_ITEMS} "
         f"values, <= {P.MAX_CARD} bytes encoded",
         "_invitation_id": "str, 32 lowercase hex digits",

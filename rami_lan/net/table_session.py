@@ -16,6 +16,7 @@ from rami_lan.core.actions import Action
 from rami_lan.core.events import Event
 from rami_lan.core.match import MatchState
 from rami_lan.core.views import SeatView
+from rami_lan.net.notices import Notice
 
 ConnectionState = Literal["connecting", "connected", "reconnecting", "closed"]
 
@@ -26,9 +27,15 @@ class SessionUpdate:
 
     view: SeatView | None = None
     events: tuple[Event, ...] = ()  # already redacted for this seat
-    error: str | None = None  # the host refused our last action: why
-    notice: str | None = None  # connection / table messages for the log line
-    fairness: tuple[bool, str] | None = None  # (ok, details) after each round's check
+    error: Notice | str | None = None
+    """Our last action or line was refused: a `Notice` from the client, or the host's
+    reason (the rules core's English; `rami_lan.cli.messages.error_text` translates)."""
+    notice: Notice | str | None = None
+    """Connection / table news for the log line: a `Notice`, or text made by the table
+    (`rami_lan.cli.messages.session_text` gives the player's sentence)."""
+    fairness: tuple[bool, str] | None = None
+    """(ok, the verifier's English reason) after each round's check; the sentence for
+    the player comes from ``fairness_round`` (`rami_lan.cli.messages.fairness_details`)."""
     fairness_round: Any = None
     """`rami_lan.net.fairness.FairnessRound` whose state just changed: ``round_no``,
     ``status`` (pending/checked/partial/unchecked/failed), ``reason``, ``evidence``."""

@@ -31,8 +31,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from rami_lan.i18n import _
-
 __all__ = [
     "DEFAULT_BURST",
     "DEFAULT_RATE",
@@ -41,7 +39,6 @@ __all__ = [
     "ChatRefusal",
     "ChatVerdict",
     "TokenBucket",
-    "chat_line",
     "clean_chat_text",
 ]
 
@@ -121,17 +118,22 @@ class ChatVerdict:
     refusal: ChatRefusal | None = None
     retry_after: float = 0.0
 
-    def message(self) -> str:
-        """A translated sentence for the player whose line was refused ("" if ok)."""
-        if self.refusal is ChatRefusal.EMPTY:
-            return _("The message is empty.")
-        if self.refusal is ChatRefusal.RATE_LIMITED:
-            return _("Too many messages: wait {seconds} s.").format(
-                seconds=max(1, round(self.retry_after))
-            )
-        if self.refusal is ChatRefusal.BOT:
-            return _("Bots do not chat.")
-        return ""
+    @classmethod
+    def from_wire(cls, message: str) -> ChatVerdict | None:
+        """The refusal a ``chat_refused`` error carries (``"<refusal>: ..."``, the
+        ``rate_limited`` one ending ``wait <n> s``); None if it names no known refusal.
+
+        The sentence for the player is made in `rami_lan.cli.messages`."""
+        head = message.split(":", 1)[0]
+        try:
+            refusal = ChatRefusal(head)
+        except ValueError:
+            return None
+        retry = 1.0
+        if refusal is ChatRefusal.RATE_LIMITED:
+            digits = "".join(ch for ch in message.split("wait", 1)[-1] if ch.isdigit())
+            retry = float(digits) if digits else 1.0
+        return cls(ok=False, refusal=refusal, retry_after=retry)
 
 
 class ChatPolicy:
@@ -185,9 +187,3 @@ class ChatPolicy:
                 ok=False, refusal=ChatRefusal.RATE_LIMITED, retry_after=bucket.wait_time()
             )
         return ChatVerdict(ok=True, text=cleaned, truncated=truncated)
-
-
-def chat_line(nickname: str, text: str) -> str:
-    """A relayed chat message as one line of the table's log area (translated)."""
-    shown, _cut = clean_chat_text(text)
-    return _("{nick}: {text}").format(nick=nickname, text=shown)

@@ -57,6 +57,11 @@ class TableConfig:
     """Fixed table id (a resumed table keeps its own); None: a random one."""
     resume_grace: float = 10.0
     """A resumed table between rounds waits this long for its players to come back."""
+    private_deal: bool = False
+    """Deal from a masked deck (docs/masked_deck.md): the host sees only its own cards
+    (and its bots'). Off: the commit-reveal deck, which the host can see."""
+    audit_timeout: float = 30.0
+    """Private dealing: seconds to wait for every participant's audit after a round."""
 
     def __post_init__(self) -> None:
         get_variant(self.variant)

@@ -37,7 +37,6 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Sequence
-from enum import StrEnum
 from typing import Any
 
 from rami_lan.core import actions as A
@@ -54,8 +53,10 @@ from rami_lan.table.chat import ChatPolicy, ChatRefusal
 from rami_lan.table.config import TableConfig
 from rami_lan.table.fairround import RoundCtx, pairs
 from rami_lan.table.policy import fallback_action, make_policy, reads_events, think_delay
+from rami_lan.table.private_deal import PrivateDealing
 from rami_lan.table.seats import Seat, card_nick, find_by_token, token_hash, unique_nick
 from rami_lan.table.shuffle import CommitmentRound, Phase, RevealOutcome, deck_order, round_tag
+from rami_lan.table.stage import Stage
 
 __all__ = ["Stage", "TableMachine"]
 
@@ -64,17 +65,6 @@ MAX_MESSAGE = 500
 
 NOTICE_GRACE = 1.0
 """Seconds a dropped seat waits before the table is told (a quick reconnect: no notice)."""
-
-
-class Stage(StrEnum):
-    WAITING = "waiting"
-    COMMIT = "commit"
-    REVEAL = "reveal"
-    PLAYING = "playing"
-    BETWEEN = "between"
-    RESUMING = "resuming"
-    OVER = "over"
-    STOPPED = "stopped"
 
 
 def _clip(text: str) -> str:
@@ -91,7 +81,7 @@ def _exclusion_codes(ctx: RoundCtx) -> dict[int, str]:
     return {s: why.name.lower() for s, why in sorted(ctx.commit.excluded.items())}
 
 
-class TableMachine:
+class TableMachine(PrivateDealing):
     """One table, sans I/O. ``entropy(n)`` returns ``n`` fresh random bytes."""
 
     def __init__(self, config: TableConfig, entropy: Callable[[int], bytes], *,
@@ -158,7 +148,17 @@ class TableMachine:
         """Emit `Applied` effects (self-play, which reads none, turns them off)."""
         self.last_refusal: Exception | None = None
         """Why the core refused the last action the table tried (bots' mistakes)."""
-        self._journal_on = config.journal_dir is not None
+        self._journal_on = config.journal_dir is not None and not config.private_deal
+        self._masked = None
+        self._masked_log: dict[int, list[dict[str, Any]]] = {}
+        self._masked_events: list[Any] = []
+        self._model_deck = None
+        self._held_action = None
+        self._audit_wait = False
+        self._audit_deadline: float | None = None
+        self._setup_after_audit = False
+        self.masked_reports: list[Any] = []
+        """Private dealing: each round's audit report (`rami_lan.masked.audit.AuditReport`)."""
 
     # ------------------------------------------------------------------ overridable duties
 
@@ -229,6 +229,7 @@ class TableMachine:
             "host": cfg.host_nickname, "headless": cfg.headless,
             "host_seat": self.host_seat, "match_no": self.match_no,
             "code": cfg.join_code is not None, "who": cfg.who_may_sit,
+            "private_deal": cfg.private_deal,
             # the bots' levels, for the players' "Info joueur" (seat, level)
             "bots": [[s.seat, s.level] for s in self.seats.values()
                      if s.kind == "bot" and not s.remote_bot],
@@ -246,7 +247,8 @@ class TableMachine:
 
     def deadline(self) -> float | None:
         """The earliest moment `tick` has work to do (None: only on input)."""
-        ds = [d for d in (self._stage_deadline, self._notice_at, self._auto_deadline()[0])
+        audit = self._audit_deadline if self._audit_wait else None
+        ds = [d for d in (self._stage_deadline, self._notice_at, self._auto_deadline()[0], audit)
               if d is not None]
         return min(ds) if ds else None
 
@@ -404,6 +406,8 @@ class TableMachine:
         elif (ctx is not None and self.stage is Stage.COMMIT and seat in ctx.participants
               and seat in ctx.commit.missing_commits):
             self._send(conn, _msg("commit_request", round_tag=ctx.tag, seat=seat))
+        self._private_resync(conn, seat)
+        self._private_hand(self.match, seat)
         self._send(conn, _msg("view", seq=self.seq, view=view_for(self.match, seat)))
         if ctx is not None and ctx.finished:
             secrets = ctx.secrets()
@@ -516,13 +520,21 @@ class TableMachine:
             if conn is not None:
                 self._error(conn, "illegal", str(exc), seq)
             return False
+        unproven = self._private_unproven(evs)
+        if unproven:
+            self.last_refusal = IllegalAction(getattr(action, "seat", None), self.match.phase, unproven)
+            if conn is not None:
+                self._error(conn, "illegal", str(self.last_refusal), seq)
+            return False
+        if self._private_hold(conn, action, seq, evs, now):
+            return True  # every hand is shown first; the action is applied then
         by = "player" if conn is not None else (
             "timer" if isinstance(action, A.Timeout) else "bot")
         if self.record is not None or self._journal_on:
             plain = action_to_plain(action, self.variant)
             self._journal("action", {"seq": self.seq + 1, "seat": getattr(action, "seat", -1),
                                      "by": by, "action": plain})
-            if self.record is not None:
+            if self.record is not None and self._masked is None:
                 self.record.log_action(plain, by)
         self._commit_change(m, evs, now)
         return True
@@ -535,8 +547,10 @@ class TableMachine:
         if self.emit_applied:
             self._out.append(F.Applied(tuple(evs), m))
         ctx = self._round
-        if self.record is not None and ctx is not None and not ctx.finished:
+        if self.record is not None and ctx is not None and not ctx.finished and self._masked is None:
             self.record.log_events(evs, self.variant)
+        self._private_before(m, evs, now)
+        noted = self._private_note(evs)
         seats = self.seats
         for s, buf in self._bot_events.items():
             st = seats[s]
@@ -551,8 +565,10 @@ class TableMachine:
                 continue
             if evs:
                 self._send(conn, _msg("events", seq=self.seq,
-                                      events=[e.for_seat(seat) for e in evs]))
+                                      events=[self._private_redact(e, seat) for e in evs]))
+            self._private_hand(m, seat)
             self._send(conn, _msg("view", seq=self.seq, view=view_for(m, seat)))
+        self._private_after(evs, noted, now)
         self._note_turn(now)
         if ctx is not None and not ctx.finished and any(isinstance(e, RoundEnded) for e in evs):
             self._finish_round(ctx, now)
@@ -578,6 +594,9 @@ class TableMachine:
         r = m.round
         if self.stage is not Stage.PLAYING or r is None or m.phase not in ("draw", "play"):
             return (None, -1, "")
+        mr = self._masked
+        if mr is not None and (mr.waiting() or self._held_action is not None):
+            return (None, -1, "")  # a key the host waits for (a bot's card), or a showdown
         if (m.phase == "draw" and r.knock_window and self._knock_asked != self._turn_key):
             for s in r.knock_window:
                 st = self.seats[s]
@@ -587,6 +606,8 @@ class TableMachine:
         st = self.seats[s]
         if st.kind == "bot":
             return (self._changed_at + self._bot_delay(st), s, "bot")
+        if mr is not None and s in mr.blind:
+            return (None, -1, "")  # nobody but the player can play its hidden hand
         if st.conn is None:
             wait = float(self.config.timer) if self.config.timer > 0 else self.config.away_delay
             at = self._turn_started + wait
@@ -658,6 +679,14 @@ class TableMachine:
 
     def _step(self, now: float) -> bool:
         """One due thing; False when nothing is due."""
+        if self._audit_wait and self._audit_deadline is not None and now >= self._audit_deadline:
+            self._audit_deadline = None
+            if self._masked is not None:
+                self._private_route(self._masked.close_audit(), now)
+            if self._audit_wait:  # closed with nothing to report: go on
+                self._audit_wait = False
+                self._private_resume(now)
+            return True
         if self._stage_deadline is not None and now >= self._stage_deadline:
             self._stage_deadline = None
             if self.stage is Stage.COMMIT:
@@ -842,6 +871,10 @@ class TableMachine:
             self._journal("round", {"tag": ctx.tag, "step": "excluded", "seats": ctx.excluded()})
         seed = self.round_seed(ctx)
         ctx.seed = seed
+        self._masked = None
+        if self._private_start(ctx, seed, now):
+            self._audit_deadline = None
+            return  # dealt once the masked deck is shuffled (`_private_deal`)
         v = self.variant
         deck_ids = self.deck_for_round(seed, v.deck_size)
         if self._cards is None:  # one Card object per id for the whole match
@@ -866,7 +899,7 @@ class TableMachine:
         secrets = ctx.secrets()
         if secrets:
             self._to_seated(self._secrets_msg(ctx))
-        if self.record is not None:
+        if self.record is not None and self._masked is None:
             self.record.end_round(self.match, secrets, ctx.excluded(), abandoned)
             self._out.append(F.WriteRecord(self.record.to_plain()))
         if abandoned or not go_on:
@@ -933,7 +966,10 @@ class TableMachine:
         if self.match.over:
             self._end_match(now)
         elif self.may_continue():
-            self._setup_round(now)
+            if self._audit_wait:
+                self._setup_after_audit = True  # dealt once the last round's audit is in
+            else:
+                self._setup_round(now)
         else:
             self.stage = Stage.STOPPED
 

@@ -66,6 +66,7 @@ __all__ = [
     "RevealSent",
     "RoundFairness",
     "SecretsSeen",
+    "MaskedOrders",
     "SeatVerifier",
     "Status",
     "StreamEnded",
@@ -96,6 +97,10 @@ class TableFacts:
     knock: bool = False
     rejoin: bool = False
     """We came back with a token (a new process): the match may be in progress."""
+    masked: bool = False
+    """Private dealing (docs/masked_deck.md): each round's deck order comes from the
+    masked deck's audit (`MaskedOrders`), not from the seed; the seed still picks the
+    first dealer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,9 +195,23 @@ class StreamEnded:
     """The session is over: nothing more will come."""
 
 
+@dataclass(frozen=True, slots=True)
+class MaskedOrders:
+    """Private dealing: our audit of round ``tag``'s masked decks is complete.
+
+    ``orders``: masked deck -> its card ids in stock order (0: the round's deck);
+    ``gen_decks``: stock generation -> its masked deck (None: turned over, public);
+    ``faults``: the audit's findings ("KIND by seat N: evidence"), empty when fair."""
+
+    tag: bytes
+    orders: Mapping[int, tuple[int, ...]]
+    gen_decks: Mapping[int, int | None]
+    faults: tuple[str, ...] = ()
+
+
 Input = (
     CommitAsked | CommitSent | CommitmentsSeen | RevealSent | EventsSeen | ViewSeen
-    | ActionSent | Refused | SecretsSeen | Disconnected | StreamEnded
+    | ActionSent | Refused | SecretsSeen | Disconnected | StreamEnded | MaskedOrders
 )
 
 
@@ -287,6 +306,10 @@ class _Round:
     knocker: int | None = None
     table: list[Meld] = field(default_factory=list)
     opened: set[int] = field(default_factory=set)
+    # private dealing
+    orders: dict[int, tuple[int, ...]] | None = None
+    gen_decks: dict[int, int | None] = field(default_factory=dict)
+    deferred: Any = None  # the secrets, waiting for the masked deck's audit
 
 
 class SeatVerifier:
@@ -910,6 +933,9 @@ class SeatVerifier:
         if r.status not in (Status.PENDING, Status.PARTIAL) or r.judged:
             self._continue_after(r)
             return
+        if self.facts.masked and r.started and r.orders is None:
+            r.deferred = msg  # the deck order comes with the masked deck's audit
+            return
         r.judged = True
         self._judge(r, msg)
         self._continue_after(r)
@@ -964,10 +990,44 @@ class SeatVerifier:
             return
         self._replay(r, seed)
 
+    def _on_masked_orders(self, msg: MaskedOrders) -> None:
+        r = next((x for x in self._rounds.values() if x.tag == msg.tag), None)
+        if r is None or r.orders is not None:
+            return
+        n = self.variant.deck_size
+        if 0 not in msg.orders or sorted(msg.orders[0]) != list(range(n)):
+            self._fail(r, "masked_audit", "the masked deck's audit gives no whole deck order")
+            r.orders = {}
+        else:
+            r.orders = {int(k): tuple(v) for k, v in msg.orders.items()}
+            r.gen_decks = dict(msg.gen_decks)
+        if msg.faults:
+            self._fail(r, "masked_audit", "the masked deck's audit found: " + "; ".join(msg.faults[:4]))
+        deferred, r.deferred = r.deferred, None
+        if deferred is not None:
+            self._on_secrets(deferred)
+
+    def _deck(self, r: _Round, seed: bytes) -> list[Card]:
+        """The round's deck: from the masked deck's audit, else from the seed."""
+        cards = _cards_by_id(self.variant)
+        if r.orders:
+            return [cards[i] for i in r.orders[0]]
+        return [cards[i] for i in deck_order(seed, len(cards))]
+
+    def _refills(self, r: _Round) -> tuple[tuple[Card, ...], ...] | None:
+        """Refill orders from the masked deck's audit (None: shuffled from the seed)."""
+        if not r.orders:
+            return None
+        cards = _cards_by_id(self.variant)
+        out: list[tuple[Card, ...]] = []
+        for gen in range(1, max(r.gen_decks, default=0) + 1):
+            deck = r.gen_decks.get(gen)
+            out.append(tuple(cards[i] for i in r.orders.get(deck, ())) if deck is not None else ())
+        return tuple(out)
+
     def _check_seen_cards(self, r: _Round, seed: bytes) -> None:
         """A round with a hole in its log: check the cards seen in the original deck."""
-        cards = _cards_by_id(self.variant)
-        deck = [cards[i] for i in deck_order(seed, len(cards))]
+        deck = self._deck(r, seed)
         seen: list[tuple[int, Card]] = []
         for ev in r.events:
             if isinstance(ev, E.RoundStarted):
@@ -985,12 +1045,11 @@ class SeatVerifier:
         r.cards_checked = len(seen)
 
     def _replay(self, r: _Round, seed: bytes) -> None:
-        cards = _cards_by_id(self.variant)
-        deck = [cards[i] for i in deck_order(seed, len(cards))]
+        deck = self._deck(r, seed)
         m0 = r.start_m
         assert m0 is not None
         got = r.events
-        m, produced = start_round(m0, deck, seed)
+        m, produced = start_round(m0, deck, seed, refills=self._refills(r))
         at = self._compare(r, produced, got, 0, "the deal")
         if at < 0:
             return
@@ -1193,6 +1252,7 @@ _HANDLERS: dict[type, Any] = {
     SecretsSeen: SeatVerifier._on_secrets,
     Disconnected: SeatVerifier._on_disconnected,
     StreamEnded: SeatVerifier._on_stream_ended,
+    MaskedOrders: SeatVerifier._on_masked_orders,
 }
 
 

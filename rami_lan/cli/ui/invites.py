@@ -21,6 +21,8 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rami_lan.cli.messages import invite_reply_text
+
 MAX_FRAME = 4096
 TIMEOUT = 10.0
 
@@ -219,4 +221,4 @@ class LanInviter:
         inv = self.guestlist.invite(player, encrypted=encrypted_to(player), **self.table)
         reply = await self._send(player, inv)
         self.guestlist.on_reply(reply)
-        return reply.describe(player.nickname)
+        return invite_reply_text(reply, player.nickname)

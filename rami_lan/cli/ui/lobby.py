@@ -26,6 +26,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
+from rami_lan.cli.messages import invitation_prompt, player_status_text
 from rami_lan.cli.settings import Settings, clean_nickname, save_settings
 from rami_lan.cli.ui.forms import Field, Form
 from rami_lan.cli.ui.shell import Shell, screen_window
@@ -627,6 +628,7 @@ class Lobby:
             quick=quick,
             knock=bool(vals.get("knock")) and v.knock_supported,
             timer=vals.get("timer", 0),
+            private_deal=bool(vals.get("private")),
             join_code=code or None,
             who_may_sit=who,
             advertise=True,
@@ -698,6 +700,7 @@ class Lobby:
             "limit": 100,
             "timer": 0,
             "knock": False,
+            "private": False,
         }
         fields = [
             Field("name", lambda: _("Table name"), max_len=32),
@@ -711,6 +714,9 @@ class Lobby:
             Field("code", lambda: _("Join code"), visible=lambda: values["who"] == "code",
                   max_len=16),
             *match_option_fields(values),
+            Field("private", lambda: _("Private deal"),
+                  lambda: [(False, _("off (the host can see the deck)")),
+                           (True, _("on (the host sees only its cards)"))]),
         ]
         form = Form(lambda: _("New table"), fields, values,
                     submit_label=lambda: _("Open the table"))
@@ -878,7 +884,7 @@ class Lobby:
                 lines.nl()
             for ad in self.players[:6]:
                 style = "class:lobby.item" if ad.invitable else "class:dim"
-                lines.add(style, f"  {ad.nickname[:24]:<24} {ad.status_text()}"[: self._w - 1])
+                lines.add(style, f"  {ad.nickname[:24]:<24} {player_status_text(ad.status)}"[: self._w - 1])
                 lines.nl()
         lines.nl()
         labels = {
@@ -944,7 +950,7 @@ class Lobby:
         lines.add("class:label", _("Invitation"))
         lines.nl()
         lines.nl()
-        lines.add("class:winner", " " + inv.prompt()[: self._w - 3] + " ")
+        lines.add("class:winner", " " + invitation_prompt(inv)[: self._w - 3] + " ")
         lines.nl()
         host = f"{inv.addresses[0]}:{inv.port}" if inv.addresses else "?"
         lines.add("", "  " + _("Table: {table} · host {host}").format(

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from rami_lan.cli.messages import chat_line, error_text, session_text
 from rami_lan.cli.ui.describe import describe
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
@@ -22,8 +23,7 @@ from rami_lan.core.shadow import is_legal_for_view, legal_actions_for_view
 from rami_lan.core.solver import can_open
 from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView
-from rami_lan.i18n import _, translate_message
-from rami_lan.net.chat import chat_line
+from rami_lan.i18n import _
 from rami_lan.net.table_session import SessionUpdate
 from rami_lan.textsafe import safe_text
 
@@ -127,8 +127,8 @@ class TableModel:
             if upd.connection == "closed":
                 self.closed = True
         if upd.notice:
-            self.notice = upd.notice
-            self._log(upd.notice)
+            self.notice = session_text(upd.notice)
+            self._log(self.notice)
         if upd.fairness is not None:
             self.fairness = upd.fairness
         for r in (*upd.fairness_rounds, upd.fairness_round):
@@ -183,7 +183,7 @@ class TableModel:
             if self.target >= len(upd.view.melds):
                 self.target = max(0, len(upd.view.melds) - 1)
         if upd.error:
-            self.error = translate_message(upd.error)
+            self.error = error_text(upd.error)
         elif upd.events:
             self.error = None
         if upd.events or upd.error:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from rami_lan.cli.messages import fairness_details
 from rami_lan.cli.ui.cards import card_style, chip_width, face_text, stands_text
 from rami_lan.cli.ui.layout import Row, hjoin, join_rows, pad, row_len, split_rows, wrap_items, wrap_text
 from rami_lan.cli.ui.model import TableModel
@@ -66,6 +67,8 @@ def render_header(
     parts.append(limit_text(model))
     if v is not None and v.knock:
         parts.append(_("Frapper"))
+    if model.table.get("private_deal"):
+        parts.append(_("Private deal"))
     left = " " + " · ".join(p for p in parts if p)
     lines.add("class:header", left)
     secs = model.seconds_left()
@@ -659,14 +662,28 @@ def log_rows(model: TableModel, width: int, n: int) -> list[Row]:
     return list(reversed(out))
 
 
+def dealing_rows(model: TableModel, width: int) -> list[Row]:
+    """Who could see the cards: with private dealing, only their holders (and the host
+    its bots' cards); without it, the host could see the whole deck."""
+    t = model.table
+    if t.get("private_deal"):
+        text = _("Private dealing: nobody saw a card before the game gave it to them or "
+                 "showed it; the host saw only its own and its bots' cards.")
+        return [[("class:opened", p)] for p in wrap_text(text, width - 1)]
+    if t and "host_seat" in t and t.get("host_seat") != model.seat:
+        text = _("Private dealing was off: the host could see the whole deck.")
+        return [[("class:dim", p)] for p in wrap_text(text, width - 1)]
+    return []
+
+
 def fairness_rows(model: TableModel, width: int) -> list[Row]:
     """The fairness verdict for the result screen: every FAILED round with its reason and
     evidence file, else how many rounds were fully checked, and why others were not."""
     failed = model.fairness_failed()
-    rows: list[Row] = []
+    rows: list[Row] = dealing_rows(model, width)
     if failed:
         for r in failed:
-            for part in r.details().splitlines():
+            for part in fairness_details(r).splitlines():
                 rows += [[("class:alarm", " " + p + " ")] for p in wrap_text(part, width - 3)]
         return rows
     if model.fairness_rounds:
@@ -676,7 +693,7 @@ def fairness_rows(model: TableModel, width: int) -> list[Row]:
                           .format(n=checked, m=judged))])
         for _n, r in sorted(model.fairness_rounds.items()):
             if r.status in ("partial", "unchecked"):
-                rows += [[("class:warn", p)] for p in wrap_text(r.details(), width - 1)]
+                rows += [[("class:warn", p)] for p in wrap_text(fairness_details(r), width - 1)]
         return rows
     if model.fairness is not None and not model.fairness[0]:
         return [[("class:alarm", " " + _("FAIRNESS CHECK FAILED: {details}").format(

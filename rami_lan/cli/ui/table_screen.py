@@ -33,6 +33,7 @@ from prompt_toolkit.layout import (
     FloatContainer,
 )
 
+from rami_lan.cli.messages import chat_refusal_text, player_status_text
 from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import render_result, render_table
 from rami_lan.cli.ui.shell import Shell, popup, screen_window
@@ -368,7 +369,7 @@ class TableScreen:
         text, m.chat_input = m.chat_input or "", None
         verdict = self.chat_policy.check(m.seat, text)
         if not verdict.ok:
-            m.error = verdict.message()
+            m.error = chat_refusal_text(verdict)
             self._invalidate()
             return
         if verdict.truncated:
@@ -404,7 +405,7 @@ class TableScreen:
             cur = i == self.model.invite_index
             ok = getattr(ad, "invitable", False)
             style = "class:lobby.current" if cur else ("" if ok else "class:dim")
-            status = ad.status_text() if hasattr(ad, "status_text") else ""
+            status = player_status_text(ad.status) if hasattr(ad, "status") else ""
             out.append((style, f" {ad.nickname[:24]:<24} {status}"))
             out.append(("", "\n"))
         return out

@@ -1,0 +1,119 @@
+"""A whole ``rami`` round over loopback, with and without private dealing.
+
+A headless `TableHost` (TLS on 127.0.0.1, no mDNS ad) runs in this process; four bot
+clients (`BotClient` over `RemoteTableSession`, ``moyen``) run in **their own
+processes**, as the players' machines do on a LAN, so each participant's masked-deck
+work (its shuffle steps, key releases, its audit) runs beside the others' instead of
+one after the other. Single-round matches (limit 1). A run is timed at the host, from
+the moment the fourth client is seated to the moment the round is over **and**, with
+private dealing, the round's audit is complete at the host (every participant's
+secrets in and checked): the masked shuffle, every key release and the audit are
+inside the measure. Runs alternate between the two settings so load hits both alike.
+
+``--delay`` is the bots' think time per move (0: as fast as they can; a real table has
+seconds per move). Target (issue 15): a private round takes at most twice as long as
+a plain one.
+
+Prints JSON: per setting, median / p90 / each run in seconds, and the ratio of medians.
+
+    python -m benchmarks.private_round [--runs 6] [--delay 0] [--variant rami]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchmarks.stats import percentile
+from rami_lan.net.bot_client import BotClient
+from rami_lan.net.client import open_session
+from rami_lan.net.host import TableConfig, TableHost
+
+PHASES: dict[str, list[dict[str, float]]] = {}
+
+
+async def client(port: int, seed: int, delay: float) -> int:
+    """One bot player (run in its own process): 0 when it finished and every round checked."""
+    session = await open_session("127.0.0.1", port, nickname=f"b{seed}")
+    try:
+        summary = await BotClient(session, delay=delay, seed=seed).run()
+        ok = summary.finished and all(r.status == "checked" for r in session.fairness_rounds())
+        return 0 if ok else 1
+    finally:
+        await session.close()
+
+
+async def one_round(variant: str, private: bool, seed: int, delay: float) -> float:
+    host = TableHost(TableConfig(
+        name="bench", variant=variant, seats=4, limit=1, headless=True, advertise=False,
+        interfaces=["127.0.0.1"], bot_delay=0.0, private_deal=private, commit_timeout=20,
+        reveal_timeout=20))
+    port = await host.start()
+    procs = [subprocess.Popen([sys.executable, "-m", "benchmarks.private_round", "--client",
+                               str(port), str(seed * 10 + i), str(delay)]) for i in range(4)]
+    m = host.machine
+    try:
+        while not m.started:
+            await asyncio.sleep(0.001)
+        t0 = time.perf_counter()
+        marks: dict[str, float] = {}
+        while not (m.over and (not private or m.masked_reports)):
+            await asyncio.sleep(0.001)
+            now = time.perf_counter() - t0
+            if "dealt" not in marks and m.match.round is not None:
+                marks["dealt"] = now
+            if "ended" not in marks and m.over:
+                marks["ended"] = now
+            if now > 300:
+                raise RuntimeError("the round did not end in 300 s")
+        elapsed = time.perf_counter() - t0
+        marks.setdefault("ended", elapsed)
+        PHASES.setdefault("private" if private else "plain", []).append(marks)
+        codes = [await asyncio.to_thread(p.wait, 60) for p in procs]
+        if any(codes) or (private and not all(r.fair for r in m.masked_reports)):
+            raise RuntimeError(f"a client failed: exit codes {codes}")
+        return elapsed
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+        await host.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=6)
+    parser.add_argument("--variant", default="rami")
+    parser.add_argument("--delay", type=float, default=0.0, help="bots' think time per move (s)")
+    parser.add_argument("--client", nargs=3, metavar=("PORT", "SEED", "DELAY"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    os.environ.setdefault("RAMI_LAN_CONFIG_DIR", tempfile.mkdtemp(prefix="rami-bench-"))
+    if args.client:
+        port, seed, delay = args.client
+        sys.exit(asyncio.run(client(int(port), int(seed), float(delay))))
+    times: dict[str, list[float]] = {"plain": [], "private": []}
+    for k in range(args.runs):
+        for name in (("plain", "private") if k % 2 == 0 else ("private", "plain")):
+            times[name].append(asyncio.run(one_round(args.variant, name == "private", k, args.delay)))
+    out: dict[str, object] = {"variant": args.variant, "runs": args.runs, "bot_delay_s": args.delay,
+                              "load": round(os.getloadavg()[0], 2)}
+    for name, ts in times.items():
+        marks = PHASES.get(name, [])
+        out[name] = {"median_s": round(statistics.median(ts), 3),
+                     "p90_s": round(percentile(ts, 0.9), 3), "runs_s": [round(t, 3) for t in ts],
+                     "median_dealt_s": round(statistics.median(x.get("dealt", 0) for x in marks), 3),
+                     "median_round_over_s": round(statistics.median(x["ended"] for x in marks), 3)}
+    out["ratio_of_medians"] = round(
+        statistics.median(times["private"]) / statistics.median(times["plain"]), 2)
+    print(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,225 @@
+"""Sentences for players, in English and French, made from the facts `net` and `table` report.
+
+The layers below `cli` never translate: the client reports a `Notice` (a `NoticeCode`
+plus data), a join code is refused with a `WeakCode`, a chat line with a `ChatRefusal`,
+a round's fairness is a `FairnessRound`, a player on the LAN has a `PlayerStatus`. This
+module is the one place that turns each of them into the player's language (gettext,
+`rami_lan.i18n`; the French is in ``rami_lan/locale/fr/*.po``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from rami_lan.i18n import _, translate_message
+from rami_lan.net.notices import Notice, NoticeCode
+from rami_lan.table.chat import ChatRefusal, ChatVerdict, clean_chat_text
+from rami_lan.table.verifier import Status
+
+if TYPE_CHECKING:  # compared by value below: the table screen need not load zeroconf
+    from rami_lan.net.fairness import FairnessRound
+    from rami_lan.net.pake import WeakCodeError
+    from rami_lan.net.presence import Invitation, InviteReply, PlayerStatus, WhoMaySit
+
+__all__ = [
+    "chat_line",
+    "chat_refusal_text",
+    "error_text",
+    "fairness_details",
+    "invitation_prompt",
+    "invitation_sent_text",
+    "invite_reply_text",
+    "join_refused_text",
+    "notice_text",
+    "player_status_text",
+    "session_text",
+    "weak_code_text",
+    "who_may_sit_label",
+]
+
+
+# --------------------------------------------------------------------------- the client's notices
+
+
+def _chat_refused(n: Notice) -> str:
+    refusal = n.get("refusal")
+    try:
+        refusal = ChatRefusal(refusal) if refusal is not None else None
+    except ValueError:
+        refusal = None
+    return chat_refusal_text(ChatVerdict(ok=False, refusal=refusal,
+                                         retry_after=float(n.get("retry_after", 1.0))))
+
+
+def _private_deal_fault(n: Notice) -> str:
+    seat = n.get("seat")
+    who = (_("the host") if seat == 255 else _("seat {n}").format(n=seat + 1)
+           if isinstance(seat, int) else _("someone (the round's audit will tell who)"))
+    return _("Private dealing: the masked deck was not followed ({kind}) by {who}. "
+             "This round can not be trusted.").format(kind=n.get("kind", "?"), who=who)
+
+
+_NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
+    NoticeCode.NOT_CONNECTED: lambda n: _("Not connected to the table."),
+    NoticeCode.INVALID_DATA: lambda n: _("The host sent invalid data."),
+    NoticeCode.RECONNECTED: lambda n: _("Reconnected to the table."),
+    NoticeCode.REJOIN_REFUSED: lambda n: _("The table refused to take us back: {why}").format(
+        why=n.get("why", "-")),
+    NoticeCode.CERTIFICATE_CHANGED: lambda n: _(
+        "The table's certificate changed: someone may be intercepting the "
+        "connection. Not reconnecting."),
+    NoticeCode.RECONNECT_GAVE_UP: lambda n: _(
+        "Could not reconnect to the table: no answer at {where} for {secs:.0f} s, and no "
+        "table with its id on the network. Giving up."
+    ).format(where=n.get("where", "?"), secs=float(n.get("secs", 0))),
+    NoticeCode.HOST_CLOSED: lambda n: _("The host closed the table: {why}").format(
+        why=n.get("why") or "-"),
+    NoticeCode.UNEXPECTED_COMMIT_REQUEST: lambda n: _(
+        "The host's commitment request is not the expected one: we do not commit."),
+    NoticeCode.CHAT_REFUSED: _chat_refused,
+    NoticeCode.HOST_REFUSED_CHAT: lambda n: _("The host refused the message: {why}").format(
+        why=n.get("why", "-")),
+    NoticeCode.CODE_NEEDED: lambda n: _("This table needs a join code."),
+    NoticeCode.WRONG_CODE: lambda n: _("Wrong join code, or the connection is being intercepted."),
+    NoticeCode.PAKE_ERROR: lambda n: str(n.get("why", "")),
+    NoticeCode.CODE_NOT_ASKED: lambda n: _(
+        "The table did not ask for the join code: the connection may be intercepted."),
+    NoticeCode.PRIVATE_DEAL_FAULT: lambda n: _private_deal_fault(n),
+    NoticeCode.POSSIBLE_INTERCEPTION: lambda n: _(
+        "Possible interception: the table's certificate changed since you last "
+        "joined it ({old} -> {new}) and the join code was not accepted. Compare the "
+        "table fingerprint with the host before trying again."
+    ).format(old=n.get("old", "?"), new=n.get("new", "?")),
+}
+
+
+def notice_text(notice: Notice) -> str:
+    """The player's sentence for one of the client's notices."""
+    return _NOTICES[notice.code](notice)
+
+
+def session_text(item: Notice | str | None) -> str:
+    """A `SessionUpdate`'s ``notice`` as the player reads it: a `Notice` in the player's
+    language; text (a sentence the in-process table made, a host's table notice) as is."""
+    if item is None:
+        return ""
+    return notice_text(item) if isinstance(item, Notice) else str(item)
+
+
+def error_text(item: Notice | str | None) -> str:
+    """A `SessionUpdate`'s ``error``: a `Notice` in the player's language; the host's
+    refusal (the rules core's English, from its templates) translated by `translate_message`."""
+    if item is None:
+        return ""
+    return notice_text(item) if isinstance(item, Notice) else translate_message(str(item))
+
+
+def join_refused_text(exc: Any) -> str:
+    """Why a `JoinRefused` turned us away: our own notice, else the host's text."""
+    notice = getattr(exc, "notice", None)
+    return notice_text(notice) if isinstance(notice, Notice) else str(getattr(exc, "message", exc))
+
+
+# --------------------------------------------------------------------------- chat
+
+
+def chat_refusal_text(verdict: ChatVerdict) -> str:
+    """The sentence for a player whose chat line was refused ("" if it was not)."""
+    if verdict.refusal is ChatRefusal.EMPTY:
+        return _("The message is empty.")
+    if verdict.refusal is ChatRefusal.RATE_LIMITED:
+        return _("Too many messages: wait {seconds} s.").format(
+            seconds=max(1, round(verdict.retry_after)))
+    if verdict.refusal is ChatRefusal.BOT:
+        return _("Bots do not chat.")
+    return ""
+
+
+def chat_line(nickname: str, text: str) -> str:
+    """A relayed chat message as one line of the table's log area (cleaned, translated)."""
+    shown, _cut = clean_chat_text(text)
+    return _("{nick}: {text}").format(nick=nickname, text=shown)
+
+
+# --------------------------------------------------------------------------- fairness
+
+
+def fairness_details(r: FairnessRound) -> str:
+    """A round's fairness for the player, with the verifier's (English) reason appended."""
+    excluded = ""
+    if r.excluded:
+        excluded = " " + _("Excluded from the shuffle: {seats}.").format(
+            seats=", ".join(f"{s + 1} ({why})" for s, why in r.excluded))
+    if r.status == Status.CHECKED:
+        return _("Round {n}: fair shuffle and rulings checked ({e} events replayed).").format(
+            n=r.round_no, e=r.events_checked) + excluded
+    if r.status == Status.FAILED:
+        text = _("Round {n}: fairness check FAILED: {why}").format(n=r.round_no, why=r.reason)
+        if r.evidence:
+            text += "\n" + _("Evidence kept in {path}").format(path=r.evidence)
+        return text
+    if r.status == Status.PARTIAL:
+        return _("Round {n}: only partly checked: {why}").format(n=r.round_no, why=r.reason)
+    if r.status == Status.UNCHECKED:
+        return _("Round {n}: not checked: {why}").format(n=r.round_no, why=r.reason)
+    return _("Round {n}: fairness check pending.").format(n=r.round_no)
+
+
+# --------------------------------------------------------------------------- join codes
+
+
+def weak_code_text(exc: WeakCodeError) -> str:
+    """Why a chosen join code is refused, for the player."""
+    d = exc.data
+    if exc.reason == "bad_length":
+        return _("A join code is 1 to {n} printable characters.").format(n=d.get("max_chars"))
+    if exc.reason == "few_symbols":
+        return _(
+            "This join code is too easy to guess: it uses {n} different characters or fewer."
+        ).format(n=d.get("max_distinct"))
+    if exc.reason == "sequence":
+        return _("This join code is too easy to guess: it is mostly a sequence like 1234 or abcd.")
+    return _(
+        "This join code is too easy to guess ({bits} bits, at least {min} needed): use "
+        "at least 8 letters and digits, or 11 digits, or let rami-lan make one."
+    ).format(bits=d.get("bits"), min=d.get("min_bits"))
+
+
+# --------------------------------------------------------------------------- players and invitations
+
+
+def player_status_text(status: PlayerStatus | str) -> str:
+    """A player's status in the lobby's player list."""
+    if status == "at_table":
+        return _("at a table")
+    return _("in the lobby")
+
+
+def who_may_sit_label(who: WhoMaySit | str) -> str:
+    """The owner's choice of who may take a free seat."""
+    return {
+        "anyone": _("Anyone"),
+        "code": _("Code only"),
+        "invited": _("Invited only"),
+    }[str(who)]
+
+
+def invitation_sent_text(nickname: str) -> str:
+    """The line for the owner's log area once an invitation is sent."""
+    return _("Invitation sent to {nick}.").format(nick=nickname)
+
+
+def invitation_prompt(inv: Invitation) -> str:
+    """The one-line prompt shown to the invited player."""
+    return _("{nick} invites you to the table “{table}” ({variant}). Join?").format(
+        nick=inv.from_nick, table=inv.table_name, variant=inv.variant)
+
+
+def invite_reply_text(reply: InviteReply, nickname: str) -> str:
+    """An invitation's answer, for the owner's log area."""
+    if reply.answer == "accept":
+        return _("{nick} accepted your invitation.").format(nick=nickname)
+    if reply.answer == "decline":
+        return _("{nick} declined your invitation.").format(nick=nickname)
+    return _("{nick} is busy.").format(nick=nickname)

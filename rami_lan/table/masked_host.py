@@ -1,0 +1,307 @@
+"""Private dealing at the host: one round's masked deck and the host's model of it.
+
+The host is one participant of the masked deck (`rami_lan.masked.session.Participant`,
+docs/masked_deck.md) and the relay of every other participant's messages. It never
+learns a card it does not hold, so its rules engine works on a **model**: a full
+`MatchState` in which every card still hidden from the host is a *stand-in*, a card id
+the host knows is somewhere among the hidden positions. Any consistent assignment is as
+good as another, since nobody's decision may depend on what the host cannot see. When a
+position becomes known to the host (a card revealed in play, a card dealt to a bot seat
+it holds), `MaskedRound.learn` reports the swap that makes the model true at that
+position: the stand-in and the real card trade places in the model. So a player who lays
+a card first reveals its position (its keys prove it was dealt to them); the host swaps
+it into its model, and the rules engine rules as usual.
+
+Routing: `receive` checks a client's message (author = sender's seat, a valid masked
+message), feeds the host's participant what is meant for it, and says where to forward
+the rest; the host never keeps a key meant for another seat (it could not use it: the
+recipient's own key is missing).
+
+This module is sans-I/O and pure apart from the ``entropy`` function it is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+
+from rami_lan.masked.audit import AuditReport, Fault, FaultKind
+from rami_lan.masked.messages import CardReveal, KeyRelease, MaskedMessage, MessageError, from_plain
+from rami_lan.masked.session import (
+    AuditComplete,
+    CardPublic,
+    CardReceived,
+    DeckReady,
+    FaultFound,
+    MaskedProtocolError,
+    MaskedStateError,
+    Participant,
+    Phase,
+    Result,
+)
+
+__all__ = ["Delivery", "MaskedRound", "Routed", "deal_assignments"]
+
+DEAL = "mk_deal"
+"""Table-level message kind: the deal's assignment of deck-0 positions (see docs)."""
+SHOW = "mk_show"
+"""Table-level message kind: the round ends; every participant reveals its hand."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """A masked message (plain) for one seat, or for every participant but ``skip``."""
+
+    to: int | None
+    plain: dict[str, Any]
+    skip: int | None = None
+
+
+@dataclass(slots=True)
+class Routed:
+    """What one call produced: deliveries, swaps for the model, and what happened."""
+
+    deliveries: list[Delivery] = field(default_factory=list)
+    swaps: list[tuple[int, int]] = field(default_factory=list)
+    """(real card id, stand-in card id) pairs: exchange them in the model, in order."""
+    ready: list[int] = field(default_factory=list)
+    """Decks whose shuffle just completed."""
+    faults: list[Fault] = field(default_factory=list)
+    report: AuditReport | None = None
+
+
+def deal_assignments(dealt: Iterable[tuple[int, Sequence[int]]], top: int) -> list[int | None]:
+    """Deck-0 positions ``0 .. top`` -> the seat dealt each (None: the card turned up)."""
+    seats: list[int | None] = [None] * (top + 1)
+    for seat, positions in dealt:
+        for p in positions:
+            seats[p] = seat
+    return seats
+
+
+class MaskedRound:
+    """The host's side of one round's masked deck (decks 0, 1, ... of that round)."""
+
+    def __init__(self, tag: bytes, host_seat: int, participants: Sequence[int], n_cards: int,
+                 entropy: Callable[[int], bytes]) -> None:
+        self.participants = tuple(sorted(participants))
+        self.host_seat = host_seat
+        self.p = Participant(tag, host_seat, host_seat, n_cards, entropy)
+        self.blind = frozenset(s for s in self.participants if s != host_seat)
+        """Participant seats whose cards the host does not see."""
+        self._stand_in: dict[tuple[int, int], int] = {}
+        """(deck, position) still hidden from the host -> the model's card id there."""
+        self._where: dict[int, tuple[int, int]] = {}
+        self._held: dict[int, tuple[int, int]] = {}
+        """Card id -> (deck, position) of a card the host holds privately (its player's, a bot's)."""
+        self._ready: set[int] = set()
+        self._later: list[tuple[str, int, int, int | None]] = []
+        self._gen_deck: dict[int, int | None] = {0: 0}
+        """Stock generation -> masked deck number (None: a turned-over, public stock)."""
+        self._n_decks = 0
+        self.faults: list[Fault] = []
+        self.report: AuditReport | None = None
+        self._got: dict[int, set[bytes]] = {}
+        """Seat -> every message it sent this round (a reconnect sends them again)."""
+        self.broadcast: list[dict[str, Any]] = []
+        """Every masked message sent to all (for the record and `rami-lan verify`)."""
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def phase(self) -> Phase:
+        return self.p.phase
+
+    def ready(self, deck: int = 0) -> bool:
+        return deck in self._ready
+
+    def waiting(self) -> bool:
+        """Keys the host is still waiting for (a bot's card, a card turned up) or queued calls."""
+        return bool(self.p.pending()) or bool(self._later) or self.p.phase is Phase.SHUFFLING
+
+    def hidden(self, deck: int, position: int) -> bool:
+        return (deck, position) in self._stand_in
+
+    def deck_of_gen(self, gen: int) -> int | None:
+        return self._gen_deck.get(gen)
+
+    def position_of(self, card_id: int) -> tuple[int, int] | None:
+        """Where a stand-in card id sits (None: the card is known to the host)."""
+        return self._where.get(card_id)
+
+    def held_position(self, card_id: int) -> tuple[int, int] | None:
+        """Where a card the host holds privately lies (None: not one of those)."""
+        return self._held.get(card_id)
+
+    def hand_positions(self, hand_ids: Sequence[int]) -> list[list[int] | None]:
+        """A blind seat's model hand -> [deck, position] per hidden card (None: a known card)."""
+        out: list[list[int] | None] = []
+        for c in hand_ids:
+            w = self._where.get(c)
+            out.append(None if w is None else [w[0], w[1]])
+        return out
+
+    # ------------------------------------------------------------------ local calls
+
+    def start(self) -> Routed:
+        """Begin the shuffle of deck 0 (every card id; the model starts in id order)."""
+        n = self.p.table.n_cards
+        for j in range(n):
+            self._stand_in[(0, j)] = j
+            self._where[j] = (0, j)
+        self._n_decks = 1
+        return self._result(self.p.start_deck(0, range(n), self.participants))
+
+    def assign_deal(self, seats: Sequence[int | None]) -> Routed:
+        """The deal: position j of deck 0 to ``seats[j]`` (None: turned up for all)."""
+        out = Routed([Delivery(None, {"k": DEAL, "deck": 0, "seats": list(seats)})])
+        for j, seat in enumerate(seats):
+            self._merge(out, self._call("assign", 0, j, seat))
+        return out
+
+    def drawn(self, gen: int, position: int, seat: int) -> Routed:
+        """A public draw of ``position`` of stock generation ``gen`` by ``seat``."""
+        deck = self._gen_deck.get(gen)
+        if deck is None:
+            return Routed()
+        return self._call("assign", deck, position, seat)
+
+    def refilled(self, gen: int, pile_ids: Sequence[int], shuffled: bool) -> Routed:
+        """The discard pile went back as stock generation ``gen`` (model: as it lies)."""
+        if not shuffled:
+            self._gen_deck[gen] = None  # turned over: public, nothing masked
+            return Routed()
+        deck = self._n_decks
+        self._n_decks += 1
+        self._gen_deck[gen] = deck
+        for j, c in enumerate(pile_ids):
+            self._stand_in[(deck, j)] = c
+            self._where[c] = (deck, j)
+        return self._result(self.p.start_deck(deck, pile_ids, self.participants))
+
+    def reveal(self, deck: int, position: int) -> Routed:
+        """Make public a card the host holds (its own player's or a bot seat's)."""
+        return self._call("reveal", deck, position, None)
+
+    def show(self) -> Routed:
+        """Round end: ask every participant to reveal the rest of its hand."""
+        return Routed([Delivery(None, {"k": SHOW})])
+
+    def publish_audit(self) -> Routed:
+        if self.p.phase not in (Phase.PLAYING, Phase.SHUFFLING):
+            return Routed()
+        return self._result(self.p.publish_audit())
+
+    def close_audit(self) -> Routed:
+        if self.p.phase is not Phase.AUDITING:
+            return Routed()
+        return self._result(self.p.close_audit())
+
+    # ------------------------------------------------------------------ messages
+
+    def receive(self, seat: int, plain: object) -> Routed:
+        """A masked message from the client at ``seat``; raises ValueError if refused."""
+        if seat not in self.blind:
+            raise ValueError(f"seat {seat} is not a participant of the masked deck")
+        try:
+            msg = from_plain(plain)
+        except MessageError as exc:
+            raise ValueError(str(exc)) from exc
+        author = getattr(msg, "seat", None)
+        if author != seat:
+            raise ValueError(f"a message from seat {seat} must be written by seat {seat}, not {author}")
+        out = Routed()
+        fingerprint = msgpack.packb(msg.to_plain(), use_bin_type=True)
+        got = self._got.setdefault(seat, set())
+        if fingerprint in got:
+            return out  # sent again after a reconnect: already used and relayed
+        got.add(fingerprint)
+        if isinstance(msg, KeyRelease) and msg.to is not None and msg.to != self.host_seat:
+            if msg.to not in self.blind:
+                raise ValueError(f"no participant at seat {msg.to}")
+            out.deliveries.append(Delivery(msg.to, msg.to_plain()))
+            return out
+        fed = self._feed(msg)  # refused (ValueError): forwarded to nobody
+        if not (isinstance(msg, KeyRelease) and msg.to == self.host_seat):
+            plain_msg = msg.to_plain()
+            out.deliveries.append(Delivery(None, plain_msg, skip=seat))
+            if not isinstance(msg, KeyRelease):
+                self.broadcast.append(plain_msg)
+        self._merge(out, fed)
+        return out
+
+    # ------------------------------------------------------------------ internals
+
+    def _feed(self, msg: MaskedMessage) -> Routed:
+        try:
+            return self._result(self.p.receive(msg))
+        except (MaskedProtocolError, MaskedStateError) as exc:
+            raise ValueError(f"masked deck: {exc}") from exc
+
+    def _call(self, what: str, deck: int, position: int, seat: int | None) -> Routed:
+        if deck not in self._ready or self.p.phase is not Phase.PLAYING:
+            self._later.append((what, deck, position, seat))
+            return Routed()
+        if what == "assign":
+            return self._result(self.p.assign(deck, position, seat))
+        return self._result(self.p.reveal(deck, position))
+
+    def _result(self, res: Result) -> Routed:
+        out = Routed()
+        for o in res.outgoing:
+            plain = o.message.to_plain()
+            out.deliveries.append(Delivery(o.to, plain))
+            if o.to is None and not isinstance(o.message, KeyRelease | CardReveal):
+                self.broadcast.append(plain)
+            elif isinstance(o.message, CardReveal):
+                self.broadcast.append(plain)
+        for ev in res.events:
+            if isinstance(ev, DeckReady):
+                self._ready.add(ev.deck)
+                out.ready.append(ev.deck)
+            elif isinstance(ev, CardReceived | CardPublic):
+                if isinstance(ev, CardReceived):
+                    self._held[ev.card_id] = (ev.deck, ev.position)
+                else:
+                    self._held.pop(ev.card_id, None)
+                self._learn(ev.deck, ev.position, ev.card_id, out)
+            elif isinstance(ev, FaultFound):
+                self.faults.append(ev.fault)
+                out.faults.append(ev.fault)
+            elif isinstance(ev, AuditComplete):
+                self.report = ev.report
+                out.report = ev.report
+        if out.ready and self._later:
+            later, self._later = self._later, []
+            for what, deck, position, seat in later:
+                self._merge(out, self._call(what, deck, position, seat))
+        return out
+
+    def _learn(self, deck: int, position: int, card: int, out: Routed) -> None:
+        stand_in = self._stand_in.pop((deck, position), None)
+        if stand_in is None:
+            return  # already known (a bot's card made public)
+        del self._where[stand_in]
+        if stand_in == card:
+            return
+        other = self._where.get(card)
+        if other is None:  # the participant refuses duplicates; keep the model whole anyway
+            self.faults.append(Fault(FaultKind.DUPLICATE_CARD, None, deck,
+                                     f"card {card} is not hidden in the host's model"))
+            return
+        del self._where[card]
+        self._stand_in[other] = stand_in
+        self._where[stand_in] = other
+        out.swaps.append((card, stand_in))
+
+    @staticmethod
+    def _merge(into: Routed, more: Routed) -> None:
+        into.deliveries += more.deliveries
+        into.swaps += more.swaps
+        into.ready += more.ready
+        into.faults += more.faults
+        if more.report is not None:
+            into.report = more.report

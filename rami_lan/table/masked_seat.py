@@ -1,0 +1,385 @@
+"""Private dealing at a client: this seat's participant of the masked deck.
+
+Sans-I/O. The client session feeds a `MaskedSeat` every ``masked`` message from the host
+(`on_masked`), every decoded public event (`on_events`) and asks it, before sending an
+action, for the reveals that prove the action's cards are ours (`reveals_for`). Each
+call returns the plain masked messages to send to the host, in order.
+
+The seat **derives** every assignment itself: the deal's layout (``mk_deal``) must be
+the round-robin deal of the variant's hand size, and must match the public deal events;
+each draw comes from the public ``StockDrawn`` event, each re-masked refill from the
+public ``StockRefilled``. So a host can not make us release a key for a position the
+public game did not give to the seat it names.
+
+Our own hidden cards never come from the host (it does not know them): `fill_event`
+and `fill_view` put them into the events and views the host sent (``mk_hand`` says at
+which deck position each card of our hand lies). `complete` is False while a key for
+one of our cards is still on its way: the session holds the update back until then.
+At the round's end, the audit's card orders (`orders`) let the verifier replay the
+round with the rules (`rami_lan.table.verifier`).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import msgpack
+
+from rami_lan.core import actions as A
+from rami_lan.core import events as E
+from rami_lan.core.cards import Card, card_from_id, card_id
+from rami_lan.core.codec import event_from_plain
+from rami_lan.core.variants import Variant
+from rami_lan.core.views import SeatView
+from rami_lan.masked.audit import AuditReport, Fault
+from rami_lan.masked.session import (
+    AuditComplete,
+    CardPublic,
+    CardReceived,
+    DeckReady,
+    FaultFound,
+    MaskedProtocolError,
+    MaskedStateError,
+    Participant,
+    Phase,
+    Result,
+)
+
+__all__ = ["MaskedSeat", "MaskedSeatError"]
+
+
+class MaskedSeatError(ValueError):
+    """The host's masked-deck message does not fit the public game (evidence in the text)."""
+
+
+class MaskedSeat:
+    """One client seat's side of private dealing, across the rounds of a match."""
+
+    def __init__(self, seat: int, variant: Variant, entropy: Callable[[int], bytes]) -> None:
+        self.seat = seat
+        self.variant = variant
+        self.entropy = entropy
+        self.p: Participant | None = None
+        self.tag: bytes | None = None
+        self.host: int | None = None
+        self._cards = [card_from_id(i, variant.n_decks, variant.n_jokers) for i in range(variant.deck_size)]
+        self._hand_pos: list[Any] | None = None
+        self._gen_deck: dict[int, int | None] = {0: 0}
+        self._n_decks = 0
+        self._ready: set[int] = set()
+        self._later: list[tuple[int, int, int | None]] = []
+        self._layout: list[int | None] | None = None
+        self._mine: dict[int, tuple[int, int]] = {}
+        """Card id -> (deck, position) of each card we hold, not yet public."""
+        self.faults: list[Fault] = []
+        self.reports: dict[bytes, AuditReport] = {}
+        """Round tag -> that round's audit report."""
+        self.problems: list[str] = []
+        """What the host sent that did not fit the public game (the host is named)."""
+        self._held: deque[Any] = deque()
+        self._seen: set[bytes] = set()
+        self._sent_log: list[dict[str, Any]] = []
+        self._assigned: set[tuple[int, int]] = set()
+
+    # ------------------------------------------------------------------ holding updates
+
+    def must_hold(self) -> bool:
+        """Hold the host's next (non-masked) message back? Yes while a key for one of
+        our cards is on its way, or while earlier messages wait: order is kept."""
+        return bool(self._held) or not self.complete()
+
+    def hold(self, item: Any) -> None:
+        """Keep a host message (any object) until `release`."""
+        self._held.append(item)
+
+    def release(self) -> list[Any]:
+        """The held messages that may go on now, in order (``mk_hand`` ones are used here)."""
+        out: list[Any] = []
+        while self._held and self.complete():
+            item = self._held.popleft()
+            if isinstance(item, dict) and item.get("k") == "mk_hand":
+                self._set_hand(item)
+            else:
+                out.append(item)
+        return out
+
+    def _set_hand(self, plain: dict[str, Any]) -> None:
+        pos = plain.get("pos")
+        if not isinstance(pos, list):
+            raise MaskedSeatError("mk_hand without positions")
+        self._hand_pos = pos
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def active(self) -> bool:
+        return self.p is not None and self.p.phase in (Phase.SHUFFLING, Phase.PLAYING)
+
+    def complete(self) -> bool:
+        """True when every card of ours the host has announced is known to us."""
+        if self.p is None or self.p.phase not in (Phase.SHUFFLING, Phase.PLAYING):
+            return True
+        return not self._later and not self.p.pending()
+
+    def orders(self, tag: bytes) -> dict[int, tuple[int, ...]] | None:
+        """The audited card order of each deck of a round (None: no complete audit)."""
+        report = self.reports.get(tag)
+        return dict(report.orders) if report is not None else None
+
+    def refill_decks(self) -> dict[int, int | None]:
+        """Stock generation -> masked deck number of the current round."""
+        return dict(self._gen_deck)
+
+    # ------------------------------------------------------------------ input
+
+    def resend(self) -> list[dict[str, Any]]:
+        """After a reconnect: every masked message we sent this round (the host drops the
+        ones it had; those lost with the old connection go through)."""
+        return list(self._sent_log)
+
+    def on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
+        """A ``masked`` message from the host; raises `MaskedSeatError` if refused."""
+        kind = plain.get("k")
+        if kind != "mk_hand":
+            fingerprint = msgpack.packb(plain, use_bin_type=True)
+            if fingerprint in self._seen:
+                return []  # sent again after a reconnect: we have it
+            if kind == "mk_round":
+                self._seen = set()
+            self._seen.add(fingerprint)
+        if kind == "mk_sync":
+            events = plain.get("events")
+            if not isinstance(events, list):
+                raise MaskedSeatError("mk_sync without events")
+            return self.on_events([event_from_plain(e, self.variant) for e in events])
+        out = self._on_masked(plain)
+        self._sent_log += out
+        return out
+
+    def _on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
+        kind = plain.get("k")
+        if kind == "mk_round":
+            return self._on_round(plain)
+        if self.p is None:
+            raise MaskedSeatError(f"{kind} before any masked round")
+        if kind == "mk_deal":
+            return self._on_deal(plain)
+        if kind == "mk_hand":  # in order with the views: see `hold`
+            if self.must_hold():
+                self.hold(plain)
+            else:
+                self._set_hand(plain)
+            return []
+        if kind == "mk_show":
+            out: list[dict[str, Any]] = []
+            for cid in list(self._mine):
+                out += self._reveal(cid)
+            return out
+        try:
+            return self._result(self.p.receive_plain(plain))
+        except (MaskedProtocolError, MaskedStateError, ValueError) as exc:
+            raise MaskedSeatError(f"masked deck: {exc}") from exc
+
+    def on_events(self, events: Sequence[E.Event]) -> list[dict[str, Any]]:
+        """Public events of the round, in order: the assignments they make (an event seen
+        before, from a resync after a reconnect, makes none)."""
+        out = self._on_events(events)
+        self._sent_log += out
+        return out
+
+    def reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
+        """Before sending ``action``: reveal every card of ours it puts on the table."""
+        out = self._reveals_for(action)
+        self._sent_log += out
+        return out
+
+    def _on_events(self, events: Sequence[E.Event]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        if self.p is None or self.p.phase in (Phase.COMPLETE, Phase.AUDITING, Phase.IDLE):
+            return out
+        for ev in events:
+            if isinstance(ev, E.CardsDealt):
+                if self._layout is not None and any(
+                        p >= len(self._layout) or self._layout[p] != ev.seat for p in ev.positions):
+                    self.problems.append(f"the deal gave seat {ev.seat} positions {list(ev.positions)}, "
+                                         "not those the host's mk_deal announced")
+            elif isinstance(ev, E.StockRefilled):
+                if ev.reshuffle in self._gen_deck:
+                    continue  # seen before (a resync)
+                if not ev.shuffled:
+                    self._gen_deck[ev.reshuffle] = None
+                    continue
+                deck = self._n_decks
+                self._n_decks += 1
+                self._gen_deck[ev.reshuffle] = deck
+                out += self._result(self.p.start_deck(deck, [self._id(c) for c in ev.pile],
+                                                      sorted(self.p.participants)))
+            elif isinstance(ev, E.StockDrawn):
+                deck = self._gen_deck.get(ev.reshuffle)
+                if deck is not None:
+                    out += self._assign(deck, ev.position, ev.seat)
+            elif isinstance(ev, E.RoundEnded):
+                if self.p.phase not in (Phase.PLAYING, Phase.SHUFFLING):
+                    continue
+                for cid in list(self._mine):  # the hand is shown (the host asked with mk_show)
+                    self._mine.pop(cid, None)
+                if self.p.phase in (Phase.PLAYING, Phase.SHUFFLING):
+                    out += self._result(self.p.publish_audit())
+        return out
+
+    def _reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
+        if self.p is None or self.p.phase is not Phase.PLAYING:
+            return []
+        cards: list[Card] = []
+        if isinstance(action, A.LayDown):
+            cards = [c for meld in action.melds for c in meld.cards]
+        elif isinstance(action, A.LayOff | A.Discard):
+            cards = [action.card]
+        elif isinstance(action, A.RecoverJoker):
+            cards = list(action.cards)
+        out: list[dict[str, Any]] = []
+        for c in cards:
+            cid = self._id(c)
+            if cid in self._mine:
+                out += self._reveal(cid)
+        return out
+
+    # ------------------------------------------------------------------ what we show
+
+    def fill_event(self, ev: E.Event) -> E.Event:
+        """Put our own hidden cards into an event the host had to send without them."""
+        if self.p is None:
+            return ev
+        if isinstance(ev, E.CardsDealt) and ev.seat == self.seat and ev.cards is None:
+            cards = [self.p.card_at(0, p) for p in ev.positions]
+            if all(c is not None for c in cards):
+                return replace(ev, cards=tuple(self._cards[c] for c in cards))  # type: ignore[index]
+        elif isinstance(ev, E.StockDrawn) and ev.seat == self.seat and ev.card is None:
+            deck = self._gen_deck.get(ev.reshuffle)
+            c = self.p.card_at(deck, ev.position) if deck is not None else None
+            if c is not None:
+                return replace(ev, card=self._cards[c])
+        return ev
+
+    def fill_view(self, view: SeatView) -> SeatView:
+        """Our real hand in place of the host's stand-ins (``mk_hand`` gave the positions)."""
+        if self.p is None or self._hand_pos is None or view.phase not in ("draw", "play"):
+            return view
+        if len(self._hand_pos) != len(view.hand):
+            raise MaskedSeatError(f"mk_hand lists {len(self._hand_pos)} positions for a hand of "
+                                  f"{len(view.hand)} cards")
+        hand: list[Card] = []
+        for card, pos in zip(view.hand, self._hand_pos, strict=True):
+            if pos is None:
+                hand.append(card)  # a card the host knows (taken from the pile): as sent
+                continue
+            c = self.p.card_at(int(pos[0]), int(pos[1])) if _pos_ok(pos) else None
+            if c is None:
+                raise MaskedSeatError(f"mk_hand names position {pos}, which is not a card we hold")
+            hand.append(self._cards[c])
+        return replace(view, hand=tuple(hand))
+
+    # ------------------------------------------------------------------ internals
+
+    def _id(self, card: Card) -> int:
+        return card_id(card, self.variant.n_decks)
+
+    def _on_round(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
+        tag, host, seats, n = plain.get("tag"), plain.get("host"), plain.get("participants"), plain.get("n")
+        if (not isinstance(tag, bytes) or not isinstance(host, int) or not isinstance(seats, list)
+                or n != self.variant.deck_size or self.seat not in seats or host not in seats
+                or any(not isinstance(s, int) for s in seats)):
+            raise MaskedSeatError("mk_round does not describe a round of this table")
+        if self.p is not None and self.p.phase in (Phase.SHUFFLING, Phase.PLAYING):
+            raise MaskedSeatError("mk_round while a masked round is being played")
+        self.p = Participant(tag, self.seat, host, n, self.entropy)
+        self.tag, self.host = tag, host
+        self._hand_pos = None
+        self._gen_deck = {0: 0}
+        self._n_decks = 1
+        self._ready = set()
+        self._later = []
+        self._layout = None
+        self._mine = {}
+        self._sent_log = []
+        self._assigned = set()
+        try:
+            return self._result(self.p.start_deck(0, range(n), sorted(seats)))
+        except MaskedStateError as exc:
+            raise MaskedSeatError(str(exc)) from exc
+
+    def _on_deal(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
+        seats = plain.get("seats")
+        if plain.get("deck") != 0 or not isinstance(seats, list) or self._layout is not None:
+            raise MaskedSeatError("mk_deal is not the one deal of deck 0")
+        players = sorted({s for s in seats if s is not None})
+        n = len(players)
+        if n < 2 or any(not isinstance(s, int) for s in players):
+            raise MaskedSeatError("mk_deal names fewer than two players")
+        hs = self.variant.cards_per_player(n)
+        first = seats[:n]
+        if (len(seats) != hs * n + 1 or seats[-1] is not None or sorted(first) != players
+                or any(seats[k] != first[k % n] for k in range(hs * n))
+                or first != _rotation(players, first[0])):
+            raise MaskedSeatError("mk_deal is not a deal one card at a time round the table")
+        self._layout = list(seats)
+        out: list[dict[str, Any]] = []
+        for j, seat in enumerate(seats):
+            out += self._assign(0, j, seat)
+        return out
+
+    def _assign(self, deck: int, position: int, seat: int | None) -> list[dict[str, Any]]:
+        assert self.p is not None
+        if (deck, position) in self._assigned:
+            return []  # assigned before (a resync after a reconnect)
+        self._assigned.add((deck, position))
+        if deck not in self._ready or self.p.phase is not Phase.PLAYING:
+            self._later.append((deck, position, seat))
+            return []
+        try:
+            return self._result(self.p.assign(deck, position, seat))
+        except MaskedStateError as exc:
+            raise MaskedSeatError(str(exc)) from exc
+
+    def _reveal(self, cid: int) -> list[dict[str, Any]]:
+        assert self.p is not None
+        where = self._mine.pop(cid, None)
+        if where is None:
+            return []
+        return self._result(self.p.reveal(*where))
+
+    def _result(self, res: Result) -> list[dict[str, Any]]:
+        out = [o.message.to_plain() for o in res.outgoing]
+        ready = False
+        for ev in res.events:
+            if isinstance(ev, DeckReady):
+                self._ready.add(ev.deck)
+                ready = True
+            elif isinstance(ev, CardReceived):
+                self._mine[ev.card_id] = (ev.deck, ev.position)
+            elif isinstance(ev, CardPublic):
+                self._mine.pop(ev.card_id, None)
+            elif isinstance(ev, FaultFound):
+                self.faults.append(ev.fault)
+            elif isinstance(ev, AuditComplete):
+                if self.tag is not None:
+                    self.reports[self.tag] = ev.report
+        if ready and self._later:
+            later, self._later = self._later, []
+            for deck, position, seat in later:
+                self._assigned.discard((deck, position))
+                out += self._assign(deck, position, seat)
+        return out
+
+
+def _rotation(players: list[int], start: int) -> list[int]:
+    i = players.index(start)
+    return players[i:] + players[:i]
+
+
+def _pos_ok(pos: object) -> bool:
+    return (isinstance(pos, list) and len(pos) == 2
+            and all(isinstance(x, int) and 0 <= x < 1 << 16 for x in pos))

@@ -1,0 +1,349 @@
+"""Private dealing in the table machine: the round's deck is masked (docs/masked_deck.md).
+
+`PrivateDealing` is the part of `TableMachine` that runs a round with a masked deck,
+kept apart so the machine's flow stays readable. The machine calls it at five points:
+
+| machine step | here |
+|---|---|
+| the seed is known (commit-reveal done) | `_private_start`: ``mk_round`` to each, our mask pass |
+| deck 0 ready | `_private_layout`: ``mk_deal`` (who gets each position), key releases |
+| every host key known (the card turned up, the bots' cards) | `_private_deal`: the model is dealt |
+| each change of the match | `_private_redact` / `_private_before` / `_private_after` |
+| an action would end the round | `_private_hold`: ``mk_show``, every hand revealed, then applied |
+
+The model (`rami_lan.table.masked_host`) holds stand-ins for every card the host cannot
+see; `_private_swap` makes it true wherever a card becomes known. Seats whose cards the
+host cannot see (``blind``) are told their hand as deck positions (``mk_hand``) and get
+their own hidden cards redacted from events: their client fills them in from its keys.
+
+Not supported with private dealing (documented in docs/masked_deck.md): the move timer
+and the away bot do not play for a blind seat (the table waits for it), a round is not
+resumed after a host crash, and the match record holds no masked round for ``verify``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from rami_lan.core import events as E
+from rami_lan.core.cards import Card, card_id
+from rami_lan.core.match import MatchState, start_round
+from rami_lan.masked.audit import AuditReport, Fault
+from rami_lan.table import effects as F
+from rami_lan.table.masked_host import MaskedRound, Routed, deal_assignments
+from rami_lan.table.stage import Stage
+
+__all__ = ["PrivateDealing"]
+
+
+class PrivateDealing:
+    """Mixin of `rami_lan.table.machine.TableMachine` (uses its attributes)."""
+
+    _masked: MaskedRound | None
+    _model_deck: list[Card] | None
+    _held_action: tuple[int | None, Any, int | None] | None
+    _audit_wait: bool
+
+    # ------------------------------------------------------------------ start
+
+    def _private_participants(self) -> tuple[int, ...]:
+        """Remote seats holding their own keys (humans and `join --bot`): the next round's
+        players, and eliminated players still at the table (they follow and check it)."""
+        return tuple(
+            s for s in sorted(self.seats)  # type: ignore[attr-defined]
+            if self.seats[s].kind == "human" and self.seats[s].conn is not None  # type: ignore[attr-defined]
+            and s != self.host_seat and not self.seats[s].left)  # type: ignore[attr-defined]
+
+    def _private_start(self, ctx: Any, seed: bytes, now: float) -> bool:
+        """Begin a masked round (True), or say the round is dealt as before (False)."""
+        if not self.config.private_deal:  # type: ignore[attr-defined]
+            return False
+        remote = self._private_participants()
+        if not remote:
+            return False  # nobody but the host holds keys: nothing to hide from anyone
+        v = self.variant  # type: ignore[attr-defined]
+        mr = MaskedRound(ctx.tag, self.host_seat, remote + (self.host_seat,),  # type: ignore[attr-defined]
+                         v.deck_size, self.entropy)  # type: ignore[attr-defined]
+        self._masked = mr
+        self._masked_seed = seed
+        self._masked_log: dict[int, list[dict[str, Any]]] = {s: [] for s in remote}
+        self._masked_events: list[E.Event] = []
+        self._model_deck = None
+        self._held_action = None
+        self.stage = Stage.SHUFFLE
+        for s in remote:
+            self._private_send(s, {"k": "mk_round", "tag": ctx.tag, "host": self.host_seat,  # type: ignore[attr-defined]
+                                   "participants": list(mr.participants), "n": v.deck_size})
+        self._private_route(mr.start(), now)
+        return True
+
+    def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
+        if plain.get("k") != "mk_hand":  # kept for a reconnect (`_private_resync`)
+            self._masked_log.setdefault(seat, []).append(plain)
+        conn = self.seats[seat].conn  # type: ignore[attr-defined]
+        if conn is not None:
+            self._send(conn, F.Msg("masked", {"m": plain}))  # type: ignore[attr-defined]
+
+    def _private_resync(self, conn: int, seat: int) -> None:
+        """A blind seat came back: everything masked it was sent this round, again, with
+        the round's public events (``mk_sync``) right after the deal, so its participant
+        makes every assignment it missed. The client drops what it already had."""
+        mr = self._masked
+        if mr is None or seat not in mr.blind or mr.phase.value in ("complete", "idle"):
+            return
+        from rami_lan.core.codec import event_to_plain
+
+        sync = {"k": "mk_sync", "events": [event_to_plain(e.for_seat(None), self.variant)  # type: ignore[attr-defined]
+                                           for e in self._masked_events]}
+        log = self._masked_log.get(seat, [])
+        cut = next((k + 1 for k, plain in enumerate(log) if plain.get("k") == "mk_deal"), len(log))
+        for plain in [*log[:cut], sync, *log[cut:]]:
+            self._send(conn, F.Msg("masked", {"m": plain}))  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ input
+
+    def masked(self, conn: int, plain: Any, now: float) -> list[F.Effect]:
+        """A masked-deck message from a client: checked, used, relayed."""
+        seat = self.conns.get(conn)  # type: ignore[attr-defined]
+        mr = self._masked
+        if seat is None:
+            return self._flush(now)  # type: ignore[attr-defined]
+        if mr is None:
+            self._error(conn, "unexpected", "no masked deck is in use")  # type: ignore[attr-defined]
+            return self._flush(now)  # type: ignore[attr-defined]
+        try:
+            routed = mr.receive(seat, plain)
+        except ValueError as exc:
+            self._error(conn, "bad_masked", str(exc))  # type: ignore[attr-defined]
+            return self._flush(now)  # type: ignore[attr-defined]
+        self._private_route(routed, now)
+        return self._flush(now)  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ routing
+
+    def _private_route(self, routed: Routed, now: float) -> None:
+        mr = self._masked
+        assert mr is not None
+        for d in routed.deliveries:
+            if d.to is not None:
+                if d.to in mr.blind:
+                    self._private_send(d.to, d.plain)
+            else:
+                for s in mr.participants:
+                    if s in mr.blind and s != d.skip:
+                        self._private_send(s, d.plain)
+        for real, stand_in in routed.swaps:
+            self._private_swap(real, stand_in)
+        for fault in routed.faults:
+            self._private_fault(fault)
+        if 0 in routed.ready and self._model_deck is None:
+            self._private_layout(now)
+        if routed.report is not None:
+            self._private_report(routed.report, now)
+        self._private_progress(now)
+
+    def _private_progress(self, now: float) -> None:
+        mr = self._masked
+        if mr is None or mr.waiting():
+            return
+        if self.stage is Stage.SHUFFLE and self._model_deck is not None:  # type: ignore[has-type]
+            self._private_deal(now)
+        elif self._held_action is not None and not self._private_hidden_hands():
+            conn, action, seq = self._held_action
+            self._held_action = None
+            self.try_apply(conn, action, seq, now)  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ the deal
+
+    def _private_layout(self, now: float) -> None:
+        """Deck 0 is ready: deal the model once for the layout, and assign every position."""
+        mr = self._masked
+        assert mr is not None
+        if self._cards is None:  # type: ignore[has-type]
+            from rami_lan.core.cards import card_from_id
+
+            v = self.variant  # type: ignore[attr-defined]
+            self._cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
+        self._model_deck = list(self._cards)
+        _m, evs = start_round(self.match, self._model_deck, self._masked_seed)  # type: ignore[attr-defined]
+        started = next(e for e in evs if isinstance(e, E.RoundStarted))
+        dealt = [(e.seat, e.positions) for e in evs if isinstance(e, E.CardsDealt)]
+        seats = deal_assignments(dealt, len(started.players) * started.hand_size)
+        self._private_route(mr.assign_deal(seats), now)
+
+    def _private_deal(self, now: float) -> None:
+        """Every card the host must know is known: deal the model and go on as usual."""
+        mr = self._masked
+        assert mr is not None and self._model_deck is not None
+        ctx = self._round  # type: ignore[attr-defined]
+        new_m, evs = self.deal_private(self.match, self._model_deck, self._masked_seed,  # type: ignore[attr-defined]
+                                       mr.blind)
+        self._model_deck = []
+        ctx.started = True
+        self.stage = Stage.PLAYING
+        self._commit_change(new_m, evs, now)  # type: ignore[attr-defined]
+
+    def deal_private(self, m: MatchState, cards: list[Card], seed: bytes,
+                     blind: frozenset[int]) -> tuple[MatchState, list[E.Event]]:
+        """Deal the model: the core with ``blind`` seats and refills kept in the pile's order."""
+        return start_round(m, cards, seed, blind=blind, refills=())
+
+    # ------------------------------------------------------------------ the model
+
+    def _card_no(self, card: Card) -> int:
+        return card_id(card, self.variant.n_decks)  # type: ignore[attr-defined]
+
+    def _private_swap(self, real: int, stand_in: int) -> None:
+        """``real`` is where ``stand_in`` was in the model: exchange the two cards."""
+        a, b = self._cards[real], self._cards[stand_in]  # type: ignore[index]
+
+        def sw(c: Card | None) -> Card | None:
+            return b if c == a else a if c == b else c
+
+        if self._model_deck:
+            self._model_deck = [sw(c) for c in self._model_deck]  # type: ignore[misc]
+        m = self.match  # type: ignore[attr-defined]
+        r = m.round
+        if r is not None and r.phase != "over":
+            r = replace(r, hands=tuple(tuple(sw(c) for c in h) for h in r.hands),  # type: ignore[misc]
+                        stock=tuple(sw(c) for c in r.stock), drawn=sw(r.drawn))  # type: ignore[misc]
+            self.match = replace(m, round=r)  # type: ignore[attr-defined]
+        for buf in self._bot_events.values():  # type: ignore[attr-defined]
+            for k, ev in enumerate(buf):
+                if isinstance(ev, E.StockDrawn) and ev.card in (a, b):
+                    buf[k] = replace(ev, card=sw(ev.card))
+                elif isinstance(ev, E.CardsDealt) and ev.cards and (a in ev.cards or b in ev.cards):
+                    buf[k] = replace(ev, cards=tuple(sw(c) for c in ev.cards))  # type: ignore[misc]
+
+    def _private_hidden_hands(self) -> bool:
+        """Does a blind seat's hand still hold a card the host has not seen?"""
+        mr = self._masked
+        r = self.match.round  # type: ignore[attr-defined]
+        if mr is None or r is None:
+            return False
+        return any(mr.position_of(self._card_no(c)) is not None
+                   for s in mr.blind for c in r.hands[s])
+
+    # ------------------------------------------------------------------ each change
+
+    def _private_redact(self, ev: E.Event, seat: int) -> E.Event:
+        """What ``seat`` sees of an event: a blind seat gets its own hidden cards blank
+        (the host does not know them; its client fills them in from its keys)."""
+        mr = self._masked
+        if mr is None or seat not in mr.blind:
+            return ev.for_seat(seat)
+        if (isinstance(ev, E.StockDrawn) and ev.reshuffle > 0
+                and self.variant.stock_rule == "turn_over"):  # type: ignore[attr-defined]
+            return ev.for_seat(seat)  # a turned-over pile is public: the host knows the card
+        return ev.for_seat(None)
+
+    def _private_hand(self, m: MatchState, seat: int) -> None:
+        """Before a blind seat's view: where each card of its hand lies in the masked deck."""
+        mr = self._masked
+        if mr is None or seat not in mr.blind or m.round is None or seat not in m.round.players \
+                or m.round.phase == "over":
+            return
+        ids = [self._card_no(c) for c in m.round.hands[seat]]
+        self._private_send(seat, {"k": "mk_hand", "pos": mr.hand_positions(ids)})
+
+    def _private_before(self, m: MatchState, evs: list[E.Event], now: float) -> None:
+        """Cards the host holds that this change makes public: reveal them first."""
+        mr = self._masked
+        if mr is None or not evs:
+            return
+        for c in [c for ev in evs for c in _event_cards(ev)]:
+            pos = mr.held_position(self._card_no(c))
+            if pos is not None:
+                self._private_route(mr.reveal(*pos), now)
+
+    def _private_note(self, evs: list[E.Event]) -> list[Routed]:
+        """Before the change goes out: the model's new stock generation and draws are
+        noted (so ``mk_hand`` can name the positions); what they send waits."""
+        mr = self._masked
+        out: list[Routed] = []
+        if mr is None:
+            return out
+        self._masked_events += evs
+        for ev in evs:
+            if isinstance(ev, E.StockRefilled):
+                out.append(mr.refilled(ev.reshuffle, [self._card_no(c) for c in ev.pile], ev.shuffled))
+            elif isinstance(ev, E.StockDrawn):
+                out.append(mr.drawn(ev.reshuffle, ev.position, ev.seat))
+        return out
+
+    def _private_after(self, evs: list[E.Event], noted: list[Routed], now: float) -> None:
+        """After the events went out: the key releases and mask passes they caused."""
+        mr = self._masked
+        if mr is None:
+            return
+        for routed in noted:
+            self._private_route(routed, now)
+        if any(isinstance(ev, E.RoundEnded) for ev in evs):
+            self._audit_wait = True
+            self._audit_deadline = now + self.config.audit_timeout  # type: ignore[attr-defined]
+            self._private_route(mr.publish_audit(), now)
+
+    def _private_unproven(self, evs: list[E.Event]) -> str:
+        """Why a change may not happen: it makes public a card the host has not seen
+        revealed (a stand-in of its model). Empty: it may."""
+        mr = self._masked
+        if mr is None:
+            return ""
+        for ev in evs:
+            if isinstance(ev, E.RoundEnded):
+                continue  # every hand is shown first (`_private_hold`)
+            for c in _event_cards(ev):
+                where = mr.position_of(self._card_no(c))
+                if where is not None:
+                    return (f"{c} is not proven to be in the hand: reveal deck {where[0]} "
+                            f"position {where[1]} first (private dealing)")
+        return ""
+
+    def _private_hold(self, conn: int | None, action: Any, seq: int | None, evs: list[E.Event],
+                      now: float) -> bool:
+        """An action would end the round while blind hands are unseen: show them first."""
+        mr = self._masked
+        if mr is None or not any(isinstance(e, E.RoundEnded) for e in evs):
+            return False
+        if not self._private_hidden_hands():
+            return False
+        self._held_action = (conn, action, seq)
+        self._private_route(mr.show(), now)
+        return True
+
+    # ------------------------------------------------------------------ outcome
+
+    def _private_fault(self, fault: Fault) -> None:
+        who = "nobody yet" if fault.seat is None else f"seat {fault.seat + 1}" \
+            if fault.seat != self.host_seat or not self.config.headless else "the host"  # type: ignore[attr-defined]
+        self._notice(f"private dealing: {fault.kind.name} by {who}: {fault.evidence[:200]}")  # type: ignore[attr-defined]
+
+    def _private_report(self, report: AuditReport, now: float) -> None:
+        self.masked_reports.append(report)  # type: ignore[attr-defined]
+        if not report.fair:
+            named = ", ".join(str(s + 1) for s in sorted(report.named)) or "-"
+            self._notice(f"private dealing: the round's audit found {len(report.faults)} "  # type: ignore[attr-defined]
+                         f"fault(s); seats named: {named}")
+        if self._audit_wait:
+            self._audit_wait = False
+            self._private_resume(now)
+
+    def _private_resume(self, now: float) -> None:
+        """The audit is in: a round that waited for it may be dealt now."""
+        if getattr(self, "_setup_after_audit", False):
+            self._setup_after_audit = False
+            self._setup_round(now)  # type: ignore[attr-defined]
+
+
+def _event_cards(ev: E.Event) -> list[Card]:
+    """Cards an event makes public (a play; a round's end shows every hand)."""
+    if isinstance(ev, E.Melded):
+        return [c for meld in ev.melds for c in meld.cards]
+    if isinstance(ev, E.LaidOff | E.Discarded):
+        return [ev.card]
+    if isinstance(ev, E.JokerRecovered):
+        return list(ev.cards)
+    if isinstance(ev, E.RoundEnded):
+        return [c for _s, h in ev.hands for c in h]
+    return []

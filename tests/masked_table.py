@@ -1,0 +1,366 @@
+"""A table with private dealing, in process: the machine and its clients over wire bytes.
+
+`MaskedTable` runs a `TableMachine` with ``private_deal`` and one `WireClient` per
+remote seat. Every message either way is encoded to its wire bytes and decoded on the
+other side, exactly as over TLS; each side keeps the bytes it saw (``seen``), so a spy
+test can read what a party could know. Clients play with a bot policy from the view
+their `MaskedSeat` fills in, reveal their cards before each action, and answer commit
+requests, reveals and between-rounds questions. Time is a number moved to each wake-up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import deque
+from itertools import combinations
+from typing import Any
+
+import msgpack
+
+from rami_lan.bots import make_bot
+from rami_lan.core import events as E
+from rami_lan.core.codec import (
+    action_to_plain,
+    event_from_plain,
+    event_to_plain,
+    view_from_plain,
+    view_to_plain,
+)
+from rami_lan.core.variants import get_variant
+from rami_lan.masked.deck import unmask
+from rami_lan.masked.group import card_table
+from rami_lan.masked.messages import CardReveal, Handover, KeyRelease, LockPass, from_plain
+from rami_lan.net import protocol as P
+from rami_lan.net.fairness import FairnessTracker, facts_from_welcome
+from rami_lan.table import TableConfig, TableMachine
+from rami_lan.table import effects as F
+from rami_lan.table import verifier as V
+from rami_lan.table.masked_seat import MaskedSeat
+from rami_lan.table.shuffle import commitment
+
+
+class Entropy:
+    def __init__(self, label: bytes) -> None:
+        self.label = label
+        self.n = 0
+
+    def __call__(self, n: int) -> bytes:
+        out = b""
+        while len(out) < n:
+            self.n += 1
+            out += hashlib.sha256(self.label + self.n.to_bytes(8, "big")).digest()
+        return out[:n]
+
+
+def to_wire(msg: F.Msg, variant: str) -> bytes:
+    fields = dict(msg.fields)
+    if msg.kind == "view":
+        fields["view"] = view_to_plain(fields["view"])
+    elif msg.kind == "events":
+        fields["events"] = [e if isinstance(e, dict) else event_to_plain(e, variant)
+                            for e in fields["events"]]
+    return pack(P.KINDS[msg.kind](**fields))
+
+
+def pack(msg: P.Message) -> bytes:
+    """A message's wire bytes (the frame body: msgpack of its plain form)."""
+    return msgpack.packb(msg.to_wire(), use_bin_type=True)
+
+
+def unpack(wire: bytes) -> P.Message:
+    return P.Message.from_wire(msgpack.unpackb(wire, raw=False, strict_map_key=True))
+
+
+class WireClient:
+    """One remote seat: decodes the wire, runs its MaskedSeat, plays with a bot policy."""
+
+    def __init__(self, table: MaskedTable, conn: int, nick: str, level: str, seed: int) -> None:
+        self.t = table
+        self.conn = conn
+        self.nick = nick
+        self.level = level
+        self.seed = seed
+        self.seat: int | None = None
+        self.ms: MaskedSeat | None = None
+        self.policy: Any = None
+        self.view: Any = None
+        self.events: list[E.Event] = []
+        self.pending: list[E.Event] = []
+        self.secrets: dict[bytes, bytes] = {}
+        self.seen: list[bytes] = []
+        """Every frame this client received or sent (a spying client's bytes)."""
+        self.acted = -1
+        self.view_no = 0
+        self.answered: int = -1
+        self.errors: list[str] = []
+        self.entropy = Entropy(b"client" + nick.encode())
+        self.tracker: Any = None
+        self.token: bytes | None = None
+        self.orders_given: set[bytes] = set()
+
+    def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None,
+             **fields: Any) -> None:
+        msg = P.KINDS[kind](**fields)
+        if self.tracker is not None and kind in ("commit", "reveal", "action"):
+            self.tracker.sent(msg, secret=own_secret, action=core_action)
+        wire = pack(msg)
+        self.seen.append(wire)
+        self.t.host_seen.append(wire)
+        self.t.inbox.append((self.conn, wire))
+
+    def receive(self, wire: bytes) -> None:
+        self.seen.append(wire)
+        msg = unpack(wire)
+        v = self.t.variant
+        ms = self.ms
+        if isinstance(msg, P.Welcome):
+            self.token = msg.token
+            if ms is not None:  # back after a drop: what we sent may have been lost
+                self.tracker.disconnected()
+                for out in ms.resend():
+                    self.send("masked", m=out)
+                return
+            self.seat = msg.seat
+            self.ms = MaskedSeat(msg.seat, v, self.entropy)
+            self.policy = make_bot(self.level, seat=msg.seat, seed=self.seed)
+            self.tracker = FairnessTracker(facts_from_welcome(msg.table_id, msg.table, msg.seat),
+                                           self.t.evidence_dir)
+            return
+        assert ms is not None
+        if isinstance(msg, P.Masked) and msg.m.get("k") != "mk_hand":
+            for out in ms.on_masked(msg.m):
+                self.send("masked", m=out)
+        else:
+            if isinstance(msg, P.Events):
+                evs = [event_from_plain(e, v) for e in msg.events if e.get("type") != "TableNotice"]
+                for out in ms.on_events(evs):  # the assignments happen at once: keys follow
+                    self.send("masked", m=out)
+                msg = (msg, evs)  # type: ignore[assignment]
+            if ms.must_hold():
+                ms.hold(msg.m if isinstance(msg, P.Masked) else msg)
+            else:
+                self.process(msg.m if isinstance(msg, P.Masked) else msg)
+        for item in ms.release():
+            self.process(item)
+        self.check_orders()
+
+    def process(self, item: Any) -> None:
+        """One host message, in order, once our own cards in it are known."""
+        ms = self.ms
+        assert ms is not None
+        if isinstance(item, dict):  # mk_hand, nothing held before it
+            ms.on_masked(item)
+            return
+        if isinstance(item, tuple):
+            msg, evs = item
+            filled = [ms.fill_event(e) for e in evs]
+            self.pending += filled
+            self.tracker.received(msg, events=filled)
+            return
+        msg = item
+        self.tracker.received(msg)
+        if isinstance(msg, P.CommitRequest):
+            secret = self.secrets.setdefault(msg.round_tag, self.entropy(32))
+            self.send("commit", round_tag=msg.round_tag,
+                      commit=commitment(msg.round_tag, msg.seat, secret), own_secret=secret)
+        elif isinstance(msg, P.Commitments):
+            if (msg.round_tag in self.secrets and self.t.reveal_secrets
+                    and self.tracker.can_reveal(msg.round_tag)):
+                self.send("reveal", round_tag=msg.round_tag, secret=self.secrets[msg.round_tag])
+        elif isinstance(msg, P.View):
+            self.view = ms.fill_view(view_from_plain(msg.view))
+            self.view_no += 1
+        elif isinstance(msg, P.Error):
+            self.errors.append(f"{msg.code}: {msg.message}")
+
+    def check_orders(self) -> None:
+        """Give the verifier each round's audited deck orders as soon as we have them."""
+        ms = self.ms
+        assert ms is not None
+        for tag, report in ms.reports.items():
+            if tag in self.orders_given:
+                continue
+            self.orders_given.add(tag)
+            faults = tuple(f"{f.kind.name} by seat {f.seat}: {f.evidence}" for f in report.faults)
+            self.tracker.masked_orders(V.MaskedOrders(tag, dict(report.orders), ms.refill_decks(), faults))
+
+    def maybe_act(self) -> bool:
+        """Play if it is our turn and we know our hand; True if something was sent."""
+        ms, view = self.ms, self.view
+        if ms is None or view is None or not ms.complete():
+            return False
+        if view.phase == "between" and self.answered != view.round_no:
+            self.answered = view.round_no
+            self.send("next_round", choice="continue")
+            return True
+        if not view.my_turn:
+            return False
+        if self.acted == self.view_no:
+            return False
+        self.acted = self.view_no
+        events, self.pending = self.pending, []
+        self.events += events
+        action = self.policy.choose(view, tuple(events))
+        for out in ms.reveals_for(action):
+            self.send("masked", m=out)
+        self.send("action", seq=self.t.seq_no(), action=action_to_plain(action, self.t.variant),
+                  core_action=action)
+        return True
+
+
+class MaskedTable:
+    """A headless host (or one with bots) and remote wire clients, all in process."""
+
+    def __init__(self, *, variant: str = "rami", seats: int = 4, bots: dict[int, str] | None = None,
+                 levels: dict[int, str] | None = None, limit: int | None = 1,
+                 private: bool = True, machine_cls: type[TableMachine] = TableMachine,
+                 evidence_dir: Any = None) -> None:
+        bots = bots or {}
+        self.config = TableConfig(name="masked", variant=variant, seats=seats, bots=bots, limit=limit,
+                                  headless=True, advertise=False, bot_delay=0.0, commit_timeout=5,
+                                  reveal_timeout=5, between_timeout=5, private_deal=private)
+        self.variant = get_variant(variant)
+        self.machine = machine_cls(self.config, Entropy(b"host"))
+        self.now = 10.0
+        self.inbox: deque[tuple[int, bytes]] = deque()
+        self.host_seen: list[bytes] = []
+        """Every frame the host received or sent (the spying host's bytes)."""
+        self.clients: dict[int, WireClient] = {}
+        self.reveal_secrets = True
+        self.evidence_dir = evidence_dir
+        self._seq = 0
+        self.wake: float | None = None
+        self.steps = 0
+        humans = [s for s in range(seats) if s not in bots]
+        for k, _ in enumerate(humans):
+            conn = k + 1
+            level = (levels or {}).get(k, "moyen")
+            self.clients[conn] = WireClient(self, conn, f"p{k}", level, seed=k + 7)
+
+    def seq_no(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def feed(self, effects: list[F.Effect]) -> None:
+        for eff in effects:
+            if isinstance(eff, F.Send):
+                wire = to_wire(eff.msg, self.variant.id)
+                self.host_seen.append(wire)
+                self.clients[eff.conn].receive(wire)
+            elif isinstance(eff, F.Wake):
+                self.wake = eff.at
+
+    def handle(self, conn: int, wire: bytes) -> None:
+        m, now = self.machine, self.now
+        msg = unpack(wire)
+        if isinstance(msg, P.Commit):
+            self.feed(m.commit(conn, msg.round_tag, msg.commit, now))
+        elif isinstance(msg, P.Reveal):
+            self.feed(m.reveal(conn, msg.round_tag, msg.secret, now))
+        elif isinstance(msg, P.Masked):
+            self.feed(m.masked(conn, msg.m, now))
+        elif isinstance(msg, P.Action):
+            self.feed(m.action(conn, msg.seq, msg.action, now))
+        elif isinstance(msg, P.NextRound):
+            self.feed(m.next_round(conn, msg.choice, now))
+        else:  # pragma: no cover - the harness sends nothing else
+            raise AssertionError(f"unexpected {msg.KIND}")
+
+    def drop(self, conn: int) -> WireClient:
+        """The connection dies: what the client had in flight is lost with it."""
+        client = self.clients.pop(conn)
+        self.inbox = deque(item for item in self.inbox if item[0] != conn)
+        self.feed(self.machine.left(conn, self.now))
+        return client
+
+    def rejoin(self, client: WireClient) -> None:
+        """The same client (same process, same keys) comes back with its token."""
+        client.conn = max(self.clients, default=0) + 100
+        self.clients[client.conn] = client
+        self.feed(self.machine.joined(client.conn, self.now, nick=client.nick, token=client.token))
+
+    def start(self) -> None:
+        for conn, c in self.clients.items():
+            self.feed(self.machine.joined(conn, self.now, nick=c.nick))
+
+    def run(self, max_steps: int = 200_000, until: Any = None) -> None:
+        """Deliver, play and move time until the match is over (or ``until()``)."""
+        while (not self.machine.over or self.inbox) and self.steps < max_steps:
+            if until is not None and until():
+                return
+            self.steps += 1
+            if self.inbox:
+                self.handle(*self.inbox.popleft())
+                continue
+            if any(c.maybe_act() for c in self.clients.values()):
+                continue
+            if self.wake is None:
+                if until is not None:
+                    return  # nothing moves: the caller decides (e.g. a player must come back)
+                raise AssertionError(f"stuck: stage {self.machine.stage}, phase {self.machine.match.phase}")
+            self.now = max(self.now, self.wake)
+            self.feed(self.machine.tick(self.now, max_steps=1))
+        assert self.machine.over or until is not None, "the match did not end"
+
+
+# ---------------------------------------------------------------------- spying
+
+
+Slot = tuple[int, int]
+
+
+Keys = dict[Slot, dict[int, bytes]]
+_PARSED: dict[bytes, Any] = {}
+"""Frame -> its masked-deck message (None: another kind): each frame is parsed once."""
+Finals = dict[int, tuple[bytes, ...]]
+
+
+def knowledge(frames: list[bytes], own: Any = None) -> tuple[Keys, Finals]:
+    """Every key and every deck's final points that these frames (and a participant's
+    own journal, ``own``) hold."""
+    keys: dict[Slot, dict[int, bytes]] = {}
+    finals: dict[int, tuple[bytes, ...]] = {}
+    for wire in dict.fromkeys(frames):
+        if wire not in _PARSED:
+            msg = unpack(wire) if b"mk_" in wire else None
+            _PARSED[wire] = (from_plain(msg.m) if isinstance(msg, P.Masked) and msg.m["k"] not in (
+                "mk_round", "mk_deal", "mk_show", "mk_hand") else None)
+        mm = _PARSED[wire]
+        if mm is None:
+            continue
+        if isinstance(mm, KeyRelease):
+            keys.setdefault((mm.deck, mm.position), {})[mm.seat] = mm.key
+        elif isinstance(mm, CardReveal):
+            keys.setdefault((mm.deck, mm.position), {}).update(dict(mm.keys))
+        elif isinstance(mm, Handover):
+            for deck, position, key in mm.keys:
+                keys.setdefault((deck, position), {})[mm.seat] = key
+        elif isinstance(mm, LockPass):
+            finals[mm.deck] = mm.points
+    if own is not None:
+        for d in own.snapshot()["decks"]:
+            finals[d["deck"]] = tuple(d["locks"][-1])
+            for j, key in enumerate(d["secrets"][2]):
+                keys.setdefault((d["deck"], j), {})[own.seat] = key
+    return keys, finals
+
+
+def can_name(slot: Slot, keys: dict[Slot, dict[int, bytes]], finals: dict[int, tuple[bytes, ...]],
+             n_cards: int) -> int | None:
+    """Try every subset of the keys held for ``slot``: the card id if one unmasks it."""
+    point = finals[slot[0]][slot[1]]
+    held = list(keys.get(slot, {}).values())
+    cards = card_table(n_cards)
+    for size in range(len(held) + 1):
+        for subset in combinations(held, size):
+            card = cards.card_of(unmask(point, subset) if subset else point)
+            if card is not None:
+                return card
+    return None
+
+
+def frames_size(frames: list[bytes]) -> int:
+    return sum(len(f) for f in frames)
+
+
+__all__ = ["MaskedTable", "WireClient", "can_name", "knowledge", "pack", "unpack"]

@@ -1,0 +1,391 @@
+"""Private dealing through the table machine: whole matches, spies and cheaters.
+
+A headless host with one bot seat (held by the host) and three remote wire clients
+(`tests/masked_table.py`: every message encoded to its wire bytes and decoded on the
+other side) play whole matches with ``private_deal`` on. The spying host records every
+byte it receives, sends or relays; each spying client every byte it receives or sends.
+At each checkpoint, and at the last moment before any card is revealed, every spy tries
+every subset of the keys its bytes (and its own secrets) hold on every position it was
+not given: none may name a card that is not yet public. Positive controls show the same
+attack names the cards the spy does hold. Each client replays every round with the
+rules from the audited deck order (`SeatVerifier`): all rounds must check.
+
+Cheaters, each cheating in exactly one way, are named by the honest side: a host that
+drops a reveal, a host whose mask pass moves a point, a client that sends a wrong key,
+a client that skips its shuffle step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from masked_table import MaskedTable, WireClient, can_name, knowledge, unpack
+
+from rami_lan.masked.audit import FaultKind
+from rami_lan.net import protocol as P
+from rami_lan.table import TableMachine
+from rami_lan.table.masked_seat import MaskedSeat
+
+HOST = 255
+
+
+def _round_frames(frames: list[bytes]) -> list[bytes]:
+    """The frames of the current round: from the last ``mk_round`` on."""
+    last = 0
+    for k, wire in enumerate(frames):
+        if b"mk_round" in wire:
+            msg = unpack(wire)
+            if isinstance(msg, P.Masked) and msg.m.get("k") == "mk_round":
+                last = k
+    return frames[last:]
+
+
+class Spies:
+    """Every party of a MaskedTable as a spy of what it can know."""
+
+    def __init__(self, t: MaskedTable) -> None:
+        self.t = t
+        self.checked = 0
+        self.named_own = 0
+        self.last_moment = 0
+
+    def parties(self) -> list[tuple[str, list[bytes], Any]]:
+        m = self.t.machine
+        out: list[tuple[str, list[bytes], Any]] = []
+        if m._masked is not None:
+            out.append(("host", self.t.host_seen, m._masked.p))
+        for c in self.t.clients.values():
+            if c.ms is not None and c.ms.p is not None:
+                out.append((f"seat {c.seat}", c.seen, c.ms.p))
+        return out
+
+    def sweep(self) -> None:
+        """Every party, every position: hidden ones stay hidden; known ones are nameable."""
+        n = self.t.variant.deck_size
+        for who, frames, p in self.parties():
+            keys, finals = knowledge(_round_frames(frames), p)
+            for deck in finals:
+                for j in range(len(finals[deck])):
+                    mine = p.card_at(deck, j)
+                    named = can_name((deck, j), keys, finals, n)
+                    if mine is None:
+                        assert named is None, f"{who} names the hidden card at {(deck, j)}"
+                        self.checked += 1
+                    elif named is not None:
+                        assert named == mine
+                        self.named_own += 1
+
+    def before_reveal(self, holder: str, deck: int, position: int) -> None:
+        """The last moment before a card goes public: nobody but its holder can name it."""
+        n = self.t.variant.deck_size
+        for who, frames, p in self.parties():
+            if who == holder:
+                continue
+            keys, finals = knowledge(_round_frames(frames), p)
+            if deck in finals:
+                if p.card_at(deck, position) is None:
+                    assert can_name((deck, position), keys, finals, n) is None, \
+                        f"{who} names {(deck, position)} before {holder} reveals it"
+                    self.last_moment += 1
+
+
+class SpiedTable(MaskedTable):
+    """A MaskedTable that runs the spies before every reveal and every few steps."""
+
+    spies: Spies
+
+    def feed(self, effects: list[Any]) -> None:
+        from rami_lan.table import effects as F
+
+        for eff in effects:
+            m = eff.msg.fields.get("m") if isinstance(eff, F.Send) and eff.msg.kind == "masked" else None
+            if m is not None and m["k"] == "mk_reveal":
+                if m["seat"] == HOST:  # a bot's card the host holds
+                    self.spies.before_reveal("host", m["deck"], m["pos"])
+        super().feed(effects)
+
+
+class SpiedClient(WireClient):
+    def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None,
+             **fields: Any) -> None:
+        if kind == "masked" and fields["m"]["k"] == "mk_reveal":
+            self.t.spies.before_reveal(f"seat {self.seat}", fields["m"]["deck"], fields["m"]["pos"])  # type: ignore[attr-defined]
+        super().send(kind, own_secret, core_action, **fields)
+
+
+def _table(cls: type[MaskedTable] = MaskedTable, client_cls: type[WireClient] = WireClient,
+           **kw: Any) -> MaskedTable:
+    t = cls(bots={3: "moyen"}, **kw)
+    for conn, c in list(t.clients.items()):
+        t.clients[conn] = client_cls(t, conn, c.nick, c.level, c.seed)
+    return t
+
+
+def _all_checked(t: MaskedTable) -> None:
+    for c in t.clients.values():
+        rounds = c.tracker.rounds()
+        assert rounds and all(r.status == "checked" for r in rounds), [
+            (r.round_no, r.status, r.reason) for r in rounds if r.status != "checked"]
+        assert not c.errors and not c.ms.problems and not c.ms.faults
+
+
+def test_a_whole_match_where_no_spy_can_name_a_hidden_card(tmp_path: Any) -> None:
+    t = _table(SpiedTable, SpiedClient, variant="rami", limit=50, evidence_dir=tmp_path)
+    spies = t.spies = Spies(t)  # type: ignore[attr-defined]
+    t.start()
+    dealt = set()
+
+    def checkpoint() -> bool:
+        m = t.machine
+        key = (m.match.round_no, m.match.round.turn_no if m.match.round else 0)
+        if m.match.phase in ("draw", "play") and key not in dealt and key[1] in (1, 9):
+            dealt.add(key)
+            spies.sweep()
+        return False
+
+    t.run(until=checkpoint)
+    t.run()
+    m = t.machine
+    assert m.match.over and m.match.round_no >= 2, "a whole match of several rounds"
+    assert spies.checked > 1000 and spies.named_own > 100 and spies.last_moment > 100
+    assert len(m.masked_reports) == m.match.round_no and all(r.fair for r in m.masked_reports)
+    _all_checked(t)
+    # The host's model never held a blind seat's card before it was public: it dealt from
+    # stand-ins, and the audit's deck order differs from the stand-in order it started with.
+    orders = [r.orders[0] for r in m.masked_reports]
+    assert all(list(o) != list(range(len(o))) for o in orders)
+    assert len({tuple(o) for o in orders}) == len(orders)
+
+
+@pytest.mark.parametrize("variant", ["classique", "multi", "500", "40"])
+def test_every_variant_plays_a_round_with_private_dealing(variant: str, tmp_path: Any) -> None:
+    t = _table(variant=variant, limit=None, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: all(c.tracker.rounds() and c.tracker.rounds()[0].status != "pending"
+                            for c in t.clients.values()))
+    assert t.machine.masked_reports and t.machine.masked_reports[0].fair
+    _all_checked(t)
+
+
+def test_a_refill_of_the_stock_is_masked_again(tmp_path: Any) -> None:
+    """40 heads-up, until a round whose stock runs out: the pile goes back as a new masked
+    deck, shuffled by both participants; the audit gives its order and the clients'
+    replay of that round uses it."""
+    t = MaskedTable(variant="40", seats=2, bots={1: "moyen"}, limit=None, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: any(1 in r.orders for r in t.machine.masked_reports))
+    report = next(r for r in t.machine.masked_reports if 1 in r.orders)
+    assert report.fair and len(report.orders[1]) > 5
+    assert sorted(report.orders[1]) != list(report.orders[1])  # shuffled, not the pile as it lay
+    t.run(until=lambda: all(r.status != "pending" for c in t.clients.values() for r in c.tracker.rounds()))
+    _all_checked(t)
+
+
+def test_without_private_dealing_no_masked_message_is_sent(tmp_path: Any) -> None:
+    t = _table(variant="rami", limit=1, private=False, evidence_dir=tmp_path)
+    t.start()
+    t.run()
+    assert t.machine.match.over and not t.machine.masked_reports
+    assert not any(b"mk_" in f for f in t.host_seen)
+
+
+def test_a_malformed_masked_message_gets_an_error_and_the_game_goes_on(tmp_path: Any) -> None:
+    t = _table(variant="rami", limit=1, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: t.machine._masked is not None and t.machine._masked.ready(0))
+    c = t.clients[1]
+    for bad in ({"k": "mk_key", "deck": 0, "seat": c.seat, "to": 2, "pos": 1, "key": b"x"},
+                {"k": "mk_reveal", "deck": 0, "seat": (c.seat + 1) % 3, "pos": 0, "keys": []},
+                {"k": "mk_audit", "seat": c.seat, "decks": "nope", "sent": []}):
+        t.feed(t.machine.masked(c.conn, bad, t.now))
+    t.run(until=lambda: len(c.errors) >= 3)  # held with the deal until our cards are known
+    assert len(c.errors) == 3 and all(e.startswith("bad_masked") for e in c.errors)
+    c.errors.clear()
+    t.run()
+    _all_checked(t)
+
+
+# ------------------------------------------------------------------------- cheaters
+
+
+class DroppingHost(TableMachine):
+    """Relays every masked message but one card reveal meant for seat 1."""
+
+    dropped = 0
+
+    def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
+        if seat == 1 and plain.get("k") == "mk_reveal" and plain.get("seat") != 1 and not self.dropped:
+            self.dropped += 1
+            return
+        super()._private_send(seat, plain)
+
+
+class MovingHost(TableMachine):
+    """Its mask pass of the first deck has two points swapped after the fact."""
+
+    moved = 0
+
+    def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
+        if plain.get("k") == "mk_mask" and plain.get("seat") == HOST and plain.get("deck") == 0:
+            if not self.moved:
+                self._moved_points = list(plain["points"])
+                self._moved_points[0], self._moved_points[1] = self._moved_points[1], self._moved_points[0]
+            self.moved += 1
+            plain = dict(plain, points=self._moved_points)
+        super()._private_send(seat, plain)
+
+
+def test_a_host_that_drops_a_reveal_is_named_by_the_audit(tmp_path: Any) -> None:
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=1, machine_cls=DroppingHost,
+                    evidence_dir=tmp_path)
+    t.start()
+    t.run()
+    assert t.machine.dropped == 1  # type: ignore[attr-defined]
+    victim = next(c for c in t.clients.values() if c.seat == 1)
+    report = next(iter(victim.ms.reports.values()))
+    assert HOST in report.named and {f.kind for f in report.faults} == {FaultKind.DROPPED}
+    assert [r.status for r in victim.tracker.rounds()] == ["failed"]
+    assert "DROPPED by seat 255" in victim.tracker.rounds()[0].reason
+    for c in t.clients.values():  # the others saw every reveal: their round checks
+        if c is not victim:
+            assert [r.status for r in c.tracker.rounds()] == ["checked"]
+
+
+def test_a_host_whose_mask_pass_moves_a_point_is_named_by_every_client(tmp_path: Any) -> None:
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=1, machine_cls=MovingHost,
+                    evidence_dir=tmp_path)
+    t.start()
+    t.run()
+    for c in t.clients.values():
+        report = next(iter(c.ms.reports.values()))
+        assert report.named == {HOST}, report.faults
+        assert FaultKind.BAD_MASK in {f.kind for f in report.faults}
+        assert [r.status for r in c.tracker.rounds()] == ["failed"]
+
+
+class WrongKeyClient(WireClient):
+    """Sends one wrong key to another client."""
+
+    lied = False
+
+    def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None,
+             **fields: Any) -> None:
+        m = fields.get("m")
+        if kind == "masked" and m and m["k"] == "mk_key" and m["to"] not in (None, HOST) \
+                and not WrongKeyClient.lied:
+            WrongKeyClient.lied = True
+            key = bytearray(m["key"])
+            key[0] ^= 1
+            fields = dict(fields, m=dict(m, key=bytes(key)))
+        super().send(kind, own_secret, core_action, **fields)
+
+
+class SkippingClient(WireClient):
+    """Passes its mask step's input on unchanged (no key, no shuffle)."""
+
+    def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None,
+             **fields: Any) -> None:
+        m = fields.get("m")
+        if kind == "masked" and m and m["k"] == "mk_mask" and m["deck"] == 0:
+            fields = dict(fields, m=dict(m, points=self.last_points))
+        super().send(kind, own_secret, core_action, **fields)
+
+    def receive(self, wire: bytes) -> None:
+        msg = unpack(wire)
+        if isinstance(msg, P.Masked) and msg.m.get("k") == "mk_mask":
+            self.last_points = msg.m["points"]
+        super().receive(wire)
+
+
+def test_a_client_that_sends_a_wrong_key_is_named_at_once(tmp_path: Any) -> None:
+    WrongKeyClient.lied = False
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=1, evidence_dir=tmp_path)
+    liar = t.clients[1]
+    t.clients[1] = WrongKeyClient(t, 1, liar.nick, liar.level, liar.seed)
+    t.start()
+
+    def named() -> bool:
+        return any(f.kind is FaultKind.WRONG_KEY for c in t.clients.values() if c.ms
+                   for f in c.ms.faults)
+
+    t.run(until=named)
+    assert WrongKeyClient.lied and named()
+    fault = next(f for c in t.clients.values() for f in c.ms.faults)
+    assert fault.seat == t.clients[1].seat
+
+
+def test_a_client_that_skips_its_shuffle_is_named_at_once(tmp_path: Any) -> None:
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=1, evidence_dir=tmp_path)
+    cheat = t.clients[2]
+    t.clients[2] = SkippingClient(t, 2, cheat.nick, cheat.level, cheat.seed)
+    t.start()
+
+    def named() -> bool:
+        m = t.machine._masked
+        return m is not None and any(f.kind is FaultKind.SKIPPED_STEP for f in m.faults)
+
+    t.run(until=named)
+    fault = next(f for f in t.machine._masked.faults if f.kind is FaultKind.SKIPPED_STEP)
+    assert fault.seat == t.clients[2].seat
+
+
+def test_a_client_refuses_a_deal_layout_that_is_not_round_the_table() -> None:
+    from rami_lan.core.variants import get_variant
+    from rami_lan.table.masked_seat import MaskedSeatError
+
+    ms = MaskedSeat(1, get_variant("rami"), lambda n: bytes(range(n)))
+    tag = b"rami-lan/v1" + bytes(16) + (1).to_bytes(4, "big") + (1).to_bytes(4, "big")
+    ms.on_masked({"k": "mk_round", "tag": tag, "host": 255, "participants": [0, 1, 255], "n": 110})
+    layout = [(1, 2, 3, 0)[k % 4] for k in range(56)] + [None]
+    layout[5], layout[6] = layout[6], layout[5]  # the host takes a card meant for seat 2
+    with pytest.raises(MaskedSeatError, match="round the table"):
+        ms.on_masked({"k": "mk_deal", "deck": 0, "seats": layout})
+
+
+class NoRevealClient(WireClient):
+    """Plays its cards without revealing them first (its keys would prove them)."""
+
+    def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None,
+             **fields: Any) -> None:
+        if kind == "masked" and fields["m"]["k"] == "mk_reveal" and self.view.phase == "play":
+            return
+        super().send(kind, own_secret, core_action, **fields)
+
+
+def test_a_card_played_without_its_reveal_is_refused(tmp_path: Any) -> None:
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=1, evidence_dir=tmp_path)
+    c = t.clients[1]
+    t.clients[1] = NoRevealClient(t, 1, c.nick, c.level, c.seed)
+    t.start()
+    t.run(until=lambda: bool(t.clients[1].errors))
+    # The card is not in the host's model of the hand ("does not hold"), or it is there only
+    # as a stand-in ("not proven"): either way the play is refused and nothing went public.
+    err = t.clients[1].errors[0]
+    assert err.startswith("illegal") and ("does not hold" in err or "not proven" in err)
+    assert t.machine.match.round.turn == t.clients[1].seat and t.machine.match.phase == "play"
+
+
+def test_a_player_who_drops_and_comes_back_finishes_the_match(tmp_path: Any) -> None:
+    """Seat 1's connection dies mid-round, losing what it had in flight; the table waits
+    for it (nobody else can play its hidden hand). It comes back with its token: the host
+    sends the round's masked messages again with the public events, it sends again what
+    it sent, both sides drop what they had, and the match goes on to its end."""
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 6)
+    away = t.drop(2)
+    t.run(until=lambda: False, max_steps=t.steps + 400)  # the others play until they must wait
+    assert not t.machine.over and t.machine.stage.value == "playing"
+    t.rejoin(away)
+    t.run()
+    m = t.machine
+    assert m.match.over and all(r.fair for r in m.masked_reports)
+    assert len(m.masked_reports) == m.match.round_no
+    for c in t.clients.values():
+        assert not c.ms.faults and not c.ms.problems, c.ms.faults
+        statuses = [r.status for r in c.tracker.rounds()]
+        if c is away:  # it missed events of round 1: checked as far as it saw them
+            assert statuses[0] in ("partial", "checked") and set(statuses[1:]) <= {"checked"}
+        else:
+            assert set(statuses) == {"checked"}, statuses
