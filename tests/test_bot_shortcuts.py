@@ -148,3 +148,28 @@ def test_bots_that_ignore_events_get_none_and_the_others_all() -> None:
     from rami_lan.core.events import StockDrawn
     drawn = [e for e in seats[1].seen if isinstance(e, StockDrawn)]
     assert drawn and all((e.card is None) == (e.seat != 1) for e in drawn)
+
+
+@pytest.mark.parametrize("variant", VARIANT_IDS)
+def test_top_discard_precheck_never_hides_a_meld(variant: str) -> None:
+    """``moyen`` partitions hand + top discard only when `_may_meld_with` allows it."""
+    import random
+
+    from rami_lan.bots.quick import quick_partition
+    from rami_lan.core.cards import full_deck
+
+    v = VARIANTS[variant]
+    deck = full_deck(v.n_decks, v.n_jokers)
+    rng = random.Random(5)
+    melded = refused = 0
+    for _ in range(3000):
+        cards = rng.sample(deck, rng.randint(2, 16))
+        hand, top = cards[:-1], cards[-1]
+        if top.is_joker:
+            continue
+        if top in quick_partition(v, [*hand, top]).melded:
+            assert M._may_meld_with(hand, top), (hand, top)
+            melded += 1
+        elif not M._may_meld_with(hand, top):
+            refused += 1
+    assert melded > 100 and refused > 100

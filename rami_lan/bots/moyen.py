@@ -16,7 +16,7 @@ solver is only asked for the turn's obligations or when the greedy lay-down is r
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rami_lan.bots.base import Bot, can_open
 from rami_lan.bots.quick import QuickPartition, quick_partition
@@ -28,25 +28,37 @@ from rami_lan.core.solver import joker_recoveries
 from rami_lan.core.views import SeatView
 
 
-def _may_meld_with(hand: Iterable[Card], card: Card) -> bool:
-    """Could a greedy meld of ``hand`` plus the natural ``card`` hold ``card``? Every meld
-    `quick_partition` makes needs a natural of the hand of the card's rank in another suit
-    (a set, a pair completed by a joker) or of its suit one or two ranks away (a run, a
-    pair completed by a joker), an ace counting as 1 and as 14. False means surely not."""
+def _may_meld_with(hand: Sequence[Card], card: Card) -> bool:
+    """Could a greedy meld of ``hand`` plus the natural ``card`` hold ``card``? False
+    means surely not: `quick_partition` puts it in a set only with two other suits of
+    its rank, in a run only next to two cards of its suit that make three in a row with
+    it, and in a pair completed by a joker only when the hand has a joker and a natural
+    of its rank in another suit or of its suit one or two ranks away (an ace counting
+    as 1 and as 14 throughout)."""
     r, s = card.rank, card.suit
-    ranks = (1, 14) if r == 1 else (r,)
+    others: set[str | None] = set()
+    near: set[int] = set()  # positions of the naturals of its suit
+    joker = False
     for c in hand:
         cr = c.rank
         if not cr:
-            continue
-        if cr == r:
+            joker = True
+        elif cr == r:
             if c.suit != s:
-                return True
+                others.add(c.suit)
         elif c.suit == s:
-            for a in (1, 14) if cr == 1 else (cr,):
-                for b in ranks:
-                    if -2 <= a - b <= 2:
-                        return True
+            if cr == 1:
+                near.update((1, 14))
+            else:
+                near.add(cr)
+    if len(others) >= 2:
+        return True
+    for p in (1, 14) if r == 1 else (r,):
+        below, above = p - 1 in near, p + 1 in near
+        if (below and above) or (below and p - 2 in near) or (above and p + 2 in near):
+            return True
+        if joker and (others or below or above or p - 2 in near or p + 2 in near):
+            return True
     return False
 
 
