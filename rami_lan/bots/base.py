@@ -114,6 +114,8 @@ class Bot:
         self._checked: dict[A.Action, bool] = {}
         self._last: tuple[A.Action | None, bool] = (None, False)
         self._opened: tuple[SeatView | None, bool] = (None, False)
+        self._variant_id: str | None = None
+        self._variant: Variant | None = None
 
     # --- the interface -------------------------------------------------------------
 
@@ -197,7 +199,10 @@ class Bot:
     # --- helpers -------------------------------------------------------------------
 
     def variant(self, view: SeatView) -> Variant:
-        return get_variant(view.variant)
+        vid = view.variant
+        if self._variant_id != vid:  # asked many times per decision
+            self._variant_id, self._variant = vid, get_variant(vid)
+        return self._variant  # type: ignore[return-value]
 
     def discardable(self, view: SeatView) -> list[Card]:
         """Hand cards (one per face) the rules let this seat discard now."""

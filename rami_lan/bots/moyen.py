@@ -331,10 +331,11 @@ class Moyen(Bot):
         """The unmatched card with the highest penalty (no look at its neighbours)."""
         v = self.variant(view)
         melded = self.meld_cards(view)
-        order = sorted(
-            view.hand,
-            key=lambda c: (c in melded, c.is_joker, -hand_points(v, c), c.sort_key()),
-        )
+        order = [
+            c for _key, c in sorted(
+                ((c in melded, not c.rank, -hand_points(v, c), c.sort_key()), c) for c in view.hand
+            )
+        ]  # the keys differ (sort_key holds the copy): cards are never compared
         for c in order:  # legality asked only until one may go
             if self.legal(view, A.Discard(self.seat, c)):
                 return c
