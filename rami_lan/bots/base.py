@@ -107,7 +107,8 @@ class Bot:
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         self.seat = seat
-        self.rng = random.Random(seed)
+        self._seed = seed
+        self._rng: random.Random | None = None
         self.think_delay = think_delay
         self._shadow_of: SeatView | None = None
         self._shadow: R.RoundState | None = None
@@ -116,6 +117,18 @@ class Bot:
         self._opened: tuple[SeatView | None, bool] = (None, False)
         self._variant_id: str | None = None
         self._variant: Variant | None = None
+
+    @property
+    def rng(self) -> random.Random:
+        """The bot's own random source, seeded with its seed (made when first used:
+        most levels never draw from it)."""
+        if self._rng is None:
+            self._rng = random.Random(self._seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._rng = value
 
     # --- the interface -------------------------------------------------------------
 
