@@ -155,8 +155,13 @@ class Moyen(Bot):
         """Greedy melds of the hand (plus ``extra``), remembered while the hand is the same."""
         hand = view.hand
         if self._quick_hand is not hand:  # the engine's hand tuple: same object, same cards
+            before, known = self._quick_hand, self._quick
             self._quick_hand = hand
             self._quick = {}
+            if before is not None and len(hand) == len(before) + 1 and hand[:-1] == before:
+                q = known.get(hand[-1])  # it took the card it had partitioned with the hand
+                if q is not None:
+                    self._quick[None] = q
         q = self._quick.get(extra)
         if q is None:
             cards = list(hand) if extra is None else [*hand, extra]
