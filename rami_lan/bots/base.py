@@ -85,7 +85,12 @@ def _surely_legal(view: SeatView, action: A.Action) -> bool:
         )
     else:
         return False
-    return ok and any(p.seat == seat and p.in_round for p in view.players)
+    if not ok:
+        return False
+    players = view.players
+    if seat < len(players) and players[seat].seat == seat:  # listed by seat, as view_for does
+        return players[seat].in_round
+    return any(p.seat == seat and p.in_round for p in players)
 
 
 class Bot:

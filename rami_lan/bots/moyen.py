@@ -89,10 +89,19 @@ class _TableFacts:
         if idx is None:
             idx = self.by_face = {}
             for i, meld in enumerate(self.melds):
-                for face in _may_extend(meld):
-                    if face[0]:
-                        idx.setdefault(face, []).append(i)
+                for face in _extends(meld):
+                    idx.setdefault(face, []).append(i)
         return idx.get(card.face, [])
+
+
+def _extends(meld: Meld) -> list[tuple[int, str | None]]:
+    """`_may_extend` without the joker, remembered per meld object."""
+    e = _EXTENDS.get(id(meld))
+    if e is None or e[0] is not meld:
+        if len(_EXTENDS) >= 1024:
+            _EXTENDS.clear()
+        e = _EXTENDS[id(meld)] = (meld, [f for f in _may_extend(meld) if f[0]])
+    return e[1]
 
 
 def _may_extend(meld: Meld) -> list[tuple[int, str | None]]:
@@ -117,6 +126,7 @@ def _may_extend(meld: Meld) -> list[tuple[int, str | None]]:
 # identity); each entry keeps its object alive, so an identity is never reused while
 # its entry stands. The answers only depend on public, immutable table melds.
 _TABLES: dict[tuple[str, int], _TableFacts] = {}
+_EXTENDS: dict[int, tuple[Meld, list[tuple[int, str | None]]]] = {}
 _MELDS: dict[tuple[str, int], tuple[Meld, dict, dict, bool]] = {}
 
 
