@@ -287,11 +287,14 @@ class Moyen(Bot):
             if face in seen:
                 continue
             seen.add(face)
-            if card not in must and (card in protected or (keep_jokers and not card.rank)):
+            owed = card in must
+            if keep_jokers and not card.rank and not owed:
                 continue
             targets = fit.get(face)
             if targets is None:
                 targets = self.fit_targets(view, card)
+            if not targets or (not owed and card in protected):
+                continue  # (the cheap test first: most faces fit nowhere)
             for i, end in targets:
                 action = A.LayOff(self.seat, card, i, end)  # type: ignore[arg-type]
                 if self.legal(view, action):
