@@ -81,17 +81,21 @@ class _TableFacts:
             self.jokers = [i for i, m in enumerate(self.melds) if _meld_facts(vid, m)[3]]
         return self.jokers
 
-    def candidates(self, card: Card) -> list[int] | range:
-        """The melds ``card`` may extend, in table order (all of them for a joker)."""
-        if card.is_joker:
-            return range(len(self.melds))
+    def index(self) -> dict[tuple[int, str | None], list[int]]:
+        """Natural face -> the melds it may extend, in table order."""
         idx = self.by_face
         if idx is None:
             idx = self.by_face = {}
             for i, meld in enumerate(self.melds):
                 for face in _extends(meld):
                     idx.setdefault(face, []).append(i)
-        return idx.get(card.face, [])
+        return idx
+
+    def candidates(self, card: Card) -> list[int] | range:
+        """The melds ``card`` may extend, in table order (all of them for a joker)."""
+        if card.is_joker:
+            return range(len(self.melds))
+        return self.index().get(card.face, [])
 
 
 def _extends(meld: Meld) -> list[tuple[int, str | None]]:
@@ -280,7 +284,8 @@ class Moyen(Bot):
             return None
         protected = self.meld_cards(view)
         must = view.must_use
-        fit = _table_facts(view).fit
+        t = _table_facts(view)
+        fit, idx = t.fit, t.index()
         seen: set[tuple[int, str | None]] = set()
         for card in self.hand_must_first(view) if must else view.hand:
             face = (card.rank, card.suit)
@@ -292,7 +297,10 @@ class Moyen(Bot):
                 continue
             targets = fit.get(face)
             if targets is None:
-                targets = self.fit_targets(view, card)
+                if card.rank and face not in idx:
+                    targets = fit[face] = ()  # a natural that extends no meld
+                else:
+                    targets = self.fit_targets(view, card)
             if not targets or (not owed and card in protected):
                 continue  # (the cheap test first: most faces fit nowhere)
             for i, end in targets:
