@@ -215,7 +215,10 @@ class Moyen(Bot):
 
     def lay_down_action(self, view: SeatView, hold: Iterable[Card] = ()) -> A.Action | None:
         """Lay down the greedy melds when they may go (the exact solver otherwise)."""
-        if any(c in view.hand for c in view.must_use) or not self.may_lay_down(view):
+        owed = bool(view.must_use) and any(c in view.hand for c in view.must_use)
+        if not owed and not self.may_lay_down(view):
+            return None  # what the base method answers then
+        if owed:
             return super().lay_down_action(view, hold)
         v = self.variant(view)
         q = self.quick(view)
