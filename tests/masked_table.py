@@ -97,6 +97,7 @@ class WireClient:
         self.tracker: Any = None
         self.token: bytes | None = None
         self.orders_given: set[bytes] = set()
+        self.rounds_told: set[bytes] = set()
 
     def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None,
              **fields: Any) -> None:
@@ -177,6 +178,9 @@ class WireClient:
         """Give the verifier each round's audited deck orders as soon as we have them."""
         ms = self.ms
         assert ms is not None
+        if ms.tag is not None and ms.tag not in self.rounds_told:
+            self.rounds_told.add(ms.tag)
+            self.tracker.masked_round(ms.tag)
         for tag, report in ms.reports.items():
             if tag in self.orders_given:
                 continue

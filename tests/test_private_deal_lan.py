@@ -10,13 +10,17 @@ audit is fair, and the host never held a card of a remote seat before it was pub
 from __future__ import annotations
 
 import asyncio
+import copy
+import json
 from pathlib import Path
 
+import msgpack
 import pytest
 
 from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import open_session
 from rami_lan.net.host import TableConfig, TableHost
+from rami_lan.net.record import verify, verify_file
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
 
@@ -49,6 +53,23 @@ def test_a_whole_match_with_private_dealing_over_loopback(tmp_path: Path) -> Non
         assert [r.status for r in per_seat] == ["checked"] * host.match.round_no, per_seat
     reports = host.machine.masked_reports
     assert len(reports) == host.match.round_no and all(r.fair for r in reports)
+    # The record: `rami-lan verify` recomputes each private round's audit from the
+    # broadcast masked messages, takes the deck orders from it and replays the rounds.
+    report = verify_file(host.record_path)
+    assert report.ok and report.rounds == host.match.round_no, report.text()
+    record = json.loads(Path(host.record_path).read_text(encoding="utf-8"))
+    assert all("masked" in r and r["masked"]["messages"] for r in record["rounds"])
+    # A record whose masked deck was tampered with (one point of the host's mask pass
+    # swapped with another) fails, and the audit names the host.
+    bad = copy.deepcopy(record)
+    msgs = bad["rounds"][0]["masked"]["messages"]
+    k = next(i for i, h in enumerate(msgs) if msgpack.unpackb(bytes.fromhex(h))["k"] == "mk_mask"
+             and msgpack.unpackb(bytes.fromhex(h))["seat"] == 255)
+    plain = msgpack.unpackb(bytes.fromhex(msgs[k]))
+    plain["points"][0], plain["points"][1] = plain["points"][1], plain["points"][0]
+    msgs[k] = msgpack.packb(plain, use_bin_type=True).hex()
+    tampered = verify(bad)
+    assert not tampered.ok and any("BAD_MASK by seat 255" in p for p in tampered.problems), tampered.text()
 
 
 class DropsOnce:
@@ -101,3 +122,64 @@ def test_a_dropped_connection_comes_back_and_the_private_round_goes_on(tmp_path:
     assert host.machine.masked_reports and all(r.fair for r in host.machine.masked_reports)
     assert [r.status for r in rounds[1]] == [r.status for r in rounds[2]] == ["checked"]
     assert rounds[0][0].status in ("partial", "checked")
+
+
+class IdlesOnce:
+    """A bot that lets its first turn's move timer run out (it sends nothing)."""
+
+    def __init__(self, seat: int) -> None:
+        from rami_lan.bots import make_bot
+
+        self.inner = make_bot("moyen", seat, 9)
+        self.think_delay = 0.0
+        self.idled: tuple[int, int] | None = None
+
+    def choose(self, view: object, new_events: object) -> object:
+        from rami_lan.core import actions as A
+
+        if self.idled is None and view.phase == "draw":  # type: ignore[attr-defined]
+            self.idled = (view.round_no, view.turn_no)  # type: ignore[attr-defined]
+            return A.Timeout(view.seat)  # type: ignore[attr-defined]  # BotClient sends nothing
+        return self.inner.choose(view, new_events)
+
+    def wants_knock(self, view: object, new_events: object = ()) -> bool:
+        return False
+
+
+async def _idle_match(tmp_path: Path) -> tuple[TableHost, list, list, IdlesOnce, list]:
+    host = TableHost(TableConfig(
+        name="private", variant="rami", seats=3, bots={2: "moyen"}, limit=1, timer=1,
+        headless=True, advertise=False, interfaces=["127.0.0.1"], bot_delay=0.0,
+        private_deal=True, record_dir=tmp_path))
+    port = await host.start()
+    try:
+        sessions = [await open_session("127.0.0.1", port, nickname=n) for n in ("ana", "bo")]
+        idler = IdlesOnce(sessions[0].seat)
+        notices: list = []
+        bots = [BotClient(sessions[0], idler, delay=0.0), BotClient(sessions[1], delay=0.0, seed=1)]
+        summaries = await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), 120)
+        await host.wait_finished(20)
+        rounds = [s.fairness_rounds() for s in sessions]
+        notices.append(sessions[0].masked.timeout_turn)
+        for s in sessions:
+            await s.close()
+    finally:
+        await host.stop()
+    return host, summaries, rounds, idler, notices
+
+
+def test_a_private_seat_whose_timer_runs_out_plays_the_automatic_move_itself(tmp_path: Path) -> None:
+    """The host can not play a hidden hand: at the end of the move timer it asks the
+    seat's own client (``mk_timeout``), which draws and discards for its player."""
+    host, summaries, rounds, idler, asked = asyncio.run(_idle_match(tmp_path))
+    assert idler.idled is not None and host.match.over
+    assert asked == [idler.idled[1]], "the host asked for the idle turn's automatic move"
+    assert all(s.finished for s in summaries)
+    assert all(r.status == "checked" for per in rounds for r in per), rounds
+    record = json.loads(Path(host.record_path).read_text(encoding="utf-8"))
+    seat = 0
+    acts = [(a["kind"], a["seat"]) for a in record["rounds"][0]["actions"]]
+    turn = idler.idled[1]
+    mine = [k for k, s in acts if s == seat]
+    assert mine and mine[0] == "draw_stock", acts[:8]  # the automatic move's draw, then a discard
+    assert turn >= 1 and verify_file(host.record_path).ok

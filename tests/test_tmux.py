@@ -175,7 +175,8 @@ def test_sigterm_leaves_the_lobby_cleanly(tmux, tmp_path):
 
 def test_lan_round_between_two_lobbies_with_a_move_timer(tmux, tmp_path):
     """Issue 17: two lobbies on loopback. Ana opens a 500 table with a 15 s timer from the
-    New table form; Ben sees it listed in his lobby and joins with Enter; the timer is shown
+    New table form, with private dealing on (issue 15: Ben's cards are dealt from the
+    masked deck); Ben sees it listed in his lobby and joins with Enter; the timer is shown
     and counts down on both screens, and they play the whole round by keys."""
 
     def lobby(name: str) -> str:
@@ -219,9 +220,12 @@ def test_lan_round_between_two_lobbies_with_a_move_timer(tmux, tmp_path):
     keys("a", "Down", "Down", "Down")  # who may sit, points, move timer
     keys("a", "Right")
     wait("a", r"Move timer\s+‹ 15 s ›", 5)
-    keys("a", "Down", "Enter")  # to "Open the table" (500 has no Frapper field), open it
+    keys("a", "Down", "Right")  # private deal: on (500 has no Frapper field)
+    wait("a", r"Private deal\s+‹ on", 5)
+    keys("a", "Down", "Enter")  # to "Open the table", open it
     wait("a", r"Waiting for the table|Stock", 20)
     wait("b", re.escape(name), 20)  # Ben's lobby lists Ana's table as it is advertised
     keys("b", "Enter")
+    wait("b", r"Private deal", 20)  # Ben's screen says the deal is private
 
     _timer_shown_and_round_played(tmux, ("a", "b"))

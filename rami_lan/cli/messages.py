@@ -86,6 +86,7 @@ _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
     NoticeCode.CODE_NOT_ASKED: lambda n: _(
         "The table did not ask for the join code: the connection may be intercepted."),
     NoticeCode.PRIVATE_DEAL_FAULT: lambda n: _private_deal_fault(n),
+    NoticeCode.TIMER_PLAYED: lambda n: _("Time is up: the automatic move is played for you."),
     NoticeCode.POSSIBLE_INTERCEPTION: lambda n: _(
         "Possible interception: the table's certificate changed since you last "
         "joined it ({old} -> {new}) and the join code was not accepted. Compare the "

@@ -346,6 +346,8 @@ def _turn_can_finish(st: RoundState, seat: int) -> str:
     for c in pending:
         if not _usable(st, seat, c):
             return f"{c} must be used this turn and could no longer be"
+    if len(pending) > 1 and not _pending_one_usable(st, seat, pending):
+        return f"{', '.join(map(str, pending))} must all be used this turn and could not all be"
     rest = [c for c in hand if c not in pending]
     if not rest:
         return "" if not v.must_discard_to_go_out else "must keep a card to discard to go out"
@@ -355,6 +357,26 @@ def _turn_can_finish(st: RoundState, seat: int) -> str:
     if not v.must_discard_to_go_out and len(rest) == 1 and _usable(probe, seat, rest[0]):
         return ""
     return "that would leave no card that may be discarded"
+
+
+def _pending_one_usable(st: RoundState, seat: int, pending: Sequence[Card]) -> bool:
+    """Can one of the cards the turn obliges to use (two or more) be used now by a legal
+    lay-down, lay-off or joker recovery? Legal, such an action leaves the others usable
+    in turn (`apply` checks the state it leads to the same way), so the turn can go
+    on. Each card passing `_usable` alone is not enough: two jokers taken back in
+    classique may have one place left on the table between them (issue 10)."""
+    for a in candidate_actions(st, seat):
+        if isinstance(a, A.LayOff):
+            used: Sequence[Card] = (a.card,)
+        elif isinstance(a, A.LayDown):
+            used = [c for spec in a.melds for c in spec.cards]
+        elif isinstance(a, A.RecoverJoker):
+            used = a.cards
+        else:
+            continue
+        if any(c in pending for c in used) and is_legal(st, a):
+            return True
+    return False
 
 
 def _check_turn(st: RoundState, action: A.Action) -> None:

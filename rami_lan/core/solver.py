@@ -35,9 +35,11 @@ kept by faces in an LRU (bots and hints ask about one hand many times).
 
 Small hands. The everyday question of bots and hints -- the best partition of a hand
 of at most `FAST_PATH_MAX_CARDS` cards -- goes to `_SmallDfs`, a memoised search card by
-card (see its docstring), which skips the sweep's set-up: about 2x faster on 14-card
-`rami` hands, 2.5x with 4 jokers (`python -m benchmarks.solver` times both paths on the
-same hands; `best_partition_sweep` is the sweep alone). Constrained questions (a card
+card (see its docstring), which skips the sweep's set-up: on 14-card `rami` hands with
+0-2 jokers about 3x faster in median and 2-3x in p99 (depending on the benchmark's
+seed), with 4 jokers about 3.5x in median and 3-4x in p99 (`python -m
+benchmarks.solver` times both paths on the same hands; `best_partition_sweep` is the
+sweep alone). Constrained questions (a card
 or a joker that must be melded, cards to keep, the fewest hand points) and bigger
 hands (30-card `500`) use the sweep. Both are exact and cross-checked.
 
@@ -964,10 +966,19 @@ class _SmallDfs:
     an upper bound of the rest (every remaining card at the most it can score) can not
     beat the best option found, so every memoised value is exact. Same score as the
     sweep: ``points * 64 - leftover``.
+
+    What keeps the slow tail short (2-joker hands with aces, issue 10): a low ace either
+    waits for the high end (when a run could still take it there: a natural of its suit
+    near the king) or is left over, never both -- an ace kept high that no run takes is
+    left over there, the same partition, and searching both solved the rest of the hand
+    twice. A card that can be in no meld any more is left over at once, with the next
+    such cards, without trying options (`_hopeless`; with no joker left a run needs the
+    next two cards of the suit, a high ace the queen and king); otherwise one cheap test
+    says which of a set, a run and the high end can exist, and only those are tried.
     """
 
     __slots__ = ("v", "lo", "hi", "not_more", "run_pts", "set_pts", "memo", "set_slot", "promote",
-                 "ub_slot", "ub_joker", "monotone")
+                 "ub_slot", "ub_joker", "monotone", "set_at", "near", "next2", "rp64")
 
     def __new__(cls, v: Variant) -> _SmallDfs:
         proto = _SMALL_PROTO.get(v.id)
@@ -1004,10 +1015,21 @@ class _SmallDfs:
         self.ub_slot = [x * POINTS_SCALE for x in ub] * 4
         self.ub_joker = max(best_at[self.lo:self.hi + 1]) * POINTS_SCALE
         self.monotone = all(rp[q] <= rp[q + 1] for q in range(self.lo, self.hi))
+        self.rp64 = [x * POINTS_SCALE for x in rp]
+        self.set_at = [2 <= q <= 13 or q == self.set_slot for q in range(15)]
+        self.near: dict[int, list[tuple[int, ...]]] = {}
+        # per slot, with no joker: the next two slots of its suit that a run in which
+        # it is the lowest card needs (None: no such run)
+        self.next2: list[tuple[int, int] | None] = []
+        for i in range(60):
+            p = i % 15
+            ok = self.lo <= p and p + 2 <= (13 if p <= 1 else self.hi)
+            self.next2.append((i + 1, i + 2) if ok else None)
 
     def solve(self, cnt: list[int], jokers: int, i: int, ub: int, alpha: int = NEG) -> int:
-        """Best score of the counts ``cnt`` (60 slots: suit * 15 + position, all zero
-        before ``i``) and ``jokers``; ``ub`` bounds it from above. NEG when it can not
+        """Best score of the counts ``cnt`` (60 slots: suit * 15 + position, zero in the
+        slots 1 to ``i - 1``; slot 0, where no card goes, is used for the memo key) and
+        ``jokers``; ``ub`` bounds it from above. NEG when it can not
         beat ``alpha``: the memo then keeps "at most alpha" (redone if asked with a lower
         alpha); a value above ``alpha`` is exact (as in `Sweep.solve`)."""
         while i < 60 and not cnt[i]:
@@ -1016,14 +1038,39 @@ class _SmallDfs:
             return -jokers if -jokers > alpha else NEG
         if ub <= alpha:
             return NEG  # even every card melded at its best could not beat alpha
-        key = (bytes(cnt), jokers)
+        cnt[0] = jokers  # (slot 0 holds no card) the key: counts and jokers in one bytes
+        key = bytes(cnt)
         got = self.memo.get(key)
         if got is not None:
             if got[2]:
                 return got[0] if got[0] > alpha else NEG
             if got[0] <= alpha:
                 return NEG
-        if self._hopeless(cnt, jokers, i):
+        p = i % 15
+        not_more = self.not_more
+        free = jokers >= 2 and not not_more  # jokers may outnumber naturals
+        set_ok = False  # (superset tests, as in `_hopeless`)
+        if self.set_at[p]:
+            # suits below this one hold nothing at this position any more (it is the
+            # lowest card left); a second copy in its own suit makes no set with it
+            n_o = (cnt[p] > 0) + (cnt[15 + p] > 0) + (cnt[30 + p] > 0) + (cnt[45 + p] > 0) - 1
+            set_ok = n_o >= 2 or (n_o and jokers) or free
+        if free:
+            run_ok = self.lo <= p <= self.hi
+        elif jokers:
+            near = self.near.get(jokers)
+            if near is None:
+                near = self.near[jokers] = self._near_table(jokers)
+            run_ok = False
+            for q in near[i]:
+                if cnt[q]:
+                    run_ok = True
+                    break
+        else:
+            pair = self.next2[i]
+            run_ok = pair is not None and cnt[pair[0]] > 0 and cnt[pair[1]] > 0
+        high = p == 1 and self.promote and self._high_ok(cnt, i - 1, jokers)
+        if not (set_ok or run_ok or high):
             # in no meld any more: left over at once, and so are the next such cards
             forced = [i]
             cnt[i] -= 1
@@ -1046,41 +1093,38 @@ class _SmallDfs:
                 return NEG
             self.memo[key] = (sub - n, ("left", n), True)
             return sub - n
-        s, p = divmod(i, 15)
+        s = i // 15
         base = s * 15
         ub_slot = self.ub_slot
         ubj = self.ub_joker
-        not_more = self.not_more
         best = alpha  # an option must beat this
         choice: tuple = ()
         ub_c = ub_slot[i]
         # 1. sets of this rank with higher suits
-        if 2 <= p <= 13 or p == self.set_slot:
+        if set_ok:
             others = [t for t in range(s + 1, 4) if cnt[t * 15 + p]]
-            n_o = len(others)
-            if n_o >= 2 or (n_o and jokers) or (jokers >= 2 and not not_more):
-                sp = self.set_pts[p] * POINTS_SCALE
-                for k in range(len(others), -1, -1):  # the biggest sets first
-                    for combo in combinations(others, k):
-                        for j in range(min(jokers, 3 - k), -1, -1):
-                            size = 1 + k + j
-                            if size < 3 or (not_more and j > 1 + k):
-                                continue
-                            gain = sp * size
-                            rest = ub - ub_c * (1 + k) - ubj * j
-                            if gain + rest <= best:
-                                continue
-                            cnt[i] -= 1
-                            for t in combo:
-                                cnt[t * 15 + p] -= 1
-                            sub = self.solve(cnt, jokers - j, i, rest, best - gain)
-                            cnt[i] += 1
-                            for t in combo:
-                                cnt[t * 15 + p] += 1
-                            if sub != NEG and sub + gain > best:
-                                best, choice = sub + gain, ("set", p, (s, *combo), j)
+            sp = self.set_pts[p] * POINTS_SCALE
+            for k in range(n_o, -1, -1):  # the biggest sets first
+                for combo in combinations(others, k):
+                    for j in range(min(jokers, 3 - k), -1, -1):
+                        size = 1 + k + j
+                        if size < 3 or (not_more and j > 1 + k):
+                            continue
+                        gain = sp * size
+                        rest = ub - ub_c * (1 + k) - ubj * j
+                        if gain + rest <= best:
+                            continue
+                        cnt[i] -= 1
+                        for t in combo:
+                            cnt[t * 15 + p] -= 1
+                        sub = self.solve(cnt, jokers - j, i, rest, best - gain)
+                        cnt[i] += 1
+                        for t in combo:
+                            cnt[t * 15 + p] += 1
+                        if sub != NEG and sub + gain > best:
+                            best, choice = sub + gain, ("set", p, (s, *combo), j)
         # 2. runs whose lowest natural is this card
-        if self.lo <= p <= self.hi:
+        if run_ok:
             rp = self.run_pts
             for t in range(0, min(jokers, p - self.lo) + 1):
                 start = p - t
@@ -1098,27 +1142,35 @@ class _SmallDfs:
                                 break
                     if gaps > room:
                         continue
-                lead = sum(rp[start:p]) * POINTS_SCALE
                 cnt[i] -= 1
-                cells: list[tuple[int, int | None]] = [(q, None) for q in range(start, p)] + [(p, s)]
+                if t:
+                    lead = sum(rp[start:p]) * POINTS_SCALE
+                    cells: list[tuple[int, int | None]] = [(q, None) for q in range(start, p)] + [(p, s)]
+                else:
+                    lead = 0
+                    cells = [(p, s)]
                 res = self._extend(cnt, base, s, p + 1, top, jokers - t, 1, t,
                                    lead + rp[p] * POINTS_SCALE, cells, best, i,
                                    ub - ub_c - ubj * t, t > 0 and self.monotone)
                 cnt[i] += 1
                 if res[0] > best:
                     best, choice = res[0], ("run", res[1])
-        # 3. left over (or, a low ace, kept for the high end)
+        # 3. left over, or (a low ace that a run could still take at the high end) kept
+        # for the high end: only one of the two, as a kept ace that no run takes is left
+        # over there (at slot 14 it is in no set and starts no run with a natural), same
+        # cards, same score; searching both would solve the rest of the hand twice.
         cnt[i] -= 1
-        if ub - ub_c - 1 > best:
+        if high:
+            if ub > best:
+                cnt[base + 14] += 1
+                sub = self.solve(cnt, jokers, i, ub, best)
+                cnt[base + 14] -= 1
+                if sub != NEG and sub > best:
+                    best, choice = sub, ("high",)
+        elif ub - ub_c - 1 > best:
             sub = self.solve(cnt, jokers, i, ub - ub_c, best + 1)
             if sub != NEG and sub - 1 > best:
                 best, choice = sub - 1, ("left",)
-        if p == 1 and self.promote and ub > best:
-            cnt[base + 14] += 1
-            sub = self.solve(cnt, jokers, i, ub, best)
-            cnt[base + 14] -= 1
-            if sub != NEG and sub > best:
-                best, choice = sub, ("high",)
         cnt[i] += 1
         if choice:
             self.memo[key] = (best, choice, True)
@@ -1164,25 +1216,55 @@ class _SmallDfs:
     def _hopeless(self, cnt: list[int], jokers: int, i: int) -> bool:
         """Can the card at slot ``i`` (the lowest left) be in no meld at all now?
         (A superset test of "some option exists": False when unsure.)"""
-        s, p = divmod(i, 15)
-        if p == 1 and self.promote:
-            return False
         if jokers >= 2 and not self.not_more:
             return False
-        if 2 <= p <= 13 or p == self.set_slot:
-            k = 0
-            for t in range(s + 1, 4):
-                if cnt[t * 15 + p]:
-                    k += 1
-            if k >= 2 or (k and jokers):
+        p = i % 15
+        if self.set_at[p]:
+            # suits below this one hold nothing at this position any more (it is the
+            # lowest card left); a second copy in its own suit makes no set with it
+            k = (cnt[p] > 0) + (cnt[15 + p] > 0) + (cnt[30 + p] > 0) + (cnt[45 + p] > 0)
+            if k >= 3 or (k == 2 and jokers):
                 return False
-        if self.lo <= p <= self.hi:
-            base = s * 15
-            top = min(13 if p - jokers <= 1 else self.hi, p + 1 + jokers)
-            for q in range(p + 1, top + 1):
-                if cnt[base + q]:
+        if jokers:
+            near = self.near.get(jokers)
+            if near is None:
+                near = self.near[jokers] = self._near_table(jokers)
+            for q in near[i]:
+                if cnt[q]:
                     return False
+        else:
+            pair = self.next2[i]
+            if pair and cnt[pair[0]] and cnt[pair[1]]:
+                return False
+        if p == 1 and self.promote:
+            return not self._high_ok(cnt, i - 1, jokers)
         return True
+
+    def _near_table(self, jokers: int) -> list[tuple[int, ...]]:
+        """Per slot: the slots of its suit above it that a run in which it is the
+        lowest natural could hold with ``jokers`` jokers (for `_hopeless`)."""
+        out: list[tuple[int, ...]] = []
+        for i in range(60):
+            s, p = divmod(i, 15)
+            if not self.lo <= p <= self.hi:
+                out.append(())
+                continue
+            top = min(13 if p - jokers <= 1 else self.hi, p + 1 + jokers)
+            out.append(tuple(s * 15 + q for q in range(p + 1, top + 1)))
+        return out
+
+    def _high_ok(self, cnt: list[int], base: int, jokers: int) -> bool:
+        """Could a run still take this suit's ace at the high end? (A superset test: such
+        a run holds another natural of the suit at most ``jokers + 1`` positions below,
+        unless jokers may outnumber naturals.)"""
+        if jokers >= 2 and not self.not_more:
+            return True
+        if not jokers:
+            return cnt[base + 12] > 0 and cnt[base + 13] > 0
+        for q in range(max(2, 13 - jokers), 14):
+            if cnt[base + q]:
+                return True
+        return False
 
     def _extend(self, cnt: list[int], base: int, s: int, q: int, top: int, jl: int, nat: int, jok: int,
                 pts: int, cells: list, best: int, i: int, rest: int, to_top: bool) -> tuple[int, tuple]:
@@ -1191,20 +1273,20 @@ class _SmallDfs:
         ``rest`` bounds what the cards not in the run can add; ``to_top``: the run must
         reach ``top`` (it starts with jokers)."""
         out = (NEG, ())
-        rp = self.run_pts
+        rp = self.rp64
         ub_slot = self.ub_slot
         not_more = self.not_more
-        n0 = len(cells)
+        n0 = n = len(cells)
         taken = []
         while pts + rest > best:  # the rest's bound counts the cards that could extend the run
             if jl and q <= top:
                 cells.append((q, None))
                 res = self._extend(cnt, base, s, q + 1, top, jl - 1, nat, jok + 1,
-                                   pts + rp[q] * POINTS_SCALE, cells, best, i, rest - self.ub_joker, to_top)
+                                   pts + rp[q], cells, best, i, rest - self.ub_joker, to_top)
                 cells.pop()
                 if res[0] > best:
                     best, out = res[0], res
-            if len(cells) >= 3 and (not not_more or jok <= nat) and (not to_top or q > top):
+            if n >= 3 and (not not_more or jok <= nat) and (not to_top or q > top):
                 sub = self.solve(cnt, jl, i, rest, best - pts)
                 if sub != NEG and sub + pts > best:
                     best = sub + pts
@@ -1215,8 +1297,9 @@ class _SmallDfs:
             cnt[slot] -= 1
             taken.append(slot)
             cells.append((q, s))
+            n += 1
             nat += 1
-            pts += rp[q] * POINTS_SCALE
+            pts += rp[q]
             rest -= ub_slot[slot]
             q += 1
         for slot in taken:
@@ -1237,17 +1320,18 @@ class _SmallDfs:
         held = [i for i in range(60) if cnt[i]]
         dropped = self._prefilter(cnt, jokers, held)
         ub = sum(map(mul, self.ub_slot, cnt)) + self.ub_joker * jokers
-        score = self.solve(cnt, jokers, 0, ub) - dropped
+        score = self.solve(cnt, jokers, 1, ub) - dropped
         runs: list[list[tuple[int, int | None]]] = []
         sets: list[tuple[int, list[int], int]] = []
         jl = jokers
         while True:
-            i = 0
+            i = 1
             while i < 60 and not cnt[i]:
                 i += 1
             if i == 60:
                 break
-            choice = self.memo[(bytes(cnt), jl)][1]
+            cnt[0] = jl
+            choice = self.memo[bytes(cnt)][1]
             s, p = divmod(i, 15)
             kind = choice[0]
             if kind == "left":

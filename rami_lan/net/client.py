@@ -157,6 +157,8 @@ class RemoteTableSession:
         """Private dealing: this seat's side of the masked deck (None: not in use)."""
         self._orders_given: set[bytes] = set()
         self._faults_told = 0
+        self._masked_tag: bytes | None = None
+        self._auto_view: SeatView | None = None
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
 
@@ -613,6 +615,24 @@ class RemoteTableSession:
             self._queue.put_nowait(SessionUpdate(notice=Notice.of(
                 NoticeCode.PRIVATE_DEAL_FAULT, kind="HOST_MESSAGE", seat=self.table.get("host_seat"))))
         self._masked_progress()
+        await self._masked_timeout()
+
+    async def _masked_timeout(self) -> None:
+        """Private dealing: our move timer ran out (the host asked with ``mk_timeout``);
+        the host can not play our hidden hand, so we play the automatic move ourselves:
+        draw from the stock, then discard (`rami_lan.table.policy.fallback_action`)."""
+        ms, view = self.masked, self.view
+        if (ms is None or view is None or ms.timeout_turn is None or not view.my_turn
+                or view.turn_no != ms.timeout_turn or ms.must_hold() or view is self._auto_view):
+            return
+        from rami_lan.table.policy import fallback_action
+
+        action = fallback_action(view)
+        self._auto_view = view
+        if action is not None:
+            if view.phase == "draw":
+                self._queue.put_nowait(SessionUpdate(notice=Notice.of(NoticeCode.TIMER_PLAYED)))
+            await self.act(action)
 
     async def _handle_held(self, item: Any) -> None:
         ms = self.masked
@@ -636,6 +656,9 @@ class RemoteTableSession:
             log.warning("private dealing: %s by seat %s: %s", f.kind.name, f.seat, f.evidence)
             self._queue.put_nowait(SessionUpdate(notice=Notice.of(
                 NoticeCode.PRIVATE_DEAL_FAULT, kind=f.kind.name, seat=f.seat)))
+        if ms.tag is not None and ms.tag != self._masked_tag and self.tracker is not None:
+            self._masked_tag = ms.tag
+            self.tracker.masked_round(ms.tag)
         for tag, report in ms.reports.items():
             if tag in self._orders_given or self.tracker is None:
                 continue

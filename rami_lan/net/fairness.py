@@ -180,6 +180,11 @@ class FairnessTracker:
         return self._feed(to_inputs(msg, self.facts.variant, sent=True, secret=secret,
                                     action=action))
 
+    def masked_round(self, tag: bytes) -> list[V.Finding]:
+        """Private dealing: round ``tag`` is dealt from a masked deck."""
+        self._log_note("masked_round", {"tag": tag})
+        return self._feed([V.MaskedRoundSeen(tag)])
+
     def masked_orders(self, item: V.MaskedOrders) -> list[V.Finding]:
         """Private dealing: a round's audited deck orders (the replay waits for them)."""
         self._log_note("masked_orders", {

@@ -50,6 +50,8 @@ class NoticeCode(enum.StrEnum):
     """Private dealing: a participant broke the masked-deck protocol: ``kind`` (a
     `rami_lan.masked.audit.FaultKind` name, or ``HOST_MESSAGE``), ``seat`` (who; None:
     the audit will tell)."""
+    TIMER_PLAYED = "timer_played"
+    """Private dealing: our move timer ran out; the client plays the automatic move."""
     POSSIBLE_INTERCEPTION = "possible_interception"
     """The join code failed and the certificate is not the one we knew: ``old``, ``new``
     (short fingerprints)."""

@@ -328,6 +328,12 @@ def _check_event(ev: Any, label: str) -> None:
         _need(_card_ref(ev.get("card")), f"{label}: bad drawn card")
 
 
+MAX_MASKED_MESSAGES = 20_000
+"""Most broadcast masked-deck messages a private round may record."""
+MAX_MASKED_BYTES = 64 * 1024
+"""Largest recorded masked-deck message (an audit publication is about 4.4 KB a deck)."""
+
+
 def check_record(data: Any) -> None:
     """Check a match record's shape and bounds before anything uses it.
 
@@ -382,6 +388,17 @@ def check_record(data: Any) -> None:
         by = _list_field(rnd, "played_by", MAX_ACTIONS)
         _need(all(type(b) is str and len(b) <= 16 for b in by), f"{label}: bad played_by")
         _need(rnd.get("abandoned") in (None, True, False), f"{label}: abandoned is a bool")
+        masked = rnd.get("masked")
+        if masked is not None:
+            _need(type(masked) is dict and len(masked) <= 8, f"{label}: masked is a small map")
+            decks = _list_field(masked, "decks", 64, optional=False)
+            _need(all(type(d) is list and len(d) == 3 and type(d[0]) is int
+                      and type(d[1]) is list and len(d[1]) <= MAX_CARDS
+                      and type(d[2]) is list and len(d[2]) <= 8 for d in decks),
+                  f"{label}: masked.decks holds [deck, card ids, participants]")
+            msgs = _list_field(masked, "messages", MAX_MASKED_MESSAGES, optional=False)
+            _need(all(type(h) is str and len(h) <= 2 * MAX_MASKED_BYTES for h in msgs),
+                  f"{label}: masked.messages holds hex strings of at most {MAX_MASKED_BYTES} bytes")
     result = data.get("result")
     _need(result is None or (type(result) is dict and len(result) <= 8), "bad result")
 
@@ -466,6 +483,49 @@ def verify(record: Mapping[str, Any]) -> VerifyReport:
     return rep
 
 
+def _masked_orders(rep: VerifyReport, tag: bytes, masked: Any, variant: Variant,
+                   label: str) -> V.MaskedOrders | None:
+    """Recompute a private round's masked decks from the broadcast messages it recorded
+    (`rami_lan.masked.audit.audit_transcript`): every shuffle step, lock and published
+    key; the deck orders come from that, never from the record's own ``orders``."""
+    import msgpack
+
+    from rami_lan.masked.audit import audit_transcript
+    from rami_lan.masked.messages import MessageError, from_plain
+
+    if not isinstance(masked, dict):
+        raise _Bad("masked is not a map")
+    decks_in = masked.get("decks")
+    if not isinstance(decks_in, list) or not decks_in or len(decks_in) > 64:
+        raise _Bad("masked.decks must list the round's masked decks")
+    decks: list[tuple[int, list[int], list[int]]] = []
+    for item in decks_in:
+        d, ids, seats = item
+        _ints(list(ids), f"{label}: masked deck ids", 0, variant.deck_size - 1)
+        _ints(list(seats), f"{label}: masked deck participants", 0, 255)
+        decks.append((int(d), list(ids), list(seats)))
+    if decks[0][0] != 0 or sorted(decks[0][1]) != list(range(variant.deck_size)):
+        rep.problems.append(f"{label}: masked deck 0 does not hold every card once")
+    messages = []
+    raw = masked.get("messages")
+    if not isinstance(raw, list) or len(raw) > 20_000:
+        raise _Bad("masked.messages must be a list")
+    for h in raw:
+        try:
+            messages.append(from_plain(msgpack.unpackb(bytes.fromhex(h), raw=False)))
+        except (MessageError, ValueError, TypeError) as exc:
+            rep.problems.append(f"{label}: a recorded masked message does not parse: {exc}")
+            return None
+    report = audit_transcript(tag, decks, messages)
+    faults = tuple(f"{f.kind.name} by seat {f.seat}: {f.evidence}" for f in report.faults)
+    recorded = masked.get("orders") or {}
+    for d, order in report.orders.items():
+        if list(recorded.get(str(d), ())) != list(order):
+            rep.problems.append(f"{label}: the recorded order of masked deck {d} is not the audited one")
+    gens = {int(g): (None if d is None else int(d)) for g, d in (masked.get("gen_decks") or {}).items()}
+    return V.MaskedOrders(tag, dict(report.orders), gens, faults)
+
+
 def _verify_round(
     rep: VerifyReport, verifier: V.SeatVerifier, rnd: Any, table_id: bytes, match_no: int,
     variant: Variant, label: str,
@@ -489,8 +549,16 @@ def _verify_round(
     n = int(rnd.get("n_cards", variant.deck_size))
     if n != variant.deck_size:
         problems.append(f"{label}: {n} cards, the variant {variant.id} has {variant.deck_size}")
-    deck = deck_order(seed, variant.deck_size)
+    masked = rnd.get("masked")
+    orders: V.MaskedOrders | None = None
+    if masked is not None:  # private dealing: the deck is the masked deck's, from its audit
+        orders = _masked_orders(rep, tag, masked, variant, label)
+        deck = list(orders.orders.get(0, ())) if orders is not None else []
+    else:
+        deck = deck_order(seed, variant.deck_size)
     recorded = list(rnd.get("deck") or [])
+    if rnd.get("replay_error"):
+        problems.append(f"{label}: the host's own replay of the round failed: {rnd['replay_error']}")
     if recorded != deck:
         diff = [i for i in range(min(len(deck), len(recorded))) if deck[i] != recorded[i]]
         problems.append(
@@ -502,6 +570,10 @@ def _verify_round(
         problems.append(f"{label}: the event log has no RoundStarted")
     verifier.feed(V.CommitmentsSeen(tag, commits, {s: "recorded" for s in excluded} or None))
     verifier.feed(V.EventsSeen(None, tuple(events)))
+    if masked is not None:
+        verifier.feed(V.MaskedRoundSeen(tag))
     verifier.feed(V.SecretsSeen(tag, secrets, tuple(excluded)))
+    if orders is not None:
+        verifier.feed(orders)
     for seat in rnd.get("withdrawals") or []:
         verifier.feed(V.EventsSeen(None, (PlayersEliminated((int(seat),)),)))

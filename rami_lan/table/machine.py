@@ -154,6 +154,7 @@ class TableMachine(PrivateDealing):
         self._masked_events: list[Any] = []
         self._model_deck = None
         self._held_action = None
+        self._prompted: tuple[int, int] | None = None
         self._audit_wait = False
         self._audit_deadline: float | None = None
         self._setup_after_audit = False
@@ -534,7 +535,7 @@ class TableMachine(PrivateDealing):
             plain = action_to_plain(action, self.variant)
             self._journal("action", {"seq": self.seq + 1, "seat": getattr(action, "seat", -1),
                                      "by": by, "action": plain})
-            if self.record is not None and self._masked is None:
+            if self.record is not None:
                 self.record.log_action(plain, by)
         self._commit_change(m, evs, now)
         return True
@@ -607,7 +608,11 @@ class TableMachine(PrivateDealing):
         if st.kind == "bot":
             return (self._changed_at + self._bot_delay(st), s, "bot")
         if mr is not None and s in mr.blind:
-            return (None, -1, "")  # nobody but the player can play its hidden hand
+            # Nobody but the player can play its hidden hand: when the move timer runs out,
+            # its own client is asked to play the automatic move (once per turn).
+            if self.config.timer > 0 and st.conn is not None and self._prompted != self._turn_key:
+                return (self._turn_started + self.config.timer, s, "prompt")
+            return (None, -1, "")
         if st.conn is None:
             wait = float(self.config.timer) if self.config.timer > 0 else self.config.away_delay
             at = self._turn_started + wait
@@ -707,6 +712,9 @@ class TableMachine(PrivateDealing):
             self._ask_knocks(now)
         elif what == "bot":
             self._bot_move(seat, now)
+        elif what == "prompt":
+            self._prompted = self._turn_key
+            self._private_send(seat, {"k": "mk_timeout", "turn": self.match.round.turn_no})  # type: ignore[union-attr]
         elif what == "timeout":
             self.try_apply(None, A.Timeout(seat), None, now)
         return True

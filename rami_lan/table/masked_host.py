@@ -102,6 +102,7 @@ class MaskedRound:
         self._gen_deck: dict[int, int | None] = {0: 0}
         """Stock generation -> masked deck number (None: a turned-over, public stock)."""
         self._n_decks = 0
+        self._deck_ids: dict[int, tuple[int, ...]] = {}
         self.faults: list[Fault] = []
         self.report: AuditReport | None = None
         self._got: dict[int, set[bytes]] = {}
@@ -128,6 +129,14 @@ class MaskedRound:
     def deck_of_gen(self, gen: int) -> int | None:
         return self._gen_deck.get(gen)
 
+    def gen_decks(self) -> dict[int, int | None]:
+        """Stock generation -> masked deck (None: turned over, public)."""
+        return dict(self._gen_deck)
+
+    def deck_cards(self) -> list[tuple[int, tuple[int, ...]]]:
+        """Each masked deck of the round and its card ids (0: every id; a refill: the pile)."""
+        return list(self._deck_ids.items())
+
     def position_of(self, card_id: int) -> tuple[int, int] | None:
         """Where a stand-in card id sits (None: the card is known to the host)."""
         return self._where.get(card_id)
@@ -153,6 +162,7 @@ class MaskedRound:
             self._stand_in[(0, j)] = j
             self._where[j] = (0, j)
         self._n_decks = 1
+        self._deck_ids[0] = tuple(range(n))
         return self._result(self.p.start_deck(0, range(n), self.participants))
 
     def assign_deal(self, seats: Sequence[int | None]) -> Routed:
@@ -177,6 +187,7 @@ class MaskedRound:
         deck = self._n_decks
         self._n_decks += 1
         self._gen_deck[gen] = deck
+        self._deck_ids[deck] = tuple(pile_ids)
         for j, c in enumerate(pile_ids):
             self._stand_in[(deck, j)] = c
             self._where[c] = (deck, j)
@@ -224,12 +235,19 @@ class MaskedRound:
                 raise ValueError(f"no participant at seat {msg.to}")
             out.deliveries.append(Delivery(msg.to, msg.to_plain()))
             return out
-        fed = self._feed(msg)  # refused (ValueError): forwarded to nobody
+        plain_msg = msg.to_plain()
+        logged = not isinstance(msg, KeyRelease)
+        if logged:  # in the order received: before anything it makes the host send
+            self.broadcast.append(plain_msg)
+        try:
+            fed = self._feed(msg)  # refused (ValueError): forwarded to nobody
+        except ValueError:
+            if logged:
+                self.broadcast.pop()
+            got.discard(fingerprint)
+            raise
         if not (isinstance(msg, KeyRelease) and msg.to == self.host_seat):
-            plain_msg = msg.to_plain()
             out.deliveries.append(Delivery(None, plain_msg, skip=seat))
-            if not isinstance(msg, KeyRelease):
-                self.broadcast.append(plain_msg)
         self._merge(out, fed)
         return out
 

@@ -81,6 +81,8 @@ class MaskedSeat:
         """What the host sent that did not fit the public game (the host is named)."""
         self._held: deque[Any] = deque()
         self._seen: set[bytes] = set()
+        self.timeout_turn: int | None = None
+        """The turn whose move timer ran out (``mk_timeout``): the session plays it."""
         self._sent_log: list[dict[str, Any]] = []
         self._assigned: set[tuple[int, int]] = set()
 
@@ -172,6 +174,10 @@ class MaskedSeat:
                 self.hold(plain)
             else:
                 self._set_hand(plain)
+            return []
+        if kind == "mk_timeout":  # our move timer ran out: the session plays for us
+            turn = plain.get("turn")
+            self.timeout_turn = turn if isinstance(turn, int) else None
             return []
         if kind == "mk_show":
             out: list[dict[str, Any]] = []

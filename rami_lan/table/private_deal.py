@@ -26,6 +26,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import msgpack
+
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card, card_id
 from rami_lan.core.match import MatchState, start_round
@@ -180,8 +182,13 @@ class PrivateDealing:
         new_m, evs = self.deal_private(self.match, self._model_deck, self._masked_seed,  # type: ignore[attr-defined]
                                        mr.blind)
         self._model_deck = []
+        self._masked_m0 = self.match  # type: ignore[attr-defined]
         ctx.started = True
         self.stage = Stage.PLAYING
+        record = self.record  # type: ignore[attr-defined]
+        if record is not None:  # the deck is known only from the audit: see `_private_record`
+            record.begin_round(self, ctx.tag, ctx.commit, [], self._masked_seed)
+            record.set_round_players(new_m)
         self._commit_change(new_m, evs, now)  # type: ignore[attr-defined]
 
     def deal_private(self, m: MatchState, cards: list[Card], seed: bytes,
@@ -321,6 +328,7 @@ class PrivateDealing:
 
     def _private_report(self, report: AuditReport, now: float) -> None:
         self.masked_reports.append(report)  # type: ignore[attr-defined]
+        self._private_record(report)
         if not report.fair:
             named = ", ".join(str(s + 1) for s in sorted(report.named)) or "-"
             self._notice(f"private dealing: the round's audit found {len(report.faults)} "  # type: ignore[attr-defined]
@@ -328,6 +336,45 @@ class PrivateDealing:
         if self._audit_wait:
             self._audit_wait = False
             self._private_resume(now)
+
+    def _private_record(self, report: AuditReport) -> None:
+        """The round goes into the match record once its audit is in: the deck order from
+        the audit, the true events replayed from it and the accepted actions, and the
+        broadcast masked messages (so `rami-lan verify` recomputes the audit)."""
+        record, mr, ctx = self.record, self._masked, self._round  # type: ignore[attr-defined]
+        cur = getattr(record, "_current", None)
+        if record is None or mr is None or ctx is None or cur is None:
+            return
+        from rami_lan.core.codec import action_from_plain, event_to_plain
+        from rami_lan.core.match import apply
+
+        v = self.variant  # type: ignore[attr-defined]
+        cards = self._cards
+        orders = dict(report.orders)
+        gens = dict(mr.gen_decks())
+        events: list[E.Event] = []
+        if 0 in orders and cards is not None:
+            refills = tuple(tuple(cards[i] for i in orders.get(d, ())) if d is not None else ()  # type: ignore[index]
+                            for _g, d in sorted((g, d) for g, d in gens.items() if g > 0))
+            try:
+                m, events = start_round(self._masked_m0, [cards[i] for i in orders[0]],  # type: ignore[index]
+                                        self._masked_seed, refills=refills)
+                for plain in cur.get("actions", []):
+                    m, more = apply(m, action_from_plain(plain, v))
+                    events += more
+            except Exception as exc:  # noqa: BLE001 - a false claim: the record shows where
+                cur["replay_error"] = str(exc)[:500]
+        cur["deck"] = list(orders.get(0, ()))
+        cur["n_cards"] = v.deck_size
+        cur["events"] = [event_to_plain(e, v) for e in events]
+        cur["masked"] = {
+            "decks": [[d, list(ids), list(mr.participants)] for d, ids in mr.deck_cards()],
+            "gen_decks": {str(g): d for g, d in gens.items()},
+            "orders": {str(d): list(o) for d, o in orders.items()},
+            "messages": [msgpack.packb(plain, use_bin_type=True).hex() for plain in mr.broadcast],
+        }
+        record.end_round(self.match, ctx.secrets(), ctx.excluded())  # type: ignore[attr-defined]
+        self._out.append(F.WriteRecord(record.to_plain()))  # type: ignore[attr-defined]
 
     def _private_resume(self, now: float) -> None:
         """The audit is in: a round that waited for it may be dealt now."""

@@ -67,6 +67,7 @@ __all__ = [
     "RoundFairness",
     "SecretsSeen",
     "MaskedOrders",
+    "MaskedRoundSeen",
     "SeatVerifier",
     "Status",
     "StreamEnded",
@@ -196,6 +197,14 @@ class StreamEnded:
 
 
 @dataclass(frozen=True, slots=True)
+class MaskedRoundSeen:
+    """Private dealing: round ``tag`` is dealt from a masked deck (``mk_round`` came):
+    its replay waits for the audited deck orders (`MaskedOrders`)."""
+
+    tag: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class MaskedOrders:
     """Private dealing: our audit of round ``tag``'s masked decks is complete.
 
@@ -212,6 +221,7 @@ class MaskedOrders:
 Input = (
     CommitAsked | CommitSent | CommitmentsSeen | RevealSent | EventsSeen | ViewSeen
     | ActionSent | Refused | SecretsSeen | Disconnected | StreamEnded | MaskedOrders
+    | MaskedRoundSeen
 )
 
 
@@ -307,6 +317,7 @@ class _Round:
     table: list[Meld] = field(default_factory=list)
     opened: set[int] = field(default_factory=set)
     # private dealing
+    masked: bool = False
     orders: dict[int, tuple[int, ...]] | None = None
     gen_decks: dict[int, int | None] = field(default_factory=dict)
     deferred: Any = None  # the secrets, waiting for the masked deck's audit
@@ -933,7 +944,7 @@ class SeatVerifier:
         if r.status not in (Status.PENDING, Status.PARTIAL) or r.judged:
             self._continue_after(r)
             return
-        if self.facts.masked and r.started and r.orders is None:
+        if r.masked and r.orders is None:
             r.deferred = msg  # the deck order comes with the masked deck's audit
             return
         r.judged = True
@@ -990,10 +1001,16 @@ class SeatVerifier:
             return
         self._replay(r, seed)
 
+    def _on_masked_round(self, msg: MaskedRoundSeen) -> None:
+        r = next((x for x in self._rounds.values() if x.tag == msg.tag), None)
+        if r is not None:
+            r.masked = True
+
     def _on_masked_orders(self, msg: MaskedOrders) -> None:
         r = next((x for x in self._rounds.values() if x.tag == msg.tag), None)
         if r is None or r.orders is not None:
             return
+        r.masked = True
         n = self.variant.deck_size
         if 0 not in msg.orders or sorted(msg.orders[0]) != list(range(n)):
             self._fail(r, "masked_audit", "the masked deck's audit gives no whole deck order")
@@ -1253,6 +1270,7 @@ _HANDLERS: dict[type, Any] = {
     Disconnected: SeatVerifier._on_disconnected,
     StreamEnded: SeatVerifier._on_stream_ended,
     MaskedOrders: SeatVerifier._on_masked_orders,
+    MaskedRoundSeen: SeatVerifier._on_masked_round,
 }
 
 
