@@ -375,8 +375,14 @@ def test_a_player_who_drops_and_comes_back_finishes_the_match(tmp_path: Any) -> 
     t.start()
     t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 6)
     away = t.drop(2)
-    t.run(until=lambda: False, max_steps=t.steps + 400)  # the others play until they must wait
+    dropped_at = t.now
+    # The others play until they must wait for it; it is back before the round would be
+    # void (the next thing the table would do is void it, masked_wait after the drop).
+    void_at = dropped_at + t.config.masked_wait
+    t.run(until=lambda: not t.inbox and t.wake == void_at
+          and not any(c.maybe_act() for c in t.clients.values()))
     assert not t.machine.over and t.machine.stage.value == "playing"
+    assert t.machine._private_void_at()[0] == void_at and t.now < void_at
     t.rejoin(away)
     t.run()
     m = t.machine
@@ -389,3 +395,80 @@ def test_a_player_who_drops_and_comes_back_finishes_the_match(tmp_path: Any) -> 
             assert statuses[0] in ("partial", "checked") and set(statuses[1:]) <= {"checked"}
         else:
             assert set(statuses) == {"checked"}, statuses
+
+
+def test_a_player_gone_for_good_voids_the_round_and_the_match_goes_on(tmp_path: Any) -> None:
+    """Seat 1 drops mid-round and never comes back. Nobody can play its hidden cards, so
+    after the table's wait the round is void (no score: the totals do not move), every
+    present participant's audit names the gone one for its missing secrets, and the next
+    round is dealt without it as a participant: the host's away bot plays its seat, as
+    at any table. Every other client checks every round, the void one included."""
+    from rami_lan.core import events as E
+
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 6)
+    totals_before = t.machine.match.totals
+    round_no = t.machine.match.round_no
+    gone = t.drop(2)
+    t.run(until=lambda: t.machine.match.round_no > round_no)  # the void, then a new deal
+    m = t.machine
+    voided = [e for c in t.clients.values() for e in c.pending + c.events
+              if isinstance(e, E.RoundVoided)]
+    assert voided and voided[0].round_no == round_no and voided[0].seat == gone.seat
+    assert m.match.totals == totals_before  # no score for the void round
+    void_report = m.masked_reports[round_no - 1]
+    assert {f.kind for f in void_report.faults} == {FaultKind.MISSING_AUDIT}
+    assert void_report.named == {gone.seat}
+    assert gone.seat not in m._masked.participants  # the next round goes on without it
+    t.run()
+    assert m.match.over
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        assert all(s == "checked" for _, s, _ in statuses), statuses
+        assert "void" in statuses[round_no - 1][2]
+
+
+def test_a_host_restart_voids_the_private_round_and_the_match_goes_on(tmp_path: Any) -> None:
+    """The host crashes mid-round: the masked deck's keys die with it, so the journal
+    holds the match as before the round, marked as being played. ``--resume`` voids that
+    round (no score), every client is told (``RoundVoided``) and checks its commit-reveal,
+    and the next round is dealt with a fresh masked deck."""
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path, journal=True)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round_no == 2
+          and t.machine.match.round.turn_no >= 4)
+    totals = t.machine.match.totals
+    t.crash_and_resume()
+    m = t.machine
+    assert m.match.round is None and m.match.round_no == 2 and m.match.totals == totals
+    t.run()
+    assert m.match.over and m.match.round_no >= 3
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        assert [s for _, s, _ in statuses if s != "checked"] == [], statuses
+        assert "void" in statuses[1][2]
+        assert not c.ms.faults
+
+
+def test_a_player_gone_during_the_shuffle_voids_the_round_before_its_deal(tmp_path: Any) -> None:
+    """Seat 1 vanishes while the masked deck of round 2 is being shuffled (before any
+    card is dealt): the shuffle can not finish without it, so the round is void; its
+    number and dealer are used (every client derives the dealer from the seed), and the
+    match goes on to its end with the host's away bot in that seat."""
+    from rami_lan.table.stage import Stage
+
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: t.machine.match.round_no == 1 and t.machine.stage is Stage.SHUFFLE
+          and t.machine._masked is not None and t.machine.masked_reports)
+    gone = t.drop(2)
+    t.run(until=lambda: t.machine.match.round_no >= 2 and t.machine.stage is Stage.PLAYING
+          and t.machine._masked is not None and gone.seat not in t.machine._masked.participants)
+    assert t.machine.match.round_no == 3, "round 2 was void before its deal; round 3 is dealt"
+    t.run()
+    assert t.machine.match.over
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        assert all(s == "checked" for _, s, _ in statuses), statuses
+        assert "void" in statuses[1][2]

@@ -49,6 +49,7 @@ from rami_lan.core.events import (
     PlayersEliminated,
     RoundEnded,
     RoundStarted,
+    RoundVoided,
     StockDrawn,
     StockRefilled,
     TimedOut,
@@ -63,6 +64,7 @@ from rami_lan.core.match import (
     legal_actions,
     new_match,
     start_round,
+    void_round,
     withdraw,
 )
 from rami_lan.core.melds import Meld, MeldCheck, check_meld, hand_points
@@ -119,6 +121,7 @@ __all__ = [
     "RecoverJoker",
     "RoundEnd",
     "RoundEnded",
+    "RoundVoided",
     "RoundStarted",
     "RoundState",
     "RoundSummary",
@@ -161,5 +164,6 @@ __all__ = [
     "view_for",
     "view_from_plain",
     "view_to_plain",
+    "void_round",
     "withdraw",
 ]

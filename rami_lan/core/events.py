@@ -118,6 +118,17 @@ class TimedOut(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class RoundVoided(Event):
+    """The round in progress is void: no score, nothing of it counts; the next round is
+    dealt. Only a table with private dealing voids a round, when a player whose hidden
+    hand nobody else can play is gone for good (``reason``: ``player_gone``)."""
+
+    round_no: int
+    seat: int | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class TurnStarted(Event):
     seat: int
     turn_no: int

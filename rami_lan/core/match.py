@@ -186,6 +186,16 @@ def withdraw(m: MatchState, seat: int) -> tuple[MatchState, list[E.Event]]:
     return m, evs
 
 
+def void_round(m: MatchState, seat: int | None = None,
+               reason: str = "player_gone") -> tuple[MatchState, list[E.Event]]:
+    """The round in progress is void: no score; the match goes on as if it had not been
+    dealt, except that its number and its dealer are used (the next round is the next
+    number, dealt by the next dealer). ``seat``: the player it is void for, if any."""
+    if m.round is None or m.round.phase == Phase.OVER or m.over:
+        raise IllegalAction(seat, m.phase, "no round is in progress")
+    return replace(m, round=None), [E.RoundVoided(m.round_no, seat, reason)]
+
+
 def _pairs(totals: tuple[int, ...], m: MatchState) -> tuple[tuple[int, int], ...]:
     return tuple((s, totals[s]) for s in range(m.n_seats))
 

@@ -43,7 +43,7 @@ from rami_lan.core import actions as A
 from rami_lan.core.cards import card_from_id
 from rami_lan.core.codec import action_from_plain, action_to_plain
 from rami_lan.core.errors import IllegalAction, MalformedAction, RulesError
-from rami_lan.core.events import Event, RoundEnded
+from rami_lan.core.events import Event, RoundEnded, RoundVoided
 from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round, withdraw
 from rami_lan.core.variants import get_variant
 from rami_lan.core.views import view_for
@@ -148,13 +148,19 @@ class TableMachine(PrivateDealing):
         """Emit `Applied` effects (self-play, which reads none, turns them off)."""
         self.last_refusal: Exception | None = None
         """Why the core refused the last action the table tried (bots' mistakes)."""
-        self._journal_on = config.journal_dir is not None and not config.private_deal
+        self._journal_on = config.journal_dir is not None
+        self._masked_void_marker: dict[str, int] | None = None
+        """Private dealing: the round being played (journaled: a restart voids it)."""
+        self._resume_void: int | None = None
+        """Restored from a journal during a private round: that round is void."""
         self._masked = None
         self._masked_log: dict[int, list[dict[str, Any]]] = {}
         self._masked_events: list[Any] = []
         self._model_deck = None
         self._held_action = None
         self._prompted: tuple[int, int] | None = None
+        self._away_since: dict[int, float] = {}
+        """seat -> when its connection dropped (cleared when it comes back)."""
         self._audit_wait = False
         self._audit_deadline: float | None = None
         self._setup_after_audit = False
@@ -249,8 +255,8 @@ class TableMachine(PrivateDealing):
     def deadline(self) -> float | None:
         """The earliest moment `tick` has work to do (None: only on input)."""
         audit = self._audit_deadline if self._audit_wait else None
-        ds = [d for d in (self._stage_deadline, self._notice_at, self._auto_deadline()[0], audit)
-              if d is not None]
+        ds = [d for d in (self._stage_deadline, self._notice_at, self._auto_deadline()[0], audit,
+                          self._private_void_at()[0]) if d is not None]
         return min(ds) if ds else None
 
     def move_deadline(self) -> float | None:
@@ -334,6 +340,7 @@ class TableMachine(PrivateDealing):
         if not seat.nick:
             seat.nick = nick
         seat.conn = conn
+        self._away_since.pop(seat.seat, None)
         seat.remote_bot = bot
         self.conns[conn] = seat.seat
         if bot:
@@ -362,6 +369,7 @@ class TableMachine(PrivateDealing):
             seat = self.seats[seat_no]
             if seat.conn == conn:
                 seat.conn = None
+                self._away_since[seat_no] = now
                 if not self.started and not seat.owner:
                     seat.free()
                     self.cards.pop(seat_no, None)
@@ -402,6 +410,9 @@ class TableMachine(PrivateDealing):
     def _send_state(self, conn: int, seat: int) -> None:
         """Full state for a (re)joining seat: its view, and the round's fair-shuffle data."""
         ctx = self._round
+        if self._resume_void is not None:  # restarted during a private round: it is void
+            self._send(conn, _msg("events", seq=self.seq, events=[
+                RoundVoided(self._resume_void, None, "host_restarted")]))
         if ctx is not None and ctx.commits_sent:
             self._send(conn, self._commitments_msg(ctx))
         elif (ctx is not None and self.stage is Stage.COMMIT and seat in ctx.participants
@@ -533,8 +544,11 @@ class TableMachine(PrivateDealing):
             "timer" if isinstance(action, A.Timeout) else "bot")
         if self.record is not None or self._journal_on:
             plain = action_to_plain(action, self.variant)
-            self._journal("action", {"seq": self.seq + 1, "seat": getattr(action, "seat", -1),
-                                     "by": by, "action": plain})
+            if self._masked is not None:  # the host's model can not be replayed: a restart
+                self._journal("tick", {"seq": self.seq + 1})  # voids the round
+            else:
+                self._journal("action", {"seq": self.seq + 1, "seat": getattr(action, "seat", -1),
+                                         "by": by, "action": plain})
             if self.record is not None:
                 self.record.log_action(plain, by)
         self._commit_change(m, evs, now)
@@ -612,6 +626,8 @@ class TableMachine(PrivateDealing):
             # its own client is asked to play the automatic move (once per turn).
             if self.config.timer > 0 and st.conn is not None and self._prompted != self._turn_key:
                 return (self._turn_started + self.config.timer, s, "prompt")
+            if self.config.timer > 0 and st.conn is not None:  # asked, and still no move
+                return (self._turn_started + self.config.timer + self.config.masked_wait, s, "void")
             return (None, -1, "")
         if st.conn is None:
             wait = float(self.config.timer) if self.config.timer > 0 else self.config.away_delay
@@ -684,10 +700,14 @@ class TableMachine(PrivateDealing):
 
     def _step(self, now: float) -> bool:
         """One due thing; False when nothing is due."""
+        void_at, void_seat = self._private_void_at()
+        if void_at is not None and now >= void_at:
+            self._private_void(void_seat, now)
+            return True
         if self._audit_wait and self._audit_deadline is not None and now >= self._audit_deadline:
             self._audit_deadline = None
             if self._masked is not None:
-                self._private_route(self._masked.close_audit(), now)
+                self._private_close_audit(now)
             if self._audit_wait:  # closed with nothing to report: go on
                 self._audit_wait = False
                 self._private_resume(now)
@@ -712,6 +732,8 @@ class TableMachine(PrivateDealing):
             self._ask_knocks(now)
         elif what == "bot":
             self._bot_move(seat, now)
+        elif what == "void":
+            self._private_void(seat, now)
         elif what == "prompt":
             self._prompted = self._turn_key
             self._private_send(seat, {"k": "mk_timeout", "turn": self.match.round.turn_no})  # type: ignore[union-attr]
@@ -748,6 +770,7 @@ class TableMachine(PrivateDealing):
     def _setup_round(self, now: float) -> None:
         """Commit-reveal with the seated remote clients (spec steps 1-2)."""
         m = self.match
+        self._resume_void = None
         tag = self.round_tag_for(m.round_no + 1)
         if tag in self._tags_used:
             raise RuntimeError(f"round tag {tag.hex()} used twice")  # our own bug
@@ -1044,7 +1067,9 @@ class TableMachine(PrivateDealing):
             self.stage = Stage.PLAYING
             return self._flush(now)
         if ctx is not None and ctx.started and not ctx.finished:
-            self._finish_round(ctx, now, go_on=False)  # the round ended just before the crash
+            # The round ended just before the crash, or (private dealing) it was being
+            # played: its keys died with the host, so it is void.
+            self._finish_round(ctx, now, abandoned=self._resume_void is not None, go_on=False)
         nxt, self._resume_next = self._resume_next, None
         if self.match.over:
             self._end_match(now)

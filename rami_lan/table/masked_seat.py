@@ -179,6 +179,10 @@ class MaskedSeat:
             turn = plain.get("turn")
             self.timeout_turn = turn if isinstance(turn, int) else None
             return []
+        if kind == "mk_close":  # the host closed the round's audit: close ours with what came
+            if self.p.phase is Phase.AUDITING:
+                return self._result(self.p.close_audit())
+            return []
         if kind == "mk_show":
             out: list[dict[str, Any]] = []
             for cid in list(self._mine):
@@ -227,7 +231,7 @@ class MaskedSeat:
                 deck = self._gen_deck.get(ev.reshuffle)
                 if deck is not None:
                     out += self._assign(deck, ev.position, ev.seat)
-            elif isinstance(ev, E.RoundEnded):
+            elif isinstance(ev, E.RoundEnded | E.RoundVoided):
                 if self.p.phase not in (Phase.PLAYING, Phase.SHUFFLING):
                     continue
                 for cid in list(self._mine):  # the hand is shown (the host asked with mk_show)
@@ -299,8 +303,9 @@ class MaskedSeat:
                 or n != self.variant.deck_size or self.seat not in seats or host not in seats
                 or any(not isinstance(s, int) for s in seats)):
             raise MaskedSeatError("mk_round does not describe a round of this table")
-        if self.p is not None and self.p.phase in (Phase.SHUFFLING, Phase.PLAYING):
-            raise MaskedSeatError("mk_round while a masked round is being played")
+        if self.p is not None and self.p.phase in (Phase.SHUFFLING, Phase.PLAYING) and tag == self.tag:
+            raise MaskedSeatError("mk_round again for the round being played")
+        # A new tag while a round is open: that round was void (e.g. the host restarted).
         self.p = Participant(tag, self.seat, host, n, self.entropy)
         self.tag, self.host = tag, host
         self._hand_pos = None

@@ -38,6 +38,9 @@ from rami_lan.table.stage import Stage
 
 __all__ = ["PrivateDealing"]
 
+VOID_AUDIT_WAIT = 5.0
+"""Seconds a void round waits for the present participants' audits before closing it."""
+
 
 class PrivateDealing:
     """Mixin of `rami_lan.table.machine.TableMachine` (uses its attributes)."""
@@ -111,8 +114,7 @@ class PrivateDealing:
         mr = self._masked
         if seat is None:
             return self._flush(now)  # type: ignore[attr-defined]
-        if mr is None:
-            self._error(conn, "unexpected", "no masked deck is in use")  # type: ignore[attr-defined]
+        if mr is None:  # e.g. a client's audit of a round a host restart voided: dropped
             return self._flush(now)  # type: ignore[attr-defined]
         try:
             routed = mr.receive(seat, plain)
@@ -189,6 +191,11 @@ class PrivateDealing:
         if record is not None:  # the deck is known only from the audit: see `_private_record`
             record.begin_round(self, ctx.tag, ctx.commit, [], self._masked_seed)
             record.set_round_players(new_m)
+        if self._journal_on:  # type: ignore[attr-defined]
+            # Write-ahead: the match before this round, marked as being played; a restart
+            # finds it so and voids the round (the masked deck's keys die with a process).
+            self._masked_void_marker = {"round_no": new_m.round_no, "dealer": new_m.dealer}
+            self._out.append(F.JournalSnapshot(self.snapshot(self._masked_m0, self.seq)))  # type: ignore[attr-defined]
         self._commit_change(new_m, evs, now)  # type: ignore[attr-defined]
 
     def deal_private(self, m: MatchState, cards: list[Card], seed: bytes,
@@ -272,6 +279,10 @@ class PrivateDealing:
         if mr is None:
             return out
         self._masked_events += evs
+        if self._journal_on and any(  # type: ignore[attr-defined]
+                isinstance(e, E.RoundEnded | E.RoundVoided) for e in evs):
+            self._masked_void_marker = None  # the round is over: the journal holds its end
+            self._out.append(F.JournalSnapshot(self.snapshot(self.match, self.seq)))  # type: ignore[attr-defined]
         for ev in evs:
             if isinstance(ev, E.StockRefilled):
                 out.append(mr.refilled(ev.reshuffle, [self._card_no(c) for c in ev.pile], ev.shuffled))
@@ -349,6 +360,14 @@ class PrivateDealing:
         from rami_lan.core.match import apply
 
         v = self.variant  # type: ignore[attr-defined]
+        if any(isinstance(e, E.RoundVoided) for e in self._masked_events):
+            # A void round: nothing of it counts, and its deck order may not be known (a
+            # participant's secrets are missing). The record keeps its public events.
+            cur["events"] = [event_to_plain(e.for_seat(None), v) for e in self._masked_events]
+            cur["n_cards"] = v.deck_size
+            record.end_round(self.match, ctx.secrets(), ctx.excluded(), abandoned=True)  # type: ignore[attr-defined]
+            self._out.append(F.WriteRecord(record.to_plain()))  # type: ignore[attr-defined]
+            return
         cards = self._cards
         orders = dict(report.orders)
         gens = dict(mr.gen_decks())
@@ -375,6 +394,63 @@ class PrivateDealing:
         }
         record.end_round(self.match, ctx.secrets(), ctx.excluded())  # type: ignore[attr-defined]
         self._out.append(F.WriteRecord(record.to_plain()))  # type: ignore[attr-defined]
+
+    def _private_void_at(self) -> tuple[float | None, int | None]:
+        """When the masked round in progress is void (a participant gone too long)."""
+        mr = self._masked
+        m = self.match  # type: ignore[attr-defined]
+        dealing = self.stage is Stage.SHUFFLE  # type: ignore[has-type]
+        if (mr is None or mr.phase.value not in ("shuffling", "playing")
+                or not (dealing or (m.round is not None and m.phase in ("draw", "play")))):
+            return (None, None)
+        wait = self.config.masked_wait  # type: ignore[attr-defined]
+        gone = [(at + wait, s) for s, at in self._away_since.items()  # type: ignore[attr-defined]
+                if s in mr.blind and self.seats[s].conn is None]  # type: ignore[attr-defined]
+        return min(gone) if gone else (None, None)
+
+    def _private_void(self, seat: int | None, now: float) -> None:
+        """A participant is gone for good: nobody can play its hidden cards, so the round
+        is void (no score). Every present participant publishes its audit; the next
+        round is dealt once it is in (the gone participant's is missing: it is named)."""
+        mr, ctx = self._masked, self._round  # type: ignore[attr-defined]
+        if mr is None or ctx is None:
+            return
+        from rami_lan.core.match import void_round
+
+        if self.stage is Stage.SHUFFLE:  # type: ignore[has-type]
+            # Gone during the shuffle: the model is dealt (unseen) only to fix the round's
+            # number and dealer, as every client's verifier derives them from the seed.
+            if self._cards is None:  # type: ignore[has-type]
+                from rami_lan.core.cards import card_from_id
+
+                v = self.variant  # type: ignore[attr-defined]
+                self._cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
+            self.match, _evs = start_round(self.match, list(self._cards), self._masked_seed)  # type: ignore[attr-defined]
+            self._model_deck = []
+            ctx.started = True
+            self.stage = Stage.PLAYING
+        self._notice(f"seat {seat + 1 if seat is not None else '?'} is gone: this private round "  # type: ignore[attr-defined]
+                     "is void (no score); the next round is dealt")
+        self._held_action = None
+        m, evs = void_round(self.match, seat)  # type: ignore[attr-defined]
+        self._commit_change(m, evs, now)  # type: ignore[attr-defined]
+        self._audit_wait = True
+        self._void_audit = True
+        self._audit_deadline = now + min(self.config.audit_timeout, VOID_AUDIT_WAIT)  # type: ignore[attr-defined]
+        self._private_route(mr.publish_audit(), now)
+        self._finish_round(ctx, now, abandoned=True, go_on=False)  # type: ignore[attr-defined]
+        self._next_round_or_end(now)  # type: ignore[attr-defined]  # dealt once the audit is in
+
+    def _private_close_audit(self, now: float) -> None:
+        """The audit's time is up: close it with what came (the missing are named)."""
+        mr = self._masked
+        assert mr is not None
+        if getattr(self, "_void_audit", False):
+            self._void_audit = False
+            for s in mr.blind:  # the present participants close theirs too
+                if self.seats[s].conn is not None:  # type: ignore[attr-defined]
+                    self._private_send(s, {"k": "mk_close"})
+        self._private_route(mr.close_audit(), now)
 
     def _private_resume(self, now: float) -> None:
         """The audit is in: a round that waited for it may be dealt now."""

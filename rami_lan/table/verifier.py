@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import hmac
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from functools import lru_cache
 from typing import Any
@@ -316,6 +316,8 @@ class _Round:
     knocker: int | None = None
     table: list[Meld] = field(default_factory=list)
     opened: set[int] = field(default_factory=set)
+    voided: bool = False  # RoundVoided: nothing of the round counts
+    void_seed: bytes | None = None
     # private dealing
     masked: bool = False
     orders: dict[int, tuple[int, ...]] | None = None
@@ -628,6 +630,11 @@ class SeatVerifier:
                 self._on_round_started(ev)
                 in_round = True
                 continue
+            if isinstance(ev, E.RoundVoided) and not in_round and self._cur is not None \
+                    and not self._cur.started and not self._cur.judged:
+                self._cur.events.append(ev)  # void before its deal (private dealing)
+                self._cur.voided = self._cur.ended = True
+                continue
             if in_round and self._cur is not None:
                 r = self._cur
                 if r.judged:
@@ -780,6 +787,9 @@ class SeatVerifier:
                            f"top {depth} card(s) are {_cards(r.pile[-depth:])}")
                 return
             del r.pile[-depth:]
+        elif isinstance(ev, E.RoundVoided):
+            r.voided = True
+            r.ended = True
         elif isinstance(ev, E.Knocked):
             if not r.pile or r.pile[-1] != ev.card:
                 self._fail(r, "pile_knock", f"seat {ev.seat} knocked for {ev.card}, the pile's "
@@ -944,7 +954,7 @@ class SeatVerifier:
         if r.status not in (Status.PENDING, Status.PARTIAL) or r.judged:
             self._continue_after(r)
             return
-        if r.masked and r.orders is None:
+        if r.masked and r.orders is None and not r.voided:
             r.deferred = msg  # the deck order comes with the masked deck's audit
             return
         r.judged = True
@@ -990,6 +1000,12 @@ class SeatVerifier:
         if r.status is Status.FAILED or not secrets or any(len(s) != 32 for s in secrets.values()):
             return
         seed = seed_from_secrets(r.tag, secrets)
+        if r.voided:  # its commit-reveal is checked above; nothing of its play counts
+            r.void_seed = seed
+            if r.status is Status.PENDING:
+                r.status = Status.CHECKED
+                r.reason = "the round was void (a player was gone): no score, nothing to replay"
+            return
         if not r.started:
             r.reason = r.reason or "the round was abandoned before the deal"
             if r.status is Status.PENDING:
@@ -1012,6 +1028,12 @@ class SeatVerifier:
             return
         r.masked = True
         n = self.variant.deck_size
+        if r.voided:  # a participant is gone: its audit is missing, the rest must be right
+            faults = tuple(f for f in msg.faults if not f.startswith("MISSING_AUDIT"))
+            if faults:
+                self._fail(r, "masked_audit", "the masked deck's audit found: " + "; ".join(faults[:4]))
+            r.orders = {}
+            return
         if 0 not in msg.orders or sorted(msg.orders[0]) != list(range(n)):
             self._fail(r, "masked_audit", "the masked deck's audit gives no whole deck order")
             r.orders = {}
@@ -1144,6 +1166,20 @@ class SeatVerifier:
         if self._done_for == r.round_no:
             return
         self._done_for = r.round_no
+        if r.voided:  # the match as before the round, with its number and dealer used
+            started = next((e for e in r.events if isinstance(e, E.RoundStarted)), None)
+            self._m_after = None
+            m0 = r.start_m if r.start_m is not None else self._m
+            if started is None and m0 is not None and r.void_seed is not None:
+                # void before its deal: its dealer is the one the seed and rotation give
+                m1, _evs = start_round(m0, list(_cards_by_id(self.variant)), r.void_seed)
+                self._m = replace(m1, round=None)
+            else:
+                self._m = (None if m0 is None or started is None else
+                           replace(m0, round_no=started.round_no, dealer=started.dealer))
+            if self._m is None:
+                self._lost = f"round {r.round_no} was void before we saw its deal"
+            return
         m_after, self._m_after = self._m_after, None
         if m_after is not None:
             self._m = m_after

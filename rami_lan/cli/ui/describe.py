@@ -84,6 +84,10 @@ def describe(ev: E.Event, me: int, name: Names) -> str | None:
         if ev.rami_sec:
             return _("{who} goes out in one go: rami!").format(who=name(ev.winner))
         return _("{who} goes out!").format(who=name(ev.winner))
+    if isinstance(ev, E.RoundVoided):
+        return _("Round {n} is void: {who} is gone and nobody else can play their hidden "
+                 "cards. No score; the next round is dealt.").format(
+            n=ev.round_no, who=name(ev.seat) if ev.seat is not None else "?")
     if isinstance(ev, E.PlayersEliminated):
         return _("Eliminated: {names}.").format(names=", ".join(name(s) for s in ev.seats))
     if isinstance(ev, E.MatchEnded):
