@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgpack
 
@@ -69,6 +69,11 @@ def pack(msg: P.Message) -> bytes:
 
 def unpack(wire: bytes) -> P.Message:
     return P.Message.from_wire(msgpack.unpackb(wire, raw=False, strict_map_key=True))
+
+
+class JournalRecord(NamedTuple):
+    kind: str
+    body: dict[str, Any]
 
 
 class WireClient:
@@ -178,6 +183,8 @@ class WireClient:
         """Give the verifier each round's audited deck orders as soon as we have them."""
         ms = self.ms
         assert ms is not None
+        if ms.must_hold():
+            return  # in order: after the messages still held
         if ms.tag is not None and ms.tag not in self.rounds_told:
             self.rounds_told.add(ms.tag)
             self.tracker.masked_round(ms.tag)
@@ -218,12 +225,13 @@ class MaskedTable:
     def __init__(self, *, variant: str = "rami", seats: int = 4, bots: dict[int, str] | None = None,
                  levels: dict[int, str] | None = None, limit: int | None = 1,
                  private: bool = True, machine_cls: type[TableMachine] = TableMachine,
-                 evidence_dir: Any = None) -> None:
+                 evidence_dir: Any = None, journal: bool = False) -> None:
         bots = bots or {}
         self.config = TableConfig(name="masked", variant=variant, seats=seats, bots=bots, limit=limit,
                                   headless=True, advertise=False, bot_delay=0.0, commit_timeout=5,
                                   reveal_timeout=5, between_timeout=5, private_deal=private,
-                                  masked_wait=20.0)
+                                  masked_wait=20.0, journal_dir="/nowhere" if journal else None,
+                                  resume_grace=3.0)
         self.variant = get_variant(variant)
         self.machine = machine_cls(self.config, Entropy(b"host"))
         self.now = 10.0
@@ -231,6 +239,8 @@ class MaskedTable:
         self.host_seen: list[bytes] = []
         """Every frame the host received or sent (the spying host's bytes)."""
         self.clients: dict[int, WireClient] = {}
+        self.journal_snap: Any = None
+        self.journal_records: list[JournalRecord] = []
         self.reveal_secrets = True
         self.evidence_dir = evidence_dir
         self._seq = 0
@@ -254,6 +264,10 @@ class MaskedTable:
                 self.clients[eff.conn].receive(wire)
             elif isinstance(eff, F.Wake):
                 self.wake = eff.at
+            elif isinstance(eff, F.JournalSnapshot):
+                self.journal_snap, self.journal_records = eff.body, []
+            elif isinstance(eff, F.JournalAppend):
+                self.journal_records.append(JournalRecord(eff.kind, eff.body))
 
     def handle(self, conn: int, wire: bytes) -> None:
         m, now = self.machine, self.now
@@ -283,6 +297,19 @@ class MaskedTable:
         client.conn = max(self.clients, default=0) + 100
         self.clients[client.conn] = client
         self.feed(self.machine.joined(client.conn, self.now, nick=client.nick, token=client.token))
+
+    def crash_and_resume(self) -> None:
+        """The host process dies (every connection with it) and comes back from its
+        journal; every client comes back with its token (the same client processes)."""
+        self.inbox.clear()
+        old = self.machine
+        self.machine = type(old).restore(self.journal_snap, self.journal_records, self.config,
+                                         Entropy(b"host, restarted"), now=self.now)
+        self.feed(self.machine.resumed(self.now))
+        clients = list(self.clients.values())
+        self.clients = {}
+        for c in clients:
+            self.rejoin(c)
 
     def start(self) -> None:
         for conn, c in self.clients.items():

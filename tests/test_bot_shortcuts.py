@@ -148,3 +148,55 @@ def test_bots_that_ignore_events_get_none_and_the_others_all() -> None:
     from rami_lan.core.events import StockDrawn
     drawn = [e for e in seats[1].seen if isinstance(e, StockDrawn)]
     assert drawn and all((e.card is None) == (e.seat != 1) for e in drawn)
+
+
+@pytest.mark.parametrize("variant", VARIANT_IDS)
+def test_top_discard_precheck_never_hides_a_meld(variant: str) -> None:
+    """``moyen`` partitions hand + top discard only when `_may_meld_with` allows it."""
+    import random
+
+    from rami_lan.bots.quick import quick_partition
+    from rami_lan.core.cards import full_deck
+
+    v = VARIANTS[variant]
+    deck = full_deck(v.n_decks, v.n_jokers)
+    rng = random.Random(5)
+    melded = refused = 0
+    for _ in range(3000):
+        cards = rng.sample(deck, rng.randint(2, 16))
+        hand, top = cards[:-1], cards[-1]
+        if top.is_joker:
+            continue
+        if top in quick_partition(v, [*hand, top]).melded:
+            assert M._may_meld_with(hand, top), (hand, top)
+            melded += 1
+        elif not M._may_meld_with(hand, top):
+            refused += 1
+    assert melded > 100 and refused > 100
+
+
+def test_engine_finds_cards_by_identity_then_equality() -> None:
+    """The engine looks for the card object itself first (speed), but a card equal to a
+    held one (as decoded from the wire) still plays, and a card not held is refused."""
+    from rami_lan.core import round as R
+    from rami_lan.core.errors import IllegalAction
+    from rami_lan.core.match import apply, new_match, start_round
+
+    v = VARIANTS["rami"]
+    m = new_match(v, 2, MatchOptions(limit=1))
+    deck = [Card(r, s, c) for c in range(2) for s in SUITS for r in range(1, 14)]
+    deck += [Card(0, None, i) for i in range(v.n_jokers)]
+    m, _ = start_round(m, deck, bytes(32))
+    seat = m.round.turn
+    m, _ = apply(m, A.DrawStock(seat))
+    hand = m.round.hands[seat]
+    twin = Card(hand[3].rank, hand[3].suit, hand[3].copy)  # equal, not the same object
+    assert twin == hand[3] and twin is not hand[3]
+    after, _ = apply(m, A.Discard(seat, twin))
+    assert after.round.hands[seat] == hand[:3] + hand[4:]
+    assert R._remove(hand, (hand[5], twin)) == hand[:3] + hand[4:5] + hand[6:]
+    absent = next(c for c in deck if c not in hand)
+    with pytest.raises(IllegalAction, match="does not hold"):
+        apply(m, A.Discard(seat, absent))
+    with pytest.raises(ValueError):
+        R._remove(hand, (absent,))

@@ -427,3 +427,48 @@ def test_a_player_gone_for_good_voids_the_round_and_the_match_goes_on(tmp_path: 
         statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
         assert all(s == "checked" for _, s, _ in statuses), statuses
         assert "void" in statuses[round_no - 1][2]
+
+
+def test_a_host_restart_voids_the_private_round_and_the_match_goes_on(tmp_path: Any) -> None:
+    """The host crashes mid-round: the masked deck's keys die with it, so the journal
+    holds the match as before the round, marked as being played. ``--resume`` voids that
+    round (no score), every client is told (``RoundVoided``) and checks its commit-reveal,
+    and the next round is dealt with a fresh masked deck."""
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path, journal=True)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round_no == 2
+          and t.machine.match.round.turn_no >= 4)
+    totals = t.machine.match.totals
+    t.crash_and_resume()
+    m = t.machine
+    assert m.match.round is None and m.match.round_no == 2 and m.match.totals == totals
+    t.run()
+    assert m.match.over and m.match.round_no >= 3
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        assert [s for _, s, _ in statuses if s != "checked"] == [], statuses
+        assert "void" in statuses[1][2]
+        assert not c.ms.faults
+
+
+def test_a_player_gone_during_the_shuffle_voids_the_round_before_its_deal(tmp_path: Any) -> None:
+    """Seat 1 vanishes while the masked deck of round 2 is being shuffled (before any
+    card is dealt): the shuffle can not finish without it, so the round is void; its
+    number and dealer are used (every client derives the dealer from the seed), and the
+    match goes on to its end with the host's away bot in that seat."""
+    from rami_lan.table.stage import Stage
+
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: t.machine.match.round_no == 1 and t.machine.stage is Stage.SHUFFLE
+          and t.machine._masked is not None and t.machine.masked_reports)
+    gone = t.drop(2)
+    t.run(until=lambda: t.machine.match.round_no >= 2 and t.machine.stage is Stage.PLAYING
+          and t.machine._masked is not None and gone.seat not in t.machine._masked.participants)
+    assert t.machine.match.round_no == 3, "round 2 was void before its deal; round 3 is dealt"
+    t.run()
+    assert t.machine.match.over
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        assert all(s == "checked" for _, s, _ in statuses), statuses
+        assert "void" in statuses[1][2]

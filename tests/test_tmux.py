@@ -220,7 +220,7 @@ def test_lan_round_between_two_lobbies_with_a_move_timer(tmux, tmp_path):
     keys("a", "Down", "Down", "Down")  # who may sit, points, move timer
     keys("a", "Right")
     wait("a", r"Move timer\s+‹ 15 s ›", 5)
-    keys("a", "Down", "Right")  # private deal: on (500 has no Frapper field)
+    keys("a", "Down")  # private deal: on by default with two humans (500 has no Frapper)
     wait("a", r"Private deal\s+‹ on", 5)
     keys("a", "Down", "Enter")  # to "Open the table", open it
     wait("a", r"Waiting for the table|Stock", 20)

@@ -85,7 +85,12 @@ def _surely_legal(view: SeatView, action: A.Action) -> bool:
         )
     else:
         return False
-    return ok and any(p.seat == seat and p.in_round for p in view.players)
+    if not ok:
+        return False
+    players = view.players
+    if seat < len(players) and players[seat].seat == seat:  # listed by seat, as view_for does
+        return players[seat].in_round
+    return any(p.seat == seat and p.in_round for p in players)
 
 
 class Bot:
@@ -107,13 +112,28 @@ class Bot:
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         self.seat = seat
-        self.rng = random.Random(seed)
+        self._seed = seed
+        self._rng: random.Random | None = None
         self.think_delay = think_delay
         self._shadow_of: SeatView | None = None
         self._shadow: R.RoundState | None = None
         self._checked: dict[A.Action, bool] = {}
         self._last: tuple[A.Action | None, bool] = (None, False)
         self._opened: tuple[SeatView | None, bool] = (None, False)
+        self._variant_id: str | None = None
+        self._variant: Variant | None = None
+
+    @property
+    def rng(self) -> random.Random:
+        """The bot's own random source, seeded with its seed (made when first used:
+        most levels never draw from it)."""
+        if self._rng is None:
+            self._rng = random.Random(self._seed)
+        return self._rng
+
+    @rng.setter
+    def rng(self, value: random.Random) -> None:
+        self._rng = value
 
     # --- the interface -------------------------------------------------------------
 
@@ -197,7 +217,10 @@ class Bot:
     # --- helpers -------------------------------------------------------------------
 
     def variant(self, view: SeatView) -> Variant:
-        return get_variant(view.variant)
+        vid = view.variant
+        if self._variant_id != vid:  # asked many times per decision
+            self._variant_id, self._variant = vid, get_variant(vid)
+        return self._variant  # type: ignore[return-value]
 
     def discardable(self, view: SeatView) -> list[Card]:
         """Hand cards (one per face) the rules let this seat discard now."""

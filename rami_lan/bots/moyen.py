@@ -16,7 +16,7 @@ solver is only asked for the turn's obligations or when the greedy lay-down is r
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from rami_lan.bots.base import Bot, can_open
 from rami_lan.bots.quick import QuickPartition, quick_partition
@@ -28,25 +28,37 @@ from rami_lan.core.solver import joker_recoveries
 from rami_lan.core.views import SeatView
 
 
-def _may_meld_with(hand: Iterable[Card], card: Card) -> bool:
-    """Could a greedy meld of ``hand`` plus the natural ``card`` hold ``card``? Every meld
-    `quick_partition` makes needs a natural of the hand of the card's rank in another suit
-    (a set, a pair completed by a joker) or of its suit one or two ranks away (a run, a
-    pair completed by a joker), an ace counting as 1 and as 14. False means surely not."""
+def _may_meld_with(hand: Sequence[Card], card: Card) -> bool:
+    """Could a greedy meld of ``hand`` plus the natural ``card`` hold ``card``? False
+    means surely not: `quick_partition` puts it in a set only with two other suits of
+    its rank, in a run only next to two cards of its suit that make three in a row with
+    it, and in a pair completed by a joker only when the hand has a joker and a natural
+    of its rank in another suit or of its suit one or two ranks away (an ace counting
+    as 1 and as 14 throughout)."""
     r, s = card.rank, card.suit
-    ranks = (1, 14) if r == 1 else (r,)
+    others: set[str | None] = set()
+    near: set[int] = set()  # positions of the naturals of its suit
+    joker = False
     for c in hand:
         cr = c.rank
         if not cr:
-            continue
-        if cr == r:
+            joker = True
+        elif cr == r:
             if c.suit != s:
-                return True
+                others.add(c.suit)
         elif c.suit == s:
-            for a in (1, 14) if cr == 1 else (cr,):
-                for b in ranks:
-                    if -2 <= a - b <= 2:
-                        return True
+            if cr == 1:
+                near.update((1, 14))
+            else:
+                near.add(cr)
+    if len(others) >= 2:
+        return True
+    for p in (1, 14) if r == 1 else (r,):
+        below, above = p - 1 in near, p + 1 in near
+        if (below and above) or (below and p - 2 in near) or (above and p + 2 in near):
+            return True
+        if joker and (others or below or above or p - 2 in near or p + 2 in near):
+            return True
     return False
 
 
@@ -64,23 +76,36 @@ class _TableFacts:
         self.jokers: list[int] | None = None
         self.by_face: dict[tuple[int, str | None], list[int]] | None = None
 
-    def joker_melds(self) -> list[int]:
+    def joker_melds(self, vid: str) -> list[int]:
         if self.jokers is None:
-            self.jokers = [i for i, m in enumerate(self.melds) if any(c.is_joker for c in m.cards)]
+            self.jokers = [i for i, m in enumerate(self.melds) if _meld_facts(vid, m)[3]]
         return self.jokers
+
+    def index(self) -> dict[tuple[int, str | None], list[int]]:
+        """Natural face -> the melds it may extend, in table order."""
+        idx = self.by_face
+        if idx is None:
+            idx = self.by_face = {}
+            for i, meld in enumerate(self.melds):
+                for face in _extends(meld):
+                    idx.setdefault(face, []).append(i)
+        return idx
 
     def candidates(self, card: Card) -> list[int] | range:
         """The melds ``card`` may extend, in table order (all of them for a joker)."""
         if card.is_joker:
             return range(len(self.melds))
-        idx = self.by_face
-        if idx is None:
-            idx = self.by_face = {}
-            for i, meld in enumerate(self.melds):
-                for face in _may_extend(meld):
-                    if face[0]:
-                        idx.setdefault(face, []).append(i)
-        return idx.get(card.face, [])
+        return self.index().get(card.face, [])
+
+
+def _extends(meld: Meld) -> list[tuple[int, str | None]]:
+    """`_may_extend` without the joker, remembered per meld object."""
+    e = _EXTENDS.get(id(meld))
+    if e is None or e[0] is not meld:
+        if len(_EXTENDS) >= 1024:
+            _EXTENDS.clear()
+        e = _EXTENDS[id(meld)] = (meld, [f for f in _may_extend(meld) if f[0]])
+    return e[1]
 
 
 def _may_extend(meld: Meld) -> list[tuple[int, str | None]]:
@@ -105,7 +130,8 @@ def _may_extend(meld: Meld) -> list[tuple[int, str | None]]:
 # identity); each entry keeps its object alive, so an identity is never reused while
 # its entry stands. The answers only depend on public, immutable table melds.
 _TABLES: dict[tuple[str, int], _TableFacts] = {}
-_MELDS: dict[tuple[str, int], tuple[Meld, dict, dict]] = {}
+_EXTENDS: dict[int, tuple[Meld, list[tuple[int, str | None]]]] = {}
+_MELDS: dict[tuple[str, int], tuple[Meld, dict, dict, bool]] = {}
 
 
 def _table_facts(view: SeatView) -> _TableFacts:
@@ -118,15 +144,15 @@ def _table_facts(view: SeatView) -> _TableFacts:
     return t
 
 
-def _meld_facts(vid: str, meld: Meld) -> tuple[Meld, dict, dict]:
-    """Per table meld: the ends at which a card face can be laid off, and whether a
-    card face frees a joker."""
+def _meld_facts(vid: str, meld: Meld) -> tuple[Meld, dict, dict, bool]:
+    """Per table meld: the ends at which a card face can be laid off, whether a card
+    face frees a joker, and whether it holds a joker."""
     key = (vid, id(meld))
     e = _MELDS.get(key)
     if e is None or e[0] is not meld:
         if len(_MELDS) >= 1024:
             _MELDS.clear()
-        e = _MELDS[key] = (meld, {}, {})
+        e = _MELDS[key] = (meld, {}, {}, any(c.is_joker for c in meld.cards))
     return e
 
 
@@ -143,8 +169,13 @@ class Moyen(Bot):
         """Greedy melds of the hand (plus ``extra``), remembered while the hand is the same."""
         hand = view.hand
         if self._quick_hand is not hand:  # the engine's hand tuple: same object, same cards
+            before, known = self._quick_hand, self._quick
             self._quick_hand = hand
             self._quick = {}
+            if before is not None and len(hand) == len(before) + 1 and hand[:-1] == before:
+                q = known.get(hand[-1])  # it took the card it had partitioned with the hand
+                if q is not None:
+                    self._quick[None] = q
         q = self._quick.get(extra)
         if q is None:
             cards = list(hand) if extra is None else [*hand, extra]
@@ -179,12 +210,15 @@ class Moyen(Bot):
             return q.points >= v.open_min_points
         return bool(q.melds)
 
-    def meld_cards(self, view: SeatView) -> set[Card]:
-        return set(self.quick(view).melded)
+    def meld_cards(self, view: SeatView) -> frozenset[Card]:  # type: ignore[override]
+        return self.quick(view).melded
 
     def lay_down_action(self, view: SeatView, hold: Iterable[Card] = ()) -> A.Action | None:
         """Lay down the greedy melds when they may go (the exact solver otherwise)."""
-        if any(c in view.hand for c in view.must_use) or not self.may_lay_down(view):
+        owed = bool(view.must_use) and any(c in view.hand for c in view.must_use)
+        if not owed and not self.may_lay_down(view):
+            return None  # what the base method answers then
+        if owed:
             return super().lay_down_action(view, hold)
         v = self.variant(view)
         q = self.quick(view)
@@ -207,7 +241,7 @@ class Moyen(Bot):
 
     # --- table moves, with the rule checks remembered per (table meld, card face) ----
 
-    def _entry(self, view: SeatView, meld: Meld) -> tuple[Meld, dict, dict]:
+    def _entry(self, view: SeatView, meld: Meld) -> tuple[Meld, dict, dict, bool]:
         return _meld_facts(view.variant, meld)
 
     def fits(self, view: SeatView, meld: Meld, card: Card) -> tuple[str | None, ...]:
@@ -252,15 +286,27 @@ class Moyen(Bot):
         if not self.may_touch_table(view) or not view.melds:
             return None
         protected = self.meld_cards(view)
-        must = set(view.must_use)
+        must = view.must_use
+        t = _table_facts(view)
+        fit, idx = t.fit, t.index()
         seen: set[tuple[int, str | None]] = set()
-        for card in self.hand_must_first(view):
-            if card.face in seen:
+        for card in self.hand_must_first(view) if must else view.hand:
+            face = (card.rank, card.suit)
+            if face in seen:
                 continue
-            seen.add(card.face)
-            if card not in must and (card in protected or (keep_jokers and card.is_joker)):
+            seen.add(face)
+            owed = card in must
+            if keep_jokers and not card.rank and not owed:
                 continue
-            for i, end in self.fit_targets(view, card):
+            targets = fit.get(face)
+            if targets is None:
+                if card.rank and face not in idx:
+                    targets = fit[face] = ()  # a natural that extends no meld
+                else:
+                    targets = self.fit_targets(view, card)
+            if not targets or (not owed and card in protected):
+                continue  # (the cheap test first: most faces fit nowhere)
+            for i, end in targets:
                 action = A.LayOff(self.seat, card, i, end)  # type: ignore[arg-type]
                 if self.legal(view, action):
                     return action
@@ -272,28 +318,28 @@ class Moyen(Bot):
         v = self.variant(view)
         if v.joker_recovery == "none":
             return None
-        jokers = _table_facts(view).joker_melds()
+        jokers = _table_facts(view).joker_melds(view.variant)
         if not jokers:
             return None
-        naturals = {c.face: c for c in view.hand if not c.is_joker}
+        naturals = {(c.rank, c.suit): c for c in view.hand if c.rank}
         for i in jokers:
             meld = view.melds[i]
             if meld.kind == "set" and v.set_joker_recovery_needs_two:
                 groups = [g for _, g in joker_recoveries(v, (meld,), view.hand)]
             else:
                 groups = []
-                cache = self._entry(view, meld)[2]
+                cache = self._entry(view, meld)[2]  # face -> does it free the joker
                 for face, c in naturals.items():
-                    r = 14 if c.rank == 1 and 14 in meld.ranks else c.rank
-                    if r not in meld.ranks or (meld.kind == "run" and c.suit != meld.suit):
-                        continue
                     ok = cache.get(face)
                     if ok is None:
-                        try:
-                            recover_joker(v, meld, (c,))
-                            ok = True
-                        except RulesError:
-                            ok = False
+                        r = 14 if c.rank == 1 and 14 in meld.ranks else c.rank
+                        ok = False
+                        if r in meld.ranks and (meld.kind != "run" or c.suit == meld.suit):
+                            try:
+                                recover_joker(v, meld, (c,))
+                                ok = True
+                            except RulesError:
+                                pass
                         cache[face] = ok
                     if ok:
                         groups.append((c,))
@@ -314,10 +360,11 @@ class Moyen(Bot):
         """The unmatched card with the highest penalty (no look at its neighbours)."""
         v = self.variant(view)
         melded = self.meld_cards(view)
-        order = sorted(
-            view.hand,
-            key=lambda c: (c in melded, c.is_joker, -hand_points(v, c), c.sort_key()),
-        )
+        order = [
+            c for _key, c in sorted(
+                ((c in melded, not c.rank, -hand_points(v, c), c.sort_key()), c) for c in view.hand
+            )
+        ]  # the keys differ (sort_key holds the copy): cards are never compared
         for c in order:  # legality asked only until one may go
             if self.legal(view, A.Discard(self.seat, c)):
                 return c

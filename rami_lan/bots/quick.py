@@ -64,17 +64,19 @@ def _runs(v: Variant, cards: list[Card], out: list[tuple[tuple[Card, ...], int]]
     for slots in by_suit.values():
         if both and slots[1] is not None and slots[13] is not None and slots[2] is None:
             slots[1], slots[14] = None, slots[1]  # a lone ace next to the king is worth more high
-        start = 0
-        for p, c in enumerate(slots):
-            if c is not None:
-                if not start:
-                    start = p
-            elif start:
-                if p - start >= 3:
-                    out.append((tuple(slots[start:p]), cum[p] - cum[start]))  # type: ignore[arg-type]
-                else:
-                    rest.extend(slots[start:p])  # type: ignore[arg-type]
-                start = 0
+        p = 1
+        while p < 15:  # each stretch of taken positions, low to high (15 is never taken)
+            if slots[p] is None:
+                p += 1
+                continue
+            start = p
+            p += 1
+            while slots[p] is not None:
+                p += 1
+            if p - start >= 3:
+                out.append((tuple(slots[start:p]), cum[p] - cum[start]))  # type: ignore[arg-type]
+            else:
+                rest.extend(slots[start:p])  # type: ignore[arg-type]
     return rest
 
 
@@ -160,15 +162,15 @@ def quick_partition(v: Variant, cards: Sequence[Card]) -> QuickPartition:
     rest = _runs(v, rest, late)
     _with_jokers(v, rest, jokers, late)
     best = late
-    best_pts = sum(p for _, p in late)
+    best_pts = sum([p for _, p in late])
     if len(late) and any(len(d) >= 3 for d in by_rank.values()):
         early: list[tuple[tuple[Card, ...], int]] = []
         rest = _sets(v, _runs(v, naturals, early), early)
         _with_jokers(v, rest, jokers, early)
-        pts = sum(p for _, p in early)
+        pts = sum([p for _, p in early])
         if pts >= best_pts:  # runs first is tried first: it wins ties
             best, best_pts = early, pts
-    melds = tuple(m for m, _ in best)
+    melds = tuple([m for m, _ in best])
     q = object.__new__(QuickPartition)  # a frozen dataclass: fill its fields directly
-    q.__dict__.update(melds=melds, points=best_pts, melded=frozenset(c for m in melds for c in m))
+    q.__dict__.update(melds=melds, points=best_pts, melded=frozenset([c for m in melds for c in m]))
     return q

@@ -36,9 +36,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("point limit / target (default: the variant's)"))
     parser.add_argument("--quick", action="store_true", help=_("quick match (500: 3 rounds)"))
     parser.add_argument("--knock", action="store_true", help=_("allow knocking (frapper)"))
-    parser.add_argument("--private-deal", action="store_true",
-                        help=_("deal from a masked deck: the host sees only its own cards and "
-                               "its bots' (docs/masked_deck.md)"))
+    private = parser.add_mutually_exclusive_group()
+    private.add_argument("--private-deal", dest="private_deal", action="store_true", default=None,
+                         help=_("deal from a masked deck: the host sees only its own cards and "
+                                "its bots' (docs/masked_deck.md; the default with two or more "
+                                "human seats)"))
+    private.add_argument("--no-private-deal", dest="private_deal", action="store_false",
+                         help=_("deal from the seeded deck, which the host can see (a restart "
+                                "then keeps the round in progress)"))
     parser.add_argument("--timer", type=int, default=0,
                         help=_("seconds per move, 0 = no timer"))
     parser.add_argument("--code", default=None,
@@ -125,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         bots = parse_bots(args.bot, args.seats)
         extra: dict[str, Any] = {}
+        if getattr(args, "private_deal", None) is not None:
+            extra["private_deal"] = args.private_deal
         if args.record_dir is not None:
             extra["record_dir"] = args.record_dir
         config = table_config(
@@ -134,8 +141,7 @@ def run(args: argparse.Namespace) -> int:
             quick=args.quick, knock=args.knock, timer=args.timer, join_code=args.code,
             who_may_sit=getattr(args, "who", None) or "",
             advertise=not args.no_advertise, interfaces=args.interface or "all",
-            port=args.port, headless=args.headless, private_deal=args.private_deal,
-            **extra, **_tuning(args),
+            port=args.port, headless=args.headless, **extra, **_tuning(args),
         )
     except ValueError as exc:
         print(_("Invalid table settings: {err}").format(err=exc), file=sys.stderr)

@@ -70,9 +70,17 @@ def records_dir() -> Path:
     return data_dir() / "records"
 
 
+def humans_at(fields: dict[str, Any]) -> int:
+    """How many human seats a table of these settings has (the host's own player too)."""
+    seats = int(fields.get("seats", 4))
+    return seats - len(fields.get("bots") or {})
+
+
 def table_config(owner: Owner, **fields: Any) -> TableConfig:
     """A `TableConfig` with this machine's defaults for whatever ``fields`` leaves out."""
     fields.setdefault("host_nickname", owner.nickname)
+    if fields.get("private_deal") is None:  # issue 15: the default with two or more humans
+        fields["private_deal"] = humans_at(fields) >= 2
     fields.setdefault("journal_dir", journal_dir())
     fields.setdefault("record_dir", records_dir())
     if fields.get("interfaces") in (None, "all"):

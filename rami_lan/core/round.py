@@ -135,10 +135,27 @@ def _set(t: tuple, i: int, value: object) -> tuple:
     return t[:i] + (value,) + t[i + 1 :]
 
 
+def _find(cards: list[Card], card: Card) -> int:
+    """Where ``card`` is in ``cards`` (-1: absent). A hand holds each physical card once,
+    so the card object itself is looked for first, without calling ``Card.__eq__`` on
+    the others (the engine's hot path), then a card equal to it."""
+    for i, c in enumerate(cards):
+        if c is card:
+            return i
+    for i, c in enumerate(cards):
+        if c == card:
+            return i
+    return -1
+
+
 def _remove(hand: tuple[Card, ...], cards: Sequence[Card]) -> tuple[Card, ...]:
     out = list(hand)
     for c in cards:
-        out.remove(c)
+        i = _find(out, c)
+        if i < 0:
+            out.remove(c)  # not there: list.remove raises ValueError, as before
+        else:
+            del out[i]
     return tuple(out)
 
 
@@ -381,9 +398,10 @@ def _check_turn(st: RoundState, action: A.Action) -> None:
 def _holds(st: RoundState, seat: int, cards: Sequence[Card]) -> None:
     hand = list(st.hands[seat])
     for c in cards:
-        if c not in hand:
+        i = _find(hand, c)
+        if i < 0:
             raise IllegalAction(seat, st.phase, f"does not hold {c}")
-        hand.remove(c)
+        del hand[i]
 
 
 def _acted(st: RoundState, seat: int) -> RoundState:

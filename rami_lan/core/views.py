@@ -76,6 +76,9 @@ def _fast(cls: type[_T], **fields: object) -> _T:
     return obj
 
 
+_PLAYERS: dict[tuple[int, bool, int, bool, int, bool, int, bool], PlayerInfo] = {}
+
+
 def view_for(m: MatchState, seat: int | None) -> SeatView:
     """What ``seat`` may see of the match now."""
     r = m.round
@@ -83,19 +86,24 @@ def view_for(m: MatchState, seat: int | None) -> SeatView:
     players = []
     for s in range(m.n_seats):
         in_round = r is not None and s in r.players
-        players.append(
-            _fast(
-                PlayerInfo,
-                seat=s,
-                in_round=in_round,
-                n_cards=len(r.hands[s]) if r is not None else 0,
-                opened=bool(r is not None and r.opened[s]),
-                total=m.totals[s],
-                eliminated=m.eliminated[s],
-                laid_points=r.laid_points[s] if r is not None else 0,
-                away=bool(r is not None and r.away[s]),
-            )
+        key = (
+            s,
+            in_round,
+            len(r.hands[s]) if r is not None else 0,
+            bool(r is not None and r.opened[s]),
+            m.totals[s],
+            bool(m.eliminated[s]),
+            r.laid_points[s] if r is not None else 0,
+            bool(r is not None and r.away[s]),
         )
+        info = _PLAYERS.get(key)
+        if info is None:  # immutable: the same facts share one object
+            if len(_PLAYERS) >= 4096:
+                _PLAYERS.clear()
+            info = _PLAYERS[key] = _fast(
+                PlayerInfo, seat=key[0], in_round=key[1], n_cards=key[2], opened=key[3],
+                total=key[4], eliminated=key[5], laid_points=key[6], away=key[7])
+        players.append(info)
     if r is None:
         discard: tuple[Card, ...] = ()
     elif v.discard_pile_visible:

@@ -659,6 +659,8 @@ class RemoteTableSession:
         if ms.tag is not None and ms.tag != self._masked_tag and self.tracker is not None:
             self._masked_tag = ms.tag
             self.tracker.masked_round(ms.tag)
+        if ms.must_hold():
+            return  # in order: after the messages still held (a void round's event, say)
         for tag, report in ms.reports.items():
             if tag in self._orders_given or self.tracker is None:
                 continue

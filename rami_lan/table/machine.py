@@ -43,7 +43,7 @@ from rami_lan.core import actions as A
 from rami_lan.core.cards import card_from_id
 from rami_lan.core.codec import action_from_plain, action_to_plain
 from rami_lan.core.errors import IllegalAction, MalformedAction, RulesError
-from rami_lan.core.events import Event, RoundEnded
+from rami_lan.core.events import Event, RoundEnded, RoundVoided
 from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round, withdraw
 from rami_lan.core.variants import get_variant
 from rami_lan.core.views import view_for
@@ -148,7 +148,11 @@ class TableMachine(PrivateDealing):
         """Emit `Applied` effects (self-play, which reads none, turns them off)."""
         self.last_refusal: Exception | None = None
         """Why the core refused the last action the table tried (bots' mistakes)."""
-        self._journal_on = config.journal_dir is not None and not config.private_deal
+        self._journal_on = config.journal_dir is not None
+        self._masked_void_marker: dict[str, int] | None = None
+        """Private dealing: the round being played (journaled: a restart voids it)."""
+        self._resume_void: int | None = None
+        """Restored from a journal during a private round: that round is void."""
         self._masked = None
         self._masked_log: dict[int, list[dict[str, Any]]] = {}
         self._masked_events: list[Any] = []
@@ -160,6 +164,7 @@ class TableMachine(PrivateDealing):
         self._audit_wait = False
         self._audit_deadline: float | None = None
         self._setup_after_audit = False
+        self._over_after_audit = False
         self.masked_reports: list[Any] = []
         """Private dealing: each round's audit report (`rami_lan.masked.audit.AuditReport`)."""
 
@@ -406,6 +411,9 @@ class TableMachine(PrivateDealing):
     def _send_state(self, conn: int, seat: int) -> None:
         """Full state for a (re)joining seat: its view, and the round's fair-shuffle data."""
         ctx = self._round
+        if self._resume_void is not None:  # restarted during a private round: it is void
+            self._send(conn, _msg("events", seq=self.seq, events=[
+                RoundVoided(self._resume_void, None, "host_restarted")]))
         if ctx is not None and ctx.commits_sent:
             self._send(conn, self._commitments_msg(ctx))
         elif (ctx is not None and self.stage is Stage.COMMIT and seat in ctx.participants
@@ -537,8 +545,11 @@ class TableMachine(PrivateDealing):
             "timer" if isinstance(action, A.Timeout) else "bot")
         if self.record is not None or self._journal_on:
             plain = action_to_plain(action, self.variant)
-            self._journal("action", {"seq": self.seq + 1, "seat": getattr(action, "seat", -1),
-                                     "by": by, "action": plain})
+            if self._masked is not None:  # the host's model can not be replayed: a restart
+                self._journal("tick", {"seq": self.seq + 1})  # voids the round
+            else:
+                self._journal("action", {"seq": self.seq + 1, "seat": getattr(action, "seat", -1),
+                                         "by": by, "action": plain})
             if self.record is not None:
                 self.record.log_action(plain, by)
         self._commit_change(m, evs, now)
@@ -760,6 +771,7 @@ class TableMachine(PrivateDealing):
     def _setup_round(self, now: float) -> None:
         """Commit-reveal with the seated remote clients (spec steps 1-2)."""
         m = self.match
+        self._resume_void = None
         tag = self.round_tag_for(m.round_no + 1)
         if tag in self._tags_used:
             raise RuntimeError(f"round tag {tag.hex()} used twice")  # our own bug
@@ -1007,6 +1019,9 @@ class TableMachine(PrivateDealing):
             self._out.append(F.WriteRecord(self.record.to_plain()))
         if self._journal_on:
             self._out.append(F.JournalClose(delete=True))
+        if self._audit_wait:  # private dealing: the last round's audit still needs the table
+            self._over_after_audit = True
+            return
         self._out.append(F.MatchOver(self.match.winner))
 
     def stop(self, now: float) -> list[F.Effect]:
@@ -1056,7 +1071,9 @@ class TableMachine(PrivateDealing):
             self.stage = Stage.PLAYING
             return self._flush(now)
         if ctx is not None and ctx.started and not ctx.finished:
-            self._finish_round(ctx, now, go_on=False)  # the round ended just before the crash
+            # The round ended just before the crash, or (private dealing) it was being
+            # played: its keys died with the host, so it is void.
+            self._finish_round(ctx, now, abandoned=self._resume_void is not None, go_on=False)
         nxt, self._resume_next = self._resume_next, None
         if self.match.over:
             self._end_match(now)
@@ -1076,6 +1093,8 @@ class TableMachine(PrivateDealing):
         self._stage_deadline = None
         if self._resume_secret is not None:
             self._setup_round(now)
+        elif self._resume_void is not None:
+            self._next_round_or_end(now)  # a void round has no result to look at: deal on
         else:
             self._enter_between(now)
 

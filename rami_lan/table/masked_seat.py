@@ -303,8 +303,9 @@ class MaskedSeat:
                 or n != self.variant.deck_size or self.seat not in seats or host not in seats
                 or any(not isinstance(s, int) for s in seats)):
             raise MaskedSeatError("mk_round does not describe a round of this table")
-        if self.p is not None and self.p.phase in (Phase.SHUFFLING, Phase.PLAYING):
-            raise MaskedSeatError("mk_round while a masked round is being played")
+        if self.p is not None and self.p.phase in (Phase.SHUFFLING, Phase.PLAYING) and tag == self.tag:
+            raise MaskedSeatError("mk_round again for the round being played")
+        # A new tag while a round is open: that round was void (e.g. the host restarted).
         self.p = Participant(tag, self.seat, host, n, self.entropy)
         self.tag, self.host = tag, host
         self._hand_pos = None

@@ -114,8 +114,7 @@ class PrivateDealing:
         mr = self._masked
         if seat is None:
             return self._flush(now)  # type: ignore[attr-defined]
-        if mr is None:
-            self._error(conn, "unexpected", "no masked deck is in use")  # type: ignore[attr-defined]
+        if mr is None:  # e.g. a client's audit of a round a host restart voided: dropped
             return self._flush(now)  # type: ignore[attr-defined]
         try:
             routed = mr.receive(seat, plain)
@@ -192,6 +191,11 @@ class PrivateDealing:
         if record is not None:  # the deck is known only from the audit: see `_private_record`
             record.begin_round(self, ctx.tag, ctx.commit, [], self._masked_seed)
             record.set_round_players(new_m)
+        if self._journal_on:  # type: ignore[attr-defined]
+            # Write-ahead: the match before this round, marked as being played; a restart
+            # finds it so and voids the round (the masked deck's keys die with a process).
+            self._masked_void_marker = {"round_no": new_m.round_no, "dealer": new_m.dealer}
+            self._out.append(F.JournalSnapshot(self.snapshot(self._masked_m0, self.seq)))  # type: ignore[attr-defined]
         self._commit_change(new_m, evs, now)  # type: ignore[attr-defined]
 
     def deal_private(self, m: MatchState, cards: list[Card], seed: bytes,
@@ -275,6 +279,10 @@ class PrivateDealing:
         if mr is None:
             return out
         self._masked_events += evs
+        if self._journal_on and any(  # type: ignore[attr-defined]
+                isinstance(e, E.RoundEnded | E.RoundVoided) for e in evs):
+            self._masked_void_marker = None  # the round is over: the journal holds its end
+            self._out.append(F.JournalSnapshot(self.snapshot(self.match, self.seq)))  # type: ignore[attr-defined]
         for ev in evs:
             if isinstance(ev, E.StockRefilled):
                 out.append(mr.refilled(ev.reshuffle, [self._card_no(c) for c in ev.pile], ev.shuffled))
@@ -391,8 +399,9 @@ class PrivateDealing:
         """When the masked round in progress is void (a participant gone too long)."""
         mr = self._masked
         m = self.match  # type: ignore[attr-defined]
-        if (mr is None or m.round is None or m.phase not in ("draw", "play")
-                or mr.phase.value not in ("shuffling", "playing")):
+        dealing = self.stage is Stage.SHUFFLE  # type: ignore[has-type]
+        if (mr is None or mr.phase.value not in ("shuffling", "playing")
+                or not (dealing or (m.round is not None and m.phase in ("draw", "play")))):
             return (None, None)
         wait = self.config.masked_wait  # type: ignore[attr-defined]
         gone = [(at + wait, s) for s, at in self._away_since.items()  # type: ignore[attr-defined]
@@ -404,10 +413,22 @@ class PrivateDealing:
         is void (no score). Every present participant publishes its audit; the next
         round is dealt once it is in (the gone participant's is missing: it is named)."""
         mr, ctx = self._masked, self._round  # type: ignore[attr-defined]
-        if mr is None or ctx is None or self.match.round is None:  # type: ignore[attr-defined]
+        if mr is None or ctx is None:
             return
         from rami_lan.core.match import void_round
 
+        if self.stage is Stage.SHUFFLE:  # type: ignore[has-type]
+            # Gone during the shuffle: the model is dealt (unseen) only to fix the round's
+            # number and dealer, as every client's verifier derives them from the seed.
+            if self._cards is None:  # type: ignore[has-type]
+                from rami_lan.core.cards import card_from_id
+
+                v = self.variant  # type: ignore[attr-defined]
+                self._cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
+            self.match, _evs = start_round(self.match, list(self._cards), self._masked_seed)  # type: ignore[attr-defined]
+            self._model_deck = []
+            ctx.started = True
+            self.stage = Stage.PLAYING
         self._notice(f"seat {seat + 1 if seat is not None else '?'} is gone: this private round "  # type: ignore[attr-defined]
                      "is void (no score); the next round is dealt")
         self._held_action = None
@@ -432,7 +453,11 @@ class PrivateDealing:
         self._private_route(mr.close_audit(), now)
 
     def _private_resume(self, now: float) -> None:
-        """The audit is in: a round that waited for it may be dealt now."""
+        """The audit is in: a round that waited for it may be dealt now (or the match,
+        which waited for it, is over)."""
+        if getattr(self, "_over_after_audit", False):
+            self._over_after_audit = False
+            self._out.append(F.MatchOver(self.match.winner))  # type: ignore[attr-defined]
         if getattr(self, "_setup_after_audit", False):
             self._setup_after_audit = False
             self._setup_round(now)  # type: ignore[attr-defined]

@@ -9,6 +9,7 @@ Reconnect tokens are kept as their SHA-256 (``token_sha256``), never in clear.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from rami_lan.core.codec import action_from_plain, event_to_plain, match_from_plain, match_to_plain
@@ -57,6 +58,7 @@ def snapshot_body(t: TableMachine, m: MatchState, seq: int,
             "join_code": cfg.join_code, "who_may_sit": cfg.who_may_sit,
             "host_nickname": cfg.host_nickname,
             "headless": cfg.headless,
+            "private_deal": cfg.private_deal,
             "record_dir": None if cfg.record_dir is None else str(cfg.record_dir),
         },
         "port": getattr(t, "port", 0),
@@ -69,6 +71,7 @@ def snapshot_body(t: TableMachine, m: MatchState, seq: int,
             for st in t.seats.values()
         ],
         "round": None if ctx is None else ctx.to_plain(),
+        "masked_void": getattr(t, "_masked_void_marker", None),
         "record": record_plain,
         "record_path": getattr(t, "record_path", None),
     }
@@ -121,6 +124,11 @@ def restore(cls: Any, snap: dict[str, Any], records: Sequence[Any],
             t.owner_seat = st.seat
             t.owner_token = entropy(16)
             st.token = token_hash(t.owner_token)
+    void = snap.get("masked_void")
+    if void is not None:  # a private round was being played: it is void (its keys are gone)
+        t.match = replace(t.match, round=None, round_no=int(void["round_no"]),
+                          dealer=int(void["dealer"]))
+        t._resume_void = int(void["round_no"])
     rp = snap.get("round")
     if rp is not None:
         t._round = RoundCtx.from_plain(rp, t.host_seat)
@@ -149,6 +157,8 @@ def restore(cls: Any, snap: dict[str, Any], records: Sequence[Any],
                 t._choices[int(b["seat"])] = str(b["choice"])
         elif r.kind == "round":
             _replay_round_step(t, b)
+        elif r.kind == "tick":  # a private round's move: counted, not replayed
+            t.seq = max(t.seq, int(b["seq"]))
     return t
 
 

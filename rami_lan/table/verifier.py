@@ -317,6 +317,7 @@ class _Round:
     table: list[Meld] = field(default_factory=list)
     opened: set[int] = field(default_factory=set)
     voided: bool = False  # RoundVoided: nothing of the round counts
+    void_seed: bytes | None = None
     # private dealing
     masked: bool = False
     orders: dict[int, tuple[int, ...]] | None = None
@@ -628,6 +629,11 @@ class SeatVerifier:
             if isinstance(ev, E.RoundStarted):
                 self._on_round_started(ev)
                 in_round = True
+                continue
+            if isinstance(ev, E.RoundVoided) and not in_round and self._cur is not None \
+                    and not self._cur.started and not self._cur.judged:
+                self._cur.events.append(ev)  # void before its deal (private dealing)
+                self._cur.voided = self._cur.ended = True
                 continue
             if in_round and self._cur is not None:
                 r = self._cur
@@ -995,6 +1001,7 @@ class SeatVerifier:
             return
         seed = seed_from_secrets(r.tag, secrets)
         if r.voided:  # its commit-reveal is checked above; nothing of its play counts
+            r.void_seed = seed
             if r.status is Status.PENDING:
                 r.status = Status.CHECKED
                 r.reason = "the round was void (a player was gone): no score, nothing to replay"
@@ -1162,8 +1169,14 @@ class SeatVerifier:
         if r.voided:  # the match as before the round, with its number and dealer used
             started = next((e for e in r.events if isinstance(e, E.RoundStarted)), None)
             self._m_after = None
-            self._m = (None if r.start_m is None or started is None else
-                       replace(r.start_m, round_no=started.round_no, dealer=started.dealer))
+            m0 = r.start_m if r.start_m is not None else self._m
+            if started is None and m0 is not None and r.void_seed is not None:
+                # void before its deal: its dealer is the one the seed and rotation give
+                m1, _evs = start_round(m0, list(_cards_by_id(self.variant)), r.void_seed)
+                self._m = replace(m1, round=None)
+            else:
+                self._m = (None if m0 is None or started is None else
+                           replace(m0, round_no=started.round_no, dealer=started.dealer))
             if self._m is None:
                 self._lost = f"round {r.round_no} was void before we saw its deal"
             return

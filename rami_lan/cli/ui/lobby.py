@@ -700,7 +700,7 @@ class Lobby:
             "limit": 100,
             "timer": 0,
             "knock": False,
-            "private": False,
+            "private": True,
         }
         fields = [
             Field("name", lambda: _("Table name"), max_len=32),
