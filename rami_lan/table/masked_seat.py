@@ -212,7 +212,10 @@ class MaskedSeat:
 
     def reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
         """Before sending ``action``: reveal every card of ours it puts on the table."""
-        out = self._reveals_for(action)
+        try:
+            out = self._reveals_for(action)
+        except (MaskedStateError, MaskedProtocolError) as exc:  # not ours to reveal: the host
+            raise MaskedSeatError(f"can not reveal: {exc}") from exc  # refuses the play itself
         self._sent_log += out
         return out
 
