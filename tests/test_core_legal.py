@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -146,37 +148,45 @@ def _near_cards(v, melds_text: list[str], rng: random.Random) -> list[str]:
     return out
 
 
+def random_table(v: Any, rng: random.Random, *, max_melds: int, p_run: float
+                 ) -> tuple[int, list, list[str], Callable[[list[str]], list[str]]]:
+    """A random table: the number of players, its melds ``(text, owner, kind)``, their
+    texts, and ``fresh(tokens)``, which keeps only the tokens the game still has a copy of
+    (and counts them as used)."""
+    n = rng.choice([2, 3])
+    melds: list = []
+    texts: list[str] = []
+    for k in range(rng.randint(1, max_melds)):
+        if rng.random() < p_run:
+            t = _run_text(v, rng)
+            if t is None:
+                continue
+            melds.append((t, k % n, "run"))
+        else:
+            t, kind = _set_text(v, rng)
+            melds.append((t, k % n, kind))
+        texts.append(t)
+    used: dict[str, int] = {}
+    for t in texts:
+        for tok in t.split():
+            used[tok] = used.get(tok, 0) + 1
+
+    def fresh(toks: list[str]) -> list[str]:
+        out = []
+        for tok in toks:
+            have = v.n_jokers if tok == "*" else v.n_decks
+            if used.get(tok, 0) < have:
+                used[tok] = used.get(tok, 0) + 1
+                out.append(tok)
+        return out
+
+    return n, melds, texts, fresh
+
+
 def random_state(vid: str, rng: random.Random, phase: str | None = None) -> R.RoundState:
     v = VARIANTS[vid]
     for _ in range(200):
-        n = rng.choice([2, 3])
-        melds: list = []
-        texts = []
-        for k in range(rng.randint(1, 4)):
-            if rng.random() < 0.65:
-                t = _run_text(v, rng)
-                if t is None:
-                    continue
-                melds.append((t, k % n, "run"))
-            else:
-                t, kind = _set_text(v, rng)
-                melds.append((t, k % n, kind))
-            texts.append(t)
-        used: dict[str, int] = {}
-        for t in texts:
-            for tok in t.split():
-                used[tok] = used.get(tok, 0) + 1
-
-        def fresh(toks: list[str], used: dict[str, int] = used) -> list[str]:
-            """Drop the tokens the game has no copy left of."""
-            out = []
-            for tok in toks:
-                have = v.n_jokers if tok == "*" else v.n_decks
-                if used.get(tok, 0) < have:
-                    used[tok] = used.get(tok, 0) + 1
-                    out.append(tok)
-            return out
-
+        n, melds, texts, fresh = random_table(v, rng, max_melds=4, p_run=0.65)
         near = sorted(set(_near_cards(v, texts, rng)))
         all_faces = [f"{rank_text(r)}{s}" for s in SUITS for r in range(1, 14)]
         aces = [t for t in near if t.startswith("A")]

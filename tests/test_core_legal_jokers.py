@@ -20,7 +20,7 @@ import os
 import random
 
 import pytest
-from test_core_legal import _near_cards, _run_text, _set_text, _try
+from test_core_legal import _near_cards, _try, random_table
 
 from rami_lan import i18n
 from rami_lan.core import VARIANTS
@@ -90,33 +90,7 @@ def _joker_state(vid: str, rng: random.Random) -> R.RoundState:
     v = VARIANTS[vid]
     all_faces = [f"{rank_text(r)}{s}" for s in SUITS for r in range(1, 14)]
     for _ in range(500):
-        n = rng.choice([2, 3])
-        melds: list = []
-        texts = []
-        for k in range(rng.randint(1, 5)):
-            if rng.random() < 0.5:
-                t = _run_text(v, rng)
-                if t is None:
-                    continue
-                melds.append((t, k % n, "run"))
-            else:
-                t, kind = _set_text(v, rng)
-                melds.append((t, k % n, kind))
-            texts.append(t)
-        used: dict[str, int] = {}
-        for t in texts:
-            for tok in t.split():
-                used[tok] = used.get(tok, 0) + 1
-
-        def fresh(toks: list[str], used: dict[str, int] = used) -> list[str]:
-            out = []
-            for tok in toks:
-                have = v.n_jokers if tok == "*" else v.n_decks
-                if used.get(tok, 0) < have:
-                    used[tok] = used.get(tok, 0) + 1
-                    out.append(tok)
-            return out
-
+        n, melds, texts, fresh = random_table(v, rng, max_melds=5, p_run=0.5)
         near = sorted(set(_near_cards(v, texts, rng)) - {"*"})
         hand0 = fresh(
             ["*"] * rng.randint(1, 4)

@@ -472,3 +472,30 @@ def test_a_player_gone_during_the_shuffle_voids_the_round_before_its_deal(tmp_pa
         statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
         assert all(s == "checked" for _, s, _ in statuses), statuses
         assert "void" in statuses[1][2]
+
+
+class DuplicatingHost(TableMachine):
+    """Its mask pass of the first deck holds one point twice (a card duplicated, another
+    one gone)."""
+
+    def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
+        if plain.get("k") == "mk_mask" and plain.get("seat") == HOST and plain.get("deck") == 0:
+            points = list(plain["points"])
+            points[1] = points[0]
+            plain = dict(plain, points=points)
+        super()._private_send(seat, plain)
+
+
+def test_a_host_that_duplicates_a_card_is_named_at_once(tmp_path: Any) -> None:
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=1, machine_cls=DuplicatingHost,
+                    evidence_dir=tmp_path)
+    t.start()
+
+    def named() -> bool:
+        return all(c.ms is not None and any(f.kind is FaultKind.DUPLICATE_POINT for f in c.ms.faults)
+                   for c in t.clients.values())
+
+    t.run(until=named)
+    for c in t.clients.values():
+        fault = next(f for f in c.ms.faults if f.kind is FaultKind.DUPLICATE_POINT)
+        assert fault.seat == HOST

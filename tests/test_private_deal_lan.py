@@ -25,11 +25,16 @@ from rami_lan.net.record import verify, verify_file
 pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
-async def _match(tmp_path: Path) -> tuple[TableHost, list, list]:
-    host = TableHost(TableConfig(
-        name="private", variant="rami", seats=4, bots={3: "moyen"}, limit=50,
-        headless=True, advertise=False, interfaces=["127.0.0.1"], bot_delay=0.0,
+def _host(tmp_path: Path, *, seats: int, bot: int, limit: int, timer: int = 0) -> TableHost:
+    """A headless private table on loopback, one host bot, its record in ``tmp_path``."""
+    return TableHost(TableConfig(
+        name="private", variant="rami", seats=seats, bots={bot: "moyen"}, limit=limit,
+        timer=timer, headless=True, advertise=False, interfaces=["127.0.0.1"], bot_delay=0.0,
         private_deal=True, record_dir=tmp_path))
+
+
+async def _match(tmp_path: Path) -> tuple[TableHost, list, list]:
+    host = _host(tmp_path, seats=4, bot=3, limit=50)
     port = await host.start()
     try:
         sessions = [await open_session("127.0.0.1", port, nickname=n) for n in ("ana", "bo", "cy")]
@@ -95,10 +100,7 @@ class DropsOnce:
 
 
 async def _dropping_match(tmp_path: Path) -> tuple[TableHost, list, list, DropsOnce]:
-    host = TableHost(TableConfig(
-        name="private", variant="rami", seats=4, bots={3: "moyen"}, limit=1,
-        headless=True, advertise=False, interfaces=["127.0.0.1"], bot_delay=0.0,
-        private_deal=True, record_dir=tmp_path))
+    host = _host(tmp_path, seats=4, bot=3, limit=1)
     port = await host.start()
     try:
         sessions = [await open_session("127.0.0.1", port, nickname=n) for n in ("ana", "bo", "cy")]
@@ -147,10 +149,7 @@ class IdlesOnce:
 
 
 async def _idle_match(tmp_path: Path) -> tuple[TableHost, list, list, IdlesOnce, list]:
-    host = TableHost(TableConfig(
-        name="private", variant="rami", seats=3, bots={2: "moyen"}, limit=1, timer=1,
-        headless=True, advertise=False, interfaces=["127.0.0.1"], bot_delay=0.0,
-        private_deal=True, record_dir=tmp_path))
+    host = _host(tmp_path, seats=3, bot=2, limit=1, timer=1)
     port = await host.start()
     try:
         sessions = [await open_session("127.0.0.1", port, nickname=n) for n in ("ana", "bo")]

@@ -207,7 +207,12 @@ class RemoteTableSession:
         else:
             msg = P.Action(seq=self._seq, action=action_to_plain(action, self.variant))
         if self.masked is not None:  # private dealing: our keys prove the cards are ours
-            for out in self.masked.reveals_for(action):
+            try:
+                reveals = self.masked.reveals_for(action)
+            except MaskedSeatError as exc:
+                log.warning("private dealing: %s", exc)
+                reveals = []
+            for out in reveals:
                 await self._send(P.Masked(m=out))
         await self._send(msg)
         self._fair_out(msg, action=action)

@@ -557,8 +557,8 @@ class GuardConfig:
 
     max_connections: int = 32
     max_connections_per_address: int = 8
-    messages_per_s: float = 100.0  # a bot seat playing with no think delay stays under it
-    message_burst: float = 400.0
+    messages_per_s: float = 200.0  # a bot seat playing with no think delay stays under it,
+    message_burst: float = 800.0  # private dealing's key releases included (~70 a round)
     bytes_per_s: float = 256 * 1024
     byte_burst: float = 1024 * 1024
     admission: AdmissionConfig = field(default_factory=AdmissionConfig)

@@ -156,8 +156,15 @@ class MaskedSeat:
             events = plain.get("events")
             if not isinstance(events, list):
                 raise MaskedSeatError("mk_sync without events")
-            return self.on_events([event_from_plain(e, self.variant) for e in events])
-        out = self._on_masked(plain)
+            try:
+                decoded = [event_from_plain(e, self.variant) for e in events]
+            except (ValueError, TypeError, KeyError) as exc:  # MalformedAction is a ValueError
+                raise MaskedSeatError(f"mk_sync holds an undecodable event: {exc}") from exc
+            return self.on_events(decoded)
+        try:
+            out = self._on_masked(plain)
+        except (MaskedStateError, MaskedProtocolError) as exc:
+            raise MaskedSeatError(f"masked deck: {exc}") from exc
         self._sent_log += out
         return out
 
@@ -196,13 +203,19 @@ class MaskedSeat:
     def on_events(self, events: Sequence[E.Event]) -> list[dict[str, Any]]:
         """Public events of the round, in order: the assignments they make (an event seen
         before, from a resync after a reconnect, makes none)."""
-        out = self._on_events(events)
+        try:
+            out = self._on_events(events)
+        except (MaskedStateError, MaskedProtocolError) as exc:
+            raise MaskedSeatError(f"the public events do not fit the masked deck: {exc}") from exc
         self._sent_log += out
         return out
 
     def reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
         """Before sending ``action``: reveal every card of ours it puts on the table."""
-        out = self._reveals_for(action)
+        try:
+            out = self._reveals_for(action)
+        except (MaskedStateError, MaskedProtocolError) as exc:  # not ours to reveal: the host
+            raise MaskedSeatError(f"can not reveal: {exc}") from exc  # refuses the play itself
         self._sent_log += out
         return out
 
