@@ -1,24 +1,25 @@
 """Private dealing in the table machine: the round's deck is masked (docs/masked_deck.md).
 
 `PrivateDealing` is the part of `TableMachine` that runs a round with a masked deck,
-kept apart so the machine's flow stays readable. The machine calls it at five points:
+kept apart so the machine's flow stays readable. The machine calls it at these points:
 
 | machine step | here |
 |---|---|
 | the seed is known (commit-reveal done) | `_private_start`: ``mk_round`` to each, our mask pass |
 | deck 0 ready | `_private_layout`: ``mk_deal`` (who gets each position), key releases |
-| every host key known (the card turned up, the bots' cards) | `_private_deal`: the model is dealt |
-| each change of the match | `_private_redact` / `_private_before` / `_private_after` |
+| every host key known (turned-up card, bots' cards) | `_private_deal`: the model is dealt, journaled |
+| each change of the match | `_private_redact`, `_hand`, `_before`, `_note`, `_after` |
 | an action would end the round | `_private_hold`: ``mk_show``, every hand revealed, then applied |
+| a blind seat's move timer runs out | ``mk_timeout``: its own client plays the automatic move |
+| a participant gone longer than ``masked_wait`` | `_private_void`: the round is void, the audit closes |
+| a blind seat comes back | `_private_resync`: the round's masked messages again, with ``mk_sync`` |
+| the round's audit is in | `_private_record` (the record), `_private_resume` (next round, or over) |
 
 The model (`rami_lan.table.masked_host`) holds stand-ins for every card the host cannot
 see; `_private_swap` makes it true wherever a card becomes known. Seats whose cards the
 host cannot see (``blind``) are told their hand as deck positions (``mk_hand``) and get
 their own hidden cards redacted from events: their client fills them in from its keys.
-
-Not supported with private dealing (documented in docs/masked_deck.md): the move timer
-and the away bot do not play for a blind seat (the table waits for it), a round is not
-resumed after a host crash, and the match record holds no masked round for ``verify``.
+The host never plays a blind seat; a host restart voids the round being played.
 """
 
 from __future__ import annotations
