@@ -333,7 +333,7 @@ class Expert(ExpertV1):
             return False
         if taken is not None and v.no_discard_of_taken:
             left = finish_left(v, view.melds, cards, True)
-            return not (left and left[0] is taken)
+            return not (left and left[0] == taken)
         return True
 
     def draw(self, view: SeatView) -> A.Action | None:
@@ -393,11 +393,11 @@ class Expert(ExpertV1):
             if len(cands) < 2:
                 return None
         elif v.no_discard_of_taken:
-            cands = [c for c in cands if c is not taken]
+            cands = [c for c in cands if c != taken]
         live = self.live_counts(view, v)  # the top discard is not counted as live
         best: tuple[float, Card] | None = None
         for c in cands:
-            rest = [x for x in hand if x is not c]
+            rest = [x for x in hand if x != c]  # equal, not the same object: cached partitions
             outs = self.outs_to_finish(v, view, rest, live, lay_offs)
             score = outs + 0.01 * hand_points(v, c)  # equal outs: shed the higher card
             if best is None or score > best[0]:
