@@ -499,3 +499,67 @@ def test_a_host_that_duplicates_a_card_is_named_at_once(tmp_path: Any) -> None:
     for c in t.clients.values():
         fault = next(f for f in c.ms.faults if f.kind is FaultKind.DUPLICATE_POINT)
         assert fault.seat == HOST
+
+
+def _mutate(rng: Any, v: Any) -> Any:
+    """One random change somewhere in a plain value (a hostile or broken peer)."""
+    r = rng.random()
+    if isinstance(v, dict):
+        v = dict(v)
+        if v and r < 0.5:
+            k = rng.choice(sorted(v))
+            v[k] = _mutate(rng, v[k])
+        elif v and r < 0.7:
+            v.pop(rng.choice(sorted(v)))
+        else:
+            v[rng.choice(["seat", "deck", "pos", "to", "x"])] = rng.choice(
+                [0, 1, 255, -1, 10**9, None, "a", b"\x00" * 32, []])
+        return v
+    if isinstance(v, list):
+        v = list(v)
+        if v and r < 0.5:
+            i = rng.randrange(len(v))
+            v[i] = _mutate(rng, v[i])
+        elif v and r < 0.7:
+            v.pop()
+        else:
+            v.append(rng.choice([0, b"\x01" * 32, None]))
+        return v
+    if isinstance(v, bytes):
+        b = bytearray(v)
+        if b:
+            b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+        return bytes(b)
+    if isinstance(v, int) and not isinstance(v, bool):
+        return rng.choice([v + 1, v - 1, 0, 255, 1 << 20, -5])
+    return rng.choice([None, 0, "x", b""])
+
+
+def test_mutated_masked_messages_get_errors_never_a_crash(tmp_path: Any) -> None:
+    """Mid-round, 600 mutations of real masked messages go to the host (from a seated
+    client) and 600 to a client's MaskedSeat: each is refused with a plain error (the
+    host's ``bad_masked``; the client's `MaskedSeatError`) or used; nothing else raises."""
+    import random
+
+    from rami_lan.table.masked_seat import MaskedSeatError
+
+    t = _table(variant="rami", limit=1, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 3)
+    samples = [m.m for w in t.host_seen if b"mk_" in w
+               for m in [unpack(w)] if isinstance(m, P.Masked)]
+    assert len(samples) > 100
+    rng = random.Random(15)
+    conns = sorted(t.clients)
+    for _ in range(600):
+        effects = t.machine.masked(rng.choice(conns), _mutate(rng, rng.choice(samples)), t.now)
+        assert effects and not any(getattr(e, "msg", None) is not None and e.msg.kind not in (
+            "error", "masked", "events", "view", "round_secrets") for e in effects)
+    client = t.clients[conns[0]]
+    refused = 0
+    for _ in range(600):
+        try:
+            client.ms.on_masked(_mutate(rng, rng.choice(samples)))
+        except MaskedSeatError:
+            refused += 1
+    assert refused > 400
