@@ -192,8 +192,7 @@ class WireClient:
             if tag in self.orders_given:
                 continue
             self.orders_given.add(tag)
-            faults = tuple(f"{f.kind.name} by seat {f.seat}: {f.evidence}" for f in report.faults)
-            self.tracker.masked_orders(V.MaskedOrders(tag, dict(report.orders), ms.refill_decks(), faults))
+            self.tracker.masked_orders(V.MaskedOrders.from_report(tag, report, ms.refill_decks()))
 
     def maybe_act(self) -> bool:
         """Play if it is our turn and we know our hand; True if something was sent."""

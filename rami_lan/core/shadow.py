@@ -94,3 +94,19 @@ def legal_actions_for_view(view: SeatView) -> Iterator[A.Action]:
     if st is None or view.seat is None:
         return iter(())
     return R.legal_actions(st, view.seat)
+
+
+def automatic_move(view: SeatView, drawn: Card | None = None) -> A.Action | None:
+    """The move the move timer makes for the viewing seat, as `Timeout` chooses it: in
+    the draw phase a draw from the stock; in the play phase a discard of ``drawn`` (the
+    card just drawn, if the seat knows it) unless it is a joker and another card may go,
+    else of its highest-scoring natural card. For a player whose own client plays its
+    timed-out turn (private dealing: the host can not see the hand). None: not its turn."""
+    st = shadow_state(view)
+    if st is None or view.seat is None or view.turn != view.seat:
+        return None
+    if view.phase == "draw":
+        return A.DrawStock(view.seat)
+    st.__dict__["drawn"] = drawn if drawn in view.hand else None  # our own fresh state
+    return A.Discard(view.seat, R._timeout_card(st, view.seat))
+

@@ -38,6 +38,7 @@ from rami_lan.core.errors import MalformedAction
 from rami_lan.core.events import (
     Event,
     MatchEnded,
+    StockDrawn,
     TurnStarted,
 )
 from rami_lan.core.variants import get_variant
@@ -159,6 +160,7 @@ class RemoteTableSession:
         self._faults_told = 0
         self._masked_tag: bytes | None = None
         self._auto_view: SeatView | None = None
+        self._drawn: Any = None
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
 
@@ -624,15 +626,19 @@ class RemoteTableSession:
 
     async def _masked_timeout(self) -> None:
         """Private dealing: our move timer ran out (the host asked with ``mk_timeout``);
-        the host can not play our hidden hand, so we play the automatic move ourselves:
-        draw from the stock, then discard (`rami_lan.table.policy.fallback_action`)."""
+        the host can not play our hidden hand, so we play the automatic move ourselves, as
+        the rules choose it (`core.shadow.automatic_move`: draw, then discard the card
+        drawn), or any legal draw or discard if the turn's obligations forbid that one."""
         ms, view = self.masked, self.view
         if (ms is None or view is None or ms.timeout_turn is None or not view.my_turn
                 or view.turn_no != ms.timeout_turn or ms.must_hold() or view is self._auto_view):
             return
+        from rami_lan.core.shadow import automatic_move, is_legal_for_view
         from rami_lan.table.policy import fallback_action
 
-        action = fallback_action(view)
+        action = automatic_move(view, self._drawn)
+        if action is None or not is_legal_for_view(view, action):
+            action = fallback_action(view)
         self._auto_view = view
         if action is not None:
             if view.phase == "draw":
@@ -670,9 +676,8 @@ class RemoteTableSession:
             if tag in self._orders_given or self.tracker is None:
                 continue
             self._orders_given.add(tag)
-            faults = tuple(f"{f.kind.name} by seat {f.seat}: {f.evidence}" for f in report.faults)
             self.mismatches.extend(self.tracker.masked_orders(
-                V.MaskedOrders(tag, dict(report.orders), ms.refill_decks(), faults)))
+                V.MaskedOrders.from_report(tag, report, ms.refill_decks())))
             self._fair_report()
 
     async def _handle_now(self, msg: P.Message) -> None:
@@ -745,6 +750,8 @@ class RemoteTableSession:
                 self._on_table_notice(ev)
                 continue
             decoded.append(ev)
+            if isinstance(ev, StockDrawn) and ev.seat == self.seat and ev.card is not None:
+                self._drawn = ev.card  # the automatic move discards it (`_masked_timeout`)
             self._observe(ev)
             if isinstance(ev, MatchEnded):
                 # Our statistics change once the UI recorded the match: report them again.

@@ -91,7 +91,6 @@ def facts_from_welcome(table_id: bytes, table: Mapping[str, Any], seat: int, *,
         host_seat=_int("host_seat", 255),
         limit=limit if isinstance(limit, int) and not isinstance(limit, bool) else None,
         quick=bool(table.get("quick")), knock=bool(table.get("knock")), rejoin=rejoin,
-        masked=bool(table.get("private_deal")),
     )
 
 

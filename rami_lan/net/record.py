@@ -517,13 +517,12 @@ def _masked_orders(rep: VerifyReport, tag: bytes, masked: Any, variant: Variant,
             rep.problems.append(f"{label}: a recorded masked message does not parse: {exc}")
             return None
     report = audit_transcript(tag, decks, messages)
-    faults = tuple(f"{f.kind.name} by seat {f.seat}: {f.evidence}" for f in report.faults)
     recorded = masked.get("orders") or {}
     for d, order in report.orders.items():
         if list(recorded.get(str(d), ())) != list(order):
             rep.problems.append(f"{label}: the recorded order of masked deck {d} is not the audited one")
     gens = {int(g): (None if d is None else int(d)) for g, d in (masked.get("gen_decks") or {}).items()}
-    return V.MaskedOrders(tag, dict(report.orders), gens, faults)
+    return V.MaskedOrders.from_report(tag, report, gens)
 
 
 def _verify_round(

@@ -123,12 +123,6 @@ class MaskedRound:
         """Keys the host is still waiting for (a bot's card, a card turned up) or queued calls."""
         return bool(self.p.pending()) or bool(self._later) or self.p.phase is Phase.SHUFFLING
 
-    def hidden(self, deck: int, position: int) -> bool:
-        return (deck, position) in self._stand_in
-
-    def deck_of_gen(self, gen: int) -> int | None:
-        return self._gen_deck.get(gen)
-
     def gen_decks(self) -> dict[int, int | None]:
         """Stock generation -> masked deck (None: turned over, public)."""
         return dict(self._gen_deck)

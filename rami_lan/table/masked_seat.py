@@ -126,11 +126,6 @@ class MaskedSeat:
             return True
         return not self._later and not self.p.pending()
 
-    def orders(self, tag: bytes) -> dict[int, tuple[int, ...]] | None:
-        """The audited card order of each deck of a round (None: no complete audit)."""
-        report = self.reports.get(tag)
-        return dict(report.orders) if report is not None else None
-
     def refill_decks(self) -> dict[int, int | None]:
         """Stock generation -> masked deck number of the current round."""
         return dict(self._gen_deck)

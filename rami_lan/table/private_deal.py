@@ -36,6 +36,7 @@ from rami_lan.masked.audit import AuditReport, Fault
 from rami_lan.table import effects as F
 from rami_lan.table.masked_host import MaskedRound, Routed, deal_assignments
 from rami_lan.table.stage import Stage
+from rami_lan.table.verifier import audited_refills
 
 __all__ = ["PrivateDealing"]
 
@@ -374,8 +375,7 @@ class PrivateDealing:
         gens = dict(mr.gen_decks())
         events: list[E.Event] = []
         if 0 in orders and cards is not None:
-            refills = tuple(tuple(cards[i] for i in orders.get(d, ())) if d is not None else ()  # type: ignore[index]
-                            for _g, d in sorted((g, d) for g, d in gens.items() if g > 0))
+            refills = audited_refills(cards, orders, gens)
             try:
                 m, events = start_round(self._masked_m0, [cards[i] for i in orders[0]],  # type: ignore[index]
                                         self._masked_seed, refills=refills)

@@ -67,6 +67,7 @@ __all__ = [
     "RoundFairness",
     "SecretsSeen",
     "MaskedOrders",
+    "audited_refills",
     "MaskedRoundSeen",
     "SeatVerifier",
     "Status",
@@ -98,10 +99,6 @@ class TableFacts:
     knock: bool = False
     rejoin: bool = False
     """We came back with a token (a new process): the match may be in progress."""
-    masked: bool = False
-    """Private dealing (docs/masked_deck.md): each round's deck order comes from the
-    masked deck's audit (`MaskedOrders`), not from the seed; the seed still picks the
-    first dealer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,6 +213,24 @@ class MaskedOrders:
     orders: Mapping[int, tuple[int, ...]]
     gen_decks: Mapping[int, int | None]
     faults: tuple[str, ...] = ()
+
+    @classmethod
+    def from_report(cls, tag: bytes, report: Any, gen_decks: Mapping[int, int | None]) -> MaskedOrders:
+        """From an audit report (`rami_lan.masked.audit.AuditReport`): its orders and its
+        faults as text."""
+        faults = tuple(f"{f.kind.name} by seat {f.seat}: {f.evidence}" for f in report.faults)
+        return cls(tag, dict(report.orders), dict(gen_decks), faults)
+
+
+def audited_refills(cards: Sequence[Card], orders: Mapping[int, Sequence[int]],
+                    gen_decks: Mapping[int, int | None]) -> tuple[tuple[Card, ...], ...]:
+    """Each refill's order (stock generations 1, 2, ...) from a round's audited masked
+    decks, for `start_round`'s ``refills`` (a turned-over generation: empty)."""
+    out: list[tuple[Card, ...]] = []
+    for gen in range(1, max(gen_decks, default=0) + 1):
+        deck = gen_decks.get(gen)
+        out.append(tuple(cards[i] for i in orders.get(deck, ())) if deck is not None else ())
+    return tuple(out)
 
 
 Input = (
@@ -1057,12 +1072,7 @@ class SeatVerifier:
         """Refill orders from the masked deck's audit (None: shuffled from the seed)."""
         if not r.orders:
             return None
-        cards = _cards_by_id(self.variant)
-        out: list[tuple[Card, ...]] = []
-        for gen in range(1, max(r.gen_decks, default=0) + 1):
-            deck = r.gen_decks.get(gen)
-            out.append(tuple(cards[i] for i in r.orders.get(deck, ())) if deck is not None else ())
-        return tuple(out)
+        return audited_refills(_cards_by_id(self.variant), r.orders, r.gen_decks)
 
     def _check_seen_cards(self, r: _Round, seed: bytes) -> None:
         """A round with a hole in its log: check the cards seen in the original deck."""
