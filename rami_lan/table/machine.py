@@ -149,24 +149,7 @@ class TableMachine(PrivateDealing):
         self.last_refusal: Exception | None = None
         """Why the core refused the last action the table tried (bots' mistakes)."""
         self._journal_on = config.journal_dir is not None
-        self._masked_void_marker: dict[str, int] | None = None
-        """Private dealing: the round being played (journaled: a restart voids it)."""
-        self._resume_void: int | None = None
-        """Restored from a journal during a private round: that round is void."""
-        self._masked = None
-        self._masked_log: dict[int, list[dict[str, Any]]] = {}
-        self._masked_events: list[Any] = []
-        self._model_deck = None
-        self._held_action = None
-        self._prompted: tuple[int, int] | None = None
-        self._away_since: dict[int, float] = {}
-        """seat -> when its connection dropped (cleared when it comes back)."""
-        self._audit_wait = False
-        self._audit_deadline: float | None = None
-        self._setup_after_audit = False
-        self._over_after_audit = False
-        self.masked_reports: list[Any] = []
-        """Private dealing: each round's audit report (`rami_lan.masked.audit.AuditReport`)."""
+        self._private_init()
 
     # ------------------------------------------------------------------ overridable duties
 

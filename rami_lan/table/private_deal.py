@@ -52,6 +52,32 @@ class PrivateDealing:
     _held_action: tuple[int | None, Any, int | None] | None
     _audit_wait: bool
 
+    # ------------------------------------------------------------------ state
+
+    def _private_init(self) -> None:
+        """The machine's private-dealing state (called once, from its ``__init__``)."""
+        self._masked_void_marker: dict[str, int] | None = None
+        """Private dealing: the round being played (journaled: a restart voids it)."""
+        self._resume_void: int | None = None
+        """Restored from a journal during a private round: that round is void."""
+        self._masked = None
+        self._masked_log: dict[int, list[dict[str, Any]]] = {}
+        self._masked_events: list[Any] = []
+        self._model_deck = None
+        self._held_action = None
+        self._prompted: tuple[int, int] | None = None
+        self._away_since: dict[int, float] = {}
+        """seat -> when its connection dropped (cleared when it comes back)."""
+        self._audit_wait = False
+        self._audit_deadline: float | None = None
+        self._setup_after_audit = False
+        self._over_after_audit = False
+        self._void_audit = False
+        self._masked_seed = b""
+        self._masked_m0: MatchState | None = None
+        self.masked_reports: list[Any] = []
+        """Private dealing: each round's audit report (`rami_lan.masked.audit.AuditReport`)."""
+
     # ------------------------------------------------------------------ start
 
     def _private_participants(self) -> tuple[int, ...]:
@@ -446,7 +472,7 @@ class PrivateDealing:
         """The audit's time is up: close it with what came (the missing are named)."""
         mr = self._masked
         assert mr is not None
-        if getattr(self, "_void_audit", False):
+        if self._void_audit:
             self._void_audit = False
             for s in mr.blind:  # the present participants close theirs too
                 if self.seats[s].conn is not None:  # type: ignore[attr-defined]
@@ -456,10 +482,10 @@ class PrivateDealing:
     def _private_resume(self, now: float) -> None:
         """The audit is in: a round that waited for it may be dealt now (or the match,
         which waited for it, is over)."""
-        if getattr(self, "_over_after_audit", False):
+        if self._over_after_audit:
             self._over_after_audit = False
             self._out.append(F.MatchOver(self.match.winner))  # type: ignore[attr-defined]
-        if getattr(self, "_setup_after_audit", False):
+        if self._setup_after_audit:
             self._setup_after_audit = False
             self._setup_round(now)  # type: ignore[attr-defined]
 
