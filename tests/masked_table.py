@@ -133,20 +133,16 @@ class WireClient:
                                            self.t.evidence_dir)
             return
         assert ms is not None
-        if isinstance(msg, P.Masked) and msg.m.get("k") != "mk_hand":
-            for out in ms.on_masked(msg.m):
-                self.send("masked", m=out)
+        if isinstance(msg, P.Masked):
+            outs, ready = ms.take(msg.m)
+        elif isinstance(msg, P.Events):
+            evs = [event_from_plain(e, v) for e in msg.events if e.get("type") != "TableNotice"]
+            outs, ready = ms.take((msg, evs), evs)
         else:
-            if isinstance(msg, P.Events):
-                evs = [event_from_plain(e, v) for e in msg.events if e.get("type") != "TableNotice"]
-                for out in ms.on_events(evs):  # the assignments happen at once: keys follow
-                    self.send("masked", m=out)
-                msg = (msg, evs)  # type: ignore[assignment]
-            if ms.must_hold():
-                ms.hold(msg.m if isinstance(msg, P.Masked) else msg)
-            else:
-                self.process(msg.m if isinstance(msg, P.Masked) else msg)
-        for item in ms.release():
+            outs, ready = ms.take(msg)
+        for out in outs:
+            self.send("masked", m=out)
+        for item in ready:
             self.process(item)
         self.check_orders()
 
@@ -154,9 +150,6 @@ class WireClient:
         """One host message, in order, once our own cards in it are known."""
         ms = self.ms
         assert ms is not None
-        if isinstance(item, dict):  # mk_hand, nothing held before it
-            ms.on_masked(item)
-            return
         if isinstance(item, tuple):
             msg, evs = item
             filled = [ms.fill_event(e) for e in evs]

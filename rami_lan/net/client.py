@@ -597,26 +597,18 @@ class RemoteTableSession:
             return
         # Private dealing: masked-deck messages are used at once; every other message waits,
         # in order, while a key for one of our own cards is still on its way.
-        item: Any = msg
         try:
-            if isinstance(msg, P.Masked) and msg.m.get("k") != "mk_hand":
-                for out in ms.on_masked(msg.m):
-                    await self._send(P.Masked(m=out))
-                item = None
-            elif isinstance(msg, P.Masked):
-                item = msg.m
+            if isinstance(msg, P.Masked):
+                outs, ready = ms.take(msg.m)
             elif isinstance(msg, P.Events):
                 decoded = self._decode_events(msg)
-                for out in ms.on_events([ev for ev in decoded if not isinstance(ev, dict)]):
-                    await self._send(P.Masked(m=out))
-                item = (msg, decoded)
-            if item is not None:
-                if ms.must_hold():
-                    ms.hold(item)
-                else:
-                    await self._handle_held(item)
-            for held in ms.release():
-                await self._handle_held(held)
+                outs, ready = ms.take((msg, decoded), decoded)
+            else:
+                outs, ready = ms.take(msg)
+            for out in outs:
+                await self._send(P.Masked(m=out))
+            for item in ready:
+                await self._handle_held(item)
         except MaskedSeatError as exc:
             log.warning("private dealing: %s", exc)
             self._queue.put_nowait(SessionUpdate(notice=Notice.of(
@@ -648,9 +640,7 @@ class RemoteTableSession:
     async def _handle_held(self, item: Any) -> None:
         ms = self.masked
         assert ms is not None
-        if isinstance(item, dict):
-            ms.on_masked(item)  # mk_hand with nothing held before it
-        elif isinstance(item, tuple):
+        if isinstance(item, tuple):
             msg, decoded = item
             self._on_events(msg, [e if isinstance(e, dict) else ms.fill_event(e) for e in decoded])
         else:

@@ -88,6 +88,30 @@ class MaskedSeat:
 
     # ------------------------------------------------------------------ holding updates
 
+    def take(self, item: Any, events: Sequence[Any] | None = None
+             ) -> tuple[list[dict[str, Any]], list[Any]]:
+        """One message from the host, as it arrives: (the masked messages to send, the host
+        messages that may be handled now, in order).
+
+        ``item`` is a masked message's plain form, or any other host message (an
+        ``events`` message with ``events``, its decoded events, table notices as dicts
+        among them). Masked-deck messages are used at once; the others wait, in order,
+        while a key for one of our cards is on its way (`must_hold`). An ``mk_hand`` goes
+        with the views; an events message's assignments are made at once (keys follow)."""
+        out: list[dict[str, Any]] = []
+        if isinstance(item, dict) and item.get("k") != "mk_hand":
+            return self.on_masked(item), self.release()
+        if events is not None:
+            out += self.on_events([e for e in events if not isinstance(e, dict)])
+        ready: list[Any] = []
+        if self.must_hold():
+            self.hold(item)
+        elif isinstance(item, dict):
+            self._set_hand(item)
+        else:
+            ready.append(item)
+        return out, ready + self.release()
+
     def must_hold(self) -> bool:
         """Hold the host's next (non-masked) message back? Yes while a key for one of
         our cards is on its way, or while earlier messages wait: order is kept."""
