@@ -180,12 +180,7 @@ class MaskedSeat:
             except (ValueError, TypeError, KeyError) as exc:  # MalformedAction is a ValueError
                 raise MaskedSeatError(f"mk_sync holds an undecodable event: {exc}") from exc
             return self.on_events(decoded)
-        try:
-            out = self._on_masked(plain)
-        except (MaskedStateError, MaskedProtocolError) as exc:
-            raise MaskedSeatError(f"masked deck: {exc}") from exc
-        self._sent_log += out
-        return out
+        return self._step("masked deck", lambda: self._on_masked(plain))
 
     def _on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
         kind = plain.get("k")
@@ -216,25 +211,27 @@ class MaskedSeat:
             return out
         try:
             return self._result(self.p.receive_plain(plain))
-        except (MaskedProtocolError, MaskedStateError, ValueError) as exc:
+        except ValueError as exc:  # a malformed message, or one that does not fit the protocol
             raise MaskedSeatError(f"masked deck: {exc}") from exc
 
     def on_events(self, events: Sequence[E.Event]) -> list[dict[str, Any]]:
         """Public events of the round, in order: the assignments they make (an event seen
         before, from a resync after a reconnect, makes none)."""
-        try:
-            out = self._on_events(events)
-        except (MaskedStateError, MaskedProtocolError) as exc:
-            raise MaskedSeatError(f"the public events do not fit the masked deck: {exc}") from exc
-        self._sent_log += out
-        return out
+        return self._step("the public events do not fit the masked deck",
+                          lambda: self._on_events(events))
 
     def reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
         """Before sending ``action``: reveal every card of ours it puts on the table."""
+        # not ours to reveal: a MaskedSeatError, and the host refuses the play itself
+        return self._step("can not reveal", lambda: self._reveals_for(action))
+
+    def _step(self, what: str, run: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        """Run one step of our participant: what it sends is kept for a resend after a
+        reconnect; a masked-deck protocol or state error is a `MaskedSeatError`."""
         try:
-            out = self._reveals_for(action)
-        except (MaskedStateError, MaskedProtocolError) as exc:  # not ours to reveal: the host
-            raise MaskedSeatError(f"can not reveal: {exc}") from exc  # refuses the play itself
+            out = run()
+        except (MaskedStateError, MaskedProtocolError) as exc:
+            raise MaskedSeatError(f"{what}: {exc}") from exc
         self._sent_log += out
         return out
 
