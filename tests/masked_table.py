@@ -284,6 +284,17 @@ class MaskedTable:
         self.feed(self.machine.left(conn, self.now))
         return client
 
+    def leave(self, conn: int) -> WireClient:
+        """The player quits mid-round: its client hands over first (as
+        `RemoteTableSession.close` does), then its connection closes."""
+        client = self.clients[conn]
+        assert client.ms is not None
+        for out in client.ms.hand_over():
+            client.send("masked", m=out)
+        while self.inbox:
+            self.handle(*self.inbox.popleft())
+        return self.drop(conn)
+
     def rejoin(self, client: WireClient) -> None:
         """The same client (same process, same keys) comes back with its token."""
         client.conn = max(self.clients, default=0) + 100

@@ -485,6 +485,47 @@ def test_a_host_restart_with_a_journal_that_does_not_fit_voids_the_round(tmp_pat
         assert not c.ms.faults
 
 
+def test_a_player_who_leaves_mid_round_hands_over_and_the_round_goes_on(tmp_path: Any) -> None:
+    """Seat 1 quits mid-round: its client gives the host its hand (``mk_give``, to the
+    host alone) and everyone its stock keys (``mk_handover``). The round is not void: the
+    host's away bot plays that seat at once, the round ends as usual, its audit is fair
+    (the leaver is checked from its hand-over and named for nothing), and the others
+    never see the leaver's hand."""
+    from rami_lan.core import events as E
+
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 6
+          and t.machine.match.round.turn != 1 and all(c.ms.complete() for c in t.clients.values()))
+    round_no, turn_no = t.machine.match.round_no, t.machine.match.round.turn_no
+    conn = next(k for k, c in t.clients.items() if c.seat == 1)
+    witness = next(c for c in t.clients.values() if c.seat != 1)
+
+    def discards_of_seat_1() -> int:
+        return sum(1 for e in witness.pending + witness.events
+                   if isinstance(e, E.Discarded) and e.seat == 1)
+
+    before = discards_of_seat_1()
+    gone = t.leave(conn)
+    m = t.machine
+    assert 1 not in m._masked.blind and 1 not in m.match.round.blind
+    assert any(b"mk_give" in f for f in gone.seen)  # it gave its hand ...
+    assert not any(b"mk_give" in f for c in t.clients.values() for f in c.seen)  # to the host only
+    t.run(until=lambda: m.match.round_no > round_no)
+    assert discards_of_seat_1() > before, "the host's away bot played the leaver's seat"
+    assert not any(isinstance(e, E.RoundVoided) for c in t.clients.values() for e in c.pending + c.events)
+    report = m.masked_reports[round_no - 1]
+    assert report.fair, report.faults
+    assert m.match.round is None or m.match.round_no > round_no
+    assert turn_no >= 6
+    t.run()
+    assert m.match.over
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        assert all(s == "checked" for _, s, _ in statuses), statuses
+        assert not c.ms.faults
+
+
 def test_a_player_gone_during_the_shuffle_voids_the_round_before_its_deal(tmp_path: Any) -> None:
     """Seat 1 vanishes while the masked deck of round 2 is being shuffled (before any
     card is dealt): the shuffle can not finish without it, so the round is void; its

@@ -32,6 +32,7 @@ __all__ = [
     "AuditPublication",
     "CardReveal",
     "DeckSecretsRecord",
+    "HandGift",
     "Handover",
     "KeyRelease",
     "LockPass",
@@ -257,6 +258,35 @@ class CardReveal(MaskedMessage):
 
 
 @dataclass(frozen=True, slots=True)
+class HandGift(MaskedMessage):
+    """A leaving participant gives the relay one card of its hand: every key of ``position``.
+
+    Sent to the relay only, before the hand-over: the relay's seat now holds that card
+    (its player's seat is played by the host from then on). Same fields as a reveal.
+    """
+
+    KIND: ClassVar[str] = "mk_give"
+    deck: int
+    seat: int
+    position: int
+    keys: tuple[tuple[int, bytes], ...]
+
+    def to_plain(self) -> dict[str, Any]:
+        return {
+            "k": self.KIND,
+            "deck": self.deck,
+            "seat": self.seat,
+            "pos": self.position,
+            "keys": [[s, key] for s, key in self.keys],
+        }
+
+    @classmethod
+    def parse(cls, plain: dict[str, Any]) -> HandGift:
+        reveal = CardReveal.parse({**plain, "k": CardReveal.KIND})
+        return cls(reveal.deck, reveal.seat, reveal.position, reveal.keys)
+
+
+@dataclass(frozen=True, slots=True)
 class Handover(MaskedMessage):
     """A leaving participant's keys for the positions still in the stock.
 
@@ -336,8 +366,9 @@ class SentRecord:
     @classmethod
     def parse(cls, value: object) -> SentRecord:
         items = _list("sent record", value, 4, 4)
-        if items[0] not in (KeyRelease.KIND, CardReveal.KIND):
-            raise MessageError(f"sent record kind {items[0]!r} is not {KeyRelease.KIND} or {CardReveal.KIND}")
+        if items[0] not in (KeyRelease.KIND, CardReveal.KIND, HandGift.KIND):
+            raise MessageError(f"sent record kind {items[0]!r} is not {KeyRelease.KIND}, "
+                               f"{CardReveal.KIND} or {HandGift.KIND}")
         to = None if items[3] is None else _seat("to", items[3])
         return cls(items[0], _deck(items[1]), _position(items[2]), to)
 
@@ -374,6 +405,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], MaskedMessage]] = {
     LockPass.KIND: LockPass.parse,
     KeyRelease.KIND: KeyRelease.parse,
     CardReveal.KIND: CardReveal.parse,
+    HandGift.KIND: HandGift.parse,
     Handover.KIND: Handover.parse,
     AuditPublication.KIND: AuditPublication.parse,
 }

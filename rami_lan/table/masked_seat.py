@@ -225,6 +225,20 @@ class MaskedSeat:
         # not ours to reveal: a MaskedSeatError, and the host refuses the play itself
         return self._step("can not reveal", lambda: self._reveals_for(action))
 
+    def hand_over(self) -> list[dict[str, Any]] | None:
+        """Leaving the table for good mid-round: our hand to the host (which plays our seat
+        from now on) and our stock keys to everyone, so the round goes on without us.
+        ``[]`` when no round is being played; None while a card of ours is still on its
+        way (ask again once it is in; a player who leaves anyway makes the round wait for
+        it, and void if it does not come back)."""
+        p = self.p
+        if p is None or p.phase is not Phase.PLAYING:
+            return []
+        if any(recipient == self.seat and j not in p.card_positions(deck)
+               for deck, j, recipient in p.recipients()):
+            return None
+        return self._step("can not hand over", lambda: self._result(p.hand_over()))
+
     def _step(self, what: str, run: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
         """Run one step of our participant: what it sends is kept for a resend after a
         reconnect; a masked-deck protocol or state error is a `MaskedSeatError`."""
@@ -255,7 +269,7 @@ class MaskedSeat:
                 self._n_decks += 1
                 self._gen_deck[ev.reshuffle] = deck
                 out += self._result(self.p.start_deck(deck, [self._id(c) for c in ev.pile],
-                                                      sorted(self.p.participants)))
+                                                      sorted(self.p.present)))
             elif isinstance(ev, E.StockDrawn):
                 deck = self._gen_deck.get(ev.reshuffle)
                 if deck is not None:

@@ -174,6 +174,8 @@ class PrivateDealing:
             self._private_swap(real, stand_in)
         for fault in routed.faults:
             self._private_fault(fault)
+        for seat in routed.left:
+            self._private_left(seat)
         if 0 in routed.ready and self._model_deck is None:
             self._private_layout(now)
         if routed.report is not None:
@@ -189,6 +191,20 @@ class PrivateDealing:
                 for s in mr.participants:
                     if s in mr.blind and s != d.skip:
                         self._private_send(s, d.plain)
+
+    def _private_left(self, seat: int) -> None:
+        """A player left for good mid-round and gave the host its hand (``mk_give``, then
+        ``mk_handover``): its seat is no longer blind, the model holds its real cards, and
+        the host's away bot plays it as at any table (its client is gone)."""
+        m = self.match  # type: ignore[attr-defined]
+        r = m.round
+        self._away_since.pop(seat, None)
+        if r is None or r.phase == "over":
+            return  # it left as the round ended: its hand-over stands for its audit
+        if seat in r.blind:
+            self.match = replace(m, round=replace(r, blind=r.blind - {seat}))  # type: ignore[attr-defined]
+        self._notice(f"seat {seat + 1} left the table and gave its hand over: the host's bot "  # type: ignore[attr-defined]
+                     "plays it for the rest of this round")
 
     def _private_progress(self, now: float) -> None:
         mr = self._masked
