@@ -121,10 +121,8 @@ class WireClient:
         ms = self.ms
         if isinstance(msg, P.Welcome):
             self.token = msg.token
-            if ms is not None:  # back after a drop: what we sent may have been lost
+            if ms is not None:  # back after a drop: what we sent goes again on mk_sync
                 self.tracker.disconnected()
-                for out in ms.resend():
-                    self.send("masked", m=out)
                 return
             self.seat = msg.seat
             self.ms = MaskedSeat(msg.seat, v, self.entropy)

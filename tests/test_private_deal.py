@@ -485,6 +485,28 @@ def test_a_host_restart_with_a_journal_that_does_not_fit_voids_the_round(tmp_pat
         assert not c.ms.faults
 
 
+def test_a_host_restart_during_the_shuffle_shuffles_again(tmp_path: Any) -> None:
+    """The host crashes while round 2's deck is being shuffled (nothing dealt yet): its
+    journal holds the round's commit-reveal, so ``--resume`` takes the round up and
+    starts the masked shuffle again (same tag, fresh secrets); the clients start theirs
+    again too, and the match is played out with every round checked."""
+    from rami_lan.table.stage import Stage
+
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path, journal=True)
+    t.start()
+    t.run(until=lambda: t.machine.match.round_no == 1 and t.machine.stage is Stage.SHUFFLE
+          and t.machine._masked is not None and len(t.machine._masked.broadcast) >= 2)
+    t.crash_and_resume()
+    t.run()
+    m = t.machine
+    assert m.match.over and m.match.round_no >= 2
+    assert all(r.fair for r in m.masked_reports), [r.faults for r in m.masked_reports]
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        assert [s for _, s, _ in statuses if s != "checked"] == [], statuses
+        assert not c.ms.faults
+
+
 def test_a_player_who_leaves_mid_round_hands_over_and_the_round_goes_on(tmp_path: Any) -> None:
     """Seat 1 quits mid-round: its client gives the host its hand (``mk_give``, to the
     host alone) and everyone its stock keys (``mk_handover``). The round is not void: the

@@ -426,9 +426,8 @@ class RemoteTableSession:
             self.masked = MaskedSeat(self.seat, get_variant(self.variant), os.urandom)
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
-        if self.masked is not None:  # back after a drop: what we sent may have been lost
-            for out in self.masked.resend():
-                await self._send(P.Masked(m=out))
+        # Back after a drop, what we sent of the masked deck may have been lost: it goes
+        # again when the host resyncs us (``mk_sync``, `MaskedSeat.on_masked`).
         self._schedule_card()
         for msg in early:
             await self._handle(msg)

@@ -24,6 +24,7 @@ The host never plays a blind seat; a host restart voids the round being played.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 from typing import Any
 
@@ -119,9 +120,13 @@ class PrivateDealing:
     def _private_greet(self, mr: MaskedRound) -> None:
         """``mk_round`` to every blind seat: the first message of its log."""
         self._masked_log: dict[int, list[dict[str, Any]]] = {s: [] for s in mr.blind}
+        # ``rid`` tells this masked round from another with the same tag (the host
+        # restarted during the shuffle and shuffles again); the same after a resume.
+        rid = hashlib.sha256(b"rami-lan masked round id" + self._masked_key).digest()[:8]
         for s in sorted(mr.blind):
             self._private_send(s, {"k": "mk_round", "tag": mr.p.tag, "host": self.host_seat,  # type: ignore[attr-defined]
-                                   "participants": list(mr.participants), "n": mr.p.table.n_cards})
+                                   "participants": list(mr.participants), "n": mr.p.table.n_cards,
+                                   "rid": rid})
 
     def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
         if plain.get("k") != "mk_hand":  # kept for a reconnect (`_private_resync`)
@@ -322,6 +327,7 @@ class PrivateDealing:
         key = bytes(header["key"])
         mr = MaskedRound(bytes(header["tag"]), self.host_seat,  # type: ignore[attr-defined]
                          [int(x) for x in header["participants"]], int(header["n"]), host_randomness(key))
+        self._masked_key = key
         self._private_greet(mr)
         self._private_deliver(mr, mr.replay(c for b in bodies for c in b["calls"]))
         model = next((b["match"] for b in reversed(bodies) if b["match"] is not None), None)
