@@ -48,7 +48,7 @@ from rami_lan.net import protocol as P
 from rami_lan.net import tls
 from rami_lan.net.chat import ChatPolicy, ChatVerdict
 from rami_lan.net.fairness import FairnessRound, FairnessTracker, facts_from_welcome
-from rami_lan.net.notices import Notice, NoticeCode
+from rami_lan.net.notices import Notice, NoticeCode, host_notice
 from rami_lan.net.pake import PakeClient, PakeError
 from rami_lan.net.table_session import ConnectionState, SessionUpdate
 from rami_lan.table import verifier as V
@@ -776,9 +776,10 @@ class RemoteTableSession:
         if isinstance(players, list):
             self.players = [p for p in players if isinstance(p, dict)]
         text = plain.get("text")
+        coded = host_notice(plain.get("code"), plain.get("data"))
         self._queue.put_nowait(SessionUpdate(
             nicknames=self._nicknames(), connections=self._connections(),
-            notice=text if isinstance(text, str) else None))
+            notice=coded if coded is not None else text if isinstance(text, str) else None))
 
     # ------------------------------------------------------------------ fair shuffle
 

@@ -875,9 +875,13 @@ class TableMachine(PrivateDealing):
             fields["reasons"] = _exclusion_codes(ctx)
         return F.Msg("round_secrets", fields)
 
-    def _notice(self, text: str) -> None:
+    def _notice(self, text: str, code: str | None = None, **data: Any) -> None:
+        """A notice to every player: ``text`` (English), and for the facts the client
+        words itself in its player's language, ``code`` and ``data`` (net/notices.py)."""
         players = self.players_info()
-        entry = {"type": TABLE_NOTICE, "players": players, "text": text}
+        entry: dict[str, Any] = {"type": TABLE_NOTICE, "players": players, "text": text}
+        if code is not None:
+            entry["code"], entry["data"] = code, data
         for conn, seat in self.conns.items():
             if seat is not None:
                 self._players_sent[conn] = players

@@ -209,7 +209,7 @@ class PrivateDealing:
         if seat in r.blind:
             self.match = replace(m, round=replace(r, blind=r.blind - {seat}))  # type: ignore[attr-defined]
         self._notice(f"seat {seat + 1} left the table and gave its hand over: the host's bot "  # type: ignore[attr-defined]
-                     "plays it for the rest of this round")
+                     "plays it for the rest of this round", "seat_handed_over", seat=seat)
 
     def _private_progress(self, now: float) -> None:
         mr = self._masked
@@ -486,7 +486,8 @@ class PrivateDealing:
     def _private_fault(self, fault: Fault) -> None:
         who = "nobody yet" if fault.seat is None else f"seat {fault.seat + 1}" \
             if fault.seat != self.host_seat or not self.config.headless else "the host"  # type: ignore[attr-defined]
-        self._notice(f"private dealing: {fault.kind.name} by {who}: {fault.evidence[:200]}")  # type: ignore[attr-defined]
+        self._notice(f"private dealing: {fault.kind.name} by {who}: {fault.evidence[:200]}",  # type: ignore[attr-defined]
+                     "private_deal_fault", kind=fault.kind.name, seat=fault.seat)
 
     def _private_report(self, report: AuditReport, now: float) -> None:
         self.masked_reports.append(report)  # type: ignore[attr-defined]
@@ -494,7 +495,8 @@ class PrivateDealing:
         if not report.fair:
             named = ", ".join(str(s + 1) for s in sorted(report.named)) or "-"
             self._notice(f"private dealing: the round's audit found {len(report.faults)} "  # type: ignore[attr-defined]
-                         f"fault(s); seats named: {named}")
+                         f"fault(s); seats named: {named}", "private_audit_faults",
+                         count=len(report.faults), seats=sorted(report.named))
         if self._audit_wait:
             self._audit_wait = False
             self._private_resume(now)
@@ -580,7 +582,7 @@ class PrivateDealing:
             ctx.started = True
             self.stage = Stage.PLAYING
         self._notice(f"seat {seat + 1 if seat is not None else '?'} is gone: this private round "  # type: ignore[attr-defined]
-                     "is void (no score); the next round is dealt")
+                     "is void (no score); the next round is dealt", "private_round_void", seat=seat)
         self._held_action = None
         m, evs = void_round(self.match, seat)  # type: ignore[attr-defined]
         self._commit_change(m, evs, now)  # type: ignore[attr-defined]
