@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from rami_lan.masked.deck import MAX_DECK
 from rami_lan.masked.group import POINT_SIZE, GroupError, check_point, check_scalar
@@ -227,10 +227,9 @@ class KeyRelease(MaskedMessage):
 
 
 @dataclass(frozen=True, slots=True)
-class CardReveal(MaskedMessage):
-    """The holder ``seat`` makes ``position`` public: every participant's key for it."""
+class _PositionKeys(MaskedMessage):
+    """``seat`` sends every participant's key for ``position`` of ``deck``."""
 
-    KIND: ClassVar[str] = "mk_reveal"
     deck: int
     seat: int
     position: int
@@ -246,7 +245,7 @@ class CardReveal(MaskedMessage):
         }
 
     @classmethod
-    def parse(cls, plain: dict[str, Any]) -> CardReveal:
+    def parse(cls, plain: dict[str, Any]) -> Self:
         _keys(plain, {"k", "deck", "seat", "pos", "keys"})
         pairs = []
         for item in _list("keys", plain["keys"], 1, _MAX_SEAT + 1):
@@ -258,7 +257,14 @@ class CardReveal(MaskedMessage):
 
 
 @dataclass(frozen=True, slots=True)
-class HandGift(MaskedMessage):
+class CardReveal(_PositionKeys):
+    """The holder ``seat`` makes ``position`` public: every participant's key for it."""
+
+    KIND: ClassVar[str] = "mk_reveal"
+
+
+@dataclass(frozen=True, slots=True)
+class HandGift(_PositionKeys):
     """A leaving participant gives the relay one card of its hand: every key of ``position``.
 
     Sent to the relay only, before the hand-over: the relay's seat now holds that card
@@ -266,24 +272,6 @@ class HandGift(MaskedMessage):
     """
 
     KIND: ClassVar[str] = "mk_give"
-    deck: int
-    seat: int
-    position: int
-    keys: tuple[tuple[int, bytes], ...]
-
-    def to_plain(self) -> dict[str, Any]:
-        return {
-            "k": self.KIND,
-            "deck": self.deck,
-            "seat": self.seat,
-            "pos": self.position,
-            "keys": [[s, key] for s, key in self.keys],
-        }
-
-    @classmethod
-    def parse(cls, plain: dict[str, Any]) -> HandGift:
-        reveal = CardReveal.parse({**plain, "k": CardReveal.KIND})
-        return cls(reveal.deck, reveal.seat, reveal.position, reveal.keys)
 
 
 @dataclass(frozen=True, slots=True)

@@ -506,15 +506,7 @@ class Participant:
         if set(keys) != set(d.order):
             raise MaskedProtocolError(f"a reveal must carry the keys of seats {sorted(d.order)}")
         self._received.add(ReceivedKey(CardReveal.KIND, msg.deck, j, msg.seat))
-        bad = [
-            s
-            for s, key in sorted(keys.items())
-            if (
-                key != d.secrets.position_keys[j]
-                if s == self.seat
-                else key_commitment(self.tag, msg.deck, s, j, key) != d.commitment_of(s, j)
-            )
-        ]
+        bad = self._wrong_keys(d, j, keys)
         if bad:
             return self._fault(
                 Fault(
@@ -537,6 +529,19 @@ class Participant:
         d.public.add(j)
         return Result(events=(CardPublic(msg.deck, j, d.assigned[j], card),))
 
+    def _wrong_keys(self, d: _Deck, j: int, keys: dict[int, bytes]) -> list[int]:
+        """Seats whose key for position ``j`` is wrong: ours not exactly ours, another's
+        not matching its commitment."""
+        return [
+            s
+            for s, key in sorted(keys.items())
+            if (
+                key != d.secrets.position_keys[j]
+                if s == self.seat
+                else key_commitment(self.tag, d.deck, s, j, key) != d.commitment_of(s, j)
+            )
+        ]
+
     def _on_gift(self, msg: HandGift) -> Result:
         """The relay takes a card of a leaving participant's hand (see :meth:`hand_over`)."""
         if self.seat != self.relay:
@@ -549,15 +554,7 @@ class Participant:
         if set(keys) != set(d.order):
             raise MaskedProtocolError(f"a gift must carry the keys of seats {sorted(d.order)}")
         self._received.add(ReceivedKey(HandGift.KIND, msg.deck, j, msg.seat))
-        bad = [
-            s
-            for s, key in sorted(keys.items())
-            if (
-                key != d.secrets.position_keys[j]
-                if s == self.seat
-                else key_commitment(self.tag, msg.deck, s, j, key) != d.commitment_of(s, j)
-            )
-        ]
+        bad = self._wrong_keys(d, j, keys)
         if bad:
             return self._fault(
                 Fault(
