@@ -502,11 +502,7 @@ class Participant:
             raise MaskedProtocolError(f"seat {msg.seat} does not hold position {j} of deck {msg.deck}")
         if j in d.public:
             raise MaskedProtocolError(f"position {j} of deck {msg.deck} is already public")
-        keys = dict(msg.keys)
-        if set(keys) != set(d.order):
-            raise MaskedProtocolError(f"a reveal must carry the keys of seats {sorted(d.order)}")
-        self._received.add(ReceivedKey(CardReveal.KIND, msg.deck, j, msg.seat))
-        bad = self._wrong_keys(d, j, keys)
+        keys, bad = self._take_keys(d, msg, "reveal")
         if bad:
             return self._fault(
                 Fault(
@@ -529,10 +525,18 @@ class Participant:
         d.public.add(j)
         return Result(events=(CardPublic(msg.deck, j, d.assigned[j], card),))
 
-    def _wrong_keys(self, d: _Deck, j: int, keys: dict[int, bytes]) -> list[int]:
-        """Seats whose key for position ``j`` is wrong: ours not exactly ours, another's
-        not matching its commitment."""
-        return [
+    def _take_keys(
+        self, d: _Deck, msg: CardReveal | HandGift, what: str
+    ) -> tuple[dict[int, bytes], list[int]]:
+        """A reveal's or gift's keys (one per participant, or refused), noted as received,
+        and the seats whose key is wrong: ours not exactly ours, another's not matching
+        its commitment."""
+        keys = dict(msg.keys)
+        if set(keys) != set(d.order):
+            raise MaskedProtocolError(f"a {what} must carry the keys of seats {sorted(d.order)}")
+        self._received.add(ReceivedKey(msg.KIND, msg.deck, msg.position, msg.seat))
+        j = msg.position
+        return keys, [
             s
             for s, key in sorted(keys.items())
             if (
@@ -550,11 +554,7 @@ class Participant:
         j = msg.position
         if msg.seat in self._left or d.recipients.get(j, -2) != msg.seat or j in d.public | d.given:
             raise MaskedProtocolError(f"seat {msg.seat} does not hold position {j} of deck {msg.deck}")
-        keys = dict(msg.keys)
-        if set(keys) != set(d.order):
-            raise MaskedProtocolError(f"a gift must carry the keys of seats {sorted(d.order)}")
-        self._received.add(ReceivedKey(HandGift.KIND, msg.deck, j, msg.seat))
-        bad = self._wrong_keys(d, j, keys)
+        keys, bad = self._take_keys(d, msg, "gift")
         if bad:
             return self._fault(
                 Fault(
