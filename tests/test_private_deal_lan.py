@@ -186,7 +186,7 @@ def test_a_private_seat_whose_timer_runs_out_plays_the_automatic_move_itself(tmp
 
 
 async def _leaving_match(tmp_path: Path) -> tuple[TableHost, list, list]:
-    host = _host(tmp_path, seats=4, bot=3, limit=50, away_delay=0.01)  # the away bot at once
+    host = _host(tmp_path, seats=4, bot=3, limit=50, away_delay=0.01)  # next rounds: at once
     port = await host.start()
     try:
         sessions = [await open_session("127.0.0.1", port, nickname=n) for n in ("ana", "bo", "cy")]

@@ -622,7 +622,7 @@ class TableMachine(PrivateDealing):
         if st.conn is None:
             wait = float(self.config.timer) if self.config.timer > 0 else self.config.away_delay
             at = self._turn_started + wait
-            if r.away[s]:
+            if r.away[s] or s in self._handed_over:  # gone for good: no wait for it
                 at = min(at, self._changed_at + self._bot_delay(st))
             return (at, s, "bot")
         if self.config.timer > 0:

@@ -81,6 +81,8 @@ class PrivateDealing:
         self._mj: dict[str, Any] | None = None
         """Journal cursor of the private round being played (None: nothing to journal):
         how many calls and events are written, and the model last written."""
+        self._handed_over: set[int] = set()
+        """Seats whose player quit this round and handed over: the away bot plays at once."""
         self._mj_actions: list[list[Any]] = []
         """Actions applied since the last checkpoint, as [plain action, by] (for the record)."""
         self.masked_reports: list[Any] = []
@@ -112,6 +114,7 @@ class PrivateDealing:
         self._masked_events: list[E.Event] = []
         self._model_deck = None
         self._held_action = None
+        self._handed_over = set()
         self.stage = Stage.SHUFFLE
         self._private_greet(mr)
         self._private_route(mr.start(), now)
@@ -208,6 +211,7 @@ class PrivateDealing:
             return  # it left as the round ended: its hand-over stands for its audit
         if seat in r.blind:
             self.match = replace(m, round=replace(r, blind=r.blind - {seat}))  # type: ignore[attr-defined]
+        self._handed_over.add(seat)
         self._notice(f"seat {seat + 1} left the table and gave its hand over: the host's bot "  # type: ignore[attr-defined]
                      "plays it for the rest of this round", "seat_handed_over", seat=seat)
 
