@@ -198,12 +198,19 @@ def test_a_malformed_masked_message_gets_an_error_and_the_game_goes_on(tmp_path:
     t.start()
     t.run(until=lambda: t.machine._masked is not None and t.machine._masked.ready(0))
     c = t.clients[1]
+    key = bytes([1]) + bytes(31)
     for bad in ({"k": "mk_key", "deck": 0, "seat": c.seat, "to": 2, "pos": 1, "key": b"x"},
                 {"k": "mk_reveal", "deck": 0, "seat": (c.seat + 1) % 3, "pos": 0, "keys": []},
-                {"k": "mk_audit", "seat": c.seat, "decks": "nope", "sent": []}):
+                {"k": "mk_audit", "seat": c.seat, "decks": "nope", "sent": []},
+                # a gift of a card it does not hold, and one with a key list that does not fit
+                {"k": "mk_give", "deck": 0, "seat": c.seat, "pos": 109, "keys": [[c.seat, key]]},
+                {"k": "mk_give", "deck": 0, "seat": c.seat, "pos": 0, "keys": [[c.seat, key], [c.seat, key]]},
+                # a hand-over before its hand was given
+                {"k": "mk_handover", "seat": c.seat, "keys": [], "decks": []}):
         t.feed(t.machine.masked(c.conn, bad, t.now))
-    t.run(until=lambda: len(c.errors) >= 3)  # held with the deal until our cards are known
-    assert len(c.errors) == 3 and all(e.startswith("bad_masked") for e in c.errors)
+    t.run(until=lambda: len(c.errors) >= 6)  # held with the deal until our cards are known
+    assert len(c.errors) == 6 and all(e.startswith("bad_masked") for e in c.errors), c.errors
+    assert c.seat in t.machine._masked.blind  # the refused hand-over changed nothing
     c.errors.clear()
     t.run()
     _all_checked(t)
