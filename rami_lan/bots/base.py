@@ -254,7 +254,7 @@ class Bot:
             options = [c for c in view.hand if self.legal(view, A.Discard(seat, c))]
             if options:
                 naturals = [c for c in options if not c.is_joker] or options
-                return max(naturals, key=lambda c: (hand_points(v, c), c.sort_key()))
+                return A.Discard(seat, max(naturals, key=lambda c: (hand_points(v, c), c.sort_key())))
         for a in self._must_use_moves(view):
             if self.legal(view, a):
                 return a
