@@ -45,6 +45,8 @@ from rami_lan.bots.base import best_partition
 from rami_lan.bots.conceal import goes_out_now, rewards_rami_sec
 from rami_lan.bots.expert_v1 import ExpertV1
 from rami_lan.bots.quick import quick_partition
+from rami_lan.bots.rollout import EndGame, best_discard
+from rami_lan.bots.sampler import World, sample_world, unseen_counts
 from rami_lan.bots.tactics import can_go_out, completes_meld, finish_left, meld_value
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
@@ -166,6 +168,13 @@ class Expert(ExpertV1):
     end_race = True
     end_cards = 6  # ... with at most this many cards in hand before the draw
     end_take_check = True  # ... and take the top for its melds only if it keeps as many outs
+    # determinized search (`search_discard`): once opened, with at most `search_cards`
+    # cards before the discard, each candidate discard is played out over `search_worlds`
+    # sampled deals (opponents' hands consistent with the public history)
+    search_variants: frozenset[str] = frozenset()
+    search_cards = 7
+    search_worlds = 16
+    search_turns = 8
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         super().__init__(seat, seed, think_delay)
@@ -306,6 +315,10 @@ class Expert(ExpertV1):
 
     def pick_discard(self, view: SeatView) -> Card | None:
         v = self.variant(view)
+        if v.id in self.search_variants and self.search_ready(view):
+            card = self.search_discard(v, view)
+            if card is not None:
+                return card
         if v.scoring != "laid_minus_hand":
             if self.race_outs and rewards_rami_sec(v) and not self.opened(view):
                 card = self.race_discard(v, view)
@@ -316,6 +329,44 @@ class Expert(ExpertV1):
                 if card is not None:
                     return card
         return super().pick_discard(view)
+
+    # --- determinized search ---------------------------------------------------------
+
+    def search_ready(self, view: SeatView) -> bool:
+        """Search the discard now? (opened, melds on the table, a short hand)"""
+        return (
+            bool(view.melds)
+            and len(view.hand) <= self.search_cards
+            and (self.opened(view) or self.model.rec(self.seat).laid)
+        )
+
+    def worlds(self, v: Variant, view: SeatView, k: int) -> list[World]:
+        """``k`` deals of the unseen cards consistent with what this seat has seen."""
+        unseen = unseen_counts(v, view.hand, self.memory.dead, view.discard[-1:])
+        sizes = {p.seat: p.n_cards for p in view.players if p.in_round and p.seat != self.seat}
+        known = {s: self.model.rec(s).held for s in sizes}
+        rng = self.rng
+        return [sample_world(rng, unseen, sizes, known, view.stock_size) for _ in range(k)]
+
+    def play_order(self, view: SeatView) -> list[int]:
+        """Seats in play from the next player round to this one (last)."""
+        seats = [p.seat for p in view.players if p.in_round]
+        i = seats.index(self.seat)
+        return seats[i + 1 :] + seats[: i + 1]
+
+    def search_discard(self, v: Variant, view: SeatView) -> Card | None:
+        """The discard with the best expected round outcome over sampled deals."""
+        cands = [c for c in self.discardable(view) if not c.is_joker]
+        if len(cands) < 2:
+            return None
+        game = EndGame(v, view.melds, self.search_turns)
+        opened = {
+            p.seat: p.opened or self.model.rec(p.seat).laid or p.seat == self.seat
+            for p in view.players if p.in_round
+        }
+        worlds = self.worlds(v, view, self.search_worlds)
+        card, _ = best_discard(game, self.seat, view.hand, cands, self.play_order(view), opened, worlds)
+        return card
 
     def table_reach(self, v: Variant, view: SeatView) -> bool:
         """May this seat lay off on the table this turn, with melds there?"""

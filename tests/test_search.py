@@ -1,0 +1,103 @@
+"""Determinized search: sampled deals are consistent with what the seat saw, seeded,
+and the light play-out model judges simple end games the way the rules do."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from rami_lan.bots.memory import CardMemory
+from rami_lan.bots.rollout import EndGame, best_discard, table_fits
+from rami_lan.bots.sampler import SAMPLE_COPY, World, sample_world, unseen_counts
+from rami_lan.core import events as E
+from rami_lan.core import parse_cards
+from rami_lan.core.cards import full_deck
+from rami_lan.core.melds import build_run, build_set
+from rami_lan.core.variants import get_variant
+
+
+def _memory_after(v, seen_table, pile):
+    mem = CardMemory()
+    mem.reset(pile[0])
+    for c in pile[1:]:
+        mem.update([E.Discarded(1, c)])
+    for c in seen_table:
+        mem.gone[c.face] += 1
+    return mem
+
+
+def test_sampled_hands_never_hold_public_or_own_cards():
+    v = get_variant("40")
+    deck = full_deck(v.n_decks, v.n_jokers)
+    rng = random.Random(3)
+    for trial in range(40):
+        cards = list(deck)
+        rng.shuffle(cards)
+        own, table, pile = cards[:9], cards[9:30], cards[30:40]
+        mem = _memory_after(v, table, pile)
+        unseen = unseen_counts(v, own, mem.dead, pile[-1:])
+        # every physical card not seen is counted once, nothing else
+        expect = Counter(c.face for c in cards[40:])
+        assert unseen == expect
+        known = {1: [cards[40]], 2: [pile[-1]]}  # seat 2 "holds" a card now public: ignored
+        w = sample_world(random.Random(trial), unseen, {1: 8, 2: 5}, known, stock_size=30)
+        dealt = Counter(c.face for h in w.hands.values() for c in h) + Counter(c.face for c in w.stock)
+        for face, n in dealt.items():
+            assert n <= unseen[face], (face, n)
+        public = Counter(c.face for c in own + table + pile)
+        for face, n in dealt.items():
+            assert n + public[face] <= (v.n_jokers if face == (0, None) else v.n_decks)
+        assert len(w.hands[1]) == 8 and len(w.hands[2]) == 5 and len(w.stock) == 30
+        assert cards[40].face in {c.face for c in w.hands[1]}  # the known card is kept
+        every = [c for h in w.hands.values() for c in h] + list(w.stock)
+        assert len(set(every)) == len(every)  # distinct cards, none equal to a real one
+        assert all(c.copy >= SAMPLE_COPY for c in every)
+
+
+def test_sampling_is_deterministic_for_a_seed():
+    v = get_variant("rami")
+    own = parse_cards("2c 3c 4c Kd Kh")
+    unseen = unseen_counts(v, own, lambda f: 0)
+    a = sample_world(random.Random(7), unseen, {1: 13})
+    b = sample_world(random.Random(7), unseen, {1: 13})
+    c = sample_world(random.Random(8), unseen, {1: 13})
+    assert a == b
+    assert a != c
+
+
+def test_table_fits_and_going_out_in_the_light_model():
+    v = get_variant("40")
+    table = (build_run(v, parse_cards("4h 5h 6h"), 1), build_set(v, parse_cards("Kc Kd Ks"), 1))
+    fits, joker, _ = table_fits(v, table)
+    assert {(3, "h"), (7, "h"), (13, "h")} <= fits and (8, "h") not in fits and joker
+    game = EndGame(v, table)
+    # 40: the last card must be discarded
+    left, out, _ = game.place(parse_cards("7h 2d"), True)
+    assert out and left == parse_cards("2d")
+    left, out, _ = game.place(parse_cards("7h 2d 9c"), True)
+    assert not out and sorted(c.face for c in left) == [(2, "d"), (9, "c")]
+    # a seat that has not opened lays nothing below 40 points
+    left, out, laid = game.place(parse_cards("2c 3c 4c 9d"), False)
+    assert not out and not laid and len(left) == 4
+
+
+def test_search_keeps_the_card_that_goes_out_and_sheds_points():
+    """40, one opponent, two known deals. In the first this seat draws the 7h: with the
+    8h kept it goes out (7h then 8h laid off on the run, the last card discarded). In
+    the second the opponent goes out at once (3h, then 2h, on the run): the seat pays
+    its hand. Discarding the queen is best over the two."""
+    v = get_variant("40")
+    table = (build_run(v, parse_cards("4h 5h 6h"), 1),)
+    fits, _, chain = table_fits(v, table)
+    assert (8, "h") not in fits and (8, "h") in chain[(7, "h")]
+    game = EndGame(v, table, max_turns=4)
+    hand = parse_cards("8h Qd 2c")
+    slow = World({1: tuple(parse_cards("2s 9c 5d"))}, tuple(parse_cards("3c 7h 10s Jc 9h 4d")))
+    fast = World({1: tuple(parse_cards("3h 9c"))}, tuple(parse_cards("2h 7h 10s Jc 9h 4d")))
+    card, means = best_discard(game, 0, hand, hand, [1, 0], {0: True, 1: True}, [slow, fast])
+    assert card == parse_cards("Qd")[0]
+    by = dict(zip(hand, means, strict=True))
+    assert by[card] > by[parse_cards("2c")[0]] and by[card] > by[parse_cards("8h")[0]]
+    # first deal: the opponent drew the 3c and threw the 9c, then this seat went out
+    # (2s 5d 3c left to the opponent); second deal: the seat pays 8h + 2c
+    assert by[card] == ((2 + 5 + 3) - (8 + 2)) / 2
