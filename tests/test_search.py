@@ -101,3 +101,59 @@ def test_search_keeps_the_card_that_goes_out_and_sheds_points():
     # first deal: the opponent drew the 3c and threw the 9c, then this seat went out
     # (2s 5d 3c left to the opponent); second deal: the seat pays 8h + 2c
     assert by[card] == ((2 + 5 + 3) - (8 + 2)) / 2
+
+
+def test_refused_hands_are_dealt_again():
+    """An opened opponent's sampled hand holds nothing it would have laid: hands with
+    a card that fits the table are refused (the last try is kept if all fail)."""
+    v = get_variant("40")
+    table = (build_run(v, parse_cards("4h 5h 6h"), 1),)
+    game = EndGame(v, table)
+    unseen = unseen_counts(v, parse_cards("8h Qd 2c"), lambda f: 0)
+
+    def accept(seat, hand):
+        return not game.place(hand, True)[2]
+
+    for seed in range(30):
+        w = sample_world(random.Random(seed), unseen, {1: 2}, accept=accept, tries=50)
+        assert accept(1, list(w.hands[1])), w.hands[1]
+        assert len(w.stock) == sum(unseen.values()) - 2
+
+
+def test_paired_gain():
+    from rami_lan.bots.rollout import paired_gain
+
+    m, se = paired_gain([3.0, 5.0, 4.0], [1.0, 2.0, 3.0])
+    assert m == 2.0 and 0 < se < 1
+    assert paired_gain([1.0], [0.0])[1] == float("inf")
+
+
+def test_expert_search_is_seeded_and_keeps_a_confident_base():
+    """With the search on, the expert's discard is legal, the same for the same seed,
+    and the base discard stays unless the play-outs beat it clearly."""
+    from rami_lan.bots.expert import Expert
+    from rami_lan.core import actions as A
+    from rami_lan.core.shadow import is_legal_for_view
+    from rami_lan.core.views import PlayerInfo, SeatView
+
+    v = get_variant("40")
+    table = (build_run(v, parse_cards("4h 5h 6h"), 1), build_set(v, parse_cards("Kc Kd Ks"), 1))
+    players = (PlayerInfo(0, True, 4, True, 0, False, 0, False),
+               PlayerInfo(1, True, 2, True, 0, False, 0, False))
+    view = SeatView(
+        seat=0, variant="40", phase="play", round_no=1, turn_no=20, turn=0, dealer=1,
+        hand=tuple(parse_cards("8h Qd 2c 9s")), players=players, melds=table,
+        discard=tuple(parse_cards("3s")), discard_size=9, stock_size=40, knock_window=(),
+        taken=None, must_use=(), last_result=None, limit=101, quick=False, knock=False,
+        match_over=False, winner=None, tiebreak=(),
+    )
+
+    class Searching(Expert):
+        search_variants = frozenset({"40"})
+
+    picks = [Searching(0, 5).choose(view, []) for _ in range(2)]
+    assert picks[0] == picks[1] and isinstance(picks[0], A.Discard)
+    assert is_legal_for_view(view, picks[0])
+    strict = Searching(0, 5)
+    strict.search_z = 1e9  # never confident enough: the base discard
+    assert strict.choose(view, []) == Expert(0, 5).choose(view, [])

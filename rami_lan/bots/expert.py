@@ -45,7 +45,7 @@ from rami_lan.bots.base import best_partition
 from rami_lan.bots.conceal import goes_out_now, rewards_rami_sec
 from rami_lan.bots.expert_v1 import ExpertV1
 from rami_lan.bots.quick import quick_partition
-from rami_lan.bots.rollout import EndGame, best_discard
+from rami_lan.bots.rollout import EndGame, discard_outcomes, paired_gain
 from rami_lan.bots.sampler import World, sample_world, unseen_counts
 from rami_lan.bots.tactics import can_go_out, completes_meld, finish_left, meld_value
 from rami_lan.core import actions as A
@@ -173,8 +173,11 @@ class Expert(ExpertV1):
     # sampled deals (opponents' hands consistent with the public history)
     search_variants: frozenset[str] = frozenset()
     search_cards = 7
-    search_worlds = 16
+    search_worlds = 32
+    search_margin = 1.0  # points of expected outcome a searched discard must gain ...
+    search_z = 2.0  # ... and standard errors of that gain, to replace the base discard
     search_turns = 8
+    search_reject = True  # an opened opponent's sampled hand must hold nothing it would lay
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         super().__init__(seat, seed, think_delay)
@@ -315,10 +318,13 @@ class Expert(ExpertV1):
 
     def pick_discard(self, view: SeatView) -> Card | None:
         v = self.variant(view)
-        if v.id in self.search_variants and self.search_ready(view):
-            card = self.search_discard(v, view)
-            if card is not None:
-                return card
+        base = self.base_discard(v, view)
+        if base is not None and v.id in self.search_variants and self.search_ready(view):
+            return self.search_discard(v, view, base)
+        return base
+
+    def base_discard(self, v: Variant, view: SeatView) -> Card | None:
+        """The discard chosen by the rules of thumb (race, end game, outs and danger)."""
         if v.scoring != "laid_minus_hand":
             if self.race_outs and rewards_rami_sec(v) and not self.opened(view):
                 card = self.race_discard(v, view)
@@ -340,13 +346,21 @@ class Expert(ExpertV1):
             and (self.opened(view) or self.model.rec(self.seat).laid)
         )
 
-    def worlds(self, v: Variant, view: SeatView, k: int) -> list[World]:
-        """``k`` deals of the unseen cards consistent with what this seat has seen."""
+    def worlds(
+        self, v: Variant, view: SeatView, k: int, game: EndGame | None = None,
+        opened: dict[int, bool] | None = None,
+    ) -> list[World]:
+        """``k`` deals of the unseen cards consistent with what this seat has seen (with
+        ``game``: an opened opponent's hand holds nothing it would have laid)."""
         unseen = unseen_counts(v, view.hand, self.memory.dead, view.discard[-1:])
         sizes = {p.seat: p.n_cards for p in view.players if p.in_round and p.seat != self.seat}
         known = {s: self.model.rec(s).held for s in sizes}
+        accept = None
+        if game is not None and opened is not None and self.search_reject:
+            def accept(seat: int, hand: list[Card]) -> bool:
+                return not opened.get(seat) or not game.place(hand, True)[2]
         rng = self.rng
-        return [sample_world(rng, unseen, sizes, known, view.stock_size) for _ in range(k)]
+        return [sample_world(rng, unseen, sizes, known, view.stock_size, accept) for _ in range(k)]
 
     def play_order(self, view: SeatView) -> list[int]:
         """Seats in play from the next player round to this one (last)."""
@@ -354,19 +368,31 @@ class Expert(ExpertV1):
         i = seats.index(self.seat)
         return seats[i + 1 :] + seats[: i + 1]
 
-    def search_discard(self, v: Variant, view: SeatView) -> Card | None:
-        """The discard with the best expected round outcome over sampled deals."""
+    def search_discard(self, v: Variant, view: SeatView, base: Card) -> Card:
+        """``base`` unless another discard has a clearly better expected round outcome
+        over sampled deals (by `search_margin` points and `search_z` standard errors
+        of the paired difference)."""
         cands = [c for c in self.discardable(view) if not c.is_joker]
+        if base not in cands:
+            cands.append(base)
         if len(cands) < 2:
-            return None
+            return base
         game = EndGame(v, view.melds, self.search_turns)
         opened = {
             p.seat: p.opened or self.model.rec(p.seat).laid or p.seat == self.seat
             for p in view.players if p.in_round
         }
-        worlds = self.worlds(v, view, self.search_worlds)
-        card, _ = best_discard(game, self.seat, view.hand, cands, self.play_order(view), opened, worlds)
-        return card
+        worlds = self.worlds(v, view, self.search_worlds, game, opened)
+        rows = discard_outcomes(game, self.seat, view.hand, cands, self.play_order(view), opened, worlds)
+        means = [sum(r) / len(r) for r in rows]
+        i = max(range(len(cands)), key=lambda j: means[j])
+        b = cands.index(base)
+        if i == b:
+            return base
+        gain, se = paired_gain(rows[i], rows[b])
+        if gain >= self.search_margin and gain >= self.search_z * se:
+            return cands[i]
+        return base
 
     def table_reach(self, v: Variant, view: SeatView) -> bool:
         """May this seat lay off on the table this turn, with melds there?"""

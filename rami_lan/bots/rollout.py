@@ -210,6 +210,30 @@ class EndGame:
         return 0.5 * sum(self.penalty(hs[s]) - mine for s in others) / max(1, len(others))
 
 
+def discard_outcomes(
+    game: EndGame,
+    me: int,
+    hand: Sequence[Card],
+    candidates: Sequence[Card],
+    order: Sequence[int],
+    opened: Mapping[int, bool],
+    worlds: Sequence[World],
+) -> list[list[float]]:
+    """Per candidate discard, the play-out outcome in each of ``worlds`` (the same
+    worlds for every candidate). ``order`` is the seats in play order from the next
+    player round to ``me`` (last)."""
+    out: list[list[float]] = []
+    for c in candidates:
+        mine = [x for x in hand if x is not c]
+        row: list[float] = []
+        for w in worlds:
+            hands = dict(w.hands)
+            hands[me] = mine
+            row.append(game.playout(me, order, hands, opened, w.stock, c))
+        out.append(row)
+    return out
+
+
 def best_discard(
     game: EndGame,
     me: int,
@@ -218,26 +242,24 @@ def best_discard(
     order: Sequence[int],
     opened: Mapping[int, bool],
     worlds: Sequence[World],
-    prior: Callable[[Card], float] | None = None,
 ) -> tuple[Card, list[float]]:
-    """The candidate discard with the best mean play-out outcome over ``worlds``.
-
-    ``order`` is the seats in play order from the next player to ``me`` (last);
-    ``prior`` adds a small score per card (ties, noise)."""
-    means: list[float] = []
-    for c in candidates:
-        mine = [x for x in hand if x is not c]
-        total = 0.0
-        for w in worlds:
-            hands = dict(w.hands)
-            hands[me] = mine
-            total += game.playout(me, order, hands, opened, w.stock, c)
-        m = total / max(1, len(worlds))
-        if prior is not None:
-            m += prior(c)
-        means.append(m)
+    """The candidate discard with the best mean play-out outcome over ``worlds``, and
+    every candidate's mean."""
+    rows = discard_outcomes(game, me, hand, candidates, order, opened, worlds)
+    means = [sum(r) / max(1, len(r)) for r in rows]
     i = max(range(len(candidates)), key=lambda j: means[j])
     return candidates[i], means
+
+
+def paired_gain(better: Sequence[float], base: Sequence[float]) -> tuple[float, float]:
+    """(mean, standard error) of the per-world difference ``better - base``."""
+    n = len(base)
+    if n < 2:
+        return 0.0, float("inf")
+    d = [a - b for a, b in zip(better, base, strict=True)]
+    m = sum(d) / n
+    var = sum((x - m) ** 2 for x in d) / (n - 1)
+    return m, (var / n) ** 0.5
 
 
 def sample_worlds(

@@ -71,11 +71,17 @@ def sample_world(
     sizes: Mapping[int, int],
     known: Mapping[int, Sequence[Card]] | None = None,
     stock_size: int | None = None,
+    accept: Callable[[int, list[Card]], bool] | None = None,
+    tries: int = 6,
 ) -> World:
     """Deal the ``unseen`` faces: seat ``s`` gets its ``known`` cards (those still
     unseen: at most the counts allow) plus random ones up to ``sizes[s]``; the rest,
     shuffled, is the stock (cut to ``stock_size`` when given). If fewer cards are
-    unseen than the hands need (a memory that missed something), hands come out short."""
+    unseen than the hands need (a memory that missed something), hands come out short.
+
+    ``accept(seat, hand)`` filters hands the seat's play rules out (e.g. a seat that has
+    opened would have laid a card that fits the table): a refused hand is dealt again
+    from the pool, up to ``tries`` times (the last deal is kept)."""
     left = Counter(unseen)
     copy = SAMPLE_COPY
     hands: dict[int, list[Card]] = {}
@@ -95,8 +101,16 @@ def sample_world(
     for seat in sorted(sizes):
         mine = hands.setdefault(seat, [])
         need = max(0, sizes[seat] - len(mine))
-        mine.extend(pool[:need])
-        del pool[:need]
+        base = list(mine)
+        for t in range(tries if accept is not None else 1):
+            if t:
+                pool.extend(mine[len(base):])
+                rng.shuffle(pool)
+                mine[:] = base
+            mine.extend(pool[:need])
+            del pool[:need]
+            if accept is None or accept(seat, mine):
+                break
     if stock_size is not None:
         pool = pool[:stock_size]
     return World({s: tuple(h) for s, h in hands.items()}, tuple(pool))
