@@ -157,3 +157,30 @@ def test_expert_search_is_seeded_and_keeps_a_confident_base():
     strict = Searching(0, 5)
     strict.search_z = 1e9  # never confident enough: the base discard
     assert strict.choose(view, []) == Expert(0, 5).choose(view, [])
+
+
+def test_race_between_hidden_hands():
+    """rami, both hiding their hands. Without the Kd this seat goes out at once on its
+    first draw (the 10s: 8s 9s 10s, a rami sec), but the Kd thrown lets the opponent
+    go out first (Jd Qd Kd, and 2d-5d); the same hand with an Ac instead wins the
+    race. Discarding a card the hand needs: nobody goes out within the horizon."""
+    from rami_lan.bots.rollout import race_outcomes, solo_time
+
+    v = get_variant("rami")
+    game = EndGame(v, (), max_turns=4)
+    hand = parse_cards("2c 3c 4c 5h 6h 7h 8s 9s Kd")
+    opp = tuple(parse_cards("Jc Qc Kc 2d 3d 4d 9h 9d 9c Jd Qd 5s 5d"))
+    # stock order: the opponent draws 0, 2, 4...; this seat 1, 3, 5...
+    stock = tuple(parse_cards("7d 10s 8d 4s 2s 3h Ah 6d"))
+    assert solo_time(game, hand[:-1], stock[1::2], None, False) == 0
+    assert solo_time(game, opp, stock[0::2], None, False) == 4  # never within the draws
+    w = World({1: opp}, stock)
+    cands = [hand[-1], hand[7], hand[0]]  # Kd, 9s, 2c
+    rows = race_outcomes(game, 0, hand, cands, [1, 0], [w])
+    won = game.penalty(opp) * 2
+    assert rows[0] == [-(game.penalty([c for c in hand if c is not hand[-1]]) * 2)]  # the Kd goes out for it
+    assert rows[1] == [0.0]  # nobody out within the horizon
+    assert rows[2] == [0.0]
+    w2 = World({1: opp}, tuple(parse_cards("7d 10s 8d 4s 2s 3h Ah 6d")))
+    rows = race_outcomes(game, 0, hand[:-1] + [parse_cards("Ac")[0]], [parse_cards("Ac")[0]], [1, 0], [w2])
+    assert rows == [[won]]

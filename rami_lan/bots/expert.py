@@ -45,8 +45,8 @@ from rami_lan.bots.base import best_partition
 from rami_lan.bots.conceal import goes_out_now, rewards_rami_sec
 from rami_lan.bots.expert_v1 import ExpertV1
 from rami_lan.bots.quick import quick_partition
-from rami_lan.bots.rollout import EndGame, discard_outcomes, paired_gain
-from rami_lan.bots.sampler import World, sample_world, unseen_counts
+from rami_lan.bots.rollout import EndGame, discard_outcomes, paired_gain, race_outcomes
+from rami_lan.bots.sampler import World, refine, sample_world, unseen_counts
 from rami_lan.bots.tactics import can_go_out, completes_meld, finish_left, meld_value
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
@@ -178,6 +178,14 @@ class Expert(ExpertV1):
     search_z = 2.0  # ... and standard errors of that gain, to replace the base discard
     search_turns = 8
     search_reject = True  # an opened opponent's sampled hand must hold nothing it would lay
+    search_sift = 0  # sampled hands: cards drawn and let go to shape them as kept hands
+    # race search (`race_search`): both hiding their hands, close to a rami sec (at most
+    # `race_loose` loose cards), each candidate discard is judged by who goes out first
+    race_variants: frozenset[str] = frozenset()
+    race_loose = 5
+    race_worlds = 24
+    race_turns = 8
+    race_sift_max = 10  # a hidden opponent's sampled hand is sifted by its turns, up to this
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         super().__init__(seat, seed, think_delay)
@@ -319,8 +327,12 @@ class Expert(ExpertV1):
     def pick_discard(self, view: SeatView) -> Card | None:
         v = self.variant(view)
         base = self.base_discard(v, view)
-        if base is not None and v.id in self.search_variants and self.search_ready(view):
+        if base is None:
+            return None
+        if v.id in self.search_variants and self.search_ready(view):
             return self.search_discard(v, view, base)
+        if v.id in self.race_variants and self.race_ready(v, view):
+            return self.race_search(v, view, base)
         return base
 
     def base_discard(self, v: Variant, view: SeatView) -> Card | None:
@@ -360,7 +372,11 @@ class Expert(ExpertV1):
             def accept(seat: int, hand: list[Card]) -> bool:
                 return not opened.get(seat) or not game.place(hand, True)[2]
         rng = self.rng
-        return [sample_world(rng, unseen, sizes, known, view.stock_size, accept) for _ in range(k)]
+        out = [sample_world(rng, unseen, sizes, known, view.stock_size, accept) for _ in range(k)]
+        if game is not None and self.search_sift:
+            for s in sizes:
+                out = [refine(w, s, self.search_sift, lambda h: game.pick(h, None)) for w in out]
+        return out
 
     def play_order(self, view: SeatView) -> list[int]:
         """Seats in play from the next player round to this one (last)."""
@@ -384,6 +400,48 @@ class Expert(ExpertV1):
         }
         worlds = self.worlds(v, view, self.search_worlds, game, opened)
         rows = discard_outcomes(game, self.seat, view.hand, cands, self.play_order(view), opened, worlds)
+        means = [sum(r) / len(r) for r in rows]
+        i = max(range(len(cands)), key=lambda j: means[j])
+        b = cands.index(base)
+        if i == b:
+            return base
+        gain, se = paired_gain(rows[i], rows[b])
+        if gain >= self.search_margin and gain >= self.search_z * se:
+            return cands[i]
+        return base
+
+    def race_ready(self, v: Variant, view: SeatView) -> bool:
+        """Both sides hiding their hands, this one close to going out at once?"""
+        if not (rewards_rami_sec(v) and self.hold_melds_now(view)):
+            return False
+        for p in view.players:
+            if p.in_round and p.seat != self.seat and (p.opened or self.model.rec(p.seat).laid):
+                return False
+        return len(best_partition(v, view.hand).leftover) <= self.race_loose
+
+    def race_search(self, v: Variant, view: SeatView, base: Card) -> Card:
+        """``base`` unless another loose card, discarded, clearly wins the race to the
+        first rami sec more often over sampled deals (hidden hands sifted by the turns
+        their holders played)."""
+        legal = set(self.discardable(view))
+        cands = [c for c in best_partition(v, view.hand).leftover if not c.is_joker and c in legal]
+        if base not in cands:
+            cands.append(base)
+        if len(cands) < 2:
+            return base
+        game = EndGame(v, view.melds, self.race_turns)
+        unseen = unseen_counts(v, view.hand, self.memory.dead, view.discard[-1:])
+        sizes = {p.seat: p.n_cards for p in view.players if p.in_round and p.seat != self.seat}
+        known = {s: self.model.rec(s).held for s in sizes}
+        rng = self.rng
+        worlds = []
+        for _ in range(self.race_worlds):
+            w = sample_world(rng, unseen, sizes, known, view.stock_size)
+            for s in sizes:
+                sift = min(self.race_sift_max, self.model.rec(s).turns)
+                w = refine(w, s, sift, lambda h: game.pick(h, None))
+            worlds.append(w)
+        rows = race_outcomes(game, self.seat, view.hand, cands, self.play_order(view), worlds)
         means = [sum(r) / len(r) for r in rows]
         i = max(range(len(cands)), key=lambda j: means[j])
         b = cands.index(base)

@@ -269,3 +269,71 @@ def sample_worlds(
 ) -> list[World]:
     """``k`` worlds from ``make`` with the given random source."""
     return [make(rng) for _ in range(k)]
+
+
+def solo_time(game: EndGame, hand: Sequence[Card], draws: Sequence[Card], top: Card | None,
+              opened: bool) -> int:
+    """Turns (0-based) until a seat that keeps its hand goes out, drawing ``draws`` in
+    turn (it takes ``top`` first if that goes out at once); ``len(draws)`` if never.
+    A seat that has not opened lays nothing until its whole hand goes (a rami sec)."""
+    h = list(hand)
+    if top is not None and game.place([*h, top], opened)[1]:
+        return 0
+    for t, card in enumerate(draws):
+        h.append(card)
+        left, out, laid = game.place(h, opened)
+        if out:
+            return t
+        if opened and laid and left:
+            h = list(left)
+        h.remove(game.pick(h, None))
+    return len(draws)
+
+
+def race_outcomes(
+    game: EndGame,
+    me: int,
+    hand: Sequence[Card],
+    candidates: Sequence[Card],
+    order: Sequence[int],
+    worlds: Sequence[World],
+) -> list[list[float]]:
+    """A race between hidden hands: per candidate discard and world, the outcome for
+    ``me`` when every seat keeps its hand until it goes out at once (rami sec).
+
+    The seats do not take each other's discards (except the next player taking this
+    discard to go out at once), so each seat's draws are fixed by its place in
+    ``order`` (from the next player to ``me``, last) and its going-out turn is played
+    alone: the opponents' once per world, this seat's once per candidate and world.
+    The first to go out (in play order) wins; the others pay their hand, multiplied
+    (or with the bonus) as a rami sec. Nobody out within the horizon: 0."""
+    n = len(order)
+    turns = game.max_turns
+    mult, bonus = game.sec_mult, game.sec_bonus
+    out: list[list[float]] = [[] for _ in candidates]
+    for w in worlds:
+        draws = {s: w.stock[i::n][:turns] for i, s in enumerate(order)}
+        opp_time: dict[int, int] = {}
+        for i, s in enumerate(order[:-1]):
+            opp_time[s] = solo_time(game, w.hands[s], draws[s], None, False) * n + i
+        opp_pen = {s: game.penalty(w.hands[s]) * mult + bonus for s in opp_time}
+        nxt = order[0]
+        for j, c in enumerate(candidates):
+            mine = [x for x in hand if x is not c]
+            times = dict(opp_time)
+            if n > 1 and game.place([*w.hands[nxt], c], False)[1]:
+                times[nxt] = 0
+            times[me] = solo_time(game, mine, draws[me], None, False) * n + n - 1
+            first = min(times.values())
+            if first >= turns * n:
+                out[j].append(0.0)
+                continue
+            winner = min(times, key=lambda s: times[s])
+            my_pen = game.penalty(mine) * mult + bonus
+            if winner == me:
+                val = sum(opp_pen.values()) / max(1, n - 1)
+            else:
+                others = [s for s in times if s != winner and s != me]
+                val = sum(opp_pen[s] for s in others) / max(1, n - 1) - my_pen
+            out[j].append(val)
+    return out

@@ -114,3 +114,21 @@ def sample_world(
     if stock_size is not None:
         pool = pool[:stock_size]
     return World({s: tuple(h) for s, h in hands.items()}, tuple(pool))
+
+
+def refine(world: World, seat: int, extra: int, pick: Callable[[list[Card]], Card]) -> World:
+    """``world`` with ``seat``'s hand chosen the way a player keeps cards: it takes
+    ``extra`` cards from the top of the stock and lets go, one at a time, of the card
+    ``pick`` would discard (the cards let go go to the bottom of the stock). A uniform
+    deal gives loose, unconnected hands; a player's hand has been sifted."""
+    if extra <= 0 or not world.stock:
+        return world
+    hand = list(world.hands[seat]) + list(world.stock[:extra])
+    stock = list(world.stock[extra:])
+    for _ in range(min(extra, len(hand))):
+        c = pick(hand)
+        hand.remove(c)
+        stock.append(c)
+    hands = dict(world.hands)
+    hands[seat] = tuple(hand)
+    return World(hands, tuple(stock))
