@@ -29,6 +29,15 @@ On top of `expert_v1` (exact solver, card memory, outs-based discards, deep draw
   pile can be taken, so a discard that completes a meld with pile cards or with the
   cards the next player took and has not shown since (`SeatRecord.held`) costs its
   meld points in the discard score (`pile_feed_w`).
+- **Determinized search** (built and measured, **off**: no variant listed in
+  `search_variants`, `race_variants`, `race_draw_variants`; docs/bots.md gives the
+  runs): deals of the hidden cards consistent with the public history
+  (`rami_lan.bots.sampler`) played out with a light model of the round
+  (`rami_lan.bots.rollout`). Once opened with a short hand, each candidate discard is
+  played out over the same deals and replaces the rule-of-thumb discard only when it
+  wins clearly (`search_margin` points and `search_z` standard errors of the paired
+  difference); in a race between hidden hands, the discard and the draw are judged by
+  who goes out at once first.
 
 Parameters were tuned with `rami-lan simulate` (docs/bots.md, "Strength of the
 levels"); `PER_VARIANT` holds the per-variant ones. Every decision stays within a few
@@ -45,7 +54,13 @@ from rami_lan.bots.base import best_partition
 from rami_lan.bots.conceal import goes_out_now, rewards_rami_sec
 from rami_lan.bots.expert_v1 import ExpertV1
 from rami_lan.bots.quick import quick_partition
-from rami_lan.bots.rollout import EndGame, discard_outcomes, paired_gain, race_outcomes
+from rami_lan.bots.rollout import (
+    EndGame,
+    discard_outcomes,
+    paired_gain,
+    race_draw_outcomes,
+    race_outcomes,
+)
 from rami_lan.bots.sampler import World, refine, sample_world, unseen_counts
 from rami_lan.bots.tactics import can_go_out, completes_meld, finish_left, meld_value
 from rami_lan.core import actions as A
@@ -178,7 +193,6 @@ class Expert(ExpertV1):
     search_z = 2.0  # ... and standard errors of that gain, to replace the base discard
     search_turns = 8
     search_reject = True  # an opened opponent's sampled hand must hold nothing it would lay
-    search_sift = 0  # sampled hands: cards drawn and let go to shape them as kept hands
     # race search (`race_search`): both hiding their hands, close to a rami sec (at most
     # `race_loose` loose cards), each candidate discard is judged by who goes out first
     race_variants: frozenset[str] = frozenset()
@@ -186,6 +200,7 @@ class Expert(ExpertV1):
     race_worlds = 24
     race_turns = 8
     race_sift_max = 10  # a hidden opponent's sampled hand is sifted by its turns, up to this
+    race_draw_variants: frozenset[str] = frozenset()  # ... and the draw judged the same way
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         super().__init__(seat, seed, think_delay)
@@ -372,11 +387,7 @@ class Expert(ExpertV1):
             def accept(seat: int, hand: list[Card]) -> bool:
                 return not opened.get(seat) or not game.place(hand, True)[2]
         rng = self.rng
-        out = [sample_world(rng, unseen, sizes, known, view.stock_size, accept) for _ in range(k)]
-        if game is not None and self.search_sift:
-            for s in sizes:
-                out = [refine(w, s, self.search_sift, lambda h: game.pick(h, None)) for w in out]
-        return out
+        return [sample_world(rng, unseen, sizes, known, view.stock_size, accept) for _ in range(k)]
 
     def play_order(self, view: SeatView) -> list[int]:
         """Seats in play from the next player round to this one (last)."""
@@ -430,6 +441,20 @@ class Expert(ExpertV1):
         if len(cands) < 2:
             return base
         game = EndGame(v, view.melds, self.race_turns)
+        worlds = self.race_worlds_for(v, view, game)
+        rows = race_outcomes(game, self.seat, view.hand, cands, self.play_order(view), worlds)
+        means = [sum(r) / len(r) for r in rows]
+        i = max(range(len(cands)), key=lambda j: means[j])
+        b = cands.index(base)
+        if i == b:
+            return base
+        gain, se = paired_gain(rows[i], rows[b])
+        if gain >= self.search_margin and gain >= self.search_z * se:
+            return cands[i]
+        return base
+
+    def race_worlds_for(self, v: Variant, view: SeatView, game: EndGame) -> list[World]:
+        """Deals for the race search: each hidden hand sifted by the turns it played."""
         unseen = unseen_counts(v, view.hand, self.memory.dead, view.discard[-1:])
         sizes = {p.seat: p.n_cards for p in view.players if p.in_round and p.seat != self.seat}
         known = {s: self.model.rec(s).held for s in sizes}
@@ -441,15 +466,23 @@ class Expert(ExpertV1):
                 sift = min(self.race_sift_max, self.model.rec(s).turns)
                 w = refine(w, s, sift, lambda h: game.pick(h, None))
             worlds.append(w)
-        rows = race_outcomes(game, self.seat, view.hand, cands, self.play_order(view), worlds)
-        means = [sum(r) / len(r) for r in rows]
-        i = max(range(len(cands)), key=lambda j: means[j])
-        b = cands.index(base)
-        if i == b:
+        return worlds
+
+    def race_draw(self, v: Variant, view: SeatView, base: A.Action) -> A.Action:
+        """``base`` unless the other draw (stock or top) clearly wins the race more."""
+        take = A.DrawDiscard(self.seat, 1)
+        if not self.legal(view, take):
             return base
-        gain, se = paired_gain(rows[i], rows[b])
+        game = EndGame(v, view.melds, self.race_turns)
+        worlds = self.race_worlds_for(v, view, game)
+        order = self.play_order(view)
+        order = order[-1:] + order[:-1]  # this seat draws first
+        stock_row, take_row = race_draw_outcomes(game, self.seat, view.hand, view.discard[-1], order, worlds)
+        took = isinstance(base, A.DrawDiscard)
+        better, worse = (stock_row, take_row) if took else (take_row, stock_row)
+        gain, se = paired_gain(better, worse)
         if gain >= self.search_margin and gain >= self.search_z * se:
-            return cands[i]
+            return A.DrawStock(self.seat) if took else take
         return base
 
     def table_reach(self, v: Variant, view: SeatView) -> bool:
@@ -472,6 +505,19 @@ class Expert(ExpertV1):
         return True
 
     def draw(self, view: SeatView) -> A.Action | None:
+        action = self.base_draw(view)
+        v = self.variant(view)
+        if (
+            action is not None
+            and view.discard
+            and v.id in self.race_draw_variants
+            and self.race_ready(v, view)
+        ):
+            return self.race_draw(v, view, action)
+        return action
+
+    def base_draw(self, view: SeatView) -> A.Action | None:
+        """The draw chosen by the rules of thumb (end game, top discard's gain)."""
         v = self.variant(view)
         if (
             self.end_race

@@ -20,15 +20,21 @@ play-out stops when it runs dry or after `max_turns` turns each; the round's out
 then half the penalty difference). `playout` returns the outcome for one seat:
 the mean, over its opponents, of (opponent's penalty − its own penalty).
 
-`best_discard` compares candidate discards over the same sampled worlds
-(`rami_lan.bots.sampler`: common random numbers, so the comparison is not swamped by
-the deal's noise).
+`discard_outcomes` / `best_discard` play each candidate discard out over the same
+sampled worlds (`rami_lan.bots.sampler`: common random numbers, so the comparison is
+not swamped by the deal's noise); `paired_gain` says by how much one candidate beats
+another and with what standard error.
+
+Races between hidden hands (both sides keeping their melds for a rami sec): nobody
+takes a discard except to go out at once, so each seat's draws are fixed by its place
+in the play order and its going-out turn can be played alone (`solo_time`), once per
+world for the opponents and once per candidate for the searching seat
+(`race_outcomes` for the discard, `race_draw_outcomes` for stock against top).
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from rami_lan.bots.quick import quick_partition
 from rami_lan.bots.sampler import World
@@ -262,15 +268,6 @@ def paired_gain(better: Sequence[float], base: Sequence[float]) -> tuple[float, 
     return m, (var / n) ** 0.5
 
 
-def sample_worlds(
-    rng: random.Random,
-    k: int,
-    make: Callable[[random.Random], World],
-) -> list[World]:
-    """``k`` worlds from ``make`` with the given random source."""
-    return [make(rng) for _ in range(k)]
-
-
 def solo_time(game: EndGame, hand: Sequence[Card], draws: Sequence[Card], top: Card | None,
               opened: bool) -> int:
     """Turns (0-based) until a seat that keeps its hand goes out, drawing ``draws`` in
@@ -337,3 +334,43 @@ def race_outcomes(
                 val = sum(opp_pen[s] for s in others) / max(1, n - 1) - my_pen
             out[j].append(val)
     return out
+
+
+def race_draw_outcomes(
+    game: EndGame,
+    me: int,
+    hand: Sequence[Card],
+    top: Card,
+    order: Sequence[int],
+    worlds: Sequence[World],
+) -> tuple[list[float], list[float]]:
+    """A race between hidden hands at this seat's draw (``order`` starts with ``me``):
+    per world, the outcome of drawing the stock and of taking ``top`` (the taken card
+    plays as this seat's first draw, its later draws come one round later). Both
+    branches discard with the play-out rule; the opponents' draws are the same."""
+    n = len(order)
+    turns = game.max_turns
+    mult, bonus = game.sec_mult, game.sec_bonus
+    stock_row: list[float] = []
+    take_row: list[float] = []
+    for w in worlds:
+        opp_time = {
+            s: solo_time(game, w.hands[s], w.stock[i::n][:turns], None, False) * n + i
+            for i, s in enumerate(order) if s != me
+        }
+        opp_pen = {s: game.penalty(w.hands[s]) * mult + bonus for s in opp_time}
+        mine = w.stock[0::n]
+        for row, draws in ((stock_row, mine[:turns]), (take_row, (top, *mine[1:turns]))):
+            times = dict(opp_time)
+            times[me] = solo_time(game, hand, draws, None, False) * n
+            if min(times.values()) >= turns * n:
+                row.append(0.0)
+                continue
+            winner = min(times, key=lambda s: times[s])
+            if winner == me:
+                row.append(sum(opp_pen.values()) / max(1, n - 1))
+            else:
+                others = [s for s in times if s not in (winner, me)]
+                row.append(sum(opp_pen[s] for s in others) / max(1, n - 1)
+                           - (game.penalty(hand) * mult + bonus))
+    return stock_row, take_row
