@@ -217,7 +217,7 @@ class MaskedTable:
     def __init__(self, *, variant: str = "rami", seats: int = 4, bots: dict[int, str] | None = None,
                  levels: dict[int, str] | None = None, limit: int | None = 1,
                  private: bool = True, machine_cls: type[TableMachine] = TableMachine,
-                 evidence_dir: Any = None, journal: bool = False) -> None:
+                 evidence_dir: Any = None, journal: bool = False, entropy: bytes = b"host") -> None:
         bots = bots or {}
         self.config = TableConfig(name="masked", variant=variant, seats=seats, bots=bots, limit=limit,
                                   headless=True, advertise=False, bot_delay=0.0, commit_timeout=5,
@@ -225,7 +225,7 @@ class MaskedTable:
                                   masked_wait=20.0, journal_dir="/nowhere" if journal else None,
                                   resume_grace=3.0)
         self.variant = get_variant(variant)
-        self.machine = machine_cls(self.config, Entropy(b"host"))
+        self.machine = machine_cls(self.config, Entropy(entropy))
         self.now = 10.0
         self.inbox: deque[tuple[int, bytes]] = deque()
         self.host_seen: list[bytes] = []

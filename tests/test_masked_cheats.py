@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import pytest
 
-from rami_lan.masked.audit import Fault, FaultKind, audit_transcript
+from rami_lan.masked.audit import Fault, FaultKind, audit_chain, audit_transcript
 from rami_lan.masked.deck import initial_points
 from rami_lan.masked.group import card_point, invert, mul, scalar_mul
 from rami_lan.masked.memory import MemoryTable, deal
@@ -380,6 +380,33 @@ def test_invalid_points_never_reach_a_participant() -> None:
     assert all("prime-order" in str(exc) for _, _, exc in table.errors)
     # Only seat 0's mask pass (before the bad one) was taken.
     assert all(len(table.participants[s].snapshot()["decks"][0]["masks"]) == 1 for s in (2, 3))
+
+
+def test_a_relay_that_passes_on_a_bad_point_is_named_by_the_next_step() -> None:
+    """Only the relay checks every point on arrival: when the relay itself sends one, the
+    participant that would multiply it refuses its step and names the author, and the
+    others (who keep it for the audit) name it there."""
+    table = make({HOST: TorsionMask})
+    table.start_deck(0, range(N))
+    nxt = SEATS[SEATS.index(HOST) + 1]
+    assert [(f.kind, f.seat, f.positions) for f in runtime_faults(table, nxt)] == [
+        (FaultKind.BAD_POINT, HOST, (2,))
+    ]
+    assert table.errors == []  # shape-checked, taken, refused only where used
+    p = table.participants[nxt]
+    assert len(p.snapshot()["decks"][0]["masks"]) == 1  # its own step was not made
+    # The audit of the stopped deck (a bystander's record, the author's secrets) names it.
+    record = table.participants[SEATS[-1]]._view().decks[0]
+    own = table.participants[HOST]._decks[0].secrets
+    published = {HOST: DeckSecretsRecord(0, own.round_key, own.permutation, own.position_keys)}
+    faults, order = audit_chain(TAG, record, published, unverifiable=frozenset(SEATS) - {HOST})
+    assert order is None and [(f.kind, f.seat, f.positions) for f in faults] == [
+        (FaultKind.BAD_MASK, HOST, (2,))
+    ]
+    # An honest relay would have refused it on arrival, before relaying it.
+    relay = Participant(TAG, HOST, HOST, N, lambda n: bytes(n))
+    with pytest.raises(MessageError, match="prime-order"):
+        relay.receive_plain({"k": "mk_mask", "deck": 0, "seat": 1, "points": [TORSION] * N})
 
 
 def test_refused_messages_leave_the_state_unchanged() -> None:

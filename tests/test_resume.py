@@ -66,8 +66,7 @@ async def _scenario(tmp_path: Path) -> None:
     env = dict(os.environ, RAMI_LAN_CONFIG_DIR=str(tmp_path / "cfg"), LANG="C.UTF-8")
     records = tmp_path / "records"
     common = ["--interface", "127.0.0.1", "--bot-delay", "0", "--away-delay", "20"]
-    # A seeded table: its resume continues the very round (a private one voids it, which
-    # tests/test_private_deal.py and test_lan_cli.py cover).
+    # A seeded table: its resume continues the very round (a private one: below).
     proc = _start_host(env, "--name", "crash", "--seats", "3", "--variant", "rami", "--no-private-deal",
                        "--limit", "1", "--record-dir", str(records), *common)
     try:
@@ -119,5 +118,68 @@ async def _scenario(tmp_path: Path) -> None:
 def test_sigkill_mid_round_then_resume(tmp_path: Path) -> None:
     async def guarded() -> None:
         await asyncio.wait_for(_scenario(tmp_path), 80)
+
+    asyncio.run(guarded())
+
+
+async def _private_scenario(tmp_path: Path) -> None:
+    """The same crash at a private table (three human seats, masked deck): the restarted
+    host makes its masked round again from its journal and the round goes on."""
+    env = dict(os.environ, RAMI_LAN_CONFIG_DIR=str(tmp_path / "cfg"), LANG="C.UTF-8")
+    records = tmp_path / "records"
+    common = ["--interface", "127.0.0.1", "--bot-delay", "0", "--away-delay", "20"]
+    proc = _start_host(env, "--name", "crash", "--seats", "3", "--variant", "rami", "--private-deal",
+                       "--limit", "1", "--record-dir", str(records), *common)
+    try:
+        port = await _read_port(proc)
+        sessions = [Recording(await open_session("127.0.0.1", port, nickname=f"p{i}",
+                                                 backoff=0.05, max_backoff=0.5))
+                    for i in range(3)]
+        bots = [BotClient(s, delay=0.03, seed=i) for i, s in enumerate(sessions)]
+        tasks = [asyncio.create_task(b.run()) for b in bots]
+        while not any(up.view is not None and up.view.turn_no >= 3 for up in sessions[0].log):
+            for t in tasks:
+                if t.done():
+                    raise AssertionError(f"the match ended before the crash: {t.result()}")
+            await asyncio.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(5)
+        turn_at_kill = max(up.view.turn_no for up in sessions[0].log if up.view is not None)
+        mark = [len(s.log) for s in sessions]
+        (path,) = list((tmp_path / "cfg" / "tables").glob("*.journal"))
+        snap, journaled = replay(path)
+        assert snap is not None and snap["masked"] is not None
+        assert any(r.kind == "private" for r in journaled)
+
+        proc = _start_host(env, "--resume", *common)
+        await _read_port(proc)
+        summaries = await asyncio.wait_for(asyncio.gather(*tasks), 60)
+        for s, at in zip(sessions, mark, strict=True):
+            after = s.log[at:]
+            states = [up.connection for up in after if up.connection]
+            assert "reconnecting" in states and "connected" in states
+            first = next(up.view for up in after if up.view is not None)
+            assert first.round_no == 1 and first.turn_no >= turn_at_kill - 1  # the same round
+        assert all(sm.finished for sm in summaries)
+        assert all(sm.fair for sm in summaries), [sm.fairness for sm in summaries]
+        for s in sessions:
+            rounds = s.fairness_rounds()
+            assert [r.status for r in rounds] == ["checked"], [(r.status, r.reason) for r in rounds]
+            assert "void" not in rounds[0].reason
+        assert proc.wait(15) == 0
+        (record,) = list(records.glob("*.json"))
+        report = verify_file(record)
+        assert report.ok, report.text()
+        for s in sessions:
+            await s.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5)
+
+
+def test_sigkill_mid_private_round_then_resume_goes_on(tmp_path: Path) -> None:
+    async def guarded() -> None:
+        await asyncio.wait_for(_private_scenario(tmp_path), 100)
 
     asyncio.run(guarded())

@@ -296,6 +296,8 @@ def _round_to_plain(r: RoundState, cc: CardCodec) -> dict:
         "laid_this_turn": r.laid_this_turn,
         "knock_window": list(r.knock_window),
         "result": None if r.result is None else _enc_value(r.result, cc),
+        "blind": sorted(r.blind),
+        "refills": None if r.refills is None else [cc.encs(p) for p in r.refills],
     }
 
 
@@ -329,6 +331,8 @@ def _round_from_plain(d: dict, v: Variant, n_seats: int, cc: CardCodec) -> Round
         laid_this_turn=d["laid_this_turn"],
         knock_window=tuple(d["knock_window"]),
         result=None if res is None else _dec_value(res, cc),  # type: ignore[arg-type]
+        blind=frozenset(d.get("blind", ())),
+        refills=None if d.get("refills") is None else tuple(cc.decs(p) for p in d["refills"]),
     )
 
 

@@ -30,8 +30,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from rami_lan.masked.deck import initial_points, key_commitment, mask_step, permute_ids
-from rami_lan.masked.group import invert, mul, scalar_mul
+from rami_lan.masked.deck import initial_points, key_commitment, permute_ids
+from rami_lan.masked.group import GroupError, card_point, invert, mul, scalar_mul, scalar_product
 from rami_lan.masked.messages import (
     AuditPublication,
     CardReveal,
@@ -66,6 +66,7 @@ class FaultKind(StrEnum):
     BAD_MASK = "mask pass output does not follow from its round key and permutation"
     BAD_LOCK = "lock pass output does not follow from its round key and position keys"
     BAD_COMMITMENT = "a published position key does not match its commitment"
+    BAD_POINT = "a shuffle output holds a value that is not a point of the group"
     DUPLICATE_POINT = "a shuffle output holds the same point twice"
     SKIPPED_STEP = "a shuffle output reuses input points: the step was skipped"
     WRONG_KEY = "a released key does not match its commitment"
@@ -167,8 +168,52 @@ class AuditReport:
         return frozenset(f.seat for f in self.faults if f.seat is not None)
 
 
-def _diff(expected: Sequence[bytes], seen: Sequence[bytes]) -> list[int]:
-    return [j for j, (a, b) in enumerate(zip(expected, seen, strict=True)) if a != b]
+def _diff(expected: Sequence[bytes | None], seen: Sequence[bytes]) -> list[int]:
+    """Positions where a step's output differs from what its input and secrets give.
+
+    A position whose input was not a point (``None``) is not charged to this step: the
+    step that sent that value is (its own expected output is a point).
+    """
+    return [j for j, (a, b) in enumerate(zip(expected, seen, strict=True)) if a is not None and a != b]
+
+
+def _times(scalar: bytes, point: bytes) -> bytes | None:
+    """``scalar * point``, or None when ``point`` is not a point of the group."""
+    try:
+        return mul(scalar, point)
+    except GroupError:
+        return None
+
+
+def _final_holds(
+    tag: bytes, record: DeckRecord, steps: Mapping[int, PartialSecrets]
+) -> tuple[int, ...] | None:
+    """The deck's order if both passes' last outputs are what every secret gives, else None.
+
+    For every position, with the order from the permutations:
+    ``D_m[j] = (prod_i r_i) * P(card at j)`` and ``E_m[j] = (prod_i k_{i,j}) * P(card at j)``,
+    and every position key matches its commitment. Then play used exactly the deck an
+    honest shuffle with these secrets makes, and one participant's wrong secret (or step)
+    can not pass unless another's makes up for it exactly. Two multiplications per
+    position instead of two per participant and position: the chain is recomputed only
+    when this fails, to name who deviated.
+    """
+    n = len(record.card_ids)
+    if any(len(steps[s].keys) != n for s in record.order):
+        return None  # a leaver's keys are partly unknown: the chain checks what it can
+    order = permute_ids(record.card_ids, [steps[s].permutation for s in record.order])
+    masked, final = record.masks[-1], record.locks[-1]
+    round_keys = scalar_product([steps[s].round_key for s in record.order])
+    for j, card in enumerate(order):
+        point = card_point(card)
+        keys = [steps[s].keys[j] for s in record.order]
+        if _times(scalar_product(keys), point) != final[j] or _times(round_keys, point) != masked[j]:
+            return None
+    for i, seat in enumerate(record.order):
+        own, commitments = steps[seat].keys, record.commitments[i]
+        if any(key_commitment(tag, record.deck, seat, j, own[j]) != commitments[j] for j in range(n)):
+            return None
+    return order
 
 
 def _evidence(what: str, positions: list[int], expected: Sequence[bytes], seen: Sequence[bytes]) -> str:
@@ -237,12 +282,16 @@ def audit_chain(
             steps[seat] = known
         elif seat not in unverifiable:
             faults.append(problem)
+    if not faults and len(record.masks) == len(record.locks) == len(steps) == m:
+        order = _final_holds(tag, record, steps)
+        if order is not None:
+            return faults, order
     # A deck whose shuffle was stopped (a refused step) is checked as far as it went.
     previous = initial_points(record.card_ids)
     for i, seat in enumerate(record.order[: len(record.masks)]):
         own = steps.get(seat)
         if own is not None:
-            expected = mask_step(previous, own.round_key, own.permutation)
+            expected = [_times(own.round_key, previous[k]) for k in own.permutation]
             bad = _diff(expected, record.masks[i])
             if bad:
                 what = f"seat {seat}, mask pass of deck {record.deck}"
@@ -267,8 +316,8 @@ def _check_lock(
     faults: list[Fault] = []
     inverse = invert(own.round_key)
     positions = sorted(own.keys)
-    expected = {j: mul(scalar_mul(own.keys[j], inverse), previous[j]) for j in positions}
-    bad = [j for j in positions if expected[j] != record.locks[i][j]]
+    expected = {j: _times(scalar_mul(own.keys[j], inverse), previous[j]) for j in positions}
+    bad = [j for j in positions if expected[j] is not None and expected[j] != record.locks[i][j]]
     if bad:
         shown = ", ".join(
             f"position {j}: expected {expected[j].hex()}, sent {record.locks[i][j].hex()}"

@@ -61,7 +61,7 @@ class MemoryTable:
         self.errors: list[tuple[int, int, Exception]] = []  # (sender, recipient, error)
         self.gone: set[int] = set()
         self.drop: Callable[[int, int, MaskedMessage], bool] | None = None
-        self._queue: deque[tuple[int, int, bytes]] = deque()
+        self._queue: deque[tuple[int, int, bytes, MaskedMessage | None]] = deque()
 
     @property
     def live(self) -> tuple[int, ...]:
@@ -104,19 +104,30 @@ class MemoryTable:
     def _send(self, sender: int, out: Outgoing) -> None:
         data = msgpack.packb(out.message.to_plain(), use_bin_type=True)
         self.seen_by[sender].append(data)
+        if out.to is None and sender != self.relay and self.relay not in self.gone:
+            # As the host does: the relay takes a broadcast first, and passes it on only
+            # once its own participant accepted it.
+            self._route(sender, None, self.relay, data, out.message, forward=True)
+            return
         targets = [out.to] if out.to is not None else [s for s in self.order if s != sender]
         for target in targets:
-            if target in self.gone:
-                continue
-            self.relay_log.append((sender, out.to, target, data))
-            if self.drop is not None and self.drop(sender, target, out.message):
-                continue
-            self._queue.append((sender, target, data))
+            self._route(sender, out.to, target, data, out.message)
+
+    def _route(
+        self, sender: int, to: int | None, target: int, data: bytes, message: MaskedMessage,
+        forward: bool = False,
+    ) -> None:
+        if target in self.gone:
+            return
+        self.relay_log.append((sender, to, target, data))
+        if self.drop is not None and self.drop(sender, target, message):
+            return
+        self._queue.append((sender, target, data, message if forward else None))
 
     def pump(self) -> None:
         """Deliver queued messages (and those they cause) until none is left."""
         while self._queue:
-            sender, target, data = self._queue.popleft()
+            sender, target, data, forward = self._queue.popleft()
             self.seen_by[target].append(data)
             plain = msgpack.unpackb(data, raw=False, strict_map_key=True)
             try:
@@ -124,6 +135,10 @@ class MemoryTable:
             except (MaskedProtocolError, MessageError) as exc:
                 self.errors.append((sender, target, exc))
                 continue
+            if forward is not None:
+                for other in self.order:
+                    if other not in (sender, target):
+                        self._route(sender, None, other, data, forward)
             self._handle(target, result)
 
 

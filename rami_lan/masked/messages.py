@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rami_lan.masked.deck import MAX_DECK
-from rami_lan.masked.group import GroupError, check_point, check_scalar
+from rami_lan.masked.group import POINT_SIZE, GroupError, check_point, check_scalar
 
 __all__ = [
     "AuditPublication",
@@ -111,9 +111,14 @@ def _permutation(value: object) -> tuple[int, ...]:
     return permutation
 
 
-def _points(value: object) -> tuple[bytes, ...]:
+def _points(value: object, check: bool) -> tuple[bytes, ...]:
     items = _list("points", value, 1, MAX_DECK)
-    return tuple(_point(f"point {j}", p) for j, p in enumerate(items))
+    if check:
+        return tuple(_point(f"point {j}", p) for j, p in enumerate(items))
+    for j, p in enumerate(items):  # the shape only: group membership is checked where used
+        if not isinstance(p, bytes) or len(p) != POINT_SIZE:
+            raise MessageError(f"point {j} must be exactly {POINT_SIZE} bytes")
+    return tuple(items)
 
 
 def _keys(plain: dict[str, Any], expected: set[str]) -> None:
@@ -149,9 +154,9 @@ class MaskPass(MaskedMessage):
         return {"k": self.KIND, "deck": self.deck, "seat": self.seat, "points": list(self.points)}
 
     @classmethod
-    def parse(cls, plain: dict[str, Any]) -> MaskPass:
+    def parse(cls, plain: dict[str, Any], check_points: bool = True) -> MaskPass:
         _keys(plain, {"k", "deck", "seat", "points"})
-        return cls(_deck(plain["deck"]), _seat("seat", plain["seat"]), _points(plain["points"]))
+        return cls(_deck(plain["deck"]), _seat("seat", plain["seat"]), _points(plain["points"], check_points))
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,9 +179,9 @@ class LockPass(MaskedMessage):
         }
 
     @classmethod
-    def parse(cls, plain: dict[str, Any]) -> LockPass:
+    def parse(cls, plain: dict[str, Any], check_points: bool = True) -> LockPass:
         _keys(plain, {"k", "deck", "seat", "points", "commits"})
-        points = _points(plain["points"])
+        points = _points(plain["points"], check_points)
         commits = _list("commits", plain["commits"], len(points), len(points))
         return cls(
             _deck(plain["deck"]),
@@ -377,12 +382,22 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], MaskedMessage]] = {
 KINDS = frozenset(_PARSERS)
 
 
-def from_plain(plain: object) -> MaskedMessage:
-    """Parse a received plain form strictly; raise :class:`MessageError` if invalid."""
+def from_plain(plain: object, *, check_points: bool = True) -> MaskedMessage:
+    """Parse a received plain form strictly; raise :class:`MessageError` if invalid.
+
+    ``check_points=False`` checks a shuffle output's points for shape only (32 bytes
+    each), not for group membership: a participant that does not multiply them leaves
+    that to whoever does (libsodium refuses a bad point in every multiplication) and to
+    the relay, which checks every output it relays (see ``docs/fair_shuffle.md``).
+    """
     if not isinstance(plain, dict):
         raise MessageError("a message must be a map")
     kind = plain.get("k")
     parser = _PARSERS.get(kind) if isinstance(kind, str) else None
     if parser is None:
         raise MessageError(f"unknown message kind {kind!r}")
+    if kind == MaskPass.KIND:
+        return MaskPass.parse(plain, check_points)
+    if kind == LockPass.KIND:
+        return LockPass.parse(plain, check_points)
     return parser(plain)

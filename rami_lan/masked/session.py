@@ -57,7 +57,7 @@ from rami_lan.masked.deck import (
     mask_step,
     unmask,
 )
-from rami_lan.masked.group import GroupError, Randomness, card_table
+from rami_lan.masked.group import GroupError, Randomness, card_table, is_point
 from rami_lan.masked.messages import (
     AuditPublication,
     CardReveal,
@@ -380,8 +380,13 @@ class Participant:
     # ------------------------------------------------------------------ received messages
 
     def receive_plain(self, plain: object) -> Result:
-        """Parse a received plain form strictly (``MessageError``), then :meth:`receive`."""
-        return self.receive(from_plain(plain))
+        """Parse a received plain form strictly (``MessageError``), then :meth:`receive`.
+
+        The relay checks every point of a shuffle output (it refuses a bad one before
+        relaying it); everyone else checks their shape here and their group membership
+        where it multiplies them (libsodium refuses a bad point; see :meth:`_bad_point`).
+        """
+        return self.receive(from_plain(plain, check_points=self.seat == self.relay))
 
     def receive(self, message: MaskedMessage) -> Result:
         """Handle a message relayed to us. Refusals raise and change nothing."""
@@ -573,12 +578,21 @@ class Participant:
         m = len(d.order)
         while len(d.masks) < m and d.order[len(d.masks)] == self.seat:
             previous = d.masks[-1] if d.masks else initial_points(d.card_ids)
-            points = self._make_mask(d, previous)
+            try:
+                points = self._make_mask(d, previous)
+            except GroupError:
+                fault = self._bad_point(d, previous, len(d.masks) - 1, "mask")
+                return Result(tuple(out)) + self._fault(fault)
             d.masks.append(points)
             out.append(Outgoing(None, MaskPass(d.deck, self.seat, points)))
         while len(d.masks) == m and len(d.locks) < m and d.order[len(d.locks)] == self.seat:
             previous = d.locks[-1] if d.locks else d.masks[-1]
-            points = self._make_lock(d, previous)
+            try:
+                points = self._make_lock(d, previous)
+            except GroupError:
+                what = "lock" if d.locks else "mask"
+                author = len(d.locks) - 1 if d.locks else m - 1
+                return Result(tuple(out)) + self._fault(self._bad_point(d, previous, author, what))
             commits = tuple(
                 key_commitment(self.tag, d.deck, self.seat, j, k)
                 for j, k in enumerate(d.secrets.position_keys)
@@ -601,6 +615,14 @@ class Participant:
         skipped = any("skipped" in p for p in problems)
         kind = FaultKind.SKIPPED_STEP if skipped else FaultKind.DUPLICATE_POINT
         return Fault(kind, seat, d.deck, f"seat {seat}, {what} of deck {d.deck}: " + "; ".join(problems))
+
+    def _bad_point(self, d: _Deck, previous: Sequence[bytes], step: int, what: str) -> Fault:
+        """Our own step refused its input: name the author of ``previous`` (step index)."""
+        bad = [j for j, p in enumerate(previous) if not is_point(p)]
+        seat = d.order[step]
+        return Fault(FaultKind.BAD_POINT, seat, d.deck,
+                     f"seat {seat}, {what} pass of deck {d.deck}: {len(bad)} value(s) are not points "
+                     f"of the group (positions {bad[:8]}); our own step refused them", tuple(bad))
 
     def _recipient(self, d: _Deck, seat: int | None) -> int | None:
         if seat is None:
@@ -634,7 +656,7 @@ class Participant:
     ) -> tuple[int | None, Fault | None]:
         try:
             point = unmask(d.locks[-1][j], keys)
-        except GroupError as exc:  # pragma: no cover - points and keys were validated
+        except GroupError as exc:  # the final output is not a point: the audit names its author
             return None, Fault(FaultKind.NOT_A_CARD, blame, d.deck, str(exc), (j,))
         card = self.table.card_of(point)
         if card is None or card not in d.card_ids:

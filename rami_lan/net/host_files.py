@@ -44,7 +44,7 @@ class TableFiles:
         elif self.journal is None:
             return
         elif isinstance(eff, F.JournalAppend):
-            self.journal.append(eff.kind, dict(eff.body))
+            self.journal.append(eff.kind, dict(eff.body), sync=eff.sync)
         else:
             body = dict(eff.body)
             body["port"] = port

@@ -566,8 +566,9 @@ class Journal:
             raise JournalError(f"{self.path} is closed")
         return self._fd
 
-    def append(self, kind: str, body: dict[str, Any]) -> int:
-        """Write one record and fsync it; return its offset.
+    def append(self, kind: str, body: dict[str, Any], *, sync: bool = True) -> int:
+        """Write one record and fsync it (``sync=False``: written, not fsync'd; a later
+        fsync'd record covers it); return its offset.
 
         ``body`` must be plain data (``ValueError`` otherwise, nothing written). If the
         write itself fails (disk full), the partial record is cut off before raising.
@@ -577,7 +578,7 @@ class Journal:
         offset = self._size
         try:
             _write_all(fd, record)
-            if self._sync:
+            if self._sync and sync:
                 fsync(fd)
         except OSError:
             try:

@@ -70,6 +70,8 @@ class JournalOpen:
 class JournalAppend:
     kind: str
     body: Mapping[str, Any]
+    sync: bool = True
+    """fsync before the effects after it (False: written, not forced to the disk)."""
 
 
 @dataclass(frozen=True, slots=True)

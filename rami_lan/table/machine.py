@@ -277,6 +277,7 @@ class TableMachine(PrivateDealing):
 
     def _flush(self, now: float) -> list[F.Effect]:
         self._maybe_notice(now)
+        self._private_checkpoint()
         self._out.append(F.Wake(self.deadline()))
         out, self._out = self._out, []
         return out
@@ -528,8 +529,10 @@ class TableMachine(PrivateDealing):
             "timer" if isinstance(action, A.Timeout) else "bot")
         if self.record is not None or self._journal_on:
             plain = action_to_plain(action, self.variant)
-            if self._masked is not None:  # the host's model can not be replayed: a restart
-                self._journal("tick", {"seq": self.seq + 1})  # voids the round
+            if self._mj is not None:  # a private round: in its next checkpoint
+                self._mj_actions.append([plain, by])
+            elif self._masked is not None:
+                self._journal("tick", {"seq": self.seq + 1})
             else:
                 self._journal("action", {"seq": self.seq + 1, "seat": getattr(action, "seat", -1),
                                          "by": by, "action": plain})
@@ -1052,6 +1055,9 @@ class TableMachine(PrivateDealing):
         ctx = self._round
         if self.match.phase in ("draw", "play"):
             self.stage = Stage.PLAYING
+            if self._masked is not None:  # a private round goes on: its players have
+                for s in self._masked.blind:  # `masked_wait` to come back, as after a drop
+                    self._away_since.setdefault(s, now)
             return self._flush(now)
         if ctx is not None and ctx.started and not ctx.finished:
             # The round ended just before the crash, or (private dealing) it was being

@@ -29,6 +29,7 @@ from typing import Any
 import msgpack
 
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
+from rami_lan.masked.group import HashRandom
 from rami_lan.masked.messages import CardReveal, KeyRelease, MaskedMessage, MessageError, from_plain
 from rami_lan.masked.session import (
     AuditComplete,
@@ -43,7 +44,7 @@ from rami_lan.masked.session import (
     Result,
 )
 
-__all__ = ["Delivery", "MaskedRound", "Routed", "deal_assignments"]
+__all__ = ["Delivery", "MaskedRound", "Routed", "deal_assignments", "host_randomness"]
 
 DEAL = "mk_deal"
 """Table-level message kind: the deal's assignment of deck-0 positions (see docs)."""
@@ -71,6 +72,15 @@ class Routed:
     """Decks whose shuffle just completed."""
     faults: list[Fault] = field(default_factory=list)
     report: AuditReport | None = None
+
+
+def host_randomness(key: bytes) -> Callable[[int], bytes]:
+    """The host participant's randomness for one round: a hash stream from a 32-byte key
+    drawn from the OS CSPRNG. The host journals the key (on its own disk, like any
+    participant's secrets), so a restarted host makes the very same secrets again."""
+    if len(key) != 32:
+        raise ValueError("the host's round key is 32 bytes")
+    return HashRandom(b"rami-lan host participant v1" + key)
 
 
 def deal_assignments(dealt: Iterable[tuple[int, Sequence[int]]], top: int) -> list[int | None]:
@@ -109,6 +119,10 @@ class MaskedRound:
         """Seat -> every message it sent this round (a reconnect sends them again)."""
         self.broadcast: list[dict[str, Any]] = []
         """Every masked message sent to all (for the record and `rami-lan verify`)."""
+        self.calls: list[list[Any]] = []
+        """Every call that changed this round, in order, as plain data: the host's journal
+        keeps them, and `replay` makes the same round again after a restart (with the
+        same ``entropy`` stream, so the host's participant has the same secrets)."""
 
     # ------------------------------------------------------------------ queries
 
@@ -152,6 +166,7 @@ class MaskedRound:
     def start(self) -> Routed:
         """Begin the shuffle of deck 0 (every card id; the model starts in id order)."""
         n = self.p.table.n_cards
+        self.calls.append(["start"])
         for j in range(n):
             self._stand_in[(0, j)] = j
             self._where[j] = (0, j)
@@ -161,6 +176,7 @@ class MaskedRound:
 
     def assign_deal(self, seats: Sequence[int | None]) -> Routed:
         """The deal: position j of deck 0 to ``seats[j]`` (None: turned up for all)."""
+        self.calls.append(["deal", list(seats)])
         out = Routed([Delivery(None, {"k": DEAL, "deck": 0, "seats": list(seats)})])
         for j, seat in enumerate(seats):
             self._merge(out, self._call("assign", 0, j, seat))
@@ -171,10 +187,12 @@ class MaskedRound:
         deck = self._gen_deck.get(gen)
         if deck is None:
             return Routed()
+        self.calls.append(["draw", gen, position, seat])
         return self._call("assign", deck, position, seat)
 
     def refilled(self, gen: int, pile_ids: Sequence[int], shuffled: bool) -> Routed:
         """The discard pile went back as stock generation ``gen`` (model: as it lies)."""
+        self.calls.append(["refill", gen, list(pile_ids), shuffled])
         if not shuffled:
             self._gen_deck[gen] = None  # turned over: public, nothing masked
             return Routed()
@@ -189,6 +207,7 @@ class MaskedRound:
 
     def reveal(self, deck: int, position: int) -> Routed:
         """Make public a card the host holds (its own player's or a bot seat's)."""
+        self.calls.append(["reveal", deck, position])
         return self._call("reveal", deck, position, None)
 
     def show(self) -> Routed:
@@ -198,11 +217,13 @@ class MaskedRound:
     def publish_audit(self) -> Routed:
         if self.p.phase not in (Phase.PLAYING, Phase.SHUFFLING):
             return Routed()
+        self.calls.append(["audit"])
         return self._result(self.p.publish_audit())
 
     def close_audit(self) -> Routed:
         if self.p.phase is not Phase.AUDITING:
             return Routed()
+        self.calls.append(["close"])
         return self._result(self.p.close_audit())
 
     # ------------------------------------------------------------------ messages
@@ -228,6 +249,7 @@ class MaskedRound:
             if msg.to not in self.blind:
                 raise ValueError(f"no participant at seat {msg.to}")
             out.deliveries.append(Delivery(msg.to, msg.to_plain()))
+            self.calls.append(["in", seat, plain])
             return out
         plain_msg = msg.to_plain()
         logged = not isinstance(msg, KeyRelease)
@@ -243,6 +265,23 @@ class MaskedRound:
         if not (isinstance(msg, KeyRelease) and msg.to == self.host_seat):
             out.deliveries.append(Delivery(None, plain_msg, skip=seat))
         self._merge(out, fed)
+        self.calls.append(["in", seat, plain])
+        return out
+
+    def replay(self, calls: Iterable[Sequence[Any]]) -> Routed:
+        """Make ``calls`` (a journal's `calls`) again, in order, on a new round built with
+        the same tag, participants and entropy: the same state as when they were made,
+        and everything they sent (a restarted host rebuilds its per-seat logs from it)."""
+        steps: dict[str, Callable[..., Routed]] = {
+            "start": self.start, "deal": self.assign_deal, "draw": self.drawn,
+            "refill": self.refilled, "reveal": self.reveal, "audit": self.publish_audit,
+            "close": self.close_audit, "in": self.receive}
+        out = Routed()
+        for call in calls:
+            step = steps.get(str(call[0])) if call else None
+            if step is None:
+                raise ValueError(f"not a masked-round call: {list(call)[:1]!r}")
+            self._merge(out, step(*call[1:]))
         return out
 
     # ------------------------------------------------------------------ internals

@@ -34,7 +34,7 @@ from rami_lan.core.cards import Card, card_id
 from rami_lan.core.match import MatchState, start_round
 from rami_lan.masked.audit import AuditReport, Fault
 from rami_lan.table import effects as F
-from rami_lan.table.masked_host import MaskedRound, Routed, deal_assignments
+from rami_lan.table.masked_host import MaskedRound, Routed, deal_assignments, host_randomness
 from rami_lan.table.stage import Stage
 from rami_lan.table.verifier import audited_refills
 
@@ -75,6 +75,13 @@ class PrivateDealing:
         self._void_audit = False
         self._masked_seed = b""
         self._masked_m0: MatchState | None = None
+        self._masked_key = b""
+        """The seed of the host participant's secrets this round (journaled, never sent)."""
+        self._mj: dict[str, Any] | None = None
+        """Journal cursor of the private round being played (None: nothing to journal):
+        how many calls and events are written, and the model last written."""
+        self._mj_actions: list[list[Any]] = []
+        """Actions applied since the last checkpoint, as [plain action, by] (for the record)."""
         self.masked_reports: list[Any] = []
         """Private dealing: each round's audit report (`rami_lan.masked.audit.AuditReport`)."""
 
@@ -96,20 +103,25 @@ class PrivateDealing:
         if not remote:
             return False  # nobody but the host holds keys: nothing to hide from anyone
         v = self.variant  # type: ignore[attr-defined]
+        self._masked_key = self.entropy(32)  # type: ignore[attr-defined]
         mr = MaskedRound(ctx.tag, self.host_seat, remote + (self.host_seat,),  # type: ignore[attr-defined]
-                         v.deck_size, self.entropy)  # type: ignore[attr-defined]
+                         v.deck_size, host_randomness(self._masked_key))
         self._masked = mr
         self._masked_seed = seed
-        self._masked_log: dict[int, list[dict[str, Any]]] = {s: [] for s in remote}
         self._masked_events: list[E.Event] = []
         self._model_deck = None
         self._held_action = None
         self.stage = Stage.SHUFFLE
-        for s in remote:
-            self._private_send(s, {"k": "mk_round", "tag": ctx.tag, "host": self.host_seat,  # type: ignore[attr-defined]
-                                   "participants": list(mr.participants), "n": v.deck_size})
+        self._private_greet(mr)
         self._private_route(mr.start(), now)
         return True
+
+    def _private_greet(self, mr: MaskedRound) -> None:
+        """``mk_round`` to every blind seat: the first message of its log."""
+        self._masked_log: dict[int, list[dict[str, Any]]] = {s: [] for s in mr.blind}
+        for s in sorted(mr.blind):
+            self._private_send(s, {"k": "mk_round", "tag": mr.p.tag, "host": self.host_seat,  # type: ignore[attr-defined]
+                                   "participants": list(mr.participants), "n": mr.p.table.n_cards})
 
     def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
         if plain.get("k") != "mk_hand":  # kept for a reconnect (`_private_resync`)
@@ -157,14 +169,7 @@ class PrivateDealing:
     def _private_route(self, routed: Routed, now: float) -> None:
         mr = self._masked
         assert mr is not None
-        for d in routed.deliveries:
-            if d.to is not None:
-                if d.to in mr.blind:
-                    self._private_send(d.to, d.plain)
-            else:
-                for s in mr.participants:
-                    if s in mr.blind and s != d.skip:
-                        self._private_send(s, d.plain)
+        self._private_deliver(mr, routed)
         for real, stand_in in routed.swaps:
             self._private_swap(real, stand_in)
         for fault in routed.faults:
@@ -174,6 +179,16 @@ class PrivateDealing:
         if routed.report is not None:
             self._private_report(routed.report, now)
         self._private_progress(now)
+
+    def _private_deliver(self, mr: MaskedRound, routed: Routed) -> None:
+        for d in routed.deliveries:
+            if d.to is not None:
+                if d.to in mr.blind:
+                    self._private_send(d.to, d.plain)
+            else:
+                for s in mr.participants:
+                    if s in mr.blind and s != d.skip:
+                        self._private_send(s, d.plain)
 
     def _private_progress(self, now: float) -> None:
         mr = self._masked
@@ -220,9 +235,12 @@ class PrivateDealing:
             record.begin_round(self, ctx.tag, ctx.commit, [], self._masked_seed)
             record.set_round_players(new_m)
         if self._journal_on:  # type: ignore[attr-defined]
-            # Write-ahead: the match before this round, marked as being played; a restart
-            # finds it so and voids the round (the masked deck's keys die with a process).
+            # The match before this round, marked as being played, with what a restart
+            # needs to go on with it (`_private_header`); every change after it is a
+            # ``private`` record (`_private_checkpoint`). Should that fail, the round is void.
             self._masked_void_marker = {"round_no": new_m.round_no, "dealer": new_m.dealer}
+            self._mj = {"calls": 0, "events": 0, "match": None}
+            self._mj_actions = []
             self._out.append(F.JournalSnapshot(self.snapshot(self._masked_m0, self.seq)))  # type: ignore[attr-defined]
         self._commit_change(new_m, evs, now)  # type: ignore[attr-defined]
 
@@ -230,6 +248,88 @@ class PrivateDealing:
                      blind: frozenset[int]) -> tuple[MatchState, list[E.Event]]:
         """Deal the model: the core with ``blind`` seats and refills kept in the pile's order."""
         return start_round(m, cards, seed, blind=blind, refills=())
+
+    # ------------------------------------------------------------------ journal
+
+    def _private_header(self) -> dict[str, Any] | None:
+        """The journal snapshot's part for the private round being played (None: none):
+        what a restarted host needs to make the same masked round again."""
+        mr = self._masked
+        if self._mj is None or mr is None or self._masked_m0 is None:
+            return None
+        from rami_lan.core.codec import match_to_plain
+
+        return {"key": self._masked_key, "tag": mr.p.tag, "participants": list(mr.participants),
+                "n": mr.p.table.n_cards, "seed": self._masked_seed,
+                "m0": match_to_plain(self._masked_m0)}
+
+    def _private_checkpoint(self) -> None:
+        """After each input during a private round: one ``private`` journal record with
+        the masked-round calls it made, the model if it changed, the public events and the
+        actions, placed before this input's messages (write-ahead). Only a record with an
+        action is fsync'd; a restart that lost the others is made whole by the clients,
+        which send their messages again on reconnecting (the host drops duplicates)."""
+        mj, mr = self._mj, self._masked
+        if mj is None or mr is None or not self._journal_on:  # type: ignore[attr-defined]
+            return
+        calls = mr.calls[mj["calls"]:]
+        events = self._masked_events[mj["events"]:]
+        changed = self.match is not mj["match"]  # type: ignore[attr-defined]
+        if not (calls or events or changed or self._mj_actions):
+            return
+        from rami_lan.core.codec import event_to_plain, match_to_plain
+
+        v = self.variant  # type: ignore[attr-defined]
+        body = {"seq": self.seq,  # type: ignore[attr-defined]
+                "calls": calls,
+                "match": match_to_plain(self.match) if changed else None,  # type: ignore[attr-defined]
+                "events": [event_to_plain(e.for_seat(None), v) for e in events],
+                "actions": self._mj_actions}
+        out = self._out  # type: ignore[attr-defined]
+        at = max((k + 1 for k, eff in enumerate(out) if isinstance(eff, F.JournalSnapshot)), default=0)
+        out.insert(at, F.JournalAppend("private", body, sync=bool(self._mj_actions)))
+        mj.update(calls=len(mr.calls), events=len(self._masked_events), match=self.match)  # type: ignore[attr-defined]
+        self._mj_actions = []
+
+    def _private_restore(self, header: dict[str, Any], bodies: list[dict[str, Any]]) -> None:
+        """A restarted host goes on with the private round its journal holds: the masked
+        round made again from its calls (the same secrets from the journaled seed), the
+        model as last written, the per-seat logs rebuilt from what the calls sent.
+        Raises (ValueError, KeyError, TypeError, ...) if the journal does not fit."""
+        from rami_lan.core.cards import card_from_id
+        from rami_lan.core.codec import event_from_plain, match_from_plain
+
+        v = self.variant  # type: ignore[attr-defined]
+        ctx = self._round  # type: ignore[attr-defined]
+        if ctx is None or ctx.tag != bytes(header["tag"]):
+            raise ValueError("the journal's private round is not the round being played")
+        key = bytes(header["key"])
+        mr = MaskedRound(bytes(header["tag"]), self.host_seat,  # type: ignore[attr-defined]
+                         [int(x) for x in header["participants"]], int(header["n"]), host_randomness(key))
+        self._private_greet(mr)
+        self._private_deliver(mr, mr.replay(c for b in bodies for c in b["calls"]))
+        model = next((b["match"] for b in reversed(bodies) if b["match"] is not None), None)
+        if model is None or mr.phase.value != "playing":
+            raise ValueError("the journal holds no dealt private round")
+        self._masked, self._masked_key = mr, key
+        self._masked_seed = bytes(header["seed"])
+        self._masked_m0 = match_from_plain(header["m0"])
+        self.match = match_from_plain(model)  # type: ignore[attr-defined]
+        self._masked_events = [event_from_plain(e, v) for b in bodies for e in b["events"]]
+        record = self.record  # type: ignore[attr-defined]
+        for b in bodies:
+            for plain, by in b["actions"]:
+                if record is not None:
+                    record.log_action(plain, str(by))
+        self._cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
+        self._model_deck = []
+        self.stage = Stage.PLAYING
+        ctx.started = True
+        r = self.match.round  # type: ignore[attr-defined]
+        self._masked_void_marker = {"round_no": self.match.round_no, "dealer": self.match.dealer}  # type: ignore[attr-defined]
+        if r is None or r.phase == "over":
+            raise ValueError("the journal's private round is over")
+        self._mj = {"calls": len(mr.calls), "events": len(self._masked_events), "match": self.match}  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ the model
 
@@ -310,6 +410,7 @@ class PrivateDealing:
         if self._journal_on and any(  # type: ignore[attr-defined]
                 isinstance(e, E.RoundEnded | E.RoundVoided) for e in evs):
             self._masked_void_marker = None  # the round is over: the journal holds its end
+            self._mj = None
             self._out.append(F.JournalSnapshot(self.snapshot(self.match, self.seq)))  # type: ignore[attr-defined]
         for ev in evs:
             if isinstance(ev, E.StockRefilled):

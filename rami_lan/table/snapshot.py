@@ -8,6 +8,7 @@ Reconnect tokens are kept as their SHA-256 (``token_sha256``), never in clear.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -18,6 +19,8 @@ from rami_lan.core.match import MatchState, apply, withdraw
 from rami_lan.table.config import TableConfig
 from rami_lan.table.fairround import RoundCtx
 from rami_lan.table.seats import token_hash
+
+log = logging.getLogger(__name__)
 
 TableMachine = Any
 """A `rami_lan.table.machine.TableMachine` (not imported: the machine imports this)."""
@@ -72,6 +75,7 @@ def snapshot_body(t: TableMachine, m: MatchState, seq: int,
         ],
         "round": None if ctx is None else ctx.to_plain(),
         "masked_void": getattr(t, "_masked_void_marker", None),
+        "masked": t._private_header(),
         "record": record_plain,
         "record_path": getattr(t, "record_path", None),
     }
@@ -124,15 +128,12 @@ def restore(cls: Any, snap: dict[str, Any], records: Sequence[Any],
             t.owner_seat = st.seat
             t.owner_token = entropy(16)
             st.token = token_hash(t.owner_token)
-    void = snap.get("masked_void")
-    if void is not None:  # a private round was being played: it is void (its keys are gone)
-        t.match = replace(t.match, round=None, round_no=int(void["round_no"]),
-                          dealer=int(void["dealer"]))
-        t._resume_void = int(void["round_no"])
+    void, private = snap.get("masked_void"), snap.get("masked")
     rp = snap.get("round")
     if rp is not None:
         t._round = RoundCtx.from_plain(rp, t.host_seat)
         t._tags_used.add(t._round.tag)
+    private_bodies: list[dict[str, Any]] = []
     for r in records:
         b = r.body
         if r.kind == "action":
@@ -157,8 +158,26 @@ def restore(cls: Any, snap: dict[str, Any], records: Sequence[Any],
                 t._choices[int(b["seat"])] = str(b["choice"])
         elif r.kind == "round":
             _replay_round_step(t, b)
-        elif r.kind == "tick":  # a private round's move: counted, not replayed
+        elif r.kind == "tick":  # a private round's move (older journals): counted only
             t.seq = max(t.seq, int(b["seq"]))
+        elif r.kind == "private":
+            private_bodies.append(b)
+            t.seq = max(t.seq, int(b["seq"]))
+    if private is not None:
+        stage = t.stage
+        try:  # a private round was being played: go on with it
+            t._private_restore(private, private_bodies)
+            return t
+        except Exception:  # noqa: BLE001 - a journal that does not fit: the round is void
+            log.warning("could not take up the private round from the journal", exc_info=True)
+            t._masked = t._mj = None
+            t._masked_log = {}
+            t.stage = stage
+            t.match = match_from_plain(snap["match"])
+    if void is not None:  # a private round was being played: it is void (its keys are gone)
+        t.match = replace(t.match, round=None, round_no=int(void["round_no"]),
+                          dealer=int(void["dealer"]))
+        t._resume_void = int(void["round_no"])
     return t
 
 
