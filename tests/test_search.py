@@ -184,3 +184,21 @@ def test_race_between_hidden_hands():
     w2 = World({1: opp}, tuple(parse_cards("7d 10s 8d 4s 2s 3h Ah 6d")))
     rows = race_outcomes(game, 0, hand[:-1] + [parse_cards("Ac")[0]], [parse_cards("Ac")[0]], [1, 0], [w2])
     assert rows == [[won]]
+
+
+def test_race_draw_takes_the_card_that_goes_out():
+    """rami, hidden hands, this seat to draw: the top (10s) completes 8s 9s 10s and the
+    hand goes out at once (the Kd discarded); the stock card (2h) does not, and the
+    opponent, whose 13 cards are four melds already, goes out on its first draw."""
+    from rami_lan.bots.rollout import race_draw_outcomes
+
+    v = get_variant("rami")
+    game = EndGame(v, (), max_turns=3)
+    hand = parse_cards("2c 3c 4c 5c 5h 6h 7h 8s 9s Jh Qh Kh Kd")
+    opp = tuple(parse_cards("Jc Qc Kc 2d 3d 4d 9h 9d 9c Jd Qd Kd 5d"))  # goes out on any draw
+    # this seat draws stock 0, 2, 4; the opponent 1, 3, 5
+    stock = tuple(parse_cards("2h 6d 3h 4s 5s 8d"))
+    top = parse_cards("10s")[0]
+    stock_row, take_row = race_draw_outcomes(game, 0, hand, top, [0, 1], [World({1: opp}, stock)])
+    assert take_row == [game.penalty(opp) * 2]
+    assert stock_row == [-game.penalty(hand) * 2]
