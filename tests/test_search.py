@@ -202,3 +202,33 @@ def test_race_draw_takes_the_card_that_goes_out():
     stock_row, take_row = race_draw_outcomes(game, 0, hand, top, [0, 1], [World({1: opp}, stock)])
     assert take_row == [game.penalty(opp) * 2]
     assert stock_row == [-game.penalty(hand) * 2]
+
+
+def test_expert_with_its_searches_off_plays_as_before():
+    """The searches are off: `expert` must play exactly as in the second pass (a 40
+    match pinned action by action, measured with the second pass's expert; a setting
+    of the search that shadowed the race discards' `race_loose` changed this match)."""
+    import hashlib
+
+    from rami_lan.bots import make_bot
+    from rami_lan.bots.expert import Expert
+    from rami_lan.table.selfplay import play_match
+
+    class Tap:
+        def __init__(self, bot, digest):
+            self.bot, self.digest = bot, digest
+
+        def choose(self, view, events):
+            action = self.bot.choose(view, events)
+            self.digest.update(repr(action).encode())
+            return action
+
+        def wants_knock(self, view, events=()):
+            return self.bot.wants_knock(view, events)
+
+    assert not (Expert.search_variants or Expert.race_variants or Expert.race_draw_variants)
+    assert Expert.race_loose == 4
+    digest = hashlib.sha256()
+    res = play_match("40", [Tap(Expert(0, 3), digest), make_bot("expert_v1", 1, 3)], 2027)
+    assert (res.winner, res.rounds, res.totals) == (0, 5, (32, 112))
+    assert digest.hexdigest()[:24] == "c5e4fef9cfdbf9b12198216c"

@@ -194,9 +194,9 @@ class Expert(ExpertV1):
     search_turns = 8
     search_reject = True  # an opened opponent's sampled hand must hold nothing it would lay
     # race search (`race_search`): both hiding their hands, close to a rami sec (at most
-    # `race_loose` loose cards), each candidate discard is judged by who goes out first
+    # `race_search_loose` loose cards), each candidate discard is judged by who goes out first
     race_variants: frozenset[str] = frozenset()
-    race_loose = 5
+    race_search_loose = 5
     race_worlds = 24
     race_turns = 8
     race_sift_max = 10  # a hidden opponent's sampled hand is sifted by its turns, up to this
@@ -428,7 +428,7 @@ class Expert(ExpertV1):
         for p in view.players:
             if p.in_round and p.seat != self.seat and (p.opened or self.model.rec(p.seat).laid):
                 return False
-        return len(best_partition(v, view.hand).leftover) <= self.race_loose
+        return len(best_partition(v, view.hand).leftover) <= self.race_search_loose
 
     def race_search(self, v: Variant, view: SeatView, base: Card) -> Card:
         """``base`` unless another loose card, discarded, clearly wins the race to the
