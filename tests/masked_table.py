@@ -121,10 +121,8 @@ class WireClient:
         ms = self.ms
         if isinstance(msg, P.Welcome):
             self.token = msg.token
-            if ms is not None:  # back after a drop: what we sent may have been lost
+            if ms is not None:  # back after a drop: what we sent goes again on mk_sync
                 self.tracker.disconnected()
-                for out in ms.resend():
-                    self.send("masked", m=out)
                 return
             self.seat = msg.seat
             self.ms = MaskedSeat(msg.seat, v, self.entropy)
@@ -283,6 +281,17 @@ class MaskedTable:
         self.inbox = deque(item for item in self.inbox if item[0] != conn)
         self.feed(self.machine.left(conn, self.now))
         return client
+
+    def leave(self, conn: int) -> WireClient:
+        """The player quits mid-round: its client hands over first (as
+        `RemoteTableSession.close` does), then its connection closes."""
+        client = self.clients[conn]
+        assert client.ms is not None
+        for out in client.ms.hand_over():
+            client.send("masked", m=out)
+        while self.inbox:
+            self.handle(*self.inbox.popleft())
+        return self.drop(conn)
 
     def rejoin(self, client: WireClient) -> None:
         """The same client (same process, same keys) comes back with its token."""

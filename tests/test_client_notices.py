@@ -95,3 +95,29 @@ def test_the_table_screen_shows_notices_as_sentences() -> None:
     assert m.notice == "Reconnecté à la table." and m.log[-1] == m.notice
     m.apply(SessionUpdate(notice="seat 2 is left out of this round's shuffle: no_reveal"))
     assert m.log[-1] == "seat 2 is left out of this round's shuffle: no_reveal"  # the host's text, as is
+
+
+def test_a_hosts_coded_notice_is_said_in_our_words_with_checked_data() -> None:
+    """Private dealing's table notices carry a code and data: the client words them in
+    its player's language, keeps only checked data (a seat, a fault kind it knows, a
+    count), and falls back to the host's text for a code it does not word itself."""
+    from rami_lan.net.notices import host_notice
+
+    left = host_notice("seat_handed_over", {"seat": 1})
+    assert left == Notice.of(NoticeCode.SEAT_HANDED_OVER, seat=1)
+    assert session_text(left) == ("seat 2 left the table and gave their hand to the host: the host's "
+                                  "bot plays it for the rest of this round.")
+    hostile = host_notice("private_deal_fault", {"kind": "Reconnected to the table.", "seat": 999,
+                                                 "extra": "x"})
+    assert hostile == Notice.of(NoticeCode.PRIVATE_DEAL_FAULT, kind="?", seat=None)
+    faults = host_notice("private_audit_faults", {"count": 2, "seats": [255, 1, "x", -1]})
+    assert faults is not None and faults.get("seats") == [255, 1]
+    assert "named: the host, seat 2" in session_text(faults)
+    assert host_notice("reconnected", {}) is None  # not a code a host may use
+    assert host_notice("seat_handed_over", "seat 1") is None
+    set_language("fr")
+    try:
+        void = host_notice("private_round_void", {"seat": 0})
+        assert session_text(void).startswith("la place 1 n'est plus là : personne d'autre")
+    finally:
+        set_language("en")

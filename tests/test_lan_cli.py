@@ -37,10 +37,16 @@ def _env(tmp: Path) -> dict[str, str]:
             "XDG_DATA_HOME": str(tmp / "data"), "XDG_CONFIG_HOME": str(tmp / "config")}
 
 
-async def _cli(tmp: Path, *args: str) -> asyncio.subprocess.Process:
+async def _cli(tmp: Path, *args: str, sigint_ignored: bool = False) -> asyncio.subprocess.Process:
+    """``rami-lan *args`` in a child process (``sigint_ignored``: started as a shell starts
+    a background command without job control, SIGINT set to "ignore")."""
+    def ignore_sigint() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
     return await asyncio.create_subprocess_exec(
         sys.executable, "-m", "rami_lan.cli.main", "--lang", "en", *args, env=_env(tmp),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        preexec_fn=ignore_sigint if sigint_ignored else None)
 
 
 class Relay:
@@ -146,9 +152,13 @@ def test_join_on_a_spoofed_ad_fails_cleanly(tmp_path: Path) -> None:
     aio_helpers.run(scenario(), 40)
 
 
-def test_sigterm_ends_list_like_ctrl_c(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sigint_ignored", [False, True], ids=["foreground", "sigint-ignored"])
+def test_sigterm_ends_list_like_ctrl_c(tmp_path: Path, sigint_ignored: bool) -> None:
+    """SIGTERM takes the Ctrl-C path, also in a process whose SIGINT is ignored (a
+    background command of a script: raising SIGINT there used to do nothing at all)."""
     async def scenario() -> None:
-        proc = await _cli(tmp_path, "list", "--timeout", "60", "--interface", "127.0.0.1")
+        proc = await _cli(tmp_path, "list", "--timeout", "60", "--interface", "127.0.0.1",
+                          sigint_ignored=sigint_ignored)
         await asyncio.sleep(1.0)  # let it start browsing (a signal before would kill it)
         proc.send_signal(signal.SIGTERM)
         _out, err = await asyncio.wait_for(proc.communicate(), 10)
@@ -165,7 +175,8 @@ def test_sigterm_on_a_host_sends_the_mdns_goodbye(tmp_path: Path) -> None:
         async with TableBrowser(**LOOPBACK, on_change=lambda e: events.append(
                 f"{e.kind}:{e.table.name}")) as browser:
             proc = await _cli(tmp_path, "host", "--headless", "--name", name, "--seats", "2",
-                              "--interface", "127.0.0.1", "--record-dir", str(tmp_path))
+                              "--interface", "127.0.0.1", "--record-dir", str(tmp_path),
+                              sigint_ignored=True)  # as `rami-lan host ... &` in a script
             await poll_until(lambda: any(t.name == name for t in browser.snapshot()), "listed", 20)
             proc.send_signal(signal.SIGTERM)
             _out, err = await asyncio.wait_for(proc.communicate(), 15)

@@ -439,6 +439,12 @@ def test_hand_over_gives_stock_keys_only_and_play_goes_on() -> None:
     assert leaver.phase is Phase.LEFT
     handover = [m for m in table.seen_by[3][-1:]]
     assert handover
+    # Its hand went to the relay (which plays that seat from now on), and to nobody else.
+    hand = [k * 4 + DEAL_ORDER.index(3) for k in range(HAND)]
+    assert all(table.participants[HOST].card_at(0, j) is not None for j in hand)
+    assert all(table.participants[s].card_at(0, j) is None for s in (1, 2) for j in hand)
+    gifts = [(to, target) for _, to, target, data in table.relay_log if b"mk_give" in data]
+    assert gifts and {(to, target) for to, target in gifts} == {(HOST, HOST)}
     stock = set(range(4 * HAND + 1, N))
     snap = table.participants[0].snapshot()["decks"][0]
     assert {j for j, keys in snap["handed"] for seat, _ in keys if seat == 3} == stock
@@ -456,7 +462,33 @@ def test_hand_over_gives_stock_keys_only_and_play_goes_on() -> None:
     assert table.errors == []
 
 
-def test_hand_over_of_another_hand_is_refused() -> None:
+class WrongGift(Participant):
+    """Leaves with one card of its hand given with a wrong key of another seat."""
+
+    def hand_over(self):  # type: ignore[no-untyped-def]
+        from rami_lan.masked.messages import HandGift
+
+        result = super().hand_over()
+        first = result.outgoing[0].message
+        assert isinstance(first, HandGift)
+        keys = tuple((s, _other(k) if s != self.seat else k) for s, k in first.keys)
+        lie = Outgoing(result.outgoing[0].to, HandGift(first.deck, first.seat, first.position, keys))
+        return Result((lie, *result.outgoing[1:]), result.events)
+
+
+def test_a_leaver_that_gives_a_wrong_key_is_named_and_may_not_leave() -> None:
+    table = make({3: WrongGift})
+    table.start_deck(0, range(N))
+    deal(table, DEAL_ORDER, HAND)
+    table.hand_over(3)
+    assert [(f.kind, f.seat) for f in runtime_faults(table, HOST)] == [(FaultKind.WRONG_KEY, 3)]
+    # The relay can not hold a hand it was not given: it refuses the hand-over, so the
+    # seat stays its own (the table voids the round after its wait, as for a gone player).
+    assert any(target == HOST and "before giving" in str(exc) for _, target, exc in table.errors)
+    assert 3 not in table.participants[HOST].snapshot().get("left", [])
+
+
+def test_hand_over_of_its_own_hand_or_without_the_stock_is_refused() -> None:
     table = make()
     table.start_deck(0, range(N))
     deal(table, DEAL_ORDER, HAND)
@@ -464,10 +496,56 @@ def test_hand_over_of_another_hand_is_refused() -> None:
     before = p.snapshot()
     from rami_lan.masked.messages import Handover
 
-    key = table.participants[3].snapshot()["decks"][0]["secrets"][2][0]
-    with pytest.raises(MaskedProtocolError, match="stock keys"):
-        p.receive(Handover(3, ((0, 0, key),)))
+    keys = table.participants[3].snapshot()["decks"][0]["secrets"][2]
+    own = DEAL_ORDER.index(3)  # a position of seat 3's own hand, instead of the stock
+    with pytest.raises(MaskedProtocolError, match="lacks stock positions"):
+        p.receive(Handover(3, ((0, own, keys[own]),)))
+    other = DEAL_ORDER.index(2)  # another hand's position, instead of the stock
+    with pytest.raises(MaskedProtocolError, match="lacks stock positions"):
+        p.receive(Handover(3, ((0, other, keys[other]),)))
+    turned = 4 * HAND  # the card turned up (by `deal`): public, no key of it is handed over
+    with pytest.raises(MaskedProtocolError, match="may only hold stock keys"):
+        p.receive(Handover(3, ((0, turned, keys[turned]),)))
     assert p.snapshot() == before
+
+
+def test_a_hand_over_that_crossed_its_own_draw_gives_that_card_to_the_relay() -> None:
+    """The leaver quits just as its own draw is made: it never saw that card, so it did
+    not give it; its key is among its "stock" keys. Everyone else releases its key for
+    that position to the relay, which now holds the card; nobody else learns it."""
+    table = make()
+    table.start_deck(0, range(N))
+    first = deal(table, DEAL_ORDER, HAND)
+    result = table.participants[3].hand_over()  # made before it saw its draw
+    table.gone.add(3)
+    table.assign(0, first, 3)  # its draw: the others release their keys to seat 3 (gone)
+    table._handle(3, result)
+    table.pump()
+    assert table.errors == []
+    assert table.participants[HOST].card_at(0, first) is not None
+    assert all(table.participants[s].card_at(0, first) is None for s in (1, 2))
+    table.reveal(HOST, 0, first)  # the host's bot plays it: everyone checks it
+    assert all(table.participants[s].card_at(0, first) is not None for s in (1, 2))
+    assert set(audited(table).values()) == {frozenset()}
+
+
+def test_a_hand_over_that_crossed_a_draw_releases_that_key() -> None:
+    """The leaver hands over just as another seat draws: its hand-over still counts that
+    position as stock. Its key there is taken as the draw's release (the drawer unmasks
+    with it), and the card stays hidden from everyone else (the drawer's own key)."""
+    table = make()
+    table.start_deck(0, range(N))
+    first = deal(table, DEAL_ORDER, HAND)
+    leaver = table.participants[3]
+    result = leaver.hand_over()  # made before it saw the draw below
+    table.gone.add(3)
+    table.assign(0, first, 1)  # seat 1 draws; seat 3's release is not sent (it left)
+    assert table.participants[1].card_at(0, first) is None  # waits for seat 3's key
+    table._handle(3, result)
+    table.pump()
+    assert table.participants[1].card_at(0, first) is not None
+    assert all(table.participants[s].card_at(0, first) is None for s in (0, 2))
+    assert set(audited(table).values()) == {frozenset()}
 
 
 # --------------------------------------------------------------------------- an outsider's audit

@@ -198,12 +198,19 @@ def test_a_malformed_masked_message_gets_an_error_and_the_game_goes_on(tmp_path:
     t.start()
     t.run(until=lambda: t.machine._masked is not None and t.machine._masked.ready(0))
     c = t.clients[1]
+    key = bytes([1]) + bytes(31)
     for bad in ({"k": "mk_key", "deck": 0, "seat": c.seat, "to": 2, "pos": 1, "key": b"x"},
                 {"k": "mk_reveal", "deck": 0, "seat": (c.seat + 1) % 3, "pos": 0, "keys": []},
-                {"k": "mk_audit", "seat": c.seat, "decks": "nope", "sent": []}):
+                {"k": "mk_audit", "seat": c.seat, "decks": "nope", "sent": []},
+                # a gift of a card it does not hold, and one with a key list that does not fit
+                {"k": "mk_give", "deck": 0, "seat": c.seat, "pos": 109, "keys": [[c.seat, key]]},
+                {"k": "mk_give", "deck": 0, "seat": c.seat, "pos": 0, "keys": [[c.seat, key], [c.seat, key]]},
+                # a hand-over before its hand was given
+                {"k": "mk_handover", "seat": c.seat, "keys": [], "decks": []}):
         t.feed(t.machine.masked(c.conn, bad, t.now))
-    t.run(until=lambda: len(c.errors) >= 3)  # held with the deal until our cards are known
-    assert len(c.errors) == 3 and all(e.startswith("bad_masked") for e in c.errors)
+    t.run(until=lambda: len(c.errors) >= 6)  # held with the deal until our cards are known
+    assert len(c.errors) == 6 and all(e.startswith("bad_masked") for e in c.errors), c.errors
+    assert c.seat in t.machine._masked.blind  # the refused hand-over changed nothing
     c.errors.clear()
     t.run()
     _all_checked(t)
@@ -482,6 +489,69 @@ def test_a_host_restart_with_a_journal_that_does_not_fit_voids_the_round(tmp_pat
         statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
         assert [s for _, s, _ in statuses if s != "checked"] == [], statuses
         assert "void" in statuses[1][2]
+        assert not c.ms.faults
+
+
+def test_a_host_restart_during_the_shuffle_shuffles_again(tmp_path: Any) -> None:
+    """The host crashes while round 2's deck is being shuffled (nothing dealt yet): its
+    journal holds the round's commit-reveal, so ``--resume`` takes the round up and
+    starts the masked shuffle again (same tag, fresh secrets); the clients start theirs
+    again too, and the match is played out with every round checked."""
+    from rami_lan.table.stage import Stage
+
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path, journal=True)
+    t.start()
+    t.run(until=lambda: t.machine.match.round_no == 1 and t.machine.stage is Stage.SHUFFLE
+          and t.machine._masked is not None and len(t.machine._masked.broadcast) >= 2)
+    t.crash_and_resume()
+    t.run()
+    m = t.machine
+    assert m.match.over and m.match.round_no >= 2
+    assert all(r.fair for r in m.masked_reports), [r.faults for r in m.masked_reports]
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        assert [s for _, s, _ in statuses if s != "checked"] == [], statuses
+        assert not c.ms.faults
+
+
+def test_a_player_who_leaves_mid_round_hands_over_and_the_round_goes_on(tmp_path: Any) -> None:
+    """Seat 1 quits mid-round: its client gives the host its hand (``mk_give``, to the
+    host alone) and everyone its stock keys (``mk_handover``). The round is not void: the
+    host's away bot plays that seat at once, the round ends as usual, its audit is fair
+    (the leaver is checked from its hand-over and named for nothing), and the others
+    never see the leaver's hand."""
+    from rami_lan.core import events as E
+
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 6
+          and t.machine.match.round.turn != 1 and all(c.ms.complete() for c in t.clients.values()))
+    round_no, turn_no = t.machine.match.round_no, t.machine.match.round.turn_no
+    conn = next(k for k, c in t.clients.items() if c.seat == 1)
+    witness = next(c for c in t.clients.values() if c.seat != 1)
+
+    def discards_of_seat_1() -> int:
+        return sum(1 for e in witness.pending + witness.events
+                   if isinstance(e, E.Discarded) and e.seat == 1)
+
+    before = discards_of_seat_1()
+    gone = t.leave(conn)
+    m = t.machine
+    assert 1 not in m._masked.blind and 1 not in m.match.round.blind
+    assert any(b"mk_give" in f for f in gone.seen)  # it gave its hand ...
+    assert not any(b"mk_give" in f for c in t.clients.values() for f in c.seen)  # to the host only
+    t.run(until=lambda: m.match.round_no > round_no)
+    assert discards_of_seat_1() > before, "the host's away bot played the leaver's seat"
+    assert not any(isinstance(e, E.RoundVoided) for c in t.clients.values() for e in c.pending + c.events)
+    report = m.masked_reports[round_no - 1]
+    assert report.fair, report.faults
+    assert m.match.round is None or m.match.round_no > round_no
+    assert turn_no >= 6
+    t.run()
+    assert m.match.over
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        assert all(s == "checked" for _, s, _ in statuses), statuses
         assert not c.ms.faults
 
 

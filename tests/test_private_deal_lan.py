@@ -25,12 +25,13 @@ from rami_lan.net.record import verify, verify_file
 pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
-def _host(tmp_path: Path, *, seats: int, bot: int, limit: int, timer: int = 0) -> TableHost:
+def _host(tmp_path: Path, *, seats: int, bot: int, limit: int, timer: int = 0,
+          away_delay: float = 3.0) -> TableHost:
     """A headless private table on loopback, one host bot, its record in ``tmp_path``."""
     return TableHost(TableConfig(
         name="private", variant="rami", seats=seats, bots={bot: "moyen"}, limit=limit,
         timer=timer, headless=True, advertise=False, interfaces=["127.0.0.1"], bot_delay=0.0,
-        private_deal=True, record_dir=tmp_path))
+        private_deal=True, record_dir=tmp_path, away_delay=away_delay))
 
 
 async def _match(tmp_path: Path) -> tuple[TableHost, list, list]:
@@ -182,3 +183,46 @@ def test_a_private_seat_whose_timer_runs_out_plays_the_automatic_move_itself(tmp
     mine = [k for k, s in acts if s == seat]
     assert mine and mine[0] == "draw_stock", acts[:8]  # the automatic move's draw, then a discard
     assert turn >= 1 and verify_file(host.record_path).ok
+
+
+async def _leaving_match(tmp_path: Path) -> tuple[TableHost, list, list]:
+    host = _host(tmp_path, seats=4, bot=3, limit=50, away_delay=0.01)  # next rounds: at once
+    port = await host.start()
+    try:
+        sessions = [await open_session("127.0.0.1", port, nickname=n) for n in ("ana", "bo", "cy")]
+        bots = [BotClient(s, delay=0.0, seed=i) for i, s in enumerate(sessions)]
+        tasks = [asyncio.create_task(b.run()) for b in bots]
+        leaver = sessions[1]
+        while not (leaver.view is not None and leaver.view.turn_no >= 5
+                   and leaver.view.phase in ("draw", "play") and leaver.masked is not None):
+            assert not any(t.done() for t in tasks), "the match ended before anyone left"
+            await asyncio.sleep(0.002)
+        tasks[1].cancel()
+        await leaver.close()  # quits mid-round: hands over first
+        summaries = await asyncio.wait_for(asyncio.gather(tasks[0], tasks[2]), 120)
+        await host.wait_finished(20)
+        rounds = [s.fairness_rounds() for s in (sessions[0], sessions[2])]
+        for s in (sessions[0], sessions[2]):
+            assert s.masked is not None and not s.masked.faults and not s.masked.problems
+            await s.close()
+    finally:
+        await host.stop()
+    return host, summaries, rounds
+
+
+def test_a_player_who_quits_mid_round_hands_over_and_the_match_goes_on(tmp_path: Path) -> None:
+    """A client closes its session mid-round: it gives the host its hand and everyone its
+    stock keys, the host's away bot plays its seat, no round is void, the other clients
+    check every round, and the record verifies (the leaver's steps from its hand-over)."""
+    async def guarded() -> tuple[TableHost, list, list]:
+        return await asyncio.wait_for(_leaving_match(tmp_path), 150)
+
+    host, summaries, rounds = asyncio.run(guarded())
+    assert host.match.over and all(s.finished for s in summaries), summaries
+    reports = host.machine.masked_reports
+    assert reports and all(r.fair for r in reports), [r.faults for r in reports]
+    for per_seat in rounds:
+        assert [r.status for r in per_seat] == ["checked"] * host.match.round_no, per_seat
+        assert not any("void" in r.reason for r in per_seat)
+    report = verify_file(host.record_path)
+    assert report.ok, report.text()

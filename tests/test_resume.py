@@ -62,33 +62,48 @@ def _journal_state(folder: Path) -> tuple[Any, int]:
     return m, seq
 
 
-async def _scenario(tmp_path: Path) -> None:
-    env = dict(os.environ, RAMI_LAN_CONFIG_DIR=str(tmp_path / "cfg"), LANG="C.UTF-8")
-    records = tmp_path / "records"
-    common = ["--interface", "127.0.0.1", "--bot-delay", "0", "--away-delay", "20"]
-    # A seeded table: its resume continues the very round (a private one: below).
-    proc = _start_host(env, "--name", "crash", "--seats", "3", "--variant", "rami", "--no-private-deal",
-                       "--limit", "1", "--record-dir", str(records), *common)
+COMMON = ["--interface", "127.0.0.1", "--bot-delay", "0", "--away-delay", "20"]
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    return dict(os.environ, RAMI_LAN_CONFIG_DIR=str(tmp_path / "cfg"), LANG="C.UTF-8")
+
+
+async def _crash_mid_round(tmp_path: Path, deal: str) -> tuple[Any, list[Recording], list[Any]]:
+    """A 3-seat ``rami`` table (``deal``: ``--private-deal`` or ``--no-private-deal``) with
+    three bot clients, SIGKILLed a few turns into its first round."""
+    proc = _start_host(_env(tmp_path), "--name", "crash", "--seats", "3", "--variant", "rami", deal,
+                       "--limit", "1", "--record-dir", str(tmp_path / "records"), *COMMON)
+    port = await _read_port(proc)
+    sessions = [Recording(await open_session("127.0.0.1", port, nickname=f"p{i}",
+                                             backoff=0.05, max_backoff=0.5))
+                for i in range(3)]
+    bots = [BotClient(s, delay=0.03, seed=i) for i, s in enumerate(sessions)]
+    tasks = [asyncio.create_task(b.run()) for b in bots]
     try:
-        port = await _read_port(proc)
-        sessions = [Recording(await open_session("127.0.0.1", port, nickname=f"p{i}",
-                                                 backoff=0.05, max_backoff=0.5))
-                    for i in range(3)]
-        bots = [BotClient(s, delay=0.03, seed=i) for i, s in enumerate(sessions)]
-        tasks = [asyncio.create_task(b.run()) for b in bots]
-        # Mid-round: wait until a few turns have been played, then kill -9.
         while not any(up.view is not None and up.view.turn_no >= 3 for up in sessions[0].log):
             for t in tasks:
                 if t.done():
                     raise AssertionError(f"the match ended before the crash: {t.result()}")
             await asyncio.sleep(0.01)
+    finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(5)
+    return proc, sessions, tasks
+
+
+async def _scenario(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    records = tmp_path / "records"
+    # A seeded table: its resume continues the very round (a private one: below).
+    proc, sessions, tasks = await _crash_mid_round(tmp_path, "--no-private-deal")
+    try:
+        port = sessions[0].port  # where the clients were connected
         mark = [len(s.log) for s in sessions]
         expected, _seq = _journal_state(tmp_path / "cfg" / "tables")
         assert expected.phase in ("draw", "play")
 
-        proc = _start_host(env, "--resume", *common)
+        proc = _start_host(env, "--resume", *COMMON)
         port2 = await _read_port(proc)
         assert port2 == port  # the old port was free again
         summaries = await asyncio.wait_for(asyncio.gather(*tasks), 45)
@@ -125,25 +140,10 @@ def test_sigkill_mid_round_then_resume(tmp_path: Path) -> None:
 async def _private_scenario(tmp_path: Path) -> None:
     """The same crash at a private table (three human seats, masked deck): the restarted
     host makes its masked round again from its journal and the round goes on."""
-    env = dict(os.environ, RAMI_LAN_CONFIG_DIR=str(tmp_path / "cfg"), LANG="C.UTF-8")
+    env = _env(tmp_path)
     records = tmp_path / "records"
-    common = ["--interface", "127.0.0.1", "--bot-delay", "0", "--away-delay", "20"]
-    proc = _start_host(env, "--name", "crash", "--seats", "3", "--variant", "rami", "--private-deal",
-                       "--limit", "1", "--record-dir", str(records), *common)
+    proc, sessions, tasks = await _crash_mid_round(tmp_path, "--private-deal")
     try:
-        port = await _read_port(proc)
-        sessions = [Recording(await open_session("127.0.0.1", port, nickname=f"p{i}",
-                                                 backoff=0.05, max_backoff=0.5))
-                    for i in range(3)]
-        bots = [BotClient(s, delay=0.03, seed=i) for i, s in enumerate(sessions)]
-        tasks = [asyncio.create_task(b.run()) for b in bots]
-        while not any(up.view is not None and up.view.turn_no >= 3 for up in sessions[0].log):
-            for t in tasks:
-                if t.done():
-                    raise AssertionError(f"the match ended before the crash: {t.result()}")
-            await asyncio.sleep(0.01)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(5)
         turn_at_kill = max(up.view.turn_no for up in sessions[0].log if up.view is not None)
         mark = [len(s.log) for s in sessions]
         (path,) = list((tmp_path / "cfg" / "tables").glob("*.journal"))
@@ -151,7 +151,7 @@ async def _private_scenario(tmp_path: Path) -> None:
         assert snap is not None and snap["masked"] is not None
         assert any(r.kind == "private" for r in journaled)
 
-        proc = _start_host(env, "--resume", *common)
+        proc = _start_host(env, "--resume", *COMMON)
         await _read_port(proc)
         summaries = await asyncio.wait_for(asyncio.gather(*tasks), 60)
         for s, at in zip(sessions, mark, strict=True):

@@ -60,6 +60,19 @@ def _private_deal_fault(n: Notice) -> str:
              "This round can not be trusted.").format(kind=n.get("kind", "?"), who=who)
 
 
+def _seat_name(seat: object) -> str:
+    if seat == 255:
+        return _("the host")
+    return _("seat {n}").format(n=seat + 1) if isinstance(seat, int) else "?"
+
+
+def _audit_faults(n: Notice) -> str:
+    seats = n.get("seats") or []
+    named = ", ".join(_seat_name(s) for s in seats) or "-"
+    return _("Private dealing: this round's audit found {count} fault(s); named: {named}. "
+             "This round can not be trusted.").format(count=n.get("count", 0), named=named)
+
+
 _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
     NoticeCode.NOT_CONNECTED: lambda n: _("Not connected to the table."),
     NoticeCode.INVALID_DATA: lambda n: _("The host sent invalid data."),
@@ -87,6 +100,15 @@ _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
         "The table did not ask for the join code: the connection may be intercepted."),
     NoticeCode.PRIVATE_DEAL_FAULT: lambda n: _private_deal_fault(n),
     NoticeCode.TIMER_PLAYED: lambda n: _("Time is up: the automatic move is played for you."),
+    NoticeCode.SEAT_HANDED_OVER: lambda n: _(
+        "{who} left the table and gave their hand to the host: the host's bot plays it for "
+        "the rest of this round."
+    ).format(who=_seat_name(n.get("seat"))),
+    NoticeCode.PRIVATE_ROUND_VOID: lambda n: _(
+        "{who} is gone: nobody else can play their hidden cards, so this round is void (no "
+        "score). The next round is dealt."
+    ).format(who=_seat_name(n.get("seat"))),
+    NoticeCode.PRIVATE_AUDIT_FAULTS: _audit_faults,
     NoticeCode.POSSIBLE_INTERCEPTION: lambda n: _(
         "Possible interception: the table's certificate changed since you last "
         "joined it ({old} -> {new}) and the join code was not accepted. Compare the "

@@ -75,10 +75,13 @@ def system_randomness(n: int) -> bytes:
 
 
 class HashRandom:
-    """Deterministic :data:`Randomness` for tests and benchmarks (never for play).
+    """Deterministic :data:`Randomness`: a SHA-512 stream from a seed.
 
     The stream is ``SHA-512("rami-lan masked test rng v1" || seed || u64(i))`` for
-    ``i = 0, 1, ...``, concatenated.
+    ``i = 0, 1, ...``, concatenated. With a fixed seed: tests and benchmarks. In play only
+    with a secret seed of 32 bytes from the OS CSPRNG, as the host's own participant
+    (`rami_lan.table.masked_host.host_randomness`), which journals that seed so that a
+    restarted host makes the same secrets again.
     """
 
     __slots__ = ("_seed", "_counter", "_buffer")

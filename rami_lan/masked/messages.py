@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from rami_lan.masked.deck import MAX_DECK
 from rami_lan.masked.group import POINT_SIZE, GroupError, check_point, check_scalar
@@ -32,6 +32,7 @@ __all__ = [
     "AuditPublication",
     "CardReveal",
     "DeckSecretsRecord",
+    "HandGift",
     "Handover",
     "KeyRelease",
     "LockPass",
@@ -226,10 +227,9 @@ class KeyRelease(MaskedMessage):
 
 
 @dataclass(frozen=True, slots=True)
-class CardReveal(MaskedMessage):
-    """The holder ``seat`` makes ``position`` public: every participant's key for it."""
+class _PositionKeys(MaskedMessage):
+    """``seat`` sends every participant's key for ``position`` of ``deck``."""
 
-    KIND: ClassVar[str] = "mk_reveal"
     deck: int
     seat: int
     position: int
@@ -245,7 +245,7 @@ class CardReveal(MaskedMessage):
         }
 
     @classmethod
-    def parse(cls, plain: dict[str, Any]) -> CardReveal:
+    def parse(cls, plain: dict[str, Any]) -> Self:
         _keys(plain, {"k", "deck", "seat", "pos", "keys"})
         pairs = []
         for item in _list("keys", plain["keys"], 1, _MAX_SEAT + 1):
@@ -254,6 +254,24 @@ class CardReveal(MaskedMessage):
         if len({s for s, _ in pairs}) != len(pairs):
             raise MessageError("a seat's key is listed twice")
         return cls(_deck(plain["deck"]), _seat("seat", plain["seat"]), _position(plain["pos"]), tuple(pairs))
+
+
+@dataclass(frozen=True, slots=True)
+class CardReveal(_PositionKeys):
+    """The holder ``seat`` makes ``position`` public: every participant's key for it."""
+
+    KIND: ClassVar[str] = "mk_reveal"
+
+
+@dataclass(frozen=True, slots=True)
+class HandGift(_PositionKeys):
+    """A leaving participant gives the relay one card of its hand: every key of ``position``.
+
+    Sent to the relay only, before the hand-over: the relay's seat now holds that card
+    (its player's seat is played by the host from then on). Same fields as a reveal.
+    """
+
+    KIND: ClassVar[str] = "mk_give"
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,8 +354,9 @@ class SentRecord:
     @classmethod
     def parse(cls, value: object) -> SentRecord:
         items = _list("sent record", value, 4, 4)
-        if items[0] not in (KeyRelease.KIND, CardReveal.KIND):
-            raise MessageError(f"sent record kind {items[0]!r} is not {KeyRelease.KIND} or {CardReveal.KIND}")
+        if items[0] not in (KeyRelease.KIND, CardReveal.KIND, HandGift.KIND):
+            raise MessageError(f"sent record kind {items[0]!r} is not {KeyRelease.KIND}, "
+                               f"{CardReveal.KIND} or {HandGift.KIND}")
         to = None if items[3] is None else _seat("to", items[3])
         return cls(items[0], _deck(items[1]), _position(items[2]), to)
 
@@ -374,6 +393,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], MaskedMessage]] = {
     LockPass.KIND: LockPass.parse,
     KeyRelease.KIND: KeyRelease.parse,
     CardReveal.KIND: CardReveal.parse,
+    HandGift.KIND: HandGift.parse,
     Handover.KIND: Handover.parse,
     AuditPublication.KIND: AuditPublication.parse,
 }

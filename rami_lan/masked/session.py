@@ -62,6 +62,7 @@ from rami_lan.masked.messages import (
     AuditPublication,
     CardReveal,
     DeckSecretsRecord,
+    HandGift,
     Handover,
     KeyRelease,
     LockPass,
@@ -186,6 +187,8 @@ class _Deck:
         self.public: set[int] = set()
         #: leaver seat -> (round key, permutation) from its hand-over.
         self.left_secrets: dict[int, tuple[bytes, tuple[int, ...]]] = {}
+        #: (the relay) positions of a leaver's hand it was given: the relay holds them now.
+        self.given: set[int] = set()
 
     @property
     def n(self) -> int:
@@ -248,9 +251,22 @@ class Participant:
     def participants(self) -> frozenset[int]:
         return frozenset(s for d in self._decks for s in d.order)
 
+    @property
+    def present(self) -> frozenset[int]:
+        """Participants that have not left (a new deck's shufflers)."""
+        return self.participants - self._left
+
     def card_at(self, deck: int, position: int) -> int | None:
         """The card at a position if we know it (ours, a bot's we hold, or public)."""
         return self._deck(deck).cards.get(position)
+
+    def recipients(self) -> tuple[tuple[int, int, int | None], ...]:
+        """(deck, position, recipient) of every assigned position."""
+        return tuple((d.deck, j, r) for d in self._decks for j, r in sorted(d.recipients.items()))
+
+    def card_positions(self, deck: int) -> frozenset[int]:
+        """Positions of ``deck`` whose card we know."""
+        return frozenset(self._deck(deck).cards)
 
     def stock_positions(self, deck: int) -> tuple[int, ...]:
         """Positions of ``deck`` not yet assigned to anyone."""
@@ -331,7 +347,7 @@ class Participant:
         """Make a card we hold (or a bot seat we hold holds) public: publish all its keys."""
         self._require(Phase.PLAYING, "reveal a card")
         d = self._ready_deck(deck)
-        if d.recipients.get(position, -2) != self.seat or position not in d.cards:
+        if self._holder(d, position) != self.seat or position not in d.cards:
             raise MaskedStateError(f"position {position} of deck {deck} is not a card we hold")
         if position in d.public:
             raise MaskedStateError(f"position {position} of deck {deck} is already public")
@@ -343,8 +359,23 @@ class Participant:
         return Result((Outgoing(None, message),), (event,))
 
     def hand_over(self) -> Result:
-        """Leave for good: publish our keys for every stock position (never for any hand)."""
+        """Leave for good: give the relay every card of our hand (all its keys, to the relay
+        only: the host plays our seat from now on), then publish our keys for every stock
+        position (never for another hand) with our round keys and permutations.
+
+        Raises :class:`MaskedStateError` while a card of our hand is still on its way (its
+        keys are not all in): then it can not be given.
+        """
         self._require(Phase.PLAYING, "hand over")
+        gifts: list[Outgoing] = []
+        for d in self._decks:
+            for j, recipient in sorted(d.recipients.items()):
+                if recipient != self.seat or j in d.public or self.seat == self.relay:
+                    continue
+                if j not in d.cards:
+                    raise MaskedStateError(f"position {j} of deck {d.deck} is still on its way to us")
+                gifts.append(Outgoing(self.relay, HandGift(d.deck, self.seat, j, self._reveal_keys(d, j))))
+                self._sent.append(SentRecord(HandGift.KIND, d.deck, j, self.relay))
         entries = tuple(
             (d.deck, j, d.secrets.position_keys[j])
             for d in self._decks
@@ -354,7 +385,7 @@ class Participant:
         )
         decks = tuple((d.deck, d.secrets.round_key, d.secrets.permutation) for d in self._decks)
         self._phase = Phase.LEFT
-        return Result((Outgoing(None, Handover(self.seat, entries, decks)),))
+        return Result((*gifts, Outgoing(None, Handover(self.seat, entries, decks))))
 
     def publish_audit(self) -> Result:
         """Round end (or a round voided mid-shuffle): publish our secrets and what we sent."""
@@ -403,6 +434,8 @@ class Participant:
                 return self._on_key(message)
             case CardReveal():
                 return self._on_reveal(message)
+            case HandGift():
+                return self._on_gift(message)
             case Handover():
                 return self._on_handover(message)
             case AuditPublication():
@@ -440,7 +473,7 @@ class Participant:
             raise MaskedProtocolError(f"seat {msg.seat} holds no key of deck {msg.deck}")
         if msg.position not in d.recipients:
             raise MaskedProtocolError(f"position {msg.position} of deck {msg.deck} is not assigned yet")
-        recipient = d.recipients[msg.position]
+        recipient = self._holder(d, msg.position)
         if msg.to != recipient or recipient not in (self.seat, None):
             raise MaskedProtocolError(f"the key for position {msg.position} is not for us")
         if msg.seat in d.keys.get(msg.position, {}):
@@ -465,23 +498,11 @@ class Participant:
     def _on_reveal(self, msg: CardReveal) -> Result:
         d = self._ready_deck_remote(msg.deck)
         j = msg.position
-        if d.recipients.get(j, -2) != msg.seat:
+        if self._holder(d, j) != msg.seat:
             raise MaskedProtocolError(f"seat {msg.seat} does not hold position {j} of deck {msg.deck}")
         if j in d.public:
             raise MaskedProtocolError(f"position {j} of deck {msg.deck} is already public")
-        keys = dict(msg.keys)
-        if set(keys) != set(d.order):
-            raise MaskedProtocolError(f"a reveal must carry the keys of seats {sorted(d.order)}")
-        self._received.add(ReceivedKey(CardReveal.KIND, msg.deck, j, msg.seat))
-        bad = [
-            s
-            for s, key in sorted(keys.items())
-            if (
-                key != d.secrets.position_keys[j]
-                if s == self.seat
-                else key_commitment(self.tag, msg.deck, s, j, key) != d.commitment_of(s, j)
-            )
-        ]
+        keys, bad = self._take_keys(d, msg, "reveal")
         if bad:
             return self._fault(
                 Fault(
@@ -504,17 +525,80 @@ class Participant:
         d.public.add(j)
         return Result(events=(CardPublic(msg.deck, j, d.assigned[j], card),))
 
+    def _take_keys(
+        self, d: _Deck, msg: CardReveal | HandGift, what: str
+    ) -> tuple[dict[int, bytes], list[int]]:
+        """A reveal's or gift's keys (one per participant, or refused), noted as received,
+        and the seats whose key is wrong: ours not exactly ours, another's not matching
+        its commitment."""
+        keys = dict(msg.keys)
+        if set(keys) != set(d.order):
+            raise MaskedProtocolError(f"a {what} must carry the keys of seats {sorted(d.order)}")
+        self._received.add(ReceivedKey(msg.KIND, msg.deck, msg.position, msg.seat))
+        j = msg.position
+        return keys, [
+            s
+            for s, key in sorted(keys.items())
+            if (
+                key != d.secrets.position_keys[j]
+                if s == self.seat
+                else key_commitment(self.tag, d.deck, s, j, key) != d.commitment_of(s, j)
+            )
+        ]
+
+    def _on_gift(self, msg: HandGift) -> Result:
+        """The relay takes a card of a leaving participant's hand (see :meth:`hand_over`)."""
+        if self.seat != self.relay:
+            raise MaskedProtocolError("only the relay takes a leaving participant's cards")
+        d = self._ready_deck_remote(msg.deck)
+        j = msg.position
+        if msg.seat in self._left or d.recipients.get(j, -2) != msg.seat or j in d.public | d.given:
+            raise MaskedProtocolError(f"seat {msg.seat} does not hold position {j} of deck {msg.deck}")
+        keys, bad = self._take_keys(d, msg, "gift")
+        if bad:
+            return self._fault(
+                Fault(
+                    FaultKind.WRONG_KEY,
+                    msg.seat,
+                    msg.deck,
+                    f"seat {msg.seat} gave position {j} of deck {msg.deck} with wrong keys for seats {bad}",
+                    (j,),
+                )
+            )
+        card, fault = self._identify(d, j, [keys[s] for s in d.order], blame=None)
+        if fault is not None:
+            return self._fault(fault)
+        assert card is not None
+        d.keys[j] = keys
+        d.given.add(j)
+        self._learn(d, j, card)
+        return Result(events=(CardReceived(msg.deck, j, msg.seat, card),))
+
     def _on_handover(self, msg: Handover) -> Result:
-        if self._phase is not Phase.PLAYING:
+        # In AUDITING: it left as the round ended, before it saw the end (its hand was
+        # shown); its hand-over stands for its audit publication.
+        if self._phase not in (Phase.PLAYING, Phase.AUDITING):
             raise MaskedProtocolError(f"a hand-over can not be taken in phase {self._phase.value}")
         if msg.seat not in self.participants or msg.seat in self._left:
             raise MaskedProtocolError(f"seat {msg.seat} is not a participant that can leave")
+        handed = {(deck, j) for deck, j, _key in msg.keys}
+        if self.seat == self.relay:
+            # A card of its hand it did not give must be one it had not seen yet (a draw
+            # that crossed its leaving): then its key is among the "stock" keys.
+            kept = [(d.deck, j) for d in self._decks for j, r in d.recipients.items()
+                    if r == msg.seat and j not in d.public and j not in d.given and (d.deck, j) not in handed]
+            if kept:
+                raise MaskedProtocolError(
+                    f"seat {msg.seat} leaves before giving the cards of its hand {kept[:8]}")
         for deck, j, _key in msg.keys:
             d = self._ready_deck_remote(deck)
-            if msg.seat not in d.order or not 0 <= j < d.n or j in d.assigned:
+            if msg.seat not in d.order or not 0 <= j < d.n or j in d.public or j in d.given:
                 raise MaskedProtocolError(
-                    f"a hand-over may only hold stock keys; position {j} of deck {deck} is not"
+                    f"a hand-over may only hold stock keys; position {j} of deck {deck} is not one"
                 )
+            # A position drawn since the leaver last looked: by another seat, its key is that
+            # draw's release (everyone sees it; the card still needs the drawer's own key);
+            # by the leaver, the relay now holds it and everyone releases its key there.
         wrong = [
             (deck, j)
             for deck, j, key in msg.keys
@@ -546,8 +630,24 @@ class Participant:
             self._decks[deck].handed.setdefault(j, {})[msg.seat] = key
         for deck, round_key, perm in msg.decks:
             self._decks[deck].left_secrets[msg.seat] = (round_key, perm)
-        self._left.add(msg.seat)
-        return Result()
+        self._left.add(msg.seat)  # its hand is the relay's now (`_holder`)
+        out: list[Outgoing] = []
+        result = Result()
+        for deck, j, _key in msg.keys:
+            d = self._decks[deck]
+            if d.recipients.get(j, -2) != msg.seat:
+                if j in d.recipients:  # a draw of ours that waited for the leaver's key
+                    result += self._try_unmask(d, j)
+                continue
+            # The leaver's own draw it never saw: the relay holds that card now.
+            if self.seat == self.relay:
+                d.keys.setdefault(j, {})[self.seat] = d.secrets.position_keys[j]
+                result += self._try_unmask(d, j)
+            elif self.seat in d.order:
+                out.append(Outgoing(self.relay, KeyRelease(deck, self.seat, self.relay, j,
+                                                           self._release_key(d, j))))
+                self._sent.append(SentRecord(KeyRelease.KIND, deck, j, self.relay))
+        return Result(tuple(out)) + result + self._maybe_finish_audit(force=False)
 
     def _on_audit(self, msg: AuditPublication) -> Result:
         if self._phase not in (Phase.SHUFFLING, Phase.PLAYING, Phase.AUDITING):
@@ -624,6 +724,14 @@ class Participant:
                      f"seat {seat}, {what} pass of deck {d.deck}: {len(bad)} value(s) are not points "
                      f"of the group (positions {bad[:8]}); our own step refused them", tuple(bad))
 
+    def _holder(self, d: _Deck, position: int) -> int | None:
+        """Who holds a position now: its recipient, or the relay for a leaver's hand
+        (-2: not assigned)."""
+        recipient = d.recipients.get(position, -2)
+        if recipient is not None and recipient in self._left:
+            return self.relay
+        return recipient
+
     def _recipient(self, d: _Deck, seat: int | None) -> int | None:
         if seat is None:
             return None
@@ -632,7 +740,7 @@ class Participant:
         return self.relay
 
     def _try_unmask(self, d: _Deck, j: int) -> Result:
-        recipient = d.recipients[j]
+        recipient = self._holder(d, j)
         if recipient not in (self.seat, None) or j in d.cards:
             return Result()
         have = dict(d.keys.get(j, {}))
@@ -809,6 +917,7 @@ def _deck_plain(d: _Deck) -> dict[str, Any]:
         "known": _pairs(d.cards),
         "public": sorted(d.public),
         "left": [[seat, key, list(perm)] for seat, (key, perm) in sorted(d.left_secrets.items())],
+        "given": sorted(d.given),
     }
 
 
@@ -830,6 +939,7 @@ def _deck_from_plain(plain: dict[str, Any]) -> _Deck:
     d.cards = dict(_tuples(plain["known"]))
     d.public = set(plain["public"])
     d.left_secrets = {seat: (key, tuple(perm)) for seat, key, perm in plain["left"]}
+    d.given = set(plain.get("given", ()))
     return d
 
 

@@ -48,7 +48,7 @@ from rami_lan.net import protocol as P
 from rami_lan.net import tls
 from rami_lan.net.chat import ChatPolicy, ChatVerdict
 from rami_lan.net.fairness import FairnessRound, FairnessTracker, facts_from_welcome
-from rami_lan.net.notices import Notice, NoticeCode
+from rami_lan.net.notices import Notice, NoticeCode, host_notice
 from rami_lan.net.pake import PakeClient, PakeError
 from rami_lan.net.table_session import ConnectionState, SessionUpdate
 from rami_lan.table import verifier as V
@@ -62,6 +62,8 @@ __all__ = ["FingerprintMismatch", "JoinRefused", "PakeFailed", "RemoteTableSessi
 FingerprintMismatch = tls.FingerprintMismatch
 
 TABLE_NOTICE = "TableNotice"
+HAND_OVER_WAIT = 3.0
+"""Seconds a client leaving mid-round waits for a card of its own still on its way."""
 
 
 class JoinRefused(ConnectionError):
@@ -283,11 +285,32 @@ class RemoteTableSession:
         self._card_tasks.add(task)
         task.add_done_callback(self._card_tasks.discard)
 
+    async def _hand_over(self, wait: float = HAND_OVER_WAIT) -> None:
+        """Leaving mid-round at a private table: give the host our hand and everyone our
+        stock keys, so the round goes on without us (a card of ours still on its way is
+        waited for, up to ``wait`` seconds)."""
+        ms = self.masked
+        if ms is None:
+            return
+        deadline = asyncio.get_running_loop().time() + wait
+        outs = ms.hand_over()
+        while outs is None and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
+            outs = ms.hand_over()
+        if outs is None:
+            log.warning("private dealing: left before a card of ours came in: no hand-over "
+                        "(the table waits for us, then voids the round)")
+        elif outs:
+            log.info("private dealing: leaving mid-round, hand-over of %d message(s)", len(outs))
+        for out in outs or []:
+            await self._send(P.Masked(m=out))
+
     async def close(self) -> None:
         if self._closing:
             return
         self._closing = True
         with contextlib.suppress(Exception):
+            await self._hand_over()
             await self._send(P.Bye())
         self._drop_transport()
         if self._ping_task is not None:
@@ -403,9 +426,8 @@ class RemoteTableSession:
             self.masked = MaskedSeat(self.seat, get_variant(self.variant), os.urandom)
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
-        if self.masked is not None:  # back after a drop: what we sent may have been lost
-            for out in self.masked.resend():
-                await self._send(P.Masked(m=out))
+        # Back after a drop, what we sent of the masked deck may have been lost: it goes
+        # again when the host resyncs us (``mk_sync``, `MaskedSeat.on_masked`).
         self._schedule_card()
         for msg in early:
             await self._handle(msg)
@@ -754,9 +776,10 @@ class RemoteTableSession:
         if isinstance(players, list):
             self.players = [p for p in players if isinstance(p, dict)]
         text = plain.get("text")
+        coded = host_notice(plain.get("code"), plain.get("data"))
         self._queue.put_nowait(SessionUpdate(
             nicknames=self._nicknames(), connections=self._connections(),
-            notice=text if isinstance(text, str) else None))
+            notice=coded if coded is not None else text if isinstance(text, str) else None))
 
     # ------------------------------------------------------------------ fair shuffle
 

@@ -50,6 +50,15 @@ class NoticeCode(enum.StrEnum):
     """Private dealing: a participant broke the masked-deck protocol: ``kind`` (a
     `rami_lan.masked.audit.FaultKind` name, or ``HOST_MESSAGE``), ``seat`` (who; None:
     the audit will tell)."""
+    SEAT_HANDED_OVER = "seat_handed_over"
+    """Private dealing, from the host: ``seat`` left mid-round and gave the host its hand;
+    the host's bot plays that seat for the rest of the round."""
+    PRIVATE_ROUND_VOID = "private_round_void"
+    """Private dealing, from the host: ``seat`` (None: unknown) is gone for good, so this
+    round is void (no score); the next round is dealt."""
+    PRIVATE_AUDIT_FAULTS = "private_audit_faults"
+    """Private dealing, from the host: the round's audit found ``count`` faults; ``seats``
+    (a list) were named."""
     TIMER_PLAYED = "timer_played"
     """Private dealing: our move timer ran out; the client plays the automatic move."""
     POSSIBLE_INTERCEPTION = "possible_interception"
@@ -77,3 +86,42 @@ class Notice:
 
     def __str__(self) -> str:
         return " ".join([str(self.code), *(f"{k}={v!r}" for k, v in self.args)])
+
+
+HOST_NOTICE_CODES: dict[str, NoticeCode] = {
+    c.value: c for c in (NoticeCode.SEAT_HANDED_OVER, NoticeCode.PRIVATE_ROUND_VOID,
+                         NoticeCode.PRIVATE_AUDIT_FAULTS, NoticeCode.PRIVATE_DEAL_FAULT)
+}
+"""Codes a host's table notice may carry: the client words those facts itself."""
+
+
+def host_notice(code: object, data: object) -> Notice | None:
+    """A host's coded table notice as our own `Notice` (None: not one we word ourselves).
+
+    Only checked data goes in: seats are ints 0 .. 255 (or None), a fault kind is one
+    of `rami_lan.masked.audit.FaultKind`'s names, counts are small ints; anything else
+    from the host is dropped (its words never reach the player as ours)."""
+    from rami_lan.masked.audit import FaultKind
+
+    notice_code = HOST_NOTICE_CODES.get(code) if isinstance(code, str) else None
+    if notice_code is None or not isinstance(data, dict):
+        return None
+
+    def small(value: object, top: int) -> int | None:
+        return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= top else None
+
+    def seat(value: object) -> int | None:
+        return small(value, 255)
+
+    out: dict[str, Any] = {}
+    if "seat" in data:
+        out["seat"] = seat(data["seat"])
+    if "kind" in data:
+        kind = data["kind"]
+        out["kind"] = kind if isinstance(kind, str) and kind in FaultKind.__members__ else "?"
+    if "count" in data:
+        out["count"] = small(data["count"], 9999) or 0
+    if "seats" in data:
+        seats = data["seats"] if isinstance(data["seats"], list) else []
+        out["seats"] = [s for s in (seat(x) for x in seats[:256]) if s is not None]
+    return Notice.of(notice_code, **out)

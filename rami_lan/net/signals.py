@@ -39,7 +39,16 @@ SHUTDOWN_SIGNALS: tuple[signal.Signals, ...] = tuple(
 
 
 def _interrupt() -> None:
-    """Behave as if Ctrl-C had been pressed."""
+    """Behave as if Ctrl-C had been pressed.
+
+    When SIGINT is not Python's to handle (a shell that starts a command in the
+    background without job control sets it to "ignore", and the child inherits that),
+    raising it would do nothing (or kill on the spot): ``KeyboardInterrupt`` is raised
+    here instead, out of the event loop; ``asyncio.run`` then cancels the command's task
+    (its ``finally`` blocks run: goodbyes, journal) and passes it on, as for Ctrl-C.
+    """
+    if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL, None):
+        raise KeyboardInterrupt
     signal.raise_signal(signal.SIGINT)
 
 

@@ -130,6 +130,9 @@ class TableMachine(PrivateDealing):
         self._tags_used: set[bytes] = set()
         self._resume_secret: tuple[bytes, bytes] | None = None
         self._resume_next: dict[str, Any] | None = None
+        self._resume_deal = False
+        """A round taken up at a resume is dealt once the players are back (private
+        dealing: the masked deck is shuffled by their own machines)."""
         self._choices: dict[int, str] = {}
         self._between_round: int | None = None
         """The round after which the last between-rounds phase came."""
@@ -619,7 +622,7 @@ class TableMachine(PrivateDealing):
         if st.conn is None:
             wait = float(self.config.timer) if self.config.timer > 0 else self.config.away_delay
             at = self._turn_started + wait
-            if r.away[s]:
+            if r.away[s] or s in self._handed_over:  # gone for good: no wait for it
                 at = min(at, self._changed_at + self._bot_delay(st))
             return (at, s, "bot")
         if self.config.timer > 0:
@@ -872,9 +875,13 @@ class TableMachine(PrivateDealing):
             fields["reasons"] = _exclusion_codes(ctx)
         return F.Msg("round_secrets", fields)
 
-    def _notice(self, text: str) -> None:
+    def _notice(self, text: str, code: str | None = None, **data: Any) -> None:
+        """A notice to every player: ``text`` (English), and for the facts the client
+        words itself in its player's language, ``code`` and ``data`` (net/notices.py)."""
         players = self.players_info()
-        entry = {"type": TABLE_NOTICE, "players": players, "text": text}
+        entry: dict[str, Any] = {"type": TABLE_NOTICE, "players": players, "text": text}
+        if code is not None:
+            entry["code"], entry["data"] = code, data
         for conn, seat in self.conns.items():
             if seat is not None:
                 self._players_sent[conn] = players
@@ -1061,7 +1068,7 @@ class TableMachine(PrivateDealing):
             return self._flush(now)
         if ctx is not None and ctx.started and not ctx.finished:
             # The round ended just before the crash, or (private dealing) it was being
-            # played: its keys died with the host, so it is void.
+            # played and the journal could not make its masked deck again: it is void.
             self._finish_round(ctx, now, abandoned=self._resume_void is not None, go_on=False)
         nxt, self._resume_next = self._resume_next, None
         if self.match.over:
@@ -1080,7 +1087,10 @@ class TableMachine(PrivateDealing):
 
     def _after_resume(self, now: float) -> None:
         self._stage_deadline = None
-        if self._resume_secret is not None:
+        if self._resume_deal:
+            self._resume_deal = False
+            self._deal(now)
+        elif self._resume_secret is not None:
             self._setup_round(now)
         elif self._resume_void is not None:
             self._next_round_or_end(now)  # a void round has no result to look at: deal on
@@ -1106,6 +1116,12 @@ class TableMachine(PrivateDealing):
         if commit.phase is Phase.REVEAL:
             self.stage = Stage.REVEAL
             self._stage_deadline = now + self.config.reveal_timeout
+        elif self.config.private_deal:
+            # The masked deck is shuffled by the players' own machines: they come back
+            # first (a shuffle cut by the crash starts again, with a new ``mk_round``).
+            self._resume_deal = True
+            self.stage = Stage.RESUMING
+            self._stage_deadline = now + self.config.resume_grace
         else:
             self._deal(now)
 

@@ -30,7 +30,15 @@ import msgpack
 
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.group import HashRandom
-from rami_lan.masked.messages import CardReveal, KeyRelease, MaskedMessage, MessageError, from_plain
+from rami_lan.masked.messages import (
+    CardReveal,
+    HandGift,
+    Handover,
+    KeyRelease,
+    MaskedMessage,
+    MessageError,
+    from_plain,
+)
 from rami_lan.masked.session import (
     AuditComplete,
     CardPublic,
@@ -72,6 +80,8 @@ class Routed:
     """Decks whose shuffle just completed."""
     faults: list[Fault] = field(default_factory=list)
     report: AuditReport | None = None
+    left: list[int] = field(default_factory=list)
+    """Seats that handed over and left: the host holds their hands now."""
 
 
 def host_randomness(key: bytes) -> Callable[[int], bytes]:
@@ -203,7 +213,7 @@ class MaskedRound:
         for j, c in enumerate(pile_ids):
             self._stand_in[(deck, j)] = c
             self._where[c] = (deck, j)
-        return self._result(self.p.start_deck(deck, pile_ids, self.participants))
+        return self._result(self.p.start_deck(deck, pile_ids, sorted(self.p.present)))
 
     def reveal(self, deck: int, position: int) -> Routed:
         """Make public a card the host holds (its own player's or a bot seat's)."""
@@ -245,6 +255,14 @@ class MaskedRound:
         if fingerprint in got:
             return out  # sent again after a reconnect: already used and relayed
         got.add(fingerprint)
+        if isinstance(msg, HandGift):  # for the host alone: never relayed, never in the record
+            try:
+                fed = self._feed(msg)
+            except ValueError:
+                got.discard(fingerprint)
+                raise
+            self.calls.append(["in", seat, plain])
+            return fed
         if isinstance(msg, KeyRelease) and msg.to is not None and msg.to != self.host_seat:
             if msg.to not in self.blind:
                 raise ValueError(f"no participant at seat {msg.to}")
@@ -265,6 +283,9 @@ class MaskedRound:
         if not (isinstance(msg, KeyRelease) and msg.to == self.host_seat):
             out.deliveries.append(Delivery(None, plain_msg, skip=seat))
         self._merge(out, fed)
+        if isinstance(msg, Handover):  # it gave us its hand: its seat is no longer blind
+            self.blind = self.blind - {seat}
+            out.left.append(seat)
         self.calls.append(["in", seat, plain])
         return out
 
@@ -354,5 +375,6 @@ class MaskedRound:
         into.swaps += more.swaps
         into.ready += more.ready
         into.faults += more.faults
+        into.left += more.left
         if more.report is not None:
             into.report = more.report

@@ -158,7 +158,10 @@ class MaskedSeat:
 
     def resend(self) -> list[dict[str, Any]]:
         """After a reconnect: every masked message we sent this round (the host drops the
-        ones it had; those lost with the old connection go through)."""
+        ones it had; those lost with the old connection go through). Sent when the host
+        resyncs us (``mk_sync``), never before: a host that restarted during a shuffle
+        starts it again (a new ``mk_round``), and the old shuffle's messages must not
+        reach the new one."""
         return list(self._sent_log)
 
     def on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
@@ -179,7 +182,8 @@ class MaskedSeat:
                 decoded = [event_from_plain(e, self.variant) for e in events]
             except (ValueError, TypeError, KeyError) as exc:  # MalformedAction is a ValueError
                 raise MaskedSeatError(f"mk_sync holds an undecodable event: {exc}") from exc
-            return self.on_events(decoded)
+            again = self.resend()
+            return again + self.on_events(decoded)
         return self._step("masked deck", lambda: self._on_masked(plain))
 
     def _on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
@@ -225,6 +229,20 @@ class MaskedSeat:
         # not ours to reveal: a MaskedSeatError, and the host refuses the play itself
         return self._step("can not reveal", lambda: self._reveals_for(action))
 
+    def hand_over(self) -> list[dict[str, Any]] | None:
+        """Leaving the table for good mid-round: our hand to the host (which plays our seat
+        from now on) and our stock keys to everyone, so the round goes on without us.
+        ``[]`` when no round is being played; None while a card of ours is still on its
+        way (ask again once it is in; a player who leaves anyway makes the round wait for
+        it, and void if it does not come back)."""
+        p = self.p
+        if p is None or p.phase is not Phase.PLAYING:
+            return []
+        if any(recipient == self.seat and j not in p.card_positions(deck)
+               for deck, j, recipient in p.recipients()):
+            return None
+        return self._step("can not hand over", lambda: self._result(p.hand_over()))
+
     def _step(self, what: str, run: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
         """Run one step of our participant: what it sends is kept for a resend after a
         reconnect; a masked-deck protocol or state error is a `MaskedSeatError`."""
@@ -255,7 +273,7 @@ class MaskedSeat:
                 self._n_decks += 1
                 self._gen_deck[ev.reshuffle] = deck
                 out += self._result(self.p.start_deck(deck, [self._id(c) for c in ev.pile],
-                                                      sorted(self.p.participants)))
+                                                      sorted(self.p.present)))
             elif isinstance(ev, E.StockDrawn):
                 deck = self._gen_deck.get(ev.reshuffle)
                 if deck is not None:
@@ -332,9 +350,11 @@ class MaskedSeat:
                 or n != self.variant.deck_size or self.seat not in seats or host not in seats
                 or any(not isinstance(s, int) for s in seats)):
             raise MaskedSeatError("mk_round does not describe a round of this table")
-        if self.p is not None and self.p.phase in (Phase.SHUFFLING, Phase.PLAYING) and tag == self.tag:
+        if self.p is not None and self.p.phase is Phase.PLAYING and tag == self.tag:
             raise MaskedSeatError("mk_round again for the round being played")
         # A new tag while a round is open: that round was void (e.g. the host restarted).
+        # The same tag while its deck is still being shuffled: the host restarted before
+        # the deal and shuffles again; nothing was dealt, fresh secrets hide nothing less.
         self.p = Participant(tag, self.seat, host, n, self.entropy)
         self.tag, self.host = tag, host
         self._hand_pos = None

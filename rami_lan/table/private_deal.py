@@ -24,6 +24,7 @@ The host never plays a blind seat; a host restart voids the round being played.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 from typing import Any
 
@@ -80,6 +81,8 @@ class PrivateDealing:
         self._mj: dict[str, Any] | None = None
         """Journal cursor of the private round being played (None: nothing to journal):
         how many calls and events are written, and the model last written."""
+        self._handed_over: set[int] = set()
+        """Seats whose player quit this round and handed over: the away bot plays at once."""
         self._mj_actions: list[list[Any]] = []
         """Actions applied since the last checkpoint, as [plain action, by] (for the record)."""
         self.masked_reports: list[Any] = []
@@ -111,6 +114,7 @@ class PrivateDealing:
         self._masked_events: list[E.Event] = []
         self._model_deck = None
         self._held_action = None
+        self._handed_over = set()
         self.stage = Stage.SHUFFLE
         self._private_greet(mr)
         self._private_route(mr.start(), now)
@@ -119,9 +123,13 @@ class PrivateDealing:
     def _private_greet(self, mr: MaskedRound) -> None:
         """``mk_round`` to every blind seat: the first message of its log."""
         self._masked_log: dict[int, list[dict[str, Any]]] = {s: [] for s in mr.blind}
+        # ``rid`` tells this masked round from another with the same tag (the host
+        # restarted during the shuffle and shuffles again); the same after a resume.
+        rid = hashlib.sha256(b"rami-lan masked round id" + self._masked_key).digest()[:8]
         for s in sorted(mr.blind):
             self._private_send(s, {"k": "mk_round", "tag": mr.p.tag, "host": self.host_seat,  # type: ignore[attr-defined]
-                                   "participants": list(mr.participants), "n": mr.p.table.n_cards})
+                                   "participants": list(mr.participants), "n": mr.p.table.n_cards,
+                                   "rid": rid})
 
     def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
         if plain.get("k") != "mk_hand":  # kept for a reconnect (`_private_resync`)
@@ -174,6 +182,8 @@ class PrivateDealing:
             self._private_swap(real, stand_in)
         for fault in routed.faults:
             self._private_fault(fault)
+        for seat in routed.left:
+            self._private_left(seat)
         if 0 in routed.ready and self._model_deck is None:
             self._private_layout(now)
         if routed.report is not None:
@@ -189,6 +199,21 @@ class PrivateDealing:
                 for s in mr.participants:
                     if s in mr.blind and s != d.skip:
                         self._private_send(s, d.plain)
+
+    def _private_left(self, seat: int) -> None:
+        """A player left for good mid-round and gave the host its hand (``mk_give``, then
+        ``mk_handover``): its seat is no longer blind, the model holds its real cards, and
+        the host's away bot plays it as at any table (its client is gone)."""
+        m = self.match  # type: ignore[attr-defined]
+        r = m.round
+        self._away_since.pop(seat, None)
+        if r is None or r.phase == "over":
+            return  # it left as the round ended: its hand-over stands for its audit
+        if seat in r.blind:
+            self.match = replace(m, round=replace(r, blind=r.blind - {seat}))  # type: ignore[attr-defined]
+        self._handed_over.add(seat)
+        self._notice(f"seat {seat + 1} left the table and gave its hand over: the host's bot "  # type: ignore[attr-defined]
+                     "plays it for the rest of this round", "seat_handed_over", seat=seat)
 
     def _private_progress(self, now: float) -> None:
         mr = self._masked
@@ -306,6 +331,7 @@ class PrivateDealing:
         key = bytes(header["key"])
         mr = MaskedRound(bytes(header["tag"]), self.host_seat,  # type: ignore[attr-defined]
                          [int(x) for x in header["participants"]], int(header["n"]), host_randomness(key))
+        self._masked_key = key
         self._private_greet(mr)
         self._private_deliver(mr, mr.replay(c for b in bodies for c in b["calls"]))
         model = next((b["match"] for b in reversed(bodies) if b["match"] is not None), None)
@@ -464,7 +490,8 @@ class PrivateDealing:
     def _private_fault(self, fault: Fault) -> None:
         who = "nobody yet" if fault.seat is None else f"seat {fault.seat + 1}" \
             if fault.seat != self.host_seat or not self.config.headless else "the host"  # type: ignore[attr-defined]
-        self._notice(f"private dealing: {fault.kind.name} by {who}: {fault.evidence[:200]}")  # type: ignore[attr-defined]
+        self._notice(f"private dealing: {fault.kind.name} by {who}: {fault.evidence[:200]}",  # type: ignore[attr-defined]
+                     "private_deal_fault", kind=fault.kind.name, seat=fault.seat)
 
     def _private_report(self, report: AuditReport, now: float) -> None:
         self.masked_reports.append(report)  # type: ignore[attr-defined]
@@ -472,7 +499,8 @@ class PrivateDealing:
         if not report.fair:
             named = ", ".join(str(s + 1) for s in sorted(report.named)) or "-"
             self._notice(f"private dealing: the round's audit found {len(report.faults)} "  # type: ignore[attr-defined]
-                         f"fault(s); seats named: {named}")
+                         f"fault(s); seats named: {named}", "private_audit_faults",
+                         count=len(report.faults), seats=sorted(report.named))
         if self._audit_wait:
             self._audit_wait = False
             self._private_resume(now)
@@ -558,7 +586,7 @@ class PrivateDealing:
             ctx.started = True
             self.stage = Stage.PLAYING
         self._notice(f"seat {seat + 1 if seat is not None else '?'} is gone: this private round "  # type: ignore[attr-defined]
-                     "is void (no score); the next round is dealt")
+                     "is void (no score); the next round is dealt", "private_round_void", seat=seat)
         self._held_action = None
         m, evs = void_round(self.match, seat)  # type: ignore[attr-defined]
         self._commit_change(m, evs, now)  # type: ignore[attr-defined]
