@@ -10,7 +10,11 @@ median <= 50 ms and p99 <= 250 ms per decision; ``moyen`` as fast as before
 Prints one JSON object: per level, overall and per variant, median / p99 / max in ms
 and the number of decisions.
 
-    python -m benchmarks.bots [--matches 4] [--variants rami,classique,multi,500,40]
+    python -m benchmarks.bots [--matches 4] [--variants rami,classique,multi,500,40] [--search]
+
+``--search`` switches on the expert's determinized searches (off by default, see
+docs/bots.md) in every variant they apply to, to time them: the end-game discard
+search in ``40`` and the race searches (draw and discard) in ``rami``.
 """
 
 from __future__ import annotations
@@ -38,7 +42,30 @@ def _stats(ms: list[float]) -> dict[str, float | int]:
     }
 
 
-def run(variants: list[str], matches: int) -> dict:
+SEARCH = {
+    "search_variants": frozenset({"40"}),
+    "race_variants": frozenset({"rami"}),
+    "race_draw_variants": frozenset({"rami"}),
+}
+
+
+def run(variants: list[str], matches: int, search: bool = False) -> dict:
+    from rami_lan.bots.expert import Expert
+
+    saved = {k: getattr(Expert, k) for k in SEARCH}
+    if search:
+        for k, val in SEARCH.items():
+            setattr(Expert, k, val)
+    try:
+        out = _run(variants, matches)
+    finally:
+        for k, val in saved.items():
+            setattr(Expert, k, val)
+    out["search"] = search
+    return out
+
+
+def _run(variants: list[str], matches: int) -> dict:
     times: dict[str, dict[str, list[float]]] = {}
     for variant in variants:
         for a, b in PAIRS:
@@ -62,9 +89,10 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--matches", type=int, default=4, help="matches per pairing and variant")
     p.add_argument("--variants", default=",".join(VARIANTS))
+    p.add_argument("--search", action="store_true", help="switch on the expert's searches")
     args = p.parse_args()
     variants = [v for v in args.variants.split(",") if v]
-    print(json.dumps(run(variants, args.matches), sort_keys=True))
+    print(json.dumps(run(variants, args.matches, args.search), sort_keys=True))
 
 
 if __name__ == "__main__":

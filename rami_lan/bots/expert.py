@@ -29,6 +29,15 @@ On top of `expert_v1` (exact solver, card memory, outs-based discards, deep draw
   pile can be taken, so a discard that completes a meld with pile cards or with the
   cards the next player took and has not shown since (`SeatRecord.held`) costs its
   meld points in the discard score (`pile_feed_w`).
+- **Determinized search** (built and measured, **off**: no variant listed in
+  `search_variants`, `race_variants`, `race_draw_variants`; docs/bots.md gives the
+  runs): deals of the hidden cards consistent with the public history
+  (`rami_lan.bots.sampler`) played out with a light model of the round
+  (`rami_lan.bots.rollout`). Once opened with a short hand, each candidate discard is
+  played out over the same deals and replaces the rule-of-thumb discard only when it
+  wins clearly (`search_margin` points and `search_z` standard errors of the paired
+  difference); in a race between hidden hands, the discard and the draw are judged by
+  who goes out at once first.
 
 Parameters were tuned with `rami-lan simulate` (docs/bots.md, "Strength of the
 levels"); `PER_VARIANT` holds the per-variant ones. Every decision stays within a few
@@ -45,6 +54,14 @@ from rami_lan.bots.base import best_partition
 from rami_lan.bots.conceal import goes_out_now, rewards_rami_sec
 from rami_lan.bots.expert_v1 import ExpertV1
 from rami_lan.bots.quick import quick_partition
+from rami_lan.bots.rollout import (
+    EndGame,
+    discard_outcomes,
+    paired_gain,
+    race_draw_outcomes,
+    race_outcomes,
+)
+from rami_lan.bots.sampler import World, refine, sample_world, unseen_counts
 from rami_lan.bots.tactics import can_go_out, completes_meld, finish_left, meld_value
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
@@ -166,6 +183,24 @@ class Expert(ExpertV1):
     end_race = True
     end_cards = 6  # ... with at most this many cards in hand before the draw
     end_take_check = True  # ... and take the top for its melds only if it keeps as many outs
+    # determinized search (`search_discard`): once opened, with at most `search_cards`
+    # cards before the discard, each candidate discard is played out over `search_worlds`
+    # sampled deals (opponents' hands consistent with the public history)
+    search_variants: frozenset[str] = frozenset()
+    search_cards = 7
+    search_worlds = 32
+    search_margin = 1.0  # points of expected outcome a searched discard must gain ...
+    search_z = 2.0  # ... and standard errors of that gain, to replace the base discard
+    search_turns = 8
+    search_reject = True  # an opened opponent's sampled hand must hold nothing it would lay
+    # race search (`race_search`): both hiding their hands, close to a rami sec (at most
+    # `race_search_loose` loose cards), each candidate discard is judged by who goes out first
+    race_variants: frozenset[str] = frozenset()
+    race_search_loose = 5
+    race_worlds = 24
+    race_turns = 8
+    race_sift_max = 10  # a hidden opponent's sampled hand is sifted by its turns, up to this
+    race_draw_variants: frozenset[str] = frozenset()  # ... and the draw judged the same way
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         super().__init__(seat, seed, think_delay)
@@ -306,6 +341,17 @@ class Expert(ExpertV1):
 
     def pick_discard(self, view: SeatView) -> Card | None:
         v = self.variant(view)
+        base = self.base_discard(v, view)
+        if base is None:
+            return None
+        if v.id in self.search_variants and self.search_ready(view):
+            return self.search_discard(v, view, base)
+        if v.id in self.race_variants and self.race_ready(v, view):
+            return self.race_search(v, view, base)
+        return base
+
+    def base_discard(self, v: Variant, view: SeatView) -> Card | None:
+        """The discard chosen by the rules of thumb (race, end game, outs and danger)."""
         if v.scoring != "laid_minus_hand":
             if self.race_outs and rewards_rami_sec(v) and not self.opened(view):
                 card = self.race_discard(v, view)
@@ -316,6 +362,128 @@ class Expert(ExpertV1):
                 if card is not None:
                     return card
         return super().pick_discard(view)
+
+    # --- determinized search ---------------------------------------------------------
+
+    def search_ready(self, view: SeatView) -> bool:
+        """Search the discard now? (opened, melds on the table, a short hand)"""
+        return (
+            bool(view.melds)
+            and len(view.hand) <= self.search_cards
+            and (self.opened(view) or self.model.rec(self.seat).laid)
+        )
+
+    def worlds(
+        self, v: Variant, view: SeatView, k: int, game: EndGame | None = None,
+        opened: dict[int, bool] | None = None,
+    ) -> list[World]:
+        """``k`` deals of the unseen cards consistent with what this seat has seen (with
+        ``game``: an opened opponent's hand holds nothing it would have laid)."""
+        unseen = unseen_counts(v, view.hand, self.memory.dead, view.discard[-1:])
+        sizes = {p.seat: p.n_cards for p in view.players if p.in_round and p.seat != self.seat}
+        known = {s: self.model.rec(s).held for s in sizes}
+        accept = None
+        if game is not None and opened is not None and self.search_reject:
+            def accept(seat: int, hand: list[Card]) -> bool:
+                return not opened.get(seat) or not game.place(hand, True)[2]
+        rng = self.rng
+        return [sample_world(rng, unseen, sizes, known, view.stock_size, accept) for _ in range(k)]
+
+    def play_order(self, view: SeatView) -> list[int]:
+        """Seats in play from the next player round to this one (last)."""
+        seats = [p.seat for p in view.players if p.in_round]
+        i = seats.index(self.seat)
+        return seats[i + 1 :] + seats[: i + 1]
+
+    def search_discard(self, v: Variant, view: SeatView, base: Card) -> Card:
+        """``base`` unless another discard has a clearly better expected round outcome
+        over sampled deals (by `search_margin` points and `search_z` standard errors
+        of the paired difference)."""
+        cands = [c for c in self.discardable(view) if not c.is_joker]
+        if base not in cands:
+            cands.append(base)
+        if len(cands) < 2:
+            return base
+        game = EndGame(v, view.melds, self.search_turns)
+        opened = {
+            p.seat: p.opened or self.model.rec(p.seat).laid or p.seat == self.seat
+            for p in view.players if p.in_round
+        }
+        worlds = self.worlds(v, view, self.search_worlds, game, opened)
+        rows = discard_outcomes(game, self.seat, view.hand, cands, self.play_order(view), opened, worlds)
+        means = [sum(r) / len(r) for r in rows]
+        i = max(range(len(cands)), key=lambda j: means[j])
+        b = cands.index(base)
+        if i == b:
+            return base
+        gain, se = paired_gain(rows[i], rows[b])
+        if gain >= self.search_margin and gain >= self.search_z * se:
+            return cands[i]
+        return base
+
+    def race_ready(self, v: Variant, view: SeatView) -> bool:
+        """Both sides hiding their hands, this one close to going out at once?"""
+        if not (rewards_rami_sec(v) and self.hold_melds_now(view)):
+            return False
+        for p in view.players:
+            if p.in_round and p.seat != self.seat and (p.opened or self.model.rec(p.seat).laid):
+                return False
+        return len(best_partition(v, view.hand).leftover) <= self.race_search_loose
+
+    def race_search(self, v: Variant, view: SeatView, base: Card) -> Card:
+        """``base`` unless another loose card, discarded, clearly wins the race to the
+        first rami sec more often over sampled deals (hidden hands sifted by the turns
+        their holders played)."""
+        legal = set(self.discardable(view))
+        cands = [c for c in best_partition(v, view.hand).leftover if not c.is_joker and c in legal]
+        if base not in cands:
+            cands.append(base)
+        if len(cands) < 2:
+            return base
+        game = EndGame(v, view.melds, self.race_turns)
+        worlds = self.race_worlds_for(v, view, game)
+        rows = race_outcomes(game, self.seat, view.hand, cands, self.play_order(view), worlds)
+        means = [sum(r) / len(r) for r in rows]
+        i = max(range(len(cands)), key=lambda j: means[j])
+        b = cands.index(base)
+        if i == b:
+            return base
+        gain, se = paired_gain(rows[i], rows[b])
+        if gain >= self.search_margin and gain >= self.search_z * se:
+            return cands[i]
+        return base
+
+    def race_worlds_for(self, v: Variant, view: SeatView, game: EndGame) -> list[World]:
+        """Deals for the race search: each hidden hand sifted by the turns it played."""
+        unseen = unseen_counts(v, view.hand, self.memory.dead, view.discard[-1:])
+        sizes = {p.seat: p.n_cards for p in view.players if p.in_round and p.seat != self.seat}
+        known = {s: self.model.rec(s).held for s in sizes}
+        rng = self.rng
+        worlds = []
+        for _ in range(self.race_worlds):
+            w = sample_world(rng, unseen, sizes, known, view.stock_size)
+            for s in sizes:
+                sift = min(self.race_sift_max, self.model.rec(s).turns)
+                w = refine(w, s, sift, lambda h: game.pick(h, None))
+            worlds.append(w)
+        return worlds
+
+    def race_draw(self, v: Variant, view: SeatView, base: A.Action) -> A.Action:
+        """``base`` unless the other draw (stock or top) clearly wins the race more."""
+        take = A.DrawDiscard(self.seat, 1)
+        if not self.legal(view, take):
+            return base
+        game = EndGame(v, view.melds, self.race_turns)
+        worlds = self.race_worlds_for(v, view, game)
+        order = self.play_order(view)
+        order = order[-1:] + order[:-1]  # this seat draws first
+        stock_row, take_row = race_draw_outcomes(game, self.seat, view.hand, view.discard[-1], order, worlds)
+        took = isinstance(base, A.DrawDiscard)
+        better, worse = (stock_row, take_row) if took else (take_row, stock_row)
+        gain, se = paired_gain(better, worse)
+        if gain >= self.search_margin and gain >= self.search_z * se:
+            return A.DrawStock(self.seat) if took else take
+        return base
 
     def table_reach(self, v: Variant, view: SeatView) -> bool:
         """May this seat lay off on the table this turn, with melds there?"""
@@ -337,6 +505,19 @@ class Expert(ExpertV1):
         return True
 
     def draw(self, view: SeatView) -> A.Action | None:
+        action = self.base_draw(view)
+        v = self.variant(view)
+        if (
+            action is not None
+            and view.discard
+            and v.id in self.race_draw_variants
+            and self.race_ready(v, view)
+        ):
+            return self.race_draw(v, view, action)
+        return action
+
+    def base_draw(self, view: SeatView) -> A.Action | None:
+        """The draw chosen by the rules of thumb (end game, top discard's gain)."""
         v = self.variant(view)
         if (
             self.end_race
