@@ -411,6 +411,12 @@ class Expert(ExpertV1):
         }
         worlds = self.worlds(v, view, self.search_worlds, game, opened)
         rows = discard_outcomes(game, self.seat, view.hand, cands, self.play_order(view), opened, worlds)
+        return self.clear_winner(cands, rows, base)
+
+    def clear_winner(self, cands: list[Card], rows: list[list[float]], base: Card) -> Card:
+        """The candidate with the best mean outcome over the same deals (``rows[k]`` for
+        ``cands[k]``) if it beats ``base`` clearly (`search_margin` points and `search_z`
+        standard errors of the paired difference), else ``base``."""
         means = [sum(r) / len(r) for r in rows]
         i = max(range(len(cands)), key=lambda j: means[j])
         b = cands.index(base)
@@ -443,15 +449,7 @@ class Expert(ExpertV1):
         game = EndGame(v, view.melds, self.race_turns)
         worlds = self.race_worlds_for(v, view, game)
         rows = race_outcomes(game, self.seat, view.hand, cands, self.play_order(view), worlds)
-        means = [sum(r) / len(r) for r in rows]
-        i = max(range(len(cands)), key=lambda j: means[j])
-        b = cands.index(base)
-        if i == b:
-            return base
-        gain, se = paired_gain(rows[i], rows[b])
-        if gain >= self.search_margin and gain >= self.search_z * se:
-            return cands[i]
-        return base
+        return self.clear_winner(cands, rows, base)
 
     def race_worlds_for(self, v: Variant, view: SeatView, game: EndGame) -> list[World]:
         """Deals for the race search: each hidden hand sifted by the turns it played."""
