@@ -293,7 +293,8 @@ class PrivateDealing:
         the masked-round calls it made, the model if it changed, the public events and the
         actions, placed before this input's messages (write-ahead). Only a record with an
         action is fsync'd; a restart that lost the others is made whole by the clients,
-        which send their messages again on reconnecting (the host drops duplicates)."""
+        which send their messages again when the host resyncs them (``mk_sync``; the host
+        drops duplicates)."""
         mj, mr = self._mj, self._masked
         if mj is None or mr is None or not self._journal_on:  # type: ignore[attr-defined]
             return
@@ -335,17 +336,17 @@ class PrivateDealing:
         self._private_greet(mr)
         self._private_deliver(mr, mr.replay(c for b in bodies for c in b["calls"]))
         model = next((b["match"] for b in reversed(bodies) if b["match"] is not None), None)
-        if model is None or mr.phase.value != "playing":
-            raise ValueError("the journal holds no dealt private round")
-        self._masked, self._masked_key = mr, key
+        if model is None or not mr.ready(0) or mr.phase.value not in ("playing", "shuffling"):
+            raise ValueError("the journal holds no dealt private round")  # (shuffling: a refill)
+        self._masked = mr
         self._masked_seed = bytes(header["seed"])
         self._masked_m0 = match_from_plain(header["m0"])
         self.match = match_from_plain(model)  # type: ignore[attr-defined]
         self._masked_events = [event_from_plain(e, v) for b in bodies for e in b["events"]]
         record = self.record  # type: ignore[attr-defined]
-        for b in bodies:
-            for plain, by in b["actions"]:
-                if record is not None:
+        if record is not None:
+            for b in bodies:
+                for plain, by in b["actions"]:
                     record.log_action(plain, str(by))
         self._cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
         self._model_deck = []
