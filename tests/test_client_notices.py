@@ -113,6 +113,11 @@ def test_a_hosts_coded_notice_is_said_in_our_words_with_checked_data() -> None:
     faults = host_notice("private_audit_faults", {"count": 2, "seats": [255, 1, "x", -1]})
     assert faults is not None and faults.get("seats") == [255, 1]
     assert "named: the host, seat 2" in session_text(faults)
+    late = host_notice("left_out_of_shuffle", {"seat": 2, "reason": "no_reveal"})
+    assert session_text(late) == ("seat 3 is left out of this round's shuffle: their secret did not "
+                                  "come in time.")
+    odd = host_notice("left_out_of_shuffle", {"seat": 2, "reason": "because I say so"})
+    assert odd is not None and odd.get("reason") == "?"
     assert host_notice("reconnected", {}) is None  # not a code a host may use
     assert host_notice("seat_handed_over", "seat 1") is None
     set_language("fr")

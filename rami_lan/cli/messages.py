@@ -73,6 +73,18 @@ def _audit_faults(n: Notice) -> str:
              "This round can not be trusted.").format(count=n.get("count", 0), named=named)
 
 
+def _left_out(n: Notice) -> str:
+    who = _seat_name(n.get("seat"))
+    reason = n.get("reason")
+    if reason == "no_reveal":
+        return _("{who} is left out of this round's shuffle: their secret did not come in "
+                 "time.").format(who=who)
+    if reason == "bad_reveal":
+        return _("{who} is left out of this round's shuffle: their secret did not match "
+                 "their commitment.").format(who=who)
+    return _("{who} is left out of this round's shuffle: no commitment in time.").format(who=who)
+
+
 _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
     NoticeCode.NOT_CONNECTED: lambda n: _("Not connected to the table."),
     NoticeCode.INVALID_DATA: lambda n: _("The host sent invalid data."),
@@ -109,6 +121,7 @@ _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
         "score). The next round is dealt."
     ).format(who=_seat_name(n.get("seat"))),
     NoticeCode.PRIVATE_AUDIT_FAULTS: _audit_faults,
+    NoticeCode.LEFT_OUT_OF_SHUFFLE: _left_out,
     NoticeCode.POSSIBLE_INTERCEPTION: lambda n: _(
         "Possible interception: the table's certificate changed since you last "
         "joined it ({old} -> {new}) and the join code was not accepted. Compare the "

@@ -59,6 +59,10 @@ class NoticeCode(enum.StrEnum):
     PRIVATE_AUDIT_FAULTS = "private_audit_faults"
     """Private dealing, from the host: the round's audit found ``count`` faults; ``seats``
     (a list) were named."""
+    LEFT_OUT_OF_SHUFFLE = "left_out_of_shuffle"
+    """From the host: ``seat`` contributes no secret to this round's shuffle; ``reason``:
+    ``no_commit`` (no commitment in time), ``no_reveal`` (its secret came too late) or
+    ``bad_reveal`` (its secret did not match its commitment)."""
     TIMER_PLAYED = "timer_played"
     """Private dealing: our move timer ran out; the client plays the automatic move."""
     POSSIBLE_INTERCEPTION = "possible_interception"
@@ -90,7 +94,8 @@ class Notice:
 
 HOST_NOTICE_CODES: dict[str, NoticeCode] = {
     c.value: c for c in (NoticeCode.SEAT_HANDED_OVER, NoticeCode.PRIVATE_ROUND_VOID,
-                         NoticeCode.PRIVATE_AUDIT_FAULTS, NoticeCode.PRIVATE_DEAL_FAULT)
+                         NoticeCode.PRIVATE_AUDIT_FAULTS, NoticeCode.PRIVATE_DEAL_FAULT,
+                         NoticeCode.LEFT_OUT_OF_SHUFFLE)
 }
 """Codes a host's table notice may carry: the client words those facts itself."""
 
@@ -121,6 +126,9 @@ def host_notice(code: object, data: object) -> Notice | None:
         out["kind"] = kind if isinstance(kind, str) and kind in FaultKind.__members__ else "?"
     if "count" in data:
         out["count"] = small(data["count"], 9999) or 0
+    if "reason" in data:
+        reason = data["reason"]
+        out["reason"] = reason if reason in ("no_commit", "no_reveal", "bad_reveal") else "?"
     if "seats" in data:
         seats = data["seats"] if isinstance(data["seats"], list) else []
         out["seats"] = [s for s in (seat(x) for x in seats[:256]) if s is not None]

@@ -850,12 +850,14 @@ class TableMachine(PrivateDealing):
     def _announce_exclusions(self, ctx: RoundCtx) -> None:
         """Every seat left out of the round's seed is announced to all, with the reason."""
         fresh = False
+        codes = {s: "no_commit" for s in ctx.commit.absent} | _exclusion_codes(ctx)
         for seat, why in sorted(ctx.exclusions().items()):
             if seat in ctx.announced:
                 continue
             ctx.announced.add(seat)
             fresh = fresh or seat in ctx.commit.excluded
-            self._notice(f"seat {seat + 1} is left out of this round's shuffle: {why}")
+            self._notice(f"seat {seat + 1} is left out of this round's shuffle: {why}",
+                         "left_out_of_shuffle", seat=seat, reason=codes.get(seat, "no_commit"))
         if fresh:  # the verifiers' structured announcement: the same list, with the reasons
             self._to_seated(self._commitments_msg(ctx))
 
