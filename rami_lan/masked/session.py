@@ -516,14 +516,22 @@ class Participant:
             )
         # Every key matched its commitment: a bad card comes from the shuffle, not from
         # the revealer, and only the audit can say whose step it was.
+        card, failed = self._take_card(d, j, keys)
+        if card is None:
+            return failed
+        d.public.add(j)
+        return Result(events=(CardPublic(msg.deck, j, d.assigned[j], card),))
+
+    def _take_card(self, d: _Deck, j: int, keys: dict[int, bytes]) -> tuple[int | None, Result]:
+        """Unmask position ``j`` with every participant's key and keep what it is: the
+        card, or None and the fault (not a card, or a card seen elsewhere)."""
         card, fault = self._identify(d, j, [keys[s] for s in d.order], blame=None)
         if fault is not None:
-            return self._fault(fault)
+            return None, self._fault(fault)
         assert card is not None
         d.keys[j] = keys
         self._learn(d, j, card)
-        d.public.add(j)
-        return Result(events=(CardPublic(msg.deck, j, d.assigned[j], card),))
+        return card, Result()
 
     def _take_keys(
         self, d: _Deck, msg: CardReveal | HandGift, what: str
@@ -565,13 +573,10 @@ class Participant:
                     (j,),
                 )
             )
-        card, fault = self._identify(d, j, [keys[s] for s in d.order], blame=None)
-        if fault is not None:
-            return self._fault(fault)
-        assert card is not None
-        d.keys[j] = keys
+        card, failed = self._take_card(d, j, keys)
+        if card is None:
+            return failed
         d.given.add(j)
-        self._learn(d, j, card)
         return Result(events=(CardReceived(msg.deck, j, msg.seat, card),))
 
     def _on_handover(self, msg: Handover) -> Result:
