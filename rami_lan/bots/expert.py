@@ -201,6 +201,13 @@ class Expert(ExpertV1):
     race_turns = 8
     race_sift_max = 10  # a hidden opponent's sampled hand is sifted by its turns, up to this
     race_draw_variants: frozenset[str] = frozenset()  # ... and the draw judged the same way
+    # match state (elimination variants): a penalty that would put this seat over the
+    # limit weighs more in the discard (`fatal_mult`), and melds are not held when being
+    # caught with them would eliminate it while laying them would not (`fatal_hold`)
+    fatal_mult = 1.0
+    fatal_hold = False
+    kill_room = 0  # opponent within this many points of the limit: no concealment
+    hide_take = False  # while hiding, take the top discard (which forces opening) only to go out
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         super().__init__(seat, seed, think_delay)
@@ -254,7 +261,25 @@ class Expert(ExpertV1):
             ]
             if hidden:
                 mult = max(1.0, float(v.rami_sec_multiplier)) + v.rami_sec_bonus / 60
+        fatal = self.param(v, "fatal_mult")
+        if fatal != 1.0 and self.fatal_now(v, view):
+            mult *= fatal
         return min(1.5, self.danger_scale * risk * mult)
+
+    def room(self, view: SeatView, seat: int) -> int | None:
+        """Points ``seat`` may still take before it is eliminated (None: no elimination)."""
+        v = self.variant(view)
+        if v.match_rule != "elimination" or view.limit <= 1:
+            return None
+        for p in view.players:
+            if p.seat == seat:
+                return view.limit - p.total
+        return None
+
+    def fatal_now(self, v: Variant, view: SeatView) -> bool:
+        """Would this hand, caught now, put the seat over the limit?"""
+        room = self.room(view, self.seat)
+        return room is not None and sum(hand_points(v, c) for c in view.hand) > room
 
     def discard_adjust(self, view: SeatView, card: Card) -> float:
         """Safer to discard: cards next to what the next player threw away itself;
@@ -301,8 +326,22 @@ class Expert(ExpertV1):
         risk = self.out_risk(view, 2, self.param(v, "hidden_hold_w"))
         if risk >= self.param(v, "hold_risk"):
             return False
-        # the penalty the melds would cost if caught, against the rami sec's reward
         part = best_partition(v, view.hand)
+        kill = self.param(v, "kill_room")
+        if kill:
+            for p in view.players:
+                if p.in_round and p.seat != self.seat:
+                    r = self.room(view, p.seat)
+                    if r is not None and r <= kill:
+                        return False
+        if self.param(v, "fatal_hold"):
+            room = self.room(view, self.seat)
+            if room is not None:
+                whole = sum(hand_points(v, c) for c in view.hand)
+                rest = sum(hand_points(v, c) for c in part.leftover)
+                if whole > room >= rest:
+                    return False
+        # the penalty the melds would cost if caught, against the rami sec's reward
         held = sum(hand_points(v, c) for m in part.melds for c in m)
         loose = len(part.leftover)
         reward = 40.0 * (v.rami_sec_multiplier - 1) + v.rami_sec_bonus
@@ -517,6 +556,20 @@ class Expert(ExpertV1):
     def base_draw(self, view: SeatView) -> A.Action | None:
         """The draw chosen by the rules of thumb (end game, top discard's gain)."""
         v = self.variant(view)
+        action = self.rule_draw(v, view)
+        if (
+            isinstance(action, A.DrawDiscard)
+            and self.param(v, "hide_take")
+            and v.unopened_take_must_open
+            and not self.opened(view)
+            and self.hold_melds(view)
+        ):
+            top = view.discard[-1]
+            if not self.goes_out_with(v, view, [*view.hand, top], top):
+                return A.DrawStock(self.seat)
+        return action
+
+    def rule_draw(self, v: Variant, view: SeatView) -> A.Action | None:
         if (
             self.end_race
             and v.discard_draw != "any_depth"
