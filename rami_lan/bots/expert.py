@@ -50,9 +50,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from rami_lan.bots.base import best_partition
+from rami_lan.bots.base import best_partition, can_open
 from rami_lan.bots.conceal import goes_out_now, rewards_rami_sec
 from rami_lan.bots.expert_v1 import ExpertV1
+from rami_lan.bots.matchstate import penalty_weight
 from rami_lan.bots.quick import quick_partition
 from rami_lan.bots.rollout import (
     EndGame,
@@ -205,9 +206,29 @@ class Expert(ExpertV1):
     # limit weighs more in the discard (`fatal_mult`), and melds are not held when being
     # caught with them would eliminate it while laying them would not (`fatal_hold`)
     fatal_mult = 1.0
+    # heads-up elimination: the danger scaled by what a penalty point costs at this
+    # match score (`matchstate.penalty_weight`), blended in by `match_w`, within the clip
+    match_w = 0.0
+    match_hold = 0.0  # ... and the held penalty of the concealment decision by this blend
+    match_clip = (0.0, 3.0)
     fatal_hold = False
     kill_room = 0  # opponent within this many points of the limit: no concealment
     hide_take = False  # while hiding, take the top discard (which forces opening) only to go out
+    # a joker laid off goes where nobody can take it back: a set (a set of four is
+    # closed) or a run end whose card is dead, before a run end others may still hold
+    joker_safe = False
+    joker_hold = 0.0  # with only unsafe targets, keep the joker while the danger is below this
+    # once opened, keep new melds in hand (no lay-off targets for the others) while the
+    # danger stays below this, unless the hand goes out this turn (0: lay them at once)
+    post_hold = 0.0
+    # not opened and unable to open (threshold variants): the whole hand is exposed;
+    # the danger is at least `stuck_floor` once an opponent has laid, times `stuck_mult`
+    stuck_floor = 0.0
+    # not opened and unable to open: discard for the most unseen cards that would let
+    # the hand open next turn (greedy melds reaching the threshold), when the rules-of-
+    # thumb discard keeps fewer of them
+    open_race = False
+    stuck_mult = 1.0
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         super().__init__(seat, seed, think_delay)
@@ -264,6 +285,17 @@ class Expert(ExpertV1):
         fatal = self.param(v, "fatal_mult")
         if fatal != 1.0 and self.fatal_now(v, view):
             mult *= fatal
+        floor, smult = self.param(v, "stuck_floor"), self.param(v, "stuck_mult")
+        if (floor or smult != 1.0) and self.stuck(v, view):
+            mult *= smult
+            if any(
+                p.in_round and p.seat != self.seat and (p.opened or self.model.rec(p.seat).laid)
+                for p in view.players
+            ):
+                return min(1.5, max(floor, self.danger_scale * risk * mult))
+        mw = self.param(v, "match_w")
+        if mw:
+            mult *= self.score_weight(v, view, mw)
         return min(1.5, self.danger_scale * risk * mult)
 
     def room(self, view: SeatView, seat: int) -> int | None:
@@ -275,6 +307,29 @@ class Expert(ExpertV1):
             if p.seat == seat:
                 return view.limit - p.total
         return None
+
+    def score_weight(self, v: Variant, view: SeatView, blend: float) -> float:
+        """What a penalty point costs at this match score, relative to the start of a
+        match (heads-up elimination only; 1.0 otherwise), blended: 1 + blend * (w - 1)."""
+        others = [p for p in view.players if p.in_round and p.seat != self.seat]
+        if len(others) != 1:
+            return 1.0
+        me = self.room(view, self.seat)
+        opp = self.room(view, others[0].seat)
+        if me is None or opp is None:
+            return 1.0
+        hand = sum(hand_points(v, c) for c in view.hand)
+        w = penalty_weight(view.limit, me, opp, hand)
+        lo, hi = self.match_clip
+        return max(lo, min(hi, 1.0 + blend * (w - 1.0)))
+
+    def stuck(self, v: Variant, view: SeatView) -> bool:
+        """Not opened, and the hand can not open now (a threshold variant)?"""
+        if not (v.requires_opening and v.open_min_points) or self.opened(view):
+            return False
+        if self.model.rec(self.seat).laid:
+            return False
+        return not can_open(v, view.hand).ok
 
     def fatal_now(self, v: Variant, view: SeatView) -> bool:
         """Would this hand, caught now, put the seat over the limit?"""
@@ -346,6 +401,9 @@ class Expert(ExpertV1):
         loose = len(part.leftover)
         reward = 40.0 * (v.rami_sec_multiplier - 1) + v.rami_sec_bonus
         chance = {0: 0.9, 1: 0.8, 2: 0.5, 3: 0.3, 4: 0.15}.get(loose, 0.05)
+        mh = self.param(v, "match_hold")
+        if mh:
+            held *= self.score_weight(v, view, mh)
         return risk * held < chance * reward + self.hold_bias
 
     def out_with_lay_offs(self, v: Variant, view: SeatView) -> bool:
@@ -400,7 +458,38 @@ class Expert(ExpertV1):
                 card = self.race_discard(v, view, lay_offs=True)
                 if card is not None:
                     return card
+            if self.param(v, "open_race") and self.stuck(v, view):
+                base = super().pick_discard(view)
+                return base if base is None else self.open_discard(v, view, base)
         return super().pick_discard(view)
+
+    def open_discard(self, v: Variant, view: SeatView, base: Card) -> Card:
+        """``base`` unless another loose card, discarded, keeps more unseen cards with
+        which the hand would open next turn (greedy melds, a lower bound)."""
+        hand = list(view.hand)
+        legal = {c.face for c in self.discardable(view)}
+        cands: list[Card] = []
+        for c in [base, *best_partition(v, hand).leftover]:
+            if not c.is_joker and c.face in legal and all(c.face != d.face for d in cands):
+                cands.append(c)
+        if len(cands) < 2:
+            return base
+        live = self.live_counts(view, v)
+        need = v.open_min_points
+
+        def outs(card: Card) -> int:
+            rest = [x for x in hand if x is not card]
+            n = 0
+            for face, k in live.items():
+                if quick_partition(v, [*rest, Card(face[0], face[1], 99)]).points >= need:
+                    n += k
+            return n
+
+        scored = [(outs(c), hand_points(v, c), c) for c in cands]
+        top = max(scored, key=lambda t: (t[0], t[1]))
+        if top[0] <= scored[0][0]:
+            return base
+        return top[2]
 
     # --- determinized search ---------------------------------------------------------
 
@@ -654,6 +743,39 @@ class Expert(ExpertV1):
                 outs += n
         return outs
 
+    def lay_off_action(self, view: SeatView, keep_jokers: bool = False) -> A.Action | None:
+        action = super().lay_off_action(view, keep_jokers)
+        v = self.variant(view)
+        if not (
+            self.param(v, "joker_safe")
+            and isinstance(action, A.LayOff)
+            and action.card.is_joker
+            and action.card not in view.must_use
+        ):
+            return action
+        natural = super().lay_off_action(view, keep_jokers=True)
+        if natural is not None:
+            return natural  # the naturals first: they may change the joker's targets
+        card = action.card
+        live = self.live_counts(view, v)
+        best: tuple[int, A.LayOff] | None = None
+        for i, end in self.fit_targets(view, card):
+            meld = view.melds[i]
+            if meld.kind == "set":
+                safety = 2
+            else:
+                p = meld.hi + 1 if end == "high" else meld.lo - 1
+                face = (1 if p in (1, 14) else p, meld.suit)
+                safety = 1 if not live.get(face) else 0
+            cand = A.LayOff(self.seat, card, i, end)  # type: ignore[arg-type]
+            if (best is None or safety > best[0]) and self.legal(view, cand):
+                best = (safety, cand)
+        if best is None:
+            return action
+        if best[0] == 0 and len(view.hand) > 2 and self.danger(view) < self.param(v, "joker_hold"):
+            return None
+        return best[1]
+
     def play(self, view: SeatView) -> A.Action | None:
         v = self.variant(view)
         if not any(c in view.hand for c in view.must_use):
@@ -662,4 +784,13 @@ class Expert(ExpertV1):
                 return out
         if self.hold_melds(view):
             return None
+        ph = self.param(v, "post_hold")
+        if (
+            ph
+            and self.opened(view)
+            and not any(c in view.hand for c in view.must_use)
+            and self.danger(view) < ph
+            and not can_go_out(v, view.melds, list(view.hand), True)
+        ):
+            return self.recover_action(view) or self.lay_off_action(view)
         return super().play(view)
