@@ -385,6 +385,35 @@ def test_expert_end_game_discard_keeps_outs_to_the_table():
     assert bot.pick_discard(view) == parse_cards("Qd")[0]  # equal outs: the higher card
 
 
+def test_expert_40_keeps_new_melds_in_hand_once_opened():
+    """40, opened: a new meld stays in hand (no lay-off targets for the others) while
+    no opponent is close to going out; with an opponent on one card it is laid at once.
+    expert_v1 lays it at once either way."""
+    from dataclasses import replace
+
+    from rami_lan.core import parse_cards
+    from rami_lan.core.melds import build_run
+    from rami_lan.core.variants import get_variant
+    from rami_lan.core.views import PlayerInfo
+
+    v = get_variant("40")
+    table = (build_run(v, parse_cards("Qd Kd Ad"), 0), build_run(v, parse_cards("10c Jc Qc"), 0))
+    hand = parse_cards("9h 9s 9c 2d 5c 7d 3s")
+    base = replace(_end_view(hand, parse_cards("3h")[0], table), phase="play")
+
+    def facing(n_cards, opened):
+        players = (PlayerInfo(0, True, len(hand), True, 0, False, 0, False),
+                   PlayerInfo(1, True, n_cards, opened, 0, False, 0, False))
+        return replace(base, players=players)
+
+    for n_cards, opened in ((13, False), (9, True)):
+        action = make_bot("expert", 0, 1).choose(facing(n_cards, opened), [])
+        assert isinstance(action, A.Discard), action
+        assert action.card not in parse_cards("9h 9s 9c")
+    assert isinstance(make_bot("expert", 0, 1).choose(facing(1, True), []), A.LayDown)
+    assert isinstance(make_bot("expert_v1", 0, 1).choose(facing(13, False), []), A.LayDown)
+
+
 def test_expert_500_does_not_feed_the_pile():
     """500: the whole pile can be taken; a discard that completes a meld with pile
     cards (or with cards the next player is known to hold) hands it a deep take."""
