@@ -54,6 +54,7 @@ from rami_lan.net.table_session import ConnectionState, SessionUpdate
 from rami_lan.table import verifier as V
 from rami_lan.table.masked_seat import MaskedSeat, MaskedSeatError
 from rami_lan.table.shuffle import commitment, new_secret
+from rami_lan.textsafe import clip, safe_text
 
 log = logging.getLogger(__name__)
 
@@ -725,11 +726,33 @@ class RemoteTableSession:
             self._queue.put_nowait(SessionUpdate(chat=((msg.seat, msg.text),)))
         elif isinstance(msg, P.CardMsg):
             self._on_card(msg)
+        elif isinstance(msg, P.Masked):
+            self._on_owner_masked(msg.m)
         elif isinstance(msg, P.Ping):
             await self._send(P.Pong(n=msg.n))
         elif isinstance(msg, P.Bye):
             self._queue.put_nowait(SessionUpdate(
                 notice=Notice.of(NoticeCode.HOST_CLOSED, why=msg.reason or "-")))
+
+    def _on_owner_masked(self, m: dict[str, Any]) -> None:
+        """Private dealing, at the host's own seat (its keys are the host's, so this client
+        holds none): ``mk_own`` says a round is dealt from a masked deck, ``mk_orders``
+        gives the host's audited orders, which our verifier replays the round with. Any
+        other masked message, or one that does not parse, is dropped (logged)."""
+        if self.tracker is None or self.seat != self.table.get("host_seat"):
+            log.warning("private dealing: a masked message for no participant dropped")
+            return
+        try:
+            item = _owner_masked(m, get_variant(self.variant).deck_size)
+        except (ValueError, TypeError, KeyError) as exc:
+            log.warning("private dealing: the host's %s is malformed: %s", clip(str(m.get("k")), 20),
+                        clip(str(exc), 200))
+            return
+        if isinstance(item, bytes):
+            self.tracker.masked_round(item)
+        else:
+            self.mismatches.extend(self.tracker.masked_orders(item))
+        self._fair_report()
 
     def _on_card(self, msg: P.CardMsg) -> None:
         from rami_lan.stats import PlayerCard
@@ -886,3 +909,32 @@ async def open_session(host: str, port: int, *, nickname: str, lang: str = "en",
                                  token=token, bot=bot, fingerprint=fingerprint, **options)
     await session.start()
     return session
+
+
+def _owner_masked(m: dict[str, Any], n_cards: int) -> bytes | V.MaskedOrders:
+    """The round tag of an ``mk_own``, or the audited orders of an ``mk_orders``."""
+    tag = m["tag"]
+    if not isinstance(tag, bytes) or not 1 <= len(tag) <= 64:
+        raise ValueError("tag: 1 to 64 bytes expected")
+    if m["k"] == "mk_own":
+        return tag
+
+    def ints(value: Any, lo: int, hi: int, what: str) -> list[int]:
+        if not isinstance(value, list) or any(type(x) is not int or not lo <= x < hi for x in value):
+            raise ValueError(f"{what}: integers in [{lo}, {hi}) expected")
+        return value
+
+    if m["k"] != "mk_orders":
+        raise ValueError("not for the host's own seat")
+    orders: dict[int, tuple[int, ...]] = {}
+    for pair in m["orders"]:
+        deck, ids = pair
+        orders[ints([deck], 0, 64, "deck")[0]] = tuple(ints(ids, 0, n_cards, "card ids"))
+    gens: dict[int, int | None] = {}
+    for pair in m["gens"]:
+        gen, deck = pair
+        gens[ints([gen], 0, 1024, "generation")[0]] = None if deck is None else ints([deck], 0, 64, "deck")[0]
+    faults = m["faults"]
+    if not isinstance(faults, list) or not all(isinstance(f, str) for f in faults):
+        raise ValueError("faults: texts expected")
+    return V.MaskedOrders(tag, orders, gens, tuple(safe_text(f)[:500] for f in faults[:64]))

@@ -566,7 +566,7 @@ class TableMachine(PrivateDealing):
             elif buf:
                 buf.clear()  # a connected player reads its own events
         for conn, seat in self.conns.items():
-            if seat is None:
+            if seat is None or self._private_owner_holds(seat, m, evs):
                 continue
             if evs:
                 self._send(conn, _msg("events", seq=self.seq,
