@@ -551,7 +551,8 @@ class PrivateDealing:
                 "k": "mk_orders", "tag": mr.p.tag,
                 "orders": [[d, list(o)] for d, o in sorted(report.orders.items())],
                 "gens": [[g, d] for g, d in sorted(mr.gen_decks().items())],
-                "faults": [f"{f.kind.name} by seat {f.seat}: {f.evidence}"[:500] for f in report.faults][:64]})
+                "faults": [f"{f.kind.name} by seat {f.seat}: {f.evidence}"[:500]
+                           for f in report.faults][:64]})
         self._private_record(report)
         if not report.fair:
             named = ", ".join(str(s + 1) for s in sorted(report.named)) or "-"
