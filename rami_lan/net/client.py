@@ -217,9 +217,9 @@ class RemoteTableSession:
             except MaskedSeatError as exc:
                 log.warning("private dealing: %s", exc)
                 reveals = []
-            for out in reveals:
-                await self._send(P.Masked(m=out))
-        await self._send(msg)
+            await self._send(*(P.Masked(m=out) for out in reveals), msg)
+        else:
+            await self._send(msg)
         self._fair_out(msg, action=action)
 
     async def next_round(self, choice: Literal["continue", "leave"]) -> None:
@@ -303,8 +303,8 @@ class RemoteTableSession:
                         "(the table waits for us, then voids the round)")
         elif outs:
             log.info("private dealing: leaving mid-round, hand-over of %d message(s)", len(outs))
-        for out in outs or []:
-            await self._send(P.Masked(m=out))
+        if outs:
+            await self._send(*(P.Masked(m=out) for out in outs))
 
     async def close(self) -> None:
         if self._closing:
@@ -462,16 +462,24 @@ class RemoteTableSession:
             with contextlib.suppress(Exception):
                 self._writer.close()
 
-    async def _send(self, msg: P.Message) -> None:
+    async def _send(self, *msgs: P.Message) -> None:
+        """Send ``msgs`` in order, in one write (one TLS record and one system call for a
+        batch, such as an action's reveals and the action)."""
         if self._session is None or self._writer is None or self.connection != "connected":
-            if not isinstance(msg, P.Bye):
+            if not all(isinstance(msg, P.Bye) for msg in msgs):
                 self._queue.put_nowait(SessionUpdate(error=Notice.of(NoticeCode.NOT_CONNECTED)))
             return
+        frames: list[bytes] = []
+        for msg in msgs:
+            try:
+                frames.append(self._session.send(msg))
+            except P.LocalProtocolError as exc:
+                log.error("client tried to send an invalid message: %s", exc)
+        if not frames:
+            return
         try:
-            self._writer.write(self._session.send(msg))
+            self._writer.write(b"".join(frames))
             self._last_sent = time.monotonic()
-        except P.LocalProtocolError as exc:
-            log.error("client tried to send an invalid message: %s", exc)
         except (ConnectionError, OSError):
             pass
 
@@ -628,8 +636,8 @@ class RemoteTableSession:
                 outs, ready = ms.take((msg, decoded), decoded)
             else:
                 outs, ready = ms.take(msg)
-            for out in outs:
-                await self._send(P.Masked(m=out))
+            if outs:
+                await self._send(*(P.Masked(m=out) for out in outs))
             for item in ready:
                 await self._handle_held(item)
         except MaskedSeatError as exc:

@@ -145,15 +145,16 @@ class ConnectionServer:
                 kind = P.Error if conn.session.established else P.Refused
                 self._send(conn, kind(code="rate_limited", message="too many messages"))
                 return
-            for m in msgs:
-                try:
-                    self._on_message(conn, m)
-                except Exception:
-                    log.exception("handling %s from %s failed; closing that connection",
-                                  type(m).__name__, clip(conn.peer))
-                    self._close(conn)
-                if conn.closed:
-                    return
+            with self.corked():  # what the messages of one read cause goes out together
+                for m in msgs:
+                    try:
+                        self._on_message(conn, m)
+                    except Exception:
+                        log.exception("handling %s from %s failed; closing that connection",
+                                      type(m).__name__, clip(conn.peer))
+                        self._close(conn)
+                    if conn.closed:
+                        return
             if error is not None:
                 reply = conn.session.error_reply(error)
                 if reply is not None:
