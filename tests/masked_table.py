@@ -127,7 +127,7 @@ class WireClient:
         ms = self.ms
         if isinstance(msg, P.Welcome):
             self.token = msg.token
-            if ms is not None:  # back after a drop: what we sent goes again on mk_sync
+            if self.tracker is not None:  # back after a drop: what we sent goes again on mk_sync
                 self.tracker.disconnected()
                 return
             self.seat = msg.seat
@@ -338,6 +338,8 @@ class MaskedTable:
         clients = list(self.clients.values())
         self.clients = {}
         for c in clients:
+            if c.owner:  # the host's own player: with the restarted host's owner token
+                c.token = self.machine.owner_token
             self.rejoin(c)
 
     def start(self) -> None:

@@ -726,3 +726,46 @@ def test_the_hosts_own_player_checks_every_round_in_every_variant(variant: str, 
         assert not c.errors
     own_draws = [e for e in owner.events if isinstance(e, E.StockDrawn) and e.seat == 0]
     assert own_draws and all(e.card is not None for e in own_draws)
+
+
+def test_a_host_restart_while_its_own_players_draw_is_masked_goes_on(tmp_path: Any) -> None:
+    """The host crashes right after its own seat drew, before the other participants'
+    keys for that card came in. After ``--resume`` its own player comes back: it is not
+    shown the model's stand-in (its view waits for the card), the round goes on, and every
+    seat, the host's own included, checks every round."""
+    t = MaskedTable(variant="rami", owner=True, bots={3: "moyen"}, limit=50, evidence_dir=tmp_path,
+                    journal=True)
+    owner = t.clients[1]
+    t.start()
+
+    def own_card_in_flight() -> bool:
+        m = t.machine
+        return (m.match.round is not None and m.match.round_no == 2 and m._masked is not None
+                and m._private_owner_hidden(m.match))
+
+    t.run(until=own_card_in_flight)
+    shown_hidden: list[bool] = []  # at each view its player gets: was a card of it unknown?
+    take = owner.receive
+
+    def spy(wire: bytes) -> None:
+        if isinstance(unpack(wire), P.View):
+            shown_hidden.append(t.machine._private_owner_hidden(t.machine.match))
+        take(wire)
+
+    owner.receive = spy  # type: ignore[method-assign]
+    t.crash_and_resume()
+    m = t.machine
+    assert m._private_owner_hidden(m.match) and m._owner_held  # its view waits
+    t.run()
+    assert shown_hidden and not any(shown_hidden)
+    assert m.match.over and all(r.fair for r in m.masked_reports)
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        if c.owner:
+            # Its held draw died with the host: round 2 is checked as far as it saw it (a
+            # stand-in it was shown would fail the check of its seen cards); the rest in full.
+            assert [s for n, s, _ in statuses if n != 2 and s != "checked"] == [], statuses
+            assert statuses[1][1] in ("checked", "partial"), statuses
+        else:
+            assert [s for _, s, _ in statuses if s != "checked"] == [], (c.seat, statuses)
+    assert owner.owner_masked.count("mk_orders") == m.match.round_no

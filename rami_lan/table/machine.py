@@ -408,7 +408,7 @@ class TableMachine(PrivateDealing):
             self._send(conn, _msg("commit_request", round_tag=ctx.tag, seat=seat))
         self._private_resync(conn, seat)
         self._private_hand(self.match, seat)
-        if not (self._owner_held and seat == self.host_seat):  # else: sent once its card is known
+        if not self._private_owner_holds(seat, self.match, []):  # else: once its card is known
             self._send(conn, _msg("view", seq=self.seq, view=view_for(self.match, seat)))
         if ctx is not None and ctx.finished:
             secrets = ctx.secrets()
