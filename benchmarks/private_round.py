@@ -1,10 +1,14 @@
 """A whole ``rami`` round over loopback, with and without private dealing.
 
-A headless `TableHost` (TLS on 127.0.0.1, no mDNS ad) runs in this process; four bot
-clients (`BotClient` over `RemoteTableSession`, ``moyen``) run in **their own
-processes**, as the players' machines do on a LAN, so each participant's masked-deck
-work (its shuffle steps, key releases, its audit) runs beside the others' instead of
-one after the other. Single-round matches (limit 1). A run is timed at the host, from
+A `TableHost` (TLS on 127.0.0.1, no mDNS ad) runs in this process, and its owner's
+seat is played by a bot client in the same process, over loopback, as ``rami-lan host``
+plays the host's own seat: the host is one of the **four participants** of the masked
+deck (the issue's shuffle target is for four). The three other bot clients (`BotClient`
+over `RemoteTableSession`, ``moyen``) run in **their own processes**, as the players'
+machines do on a LAN, so each participant's masked-deck work (its shuffle steps, key
+releases, its audit) runs beside the others' instead of one after the other.
+``--headless``: a dedicated host that plays no seat and four remote bot clients (the
+host is then a fifth participant). Single-round matches (limit 1). A run is timed at the host, from
 the moment the fourth client is seated to the moment the round is over **and**, with
 private dealing, the round's audit is complete at the host (every participant's
 secrets in and checked): the masked shuffle, every key release and the audit are
@@ -39,25 +43,31 @@ from rami_lan.net.host import TableConfig, TableHost
 PHASES: dict[str, list[dict[str, float]]] = {}
 
 
-async def client(port: int, seed: int, delay: float) -> int:
-    """One bot player (run in its own process): 0 when it finished and every round checked."""
-    session = await open_session("127.0.0.1", port, nickname=f"b{seed}")
+async def client(port: int, seed: int, delay: float, token: bytes | None = None) -> int:
+    """One bot player (run in its own process, or the owner's in the host's): 0 when it
+    finished and every round checked."""
+    session = await open_session("127.0.0.1", port, nickname=f"b{seed}", token=token)
     try:
         summary = await BotClient(session, delay=delay, seed=seed).run()
         ok = summary.finished and all(r.status == "checked" for r in session.fairness_rounds())
+        if not ok:
+            print("client", seed, summary.finished, session.fairness_rounds(), file=sys.stderr)
         return 0 if ok else 1
     finally:
         await session.close()
 
 
-async def one_round(variant: str, private: bool, seed: int, delay: float) -> float:
+async def one_round(variant: str, private: bool, seed: int, delay: float, headless: bool = False) -> float:
     host = TableHost(TableConfig(
-        name="bench", variant=variant, seats=4, limit=1, headless=True, advertise=False,
+        name="bench", variant=variant, seats=4, limit=1, headless=headless, advertise=False,
         interfaces=["127.0.0.1"], bot_delay=0.0, private_deal=private, commit_timeout=20,
-        reveal_timeout=20))
+        reveal_timeout=20, host_nickname="b0"))
     port = await host.start()
+    owner: asyncio.Task[int] | None = None
+    if not headless:
+        owner = asyncio.create_task(client(port, seed * 10, delay, token=host.owner_token))
     procs = [subprocess.Popen([sys.executable, "-m", "benchmarks.private_round", "--client",
-                               str(port), str(seed * 10 + i), str(delay)]) for i in range(4)]
+                               str(port), str(seed * 10 + i), str(delay)]) for i in range(4 - (not headless))]
     m = host.machine
     try:
         while not m.started:
@@ -77,6 +87,8 @@ async def one_round(variant: str, private: bool, seed: int, delay: float) -> flo
         marks.setdefault("ended", elapsed)
         PHASES.setdefault("private" if private else "plain", []).append(marks)
         codes = [await asyncio.to_thread(p.wait, 60) for p in procs]
+        if owner is not None:
+            codes.append(await asyncio.wait_for(owner, 60))
         if any(codes) or (private and not all(r.fair for r in m.masked_reports)):
             raise RuntimeError(f"a client failed: exit codes {codes}")
         return elapsed
@@ -84,6 +96,8 @@ async def one_round(variant: str, private: bool, seed: int, delay: float) -> flo
         for p in procs:
             if p.poll() is None:
                 p.kill()
+        if owner is not None and not owner.done():
+            owner.cancel()
         await host.stop()
 
 
@@ -92,6 +106,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=6)
     parser.add_argument("--variant", default="rami")
     parser.add_argument("--delay", type=float, default=0.0, help="bots' think time per move (s)")
+    parser.add_argument("--headless", action="store_true",
+                        help="a dedicated host (no seat of its own) and four remote bot clients")
     parser.add_argument("--client", nargs=3, metavar=("PORT", "SEED", "DELAY"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("RAMI_LAN_CONFIG_DIR", tempfile.mkdtemp(prefix="rami-bench-"))
@@ -101,8 +117,11 @@ def main() -> None:
     times: dict[str, list[float]] = {"plain": [], "private": []}
     for k in range(args.runs):
         for name in (("plain", "private") if k % 2 == 0 else ("private", "plain")):
-            times[name].append(asyncio.run(one_round(args.variant, name == "private", k, args.delay)))
+            times[name].append(asyncio.run(one_round(args.variant, name == "private", k, args.delay,
+                                                      args.headless)))
     out: dict[str, object] = {"variant": args.variant, "runs": args.runs, "bot_delay_s": args.delay,
+                              "host": ("dedicated, 5 participants" if args.headless
+                                       else "plays a seat, 4 participants"),
                               "load": round(os.getloadavg()[0], 2)}
     for name, ts in times.items():
         marks = PHASES.get(name, [])

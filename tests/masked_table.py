@@ -31,6 +31,7 @@ from rami_lan.masked.deck import unmask
 from rami_lan.masked.group import card_table
 from rami_lan.masked.messages import CardReveal, Handover, KeyRelease, LockPass, from_plain
 from rami_lan.net import protocol as P
+from rami_lan.net.client import _owner_masked
 from rami_lan.net.fairness import FairnessTracker, facts_from_welcome
 from rami_lan.table import TableConfig, TableMachine
 from rami_lan.table import effects as F
@@ -79,8 +80,13 @@ class JournalRecord(NamedTuple):
 class WireClient:
     """One remote seat: decodes the wire, runs its MaskedSeat, plays with a bot policy."""
 
-    def __init__(self, table: MaskedTable, conn: int, nick: str, level: str, seed: int) -> None:
+    def __init__(self, table: MaskedTable, conn: int, nick: str, level: str, seed: int,
+                 owner: bool = False) -> None:
         self.t = table
+        self.owner = owner
+        """The host's own player: its keys are the host's, so it has no `MaskedSeat`."""
+        self.owner_masked: list[str] = []
+        """(owner) the kinds of the masked messages it got."""
         self.conn = conn
         self.nick = nick
         self.level = level
@@ -121,14 +127,17 @@ class WireClient:
         ms = self.ms
         if isinstance(msg, P.Welcome):
             self.token = msg.token
-            if ms is not None:  # back after a drop: what we sent goes again on mk_sync
+            if self.tracker is not None:  # back after a drop: what we sent goes again on mk_sync
                 self.tracker.disconnected()
                 return
             self.seat = msg.seat
-            self.ms = MaskedSeat(msg.seat, v, self.entropy)
+            self.ms = None if self.owner else MaskedSeat(msg.seat, v, self.entropy)
             self.policy = make_bot(self.level, seat=msg.seat, seed=self.seed)
             self.tracker = FairnessTracker(facts_from_welcome(msg.table_id, msg.table, msg.seat),
                                            self.t.evidence_dir)
+            return
+        if self.owner:
+            self.receive_as_owner(msg)
             return
         assert ms is not None
         if isinstance(msg, P.Masked):
@@ -144,13 +153,29 @@ class WireClient:
             self.process(item)
         self.check_orders()
 
+    def receive_as_owner(self, msg: P.Message) -> None:
+        """The host's own player, as `RemoteTableSession` takes ``mk_own`` / ``mk_orders``."""
+        v = self.t.variant
+        if isinstance(msg, P.Masked):
+            self.owner_masked.append(msg.m["k"])
+            item = _owner_masked(msg.m, v.deck_size)
+            if isinstance(item, bytes):
+                self.tracker.masked_round(item)
+            else:
+                self.tracker.masked_orders(item)
+        elif isinstance(msg, P.Events):
+            evs = [event_from_plain(e, v) for e in msg.events if e.get("type") != "TableNotice"]
+            self.process((msg, evs))
+        else:
+            self.process(msg)
+
     def process(self, item: Any) -> None:
         """One host message, in order, once our own cards in it are known."""
         ms = self.ms
-        assert ms is not None
+        assert ms is not None or self.owner
         if isinstance(item, tuple):
             msg, evs = item
-            filled = [ms.fill_event(e) for e in evs]
+            filled = [ms.fill_event(e) for e in evs] if ms is not None else evs
             self.pending += filled
             self.tracker.received(msg, events=filled)
             return
@@ -165,7 +190,8 @@ class WireClient:
                     and self.tracker.can_reveal(msg.round_tag)):
                 self.send("reveal", round_tag=msg.round_tag, secret=self.secrets[msg.round_tag])
         elif isinstance(msg, P.View):
-            self.view = ms.fill_view(view_from_plain(msg.view))
+            view = view_from_plain(msg.view)
+            self.view = ms.fill_view(view) if ms is not None else view
             self.view_no += 1
         elif isinstance(msg, P.Error):
             self.errors.append(f"{msg.code}: {msg.message}")
@@ -188,7 +214,7 @@ class WireClient:
     def maybe_act(self) -> bool:
         """Play if it is our turn and we know our hand; True if something was sent."""
         ms, view = self.ms, self.view
-        if ms is None or view is None or not ms.complete():
+        if view is None or (ms is None and not self.owner) or (ms is not None and not ms.complete()):
             return False
         if view.phase == "between" and self.answered != view.round_no:
             self.answered = view.round_no
@@ -202,7 +228,7 @@ class WireClient:
         events, self.pending = self.pending, []
         self.events += events
         action = self.policy.choose(view, tuple(events))
-        for out in ms.reveals_for(action):
+        for out in ms.reveals_for(action) if ms is not None else ():
             self.send("masked", m=out)
         self.send("action", seq=self.t.seq_no(), action=action_to_plain(action, self.t.variant),
                   core_action=action)
@@ -215,10 +241,12 @@ class MaskedTable:
     def __init__(self, *, variant: str = "rami", seats: int = 4, bots: dict[int, str] | None = None,
                  levels: dict[int, str] | None = None, limit: int | None = 1,
                  private: bool = True, machine_cls: type[TableMachine] = TableMachine,
-                 evidence_dir: Any = None, journal: bool = False, entropy: bytes = b"host") -> None:
+                 evidence_dir: Any = None, journal: bool = False, entropy: bytes = b"host",
+                 owner: bool = False) -> None:
         bots = bots or {}
         self.config = TableConfig(name="masked", variant=variant, seats=seats, bots=bots, limit=limit,
-                                  headless=True, advertise=False, bot_delay=0.0, commit_timeout=5,
+                                  headless=not owner, host_nickname="p0", advertise=False,
+                                  bot_delay=0.0, commit_timeout=5,
                                   reveal_timeout=5, between_timeout=5, private_deal=private,
                                   masked_wait=20.0, journal_dir="/nowhere" if journal else None,
                                   resume_grace=3.0)
@@ -240,7 +268,7 @@ class MaskedTable:
         for k, _ in enumerate(humans):
             conn = k + 1
             level = (levels or {}).get(k, "moyen")
-            self.clients[conn] = WireClient(self, conn, f"p{k}", level, seed=k + 7)
+            self.clients[conn] = WireClient(self, conn, f"p{k}", level, seed=k + 7, owner=owner and k == 0)
 
     def seq_no(self) -> int:
         self._seq += 1
@@ -310,11 +338,14 @@ class MaskedTable:
         clients = list(self.clients.values())
         self.clients = {}
         for c in clients:
+            if c.owner:  # the host's own player: with the restarted host's owner token
+                c.token = self.machine.owner_token
             self.rejoin(c)
 
     def start(self) -> None:
         for conn, c in self.clients.items():
-            self.feed(self.machine.joined(conn, self.now, nick=c.nick))
+            token = self.machine.owner_token if c.owner else None
+            self.feed(self.machine.joined(conn, self.now, nick=c.nick, token=token))
 
     def run(self, max_steps: int = 200_000, until: Any = None) -> None:
         """Deliver, play and move time until the match is over (or ``until()``)."""
@@ -357,7 +388,7 @@ def knowledge(frames: list[bytes], own: Any = None) -> tuple[Keys, Finals]:
         if wire not in _PARSED:
             msg = unpack(wire) if b"mk_" in wire else None
             _PARSED[wire] = (from_plain(msg.m) if isinstance(msg, P.Masked) and msg.m["k"] not in (
-                "mk_round", "mk_deal", "mk_show", "mk_hand") else None)
+                "mk_round", "mk_deal", "mk_show", "mk_hand", "mk_own", "mk_orders") else None)
         mm = _PARSED[wire]
         if mm is None:
             continue

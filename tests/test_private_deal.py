@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from masked_table import JournalRecord, MaskedTable, WireClient, can_name, knowledge, unpack
 
+from rami_lan.core import events as E
 from rami_lan.masked.audit import FaultKind
 from rami_lan.net import protocol as P
 from rami_lan.table import TableMachine
@@ -699,3 +700,72 @@ def test_mutated_masked_messages_get_errors_never_a_crash(tmp_path: Any) -> None
         except MaskedSeatError:
             refused += 1
     assert refused > 400
+
+
+@pytest.mark.parametrize("variant", ["rami", "classique", "multi", "500", "40"])
+def test_the_hosts_own_player_checks_every_round_in_every_variant(variant: str, tmp_path: Any) -> None:
+    """The host plays seat 0 through a client of its own (its keys are the host's): two
+    rounds of every variant. Its client is told each round is masked (``mk_own``) and
+    gets the audited orders (``mk_orders``); it never gets a stand-in card (its verifier
+    replays every round from those orders and compares what it was sent), and every
+    seat checks every round. The host's own seat is no blind seat."""
+    t = MaskedTable(variant=variant, owner=True, bots={3: "moyen"}, limit=None, evidence_dir=tmp_path)
+    owner = t.clients[1]
+    assert owner.owner
+    t.start()
+    t.run(until=lambda: all(len(c.tracker.rounds()) >= 2 and c.tracker.rounds()[1].status != "pending"
+                            for c in t.clients.values()))
+    m = t.machine
+    assert m.owner_seat == owner.seat == 0 and owner.ms is None
+    assert len(m.masked_reports) >= 2 and all(r.fair for r in m.masked_reports)
+    assert owner.owner_masked.count("mk_own") >= 2 and owner.owner_masked.count("mk_orders") >= 2
+    for c in t.clients.values():
+        rounds = c.tracker.rounds()[:2]
+        assert all(r.status == "checked" for r in rounds), [(c.seat, r.round_no, r.status, r.reason)
+                                                             for r in rounds]
+        assert not c.errors
+    own_draws = [e for e in owner.events if isinstance(e, E.StockDrawn) and e.seat == 0]
+    assert own_draws and all(e.card is not None for e in own_draws)
+
+
+def test_a_host_restart_while_its_own_players_draw_is_masked_goes_on(tmp_path: Any) -> None:
+    """The host crashes right after its own seat drew, before the other participants'
+    keys for that card came in. After ``--resume`` its own player comes back: it is not
+    shown the model's stand-in (its view waits for the card), the round goes on, and every
+    seat, the host's own included, checks every round."""
+    t = MaskedTable(variant="rami", owner=True, bots={3: "moyen"}, limit=50, evidence_dir=tmp_path,
+                    journal=True)
+    owner = t.clients[1]
+    t.start()
+
+    def own_card_in_flight() -> bool:
+        m = t.machine
+        return (m.match.round is not None and m.match.round_no == 2 and m._masked is not None
+                and m._private_owner_hidden(m.match))
+
+    t.run(until=own_card_in_flight)
+    shown_hidden: list[bool] = []  # at each view its player gets: was a card of it unknown?
+    take = owner.receive
+
+    def spy(wire: bytes) -> None:
+        if isinstance(unpack(wire), P.View):
+            shown_hidden.append(t.machine._private_owner_hidden(t.machine.match))
+        take(wire)
+
+    owner.receive = spy  # type: ignore[method-assign]
+    t.crash_and_resume()
+    m = t.machine
+    assert m._private_owner_hidden(m.match) and m._owner_held  # its view waits
+    t.run()
+    assert shown_hidden and not any(shown_hidden)
+    assert m.match.over and all(r.fair for r in m.masked_reports)
+    for c in t.clients.values():
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        if c.owner:
+            # Its held draw died with the host: round 2 is checked as far as it saw it (a
+            # stand-in it was shown would fail the check of its seen cards); the rest in full.
+            assert [s for n, s, _ in statuses if n != 2 and s != "checked"] == [], statuses
+            assert statuses[1][1] in ("checked", "partial"), statuses
+        else:
+            assert [s for _, s, _ in statuses if s != "checked"] == [], (c.seat, statuses)
+    assert owner.owner_masked.count("mk_orders") == m.match.round_no

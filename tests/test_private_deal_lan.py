@@ -226,3 +226,54 @@ def test_a_player_who_quits_mid_round_hands_over_and_the_match_goes_on(tmp_path:
         assert not any("void" in r.reason for r in per_seat)
     report = verify_file(host.record_path)
     assert report.ok, report.text()
+
+
+async def _owner_match(tmp_path: Path) -> tuple[TableHost, list, list]:
+    """The host plays a seat of its own (as ``rami-lan host`` does: its player is a client
+    over loopback with the owner's token), beside two remote clients and one host bot."""
+    host = TableHost(TableConfig(
+        name="private", variant="rami", seats=4, bots={3: "moyen"}, limit=50, headless=False,
+        host_nickname="own", advertise=False, interfaces=["127.0.0.1"], bot_delay=0.0,
+        private_deal=True, record_dir=tmp_path))
+    port = await host.start()
+    try:
+        owner = await open_session("127.0.0.1", port, nickname="own", token=host.owner_token)
+        seen: list = []  # every event the owner's client took in, as decoded
+        decode = owner._decode_events
+
+        def spy(msg: object) -> list:
+            out = decode(msg)
+            seen.extend(out)
+            return out
+
+        owner._decode_events = spy  # type: ignore[method-assign]
+        sessions = [owner] + [await open_session("127.0.0.1", port, nickname=n) for n in ("ana", "bo")]
+        bots = [BotClient(s, delay=0.0, seed=i) for i, s in enumerate(sessions)]
+        summaries = await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), 120)
+        await host.wait_finished(20)
+        rounds = [s.fairness_rounds() for s in sessions]
+        assert owner.masked is None  # the owner's keys are the host's: no participant of its own
+        for s in sessions:
+            await s.close()
+    finally:
+        await host.stop()
+    return host, summaries, rounds + [seen]
+
+
+def test_the_hosts_own_player_sees_only_true_cards_and_checks_every_round(tmp_path: Path) -> None:
+    """Before: the host's own seat got its draw event before the host had the card's keys,
+    so it was shown a stand-in of the host's model, and its fairness check failed every
+    private round. Now its events wait for the card, and at the end the host gives its
+    player the audited orders (``mk_orders``): every round checks at every seat."""
+    host, summaries, rounds = asyncio.run(_owner_match(tmp_path))
+    *per_seat_rounds, seen = rounds
+    assert host.match.over and all(s.finished for s in summaries), summaries
+    assert host.machine.owner_seat == 0 and host.machine.host_seat == 0
+    reports = host.machine.masked_reports
+    assert len(reports) == host.match.round_no and all(r.fair for r in reports)
+    for per_seat in per_seat_rounds:
+        assert [r.status for r in per_seat] == ["checked"] * host.match.round_no, per_seat
+    from rami_lan.core.events import StockDrawn
+    own_draws = [e for e in seen if isinstance(e, StockDrawn) and e.seat == 0]
+    assert own_draws and all(e.card is not None for e in own_draws)
+    assert verify_file(host.record_path).ok

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from rami_lan.masked.deck import initial_points, key_commitment, permute_ids
-from rami_lan.masked.group import GroupError, card_point, invert, mul, scalar_mul, scalar_product
+from rami_lan.masked.group import GroupError, card_point, invert, mul, mul_many, scalar_mul, scalar_product
 from rami_lan.masked.messages import (
     AuditPublication,
     CardReveal,
@@ -204,11 +204,13 @@ def _final_holds(
     order = permute_ids(record.card_ids, [steps[s].permutation for s in record.order])
     masked, final = record.masks[-1], record.locks[-1]
     round_keys = scalar_product([steps[s].round_key for s in record.order])
+    pairs: list[tuple[bytes, bytes]] = []
     for j, card in enumerate(order):
         point = card_point(card)
-        keys = [steps[s].keys[j] for s in record.order]
-        if _times(scalar_product(keys), point) != final[j] or _times(round_keys, point) != masked[j]:
-            return None
+        pairs.append((scalar_product([steps[s].keys[j] for s in record.order]), point))
+        pairs.append((round_keys, point))
+    if mul_many(pairs, strict=False) != [p for j in range(n) for p in (final[j], masked[j])]:
+        return None
     for i, seat in enumerate(record.order):
         own, commitments = steps[seat].keys, record.commitments[i]
         if any(key_commitment(tag, record.deck, seat, j, own[j]) != commitments[j] for j in range(n)):
@@ -291,7 +293,7 @@ def audit_chain(
     for i, seat in enumerate(record.order[: len(record.masks)]):
         own = steps.get(seat)
         if own is not None:
-            expected = [_times(own.round_key, previous[k]) for k in own.permutation]
+            expected = mul_many(((own.round_key, previous[k]) for k in own.permutation), strict=False)
             bad = _diff(expected, record.masks[i])
             if bad:
                 what = f"seat {seat}, mask pass of deck {record.deck}"
@@ -316,7 +318,8 @@ def _check_lock(
     faults: list[Fault] = []
     inverse = invert(own.round_key)
     positions = sorted(own.keys)
-    expected = {j: _times(scalar_mul(own.keys[j], inverse), previous[j]) for j in positions}
+    expected = dict(zip(positions, mul_many(
+        ((scalar_mul(own.keys[j], inverse), previous[j]) for j in positions), strict=False), strict=True))
     bad = [j for j in positions if expected[j] is not None and expected[j] != record.locks[i][j]]
     if bad:
         shown = ", ".join(

@@ -31,6 +31,7 @@ from rami_lan.masked.group import (
     check_scalar,
     invert,
     mul,
+    mul_many,
     random_permutation,
     random_scalar,
     scalar_mul,
@@ -109,13 +110,13 @@ def initial_points(card_ids: Sequence[int]) -> tuple[bytes, ...]:
 
 def mask_step(points: Sequence[bytes], round_key: bytes, permutation: Sequence[int]) -> tuple[bytes, ...]:
     """Mask pass: ``out[j] = round_key * points[permutation[j]]``."""
-    return tuple(mul(round_key, points[i]) for i in permutation)
+    return tuple(mul_many((round_key, points[i]) for i in permutation))
 
 
 def lock_step(points: Sequence[bytes], round_key: bytes, position_keys: Sequence[bytes]) -> tuple[bytes, ...]:
     """Lock pass: ``out[j] = (position_keys[j] * round_key^-1) * points[j]``."""
     inverse = invert(round_key)
-    return tuple(mul(scalar_mul(k, inverse), p) for k, p in zip(position_keys, points, strict=True))
+    return tuple(mul_many((scalar_mul(k, inverse), p) for k, p in zip(position_keys, points, strict=True)))
 
 
 def unmask(point: bytes, keys: Sequence[bytes]) -> bytes:

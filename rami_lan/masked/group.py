@@ -10,14 +10,19 @@ scalars are 32-byte little-endian integers in ``1 .. L-1``.
 * :func:`check_point` / :func:`check_scalar` are the strict gates for received data
   (a point must be canonical, on the curve, of prime order and not the identity);
 * :func:`random_scalar` / :func:`random_permutation` take randomness from a
-  :data:`Randomness` callable, so tests are deterministic (:class:`HashRandom`).
+  :data:`Randomness` callable, so tests are deterministic (:class:`HashRandom`);
+* :func:`mul_many` / :func:`are_points` do a whole deck's worth of multiplications or
+  checks, split over the machine's cores (libsodium runs without Python's lock), in order.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import secrets
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 
 from nacl import bindings as _na
@@ -38,8 +43,10 @@ __all__ = [
     "check_point",
     "check_scalar",
     "invert",
+    "are_points",
     "is_point",
     "mul",
+    "mul_many",
     "random_permutation",
     "random_scalar",
     "scalar_from_wide",
@@ -226,6 +233,74 @@ def mul(scalar: bytes, point: bytes) -> bytes:
         raise GroupError(
             f"can not multiply point {bytes(point).hex()}: not a prime-order point, or zero scalar"
         ) from exc
+
+
+#: Below this many operations a batch runs in the calling thread (a thread hand-off costs more).
+_SPLIT_AT = 24
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _workers() -> int:
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    return max(1, min(n, 8))
+
+
+def _pool() -> ThreadPoolExecutor | None:
+    """The shared worker threads (None on a single core)."""
+    global _POOL
+    if _workers() < 2:
+        return None
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=_workers(), thread_name_prefix="rami-group")
+        return _POOL
+
+
+def _split(items: Sequence[tuple[bytes, bytes]], work: Callable[[Sequence[tuple[bytes, bytes]]], list],
+           ) -> list:
+    pool = _pool() if len(items) >= _SPLIT_AT else None
+    if pool is None:
+        return work(items)
+    parts = _workers()
+    size = -(-len(items) // parts)
+    chunks = [items[k:k + size] for k in range(0, len(items), size)]
+    futures = [pool.submit(work, c) for c in chunks[1:]]
+    out = work(chunks[0])  # this thread does its share too
+    for f in futures:
+        out += f.result()  # re-raises a worker's GroupError here
+    return out
+
+
+def _mul_strict(pairs: Sequence[tuple[bytes, bytes]]) -> list[bytes]:
+    return [mul(s, p) for s, p in pairs]
+
+
+def _mul_lenient(pairs: Sequence[tuple[bytes, bytes]]) -> list[bytes | None]:
+    out: list[bytes | None] = []
+    for s, p in pairs:
+        try:
+            out.append(mul(s, p))
+        except GroupError:
+            out.append(None)
+    return out
+
+
+def mul_many(pairs: Iterable[tuple[bytes, bytes]], *, strict: bool = True) -> list:
+    """``[s * p for (s, p) in pairs]``, in order, over the machine's cores.
+
+    ``strict``: a bad input raises :class:`GroupError` (as :func:`mul`); otherwise its
+    result is None.
+    """
+    return _split(list(pairs), _mul_strict if strict else _mul_lenient)
+
+
+def are_points(values: Sequence[bytes]) -> list[bool]:
+    """:func:`is_point` of each value, in order, over the machine's cores."""
+    return _split([(b"", v) for v in values], lambda items: [is_point(v) for _, v in items])
 
 
 def card_point(card_id: int) -> bytes:

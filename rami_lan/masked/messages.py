@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Self
 
 from rami_lan.masked.deck import MAX_DECK
-from rami_lan.masked.group import POINT_SIZE, GroupError, check_point, check_scalar
+from rami_lan.masked.group import POINT_SIZE, GroupError, are_points, check_point, check_scalar
 
 __all__ = [
     "AuditPublication",
@@ -114,11 +114,13 @@ def _permutation(value: object) -> tuple[int, ...]:
 
 def _points(value: object, check: bool) -> tuple[bytes, ...]:
     items = _list("points", value, 1, MAX_DECK)
-    if check:
-        return tuple(_point(f"point {j}", p) for j, p in enumerate(items))
     for j, p in enumerate(items):  # the shape only: group membership is checked where used
         if not isinstance(p, bytes) or len(p) != POINT_SIZE:
             raise MessageError(f"point {j} must be exactly {POINT_SIZE} bytes")
+    if check:
+        for j, ok in enumerate(are_points(items)):
+            if not ok:
+                _point(f"point {j}", items[j])  # raises, saying what is wrong with it
     return tuple(items)
 
 

@@ -54,6 +54,7 @@ from rami_lan.net.table_session import ConnectionState, SessionUpdate
 from rami_lan.table import verifier as V
 from rami_lan.table.masked_seat import MaskedSeat, MaskedSeatError
 from rami_lan.table.shuffle import commitment, new_secret
+from rami_lan.textsafe import clip, safe_text
 
 log = logging.getLogger(__name__)
 
@@ -216,9 +217,9 @@ class RemoteTableSession:
             except MaskedSeatError as exc:
                 log.warning("private dealing: %s", exc)
                 reveals = []
-            for out in reveals:
-                await self._send(P.Masked(m=out))
-        await self._send(msg)
+            await self._send(*(P.Masked(m=out) for out in reveals), msg)
+        else:
+            await self._send(msg)
         self._fair_out(msg, action=action)
 
     async def next_round(self, choice: Literal["continue", "leave"]) -> None:
@@ -302,8 +303,8 @@ class RemoteTableSession:
                         "(the table waits for us, then voids the round)")
         elif outs:
             log.info("private dealing: leaving mid-round, hand-over of %d message(s)", len(outs))
-        for out in outs or []:
-            await self._send(P.Masked(m=out))
+        if outs:
+            await self._send(*(P.Masked(m=out) for out in outs))
 
     async def close(self) -> None:
         if self._closing:
@@ -461,16 +462,24 @@ class RemoteTableSession:
             with contextlib.suppress(Exception):
                 self._writer.close()
 
-    async def _send(self, msg: P.Message) -> None:
+    async def _send(self, *msgs: P.Message) -> None:
+        """Send ``msgs`` in order, in one write (one TLS record and one system call for a
+        batch, such as an action's reveals and the action)."""
         if self._session is None or self._writer is None or self.connection != "connected":
-            if not isinstance(msg, P.Bye):
+            if not all(isinstance(msg, P.Bye) for msg in msgs):
                 self._queue.put_nowait(SessionUpdate(error=Notice.of(NoticeCode.NOT_CONNECTED)))
             return
+        frames: list[bytes] = []
+        for msg in msgs:
+            try:
+                frames.append(self._session.send(msg))
+            except P.LocalProtocolError as exc:
+                log.error("client tried to send an invalid message: %s", exc)
+        if not frames:
+            return
         try:
-            self._writer.write(self._session.send(msg))
+            self._writer.write(b"".join(frames))
             self._last_sent = time.monotonic()
-        except P.LocalProtocolError as exc:
-            log.error("client tried to send an invalid message: %s", exc)
         except (ConnectionError, OSError):
             pass
 
@@ -627,8 +636,8 @@ class RemoteTableSession:
                 outs, ready = ms.take((msg, decoded), decoded)
             else:
                 outs, ready = ms.take(msg)
-            for out in outs:
-                await self._send(P.Masked(m=out))
+            if outs:
+                await self._send(*(P.Masked(m=out) for out in outs))
             for item in ready:
                 await self._handle_held(item)
         except MaskedSeatError as exc:
@@ -725,11 +734,33 @@ class RemoteTableSession:
             self._queue.put_nowait(SessionUpdate(chat=((msg.seat, msg.text),)))
         elif isinstance(msg, P.CardMsg):
             self._on_card(msg)
+        elif isinstance(msg, P.Masked):
+            self._on_owner_masked(msg.m)
         elif isinstance(msg, P.Ping):
             await self._send(P.Pong(n=msg.n))
         elif isinstance(msg, P.Bye):
             self._queue.put_nowait(SessionUpdate(
                 notice=Notice.of(NoticeCode.HOST_CLOSED, why=msg.reason or "-")))
+
+    def _on_owner_masked(self, m: dict[str, Any]) -> None:
+        """Private dealing, at the host's own seat (its keys are the host's, so this client
+        holds none): ``mk_own`` says a round is dealt from a masked deck, ``mk_orders``
+        gives the host's audited orders, which our verifier replays the round with. Any
+        other masked message, or one that does not parse, is dropped (logged)."""
+        if self.tracker is None or self.seat != self.table.get("host_seat"):
+            log.warning("private dealing: a masked message for no participant dropped")
+            return
+        try:
+            item = _owner_masked(m, get_variant(self.variant).deck_size)
+        except (ValueError, TypeError, KeyError) as exc:
+            log.warning("private dealing: the host's %s is malformed: %s", clip(str(m.get("k")), 20),
+                        clip(str(exc), 200))
+            return
+        if isinstance(item, bytes):
+            self.tracker.masked_round(item)
+        else:
+            self.mismatches.extend(self.tracker.masked_orders(item))
+        self._fair_report()
 
     def _on_card(self, msg: P.CardMsg) -> None:
         from rami_lan.stats import PlayerCard
@@ -886,3 +917,32 @@ async def open_session(host: str, port: int, *, nickname: str, lang: str = "en",
                                  token=token, bot=bot, fingerprint=fingerprint, **options)
     await session.start()
     return session
+
+
+def _owner_masked(m: dict[str, Any], n_cards: int) -> bytes | V.MaskedOrders:
+    """The round tag of an ``mk_own``, or the audited orders of an ``mk_orders``."""
+    tag = m["tag"]
+    if not isinstance(tag, bytes) or not 1 <= len(tag) <= 64:
+        raise ValueError("tag: 1 to 64 bytes expected")
+    if m["k"] == "mk_own":
+        return tag
+
+    def ints(value: Any, lo: int, hi: int, what: str) -> list[int]:
+        if not isinstance(value, list) or any(type(x) is not int or not lo <= x < hi for x in value):
+            raise ValueError(f"{what}: integers in [{lo}, {hi}) expected")
+        return value
+
+    if m["k"] != "mk_orders":
+        raise ValueError("not for the host's own seat")
+    orders: dict[int, tuple[int, ...]] = {}
+    for pair in m["orders"]:
+        deck, ids = pair
+        orders[ints([deck], 0, 64, "deck")[0]] = tuple(ints(ids, 0, n_cards, "card ids"))
+    gens: dict[int, int | None] = {}
+    for pair in m["gens"]:
+        gen, deck = pair
+        gens[ints([gen], 0, 1024, "generation")[0]] = None if deck is None else ints([deck], 0, 64, "deck")[0]
+    faults = m["faults"]
+    if not isinstance(faults, list) or not all(isinstance(f, str) for f in faults):
+        raise ValueError("faults: texts expected")
+    return V.MaskedOrders(tag, orders, gens, tuple(safe_text(f)[:500] for f in faults[:64]))

@@ -90,6 +90,7 @@ class TableHost(ConnectionServer, Admission):
         self._ad_task: asyncio.Task[None] | None = None
         self._wake: asyncio.TimerHandle | None = None
         self._conn_tasks: set[asyncio.Task[Any]] = set()
+        self._dirty: list[Conn] = []
         self._stopping = False
         self._match_at: Any = None
 
@@ -187,6 +188,10 @@ class TableHost(ConnectionServer, Admission):
     def _run(self, effects: Sequence[F.Effect]) -> None:
         """Carry out the machine's effects, in order."""
         cache: dict[int, Any] = {}
+        with self.corked():
+            self._run_corked(effects, cache)
+
+    def _run_corked(self, effects: Sequence[F.Effect], cache: dict[int, Any]) -> None:
         try:
             for eff in effects:
                 if isinstance(eff, F.Send):

@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import ssl
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +47,8 @@ class Conn:
     limiter: Any = None
     ticket: G.Ticket | None = None
     """The admission limiter's ticket of this connection's attempt, once asked."""
+    pending: list[bytes] | None = None
+    """Frames waiting for the end of the current batch of effects (`ConnectionServer.corked`)."""
 
 
 class ConnectionServer:
@@ -58,8 +61,10 @@ class ConnectionServer:
     _next_id: int
     _seat_limiters: dict[int, Any]
     _conn_tasks: set[asyncio.Task[Any]]
+    _cork_depth: int = 0
+    _dirty: list[Conn]
+    """Connections with frames held by `corked`, in the order of their first frame."""
     _stopping: bool
-
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
@@ -140,15 +145,16 @@ class ConnectionServer:
                 kind = P.Error if conn.session.established else P.Refused
                 self._send(conn, kind(code="rate_limited", message="too many messages"))
                 return
-            for m in msgs:
-                try:
-                    self._on_message(conn, m)
-                except Exception:
-                    log.exception("handling %s from %s failed; closing that connection",
-                                  type(m).__name__, clip(conn.peer))
-                    self._close(conn)
-                if conn.closed:
-                    return
+            with self.corked():  # what the messages of one read cause goes out together
+                for m in msgs:
+                    try:
+                        self._on_message(conn, m)
+                    except Exception:
+                        log.exception("handling %s from %s failed; closing that connection",
+                                      type(m).__name__, clip(conn.peer))
+                        self._close(conn)
+                    if conn.closed:
+                        return
             if error is not None:
                 reply = conn.session.error_reply(error)
                 if reply is not None:
@@ -156,7 +162,39 @@ class ConnectionServer:
                 log.info("protocol error from %s: %s", clip(conn.peer), clip(error, 200))
                 return
 
+    @contextlib.contextmanager
+    def corked(self) -> Iterator[None]:
+        """Hold every frame sent inside the block, then write each connection's frames at once.
+
+        One batch of the machine's effects often sends a connection several frames (a
+        view, events, masked-deck messages): written together they make one TLS write and
+        one system call instead of one each, and the peer wakes once. Order per
+        connection is kept; a connection closed inside the block gets its frames first.
+        """
+        self._cork_depth += 1
+        try:
+            yield
+        finally:
+            self._cork_depth -= 1
+            if self._cork_depth == 0:
+                while self._dirty:
+                    self._flush(self._dirty.pop(0))
+
+    def _flush(self, conn: Conn) -> None:
+        frames, conn.pending = conn.pending, None
+        if not frames or conn.closed:
+            return
+        transport = conn.writer.transport
+        if transport.is_closing():
+            return
+        if transport.get_write_buffer_size() > _MAX_WRITE_BUFFER:
+            log.warning("%s does not read; closing", clip(conn.peer))
+            self._close(conn)
+            return
+        conn.writer.write(b"".join(frames))
+
     def _close(self, conn: Conn) -> None:
+        self._flush(conn)
         was_seated = conn.id in self._by_id
         self._by_id.pop(conn.id, None)
         if conn.closed and not was_seated:
@@ -182,12 +220,12 @@ class ConnectionServer:
             conn.seat = msg.seat
             self._seat_limiters.setdefault(msg.seat, conn.limiter)
         self._on_send(conn.seat, msg, data)
-        transport = conn.writer.transport
-        if transport.is_closing():
-            return
-        if transport.get_write_buffer_size() > _MAX_WRITE_BUFFER:
-            log.warning("%s does not read; closing", clip(conn.peer))
-            self._close(conn)
-            return
-        conn.writer.write(data)
+        if conn.pending is None:
+            conn.pending = [data]
+            if self._cork_depth:
+                self._dirty.append(conn)
+        else:
+            conn.pending.append(data)
+        if not self._cork_depth:
+            self._flush(conn)
 

@@ -408,7 +408,8 @@ class TableMachine(PrivateDealing):
             self._send(conn, _msg("commit_request", round_tag=ctx.tag, seat=seat))
         self._private_resync(conn, seat)
         self._private_hand(self.match, seat)
-        self._send(conn, _msg("view", seq=self.seq, view=view_for(self.match, seat)))
+        if not self._private_owner_holds(seat, self.match, []):  # else: once its card is known
+            self._send(conn, _msg("view", seq=self.seq, view=view_for(self.match, seat)))
         if ctx is not None and ctx.finished:
             secrets = ctx.secrets()
             if secrets:
@@ -566,7 +567,7 @@ class TableMachine(PrivateDealing):
             elif buf:
                 buf.clear()  # a connected player reads its own events
         for conn, seat in self.conns.items():
-            if seat is None:
+            if seat is None or self._private_owner_holds(seat, m, evs):
                 continue
             if evs:
                 self._send(conn, _msg("events", seq=self.seq,

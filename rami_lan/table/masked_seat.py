@@ -35,6 +35,7 @@ from rami_lan.core.codec import event_from_plain
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import SeatView
 from rami_lan.masked.audit import AuditReport, Fault
+from rami_lan.masked.group import card_table
 from rami_lan.masked.session import (
     AuditComplete,
     CardPublic,
@@ -85,6 +86,9 @@ class MaskedSeat:
         """The turn whose move timer ran out (``mk_timeout``): the session plays it."""
         self._sent_log: list[dict[str, Any]] = []
         self._assigned: set[tuple[int, int]] = set()
+        # The cards' points (a hash to the curve each, a few ms for a deck), ready before
+        # the first shuffle step reaches us rather than on its critical path.
+        card_table(variant.deck_size)
 
     # ------------------------------------------------------------------ holding updates
 

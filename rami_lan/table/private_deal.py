@@ -87,6 +87,8 @@ class PrivateDealing:
         """Actions applied since the last checkpoint, as [plain action, by] (for the record)."""
         self.masked_reports: list[Any] = []
         """Private dealing: each round's audit report (`rami_lan.masked.audit.AuditReport`)."""
+        self._owner_held: list[tuple[int, list[E.Event]]] = []
+        """The host's own seat: (seq, events) held while a card it drew is still masked."""
 
     # ------------------------------------------------------------------ start
 
@@ -130,6 +132,15 @@ class PrivateDealing:
             self._private_send(s, {"k": "mk_round", "tag": mr.p.tag, "host": self.host_seat,  # type: ignore[attr-defined]
                                    "participants": list(mr.participants), "n": mr.p.table.n_cards,
                                    "rid": rid})
+        self._private_tell_owner({"k": "mk_own", "tag": mr.p.tag})
+
+    def _private_tell_owner(self, plain: dict[str, Any]) -> None:
+        """The host's own player (``mk_own``, ``mk_orders``): its seat's keys are the
+        host's, so its client is no participant, but its verifier must know that the
+        round is dealt from a masked deck and, at the end, the audited orders."""
+        owner = self.seats.get(self.host_seat)  # type: ignore[attr-defined]
+        if owner is not None and owner.conn is not None:
+            self._send(owner.conn, F.Msg("masked", {"m": plain}))  # type: ignore[attr-defined]
 
     def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
         if plain.get("k") != "mk_hand":  # kept for a reconnect (`_private_resync`)
@@ -143,6 +154,9 @@ class PrivateDealing:
         the round's public events (``mk_sync``) right after the deal, so its participant
         makes every assignment it missed. The client drops what it already had."""
         mr = self._masked
+        if mr is not None and seat == self.host_seat and mr.phase.value != "idle":  # type: ignore[attr-defined]
+            self._private_tell_owner({"k": "mk_own", "tag": mr.p.tag})
+            return
         if mr is None or seat not in mr.blind or mr.phase.value in ("complete", "idle"):
             return
         from rami_lan.core.codec import event_to_plain
@@ -180,6 +194,7 @@ class PrivateDealing:
         self._private_deliver(mr, routed)
         for real, stand_in in routed.swaps:
             self._private_swap(real, stand_in)
+        self._private_owner_flush()
         for fault in routed.faults:
             self._private_fault(fault)
         for seat in routed.left:
@@ -378,12 +393,46 @@ class PrivateDealing:
             r = replace(r, hands=tuple(tuple(sw(c) for c in h) for h in r.hands),  # type: ignore[misc]
                         stock=tuple(sw(c) for c in r.stock), drawn=sw(r.drawn))  # type: ignore[misc]
             self.match = replace(m, round=r)  # type: ignore[attr-defined]
-        for buf in self._bot_events.values():  # type: ignore[attr-defined]
+        for buf in [*self._bot_events.values(), *(evs for _, evs in self._owner_held)]:  # type: ignore[attr-defined]
             for k, ev in enumerate(buf):
                 if isinstance(ev, E.StockDrawn) and ev.card in (a, b):
                     buf[k] = replace(ev, card=sw(ev.card))
                 elif isinstance(ev, E.CardsDealt) and ev.cards and (a in ev.cards or b in ev.cards):
                     buf[k] = replace(ev, cards=tuple(sw(c) for c in ev.cards))  # type: ignore[misc]
+
+    def _private_owner_holds(self, seat: int, m: MatchState, evs: list[E.Event]) -> bool:
+        """The host's own seat while a card of its hand is still masked from the host (the
+        keys of its draw are on their way): its events wait, the model's swaps applied to
+        them, and go out with a fresh view once the card is known (`_private_owner_flush`).
+        Its player never sees a stand-in. True: held."""
+        mr = self._masked
+        if mr is None or seat != self.host_seat or seat in mr.blind:  # type: ignore[attr-defined]
+            return False
+        if not self._owner_held and not self._private_owner_hidden(m):
+            return False
+        self._owner_held.append((self.seq, list(evs)))  # type: ignore[attr-defined]
+        return True
+
+    def _private_owner_hidden(self, m: MatchState) -> bool:
+        mr, r, seat = self._masked, m.round, self.host_seat  # type: ignore[attr-defined]
+        if mr is None or r is None or seat not in r.players or r.phase == "over":
+            return False
+        return any(mr.position_of(self._card_no(c)) is not None for c in r.hands[seat])
+
+    def _private_owner_flush(self) -> None:
+        if not self._owner_held or self._private_owner_hidden(self.match):  # type: ignore[attr-defined]
+            return
+        held, self._owner_held = self._owner_held, []
+        seat = self.host_seat  # type: ignore[attr-defined]
+        conn = self.seats[seat].conn  # type: ignore[attr-defined]
+        if conn is None:
+            return
+        from rami_lan.core.views import view_for
+
+        for seq, evs in held:
+            if evs:
+                self._send(conn, F.Msg("events", {"seq": seq, "events": [e.for_seat(seat) for e in evs]}))  # type: ignore[attr-defined]
+        self._send(conn, F.Msg("view", {"seq": self.seq, "view": view_for(self.match, seat)}))  # type: ignore[attr-defined]
 
     def _private_hidden_hands(self) -> bool:
         """Does a blind seat's hand still hold a card the host has not seen?"""
@@ -496,6 +545,14 @@ class PrivateDealing:
 
     def _private_report(self, report: AuditReport, now: float) -> None:
         self.masked_reports.append(report)  # type: ignore[attr-defined]
+        mr = self._masked
+        if mr is not None:
+            self._private_tell_owner({
+                "k": "mk_orders", "tag": mr.p.tag,
+                "orders": [[d, list(o)] for d, o in sorted(report.orders.items())],
+                "gens": [[g, d] for g, d in sorted(mr.gen_decks().items())],
+                "faults": [f"{f.kind.name} by seat {f.seat}: {f.evidence}"[:500]
+                           for f in report.faults][:64]})
         self._private_record(report)
         if not report.fair:
             named = ", ".join(str(s + 1) for s in sorted(report.named)) or "-"
