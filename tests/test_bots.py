@@ -414,6 +414,25 @@ def test_expert_40_keeps_new_melds_in_hand_once_opened():
     assert isinstance(make_bot("expert_v1", 0, 1).choose(facing(13, False), []), A.LayDown)
 
 
+def test_expert_40_opens_with_the_fewest_cards():
+    """40: having taken the top discard to open (it must open this turn), the expert
+    lays the fewest cards that reach 40 (the two sets, 60 points) and keeps its small
+    run hidden; expert_v1 lays all three melds."""
+    from dataclasses import replace
+
+    from rami_lan.core import parse_cards
+
+    hand = parse_cards("Kh Ks Qd Qh Qs 5c 6c 7c 2d 9s 3h 4d 8s Kc")
+    taken = hand[-1]
+    view = replace(_play_view(hand, variant="40"), taken=taken, must_use=(taken,), limit=101)
+    action = make_bot("expert", 0, 1).choose(view, [])
+    assert isinstance(action, A.LayDown), action
+    laid = {c for m in action.melds for c in m.cards}
+    assert laid == set(parse_cards("Kh Ks Kc Qd Qh Qs"))
+    v1 = make_bot("expert_v1", 0, 1).choose(view, [])
+    assert isinstance(v1, A.LayDown) and len(v1.melds) == 3
+
+
 def test_expert_500_does_not_feed_the_pile():
     """500: the whole pile can be taken; a discard that completes a meld with pile
     cards (or with cards the next player is known to hold) hands it a deep take."""
