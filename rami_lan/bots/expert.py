@@ -24,6 +24,10 @@ On top of `expert_v1` (exact solver, card memory, outs-based discards, deep draw
   it keeps as many outs as a stock draw, and discards for the most outs to going out,
   counting chained lay-offs on the table (`race_discard` with ``lay_offs``,
   `tactics.can_go_out`).
+- **Denying lay-offs** in ``40`` (`post_hold`, `open_min`): it opens with the fewest
+  cards that reach 40 and, once opened, keeps new melds in hand while no opponent is
+  close to going out (danger below `post_hold`), laying everything when the hand goes
+  out or the danger rises: each meld on the table is a lay-off target for the others.
 - In ``500`` (laid cards score, a hand scores against) it lays early as `expert_v1`,
   looks deeper into the pile (`max_depth`), and **does not feed the pile**: the whole
   pile can be taken, so a discard that completes a meld with pile cards or with the
@@ -53,7 +57,6 @@ from functools import lru_cache
 from rami_lan.bots.base import best_partition, can_open
 from rami_lan.bots.conceal import goes_out_now, rewards_rami_sec
 from rami_lan.bots.expert_v1 import ExpertV1
-from rami_lan.bots.matchstate import penalty_weight
 from rami_lan.bots.quick import quick_partition
 from rami_lan.bots.rollout import (
     EndGame,
@@ -209,34 +212,10 @@ class Expert(ExpertV1):
     race_turns = 8
     race_sift_max = 10  # a hidden opponent's sampled hand is sifted by its turns, up to this
     race_draw_variants: frozenset[str] = frozenset()  # ... and the draw judged the same way
-    # match state (elimination variants): a penalty that would put this seat over the
-    # limit weighs more in the discard (`fatal_mult`), and melds are not held when being
-    # caught with them would eliminate it while laying them would not (`fatal_hold`)
-    fatal_mult = 1.0
-    # heads-up elimination: the danger scaled by what a penalty point costs at this
-    # match score (`matchstate.penalty_weight`), blended in by `match_w`, within the clip
-    match_w = 0.0
-    match_hold = 0.0  # ... and the held penalty of the concealment decision by this blend
-    match_clip = (0.0, 3.0)
-    fatal_hold = False
-    kill_room = 0  # opponent within this many points of the limit: no concealment
-    hide_take = False  # while hiding, take the top discard (which forces opening) only to go out
-    # a joker laid off goes where nobody can take it back: a set (a set of four is
-    # closed) or a run end whose card is dead, before a run end others may still hold
-    joker_safe = False
-    joker_hold = 0.0  # with only unsafe targets, keep the joker while the danger is below this
     # once opened, keep new melds in hand (no lay-off targets for the others) while the
     # danger stays below this, unless the hand goes out this turn (0: lay them at once)
     post_hold = 0.0
     open_min = False  # ... and open with the fewest cards that reach the threshold
-    # not opened and unable to open (threshold variants): the whole hand is exposed;
-    # the danger is at least `stuck_floor` once an opponent has laid, times `stuck_mult`
-    stuck_floor = 0.0
-    # not opened and unable to open: discard for the most unseen cards that would let
-    # the hand open next turn (greedy melds reaching the threshold), when the rules-of-
-    # thumb discard keeps fewer of them
-    open_race = False
-    stuck_mult = 1.0
 
     def __init__(self, seat: int, seed: int = 0, think_delay: float = 0.0) -> None:
         super().__init__(seat, seed, think_delay)
@@ -290,59 +269,7 @@ class Expert(ExpertV1):
             ]
             if hidden:
                 mult = max(1.0, float(v.rami_sec_multiplier)) + v.rami_sec_bonus / 60
-        fatal = self.param(v, "fatal_mult")
-        if fatal != 1.0 and self.fatal_now(v, view):
-            mult *= fatal
-        floor, smult = self.param(v, "stuck_floor"), self.param(v, "stuck_mult")
-        if (floor or smult != 1.0) and self.stuck(v, view):
-            mult *= smult
-            if any(
-                p.in_round and p.seat != self.seat and (p.opened or self.model.rec(p.seat).laid)
-                for p in view.players
-            ):
-                return min(1.5, max(floor, self.danger_scale * risk * mult))
-        mw = self.param(v, "match_w")
-        if mw:
-            mult *= self.score_weight(v, view, mw)
         return min(1.5, self.danger_scale * risk * mult)
-
-    def room(self, view: SeatView, seat: int) -> int | None:
-        """Points ``seat`` may still take before it is eliminated (None: no elimination)."""
-        v = self.variant(view)
-        if v.match_rule != "elimination" or view.limit <= 1:
-            return None
-        for p in view.players:
-            if p.seat == seat:
-                return view.limit - p.total
-        return None
-
-    def score_weight(self, v: Variant, view: SeatView, blend: float) -> float:
-        """What a penalty point costs at this match score, relative to the start of a
-        match (heads-up elimination only; 1.0 otherwise), blended: 1 + blend * (w - 1)."""
-        others = [p for p in view.players if p.in_round and p.seat != self.seat]
-        if len(others) != 1:
-            return 1.0
-        me = self.room(view, self.seat)
-        opp = self.room(view, others[0].seat)
-        if me is None or opp is None:
-            return 1.0
-        hand = sum(hand_points(v, c) for c in view.hand)
-        w = penalty_weight(view.limit, me, opp, hand)
-        lo, hi = self.match_clip
-        return max(lo, min(hi, 1.0 + blend * (w - 1.0)))
-
-    def stuck(self, v: Variant, view: SeatView) -> bool:
-        """Not opened, and the hand can not open now (a threshold variant)?"""
-        if not (v.requires_opening and v.open_min_points) or self.opened(view):
-            return False
-        if self.model.rec(self.seat).laid:
-            return False
-        return not can_open(v, view.hand).ok
-
-    def fatal_now(self, v: Variant, view: SeatView) -> bool:
-        """Would this hand, caught now, put the seat over the limit?"""
-        room = self.room(view, self.seat)
-        return room is not None and sum(hand_points(v, c) for c in view.hand) > room
 
     def discard_adjust(self, view: SeatView, card: Card) -> float:
         """Safer to discard: cards next to what the next player threw away itself;
@@ -389,29 +316,12 @@ class Expert(ExpertV1):
         risk = self.out_risk(view, 2, self.param(v, "hidden_hold_w"))
         if risk >= self.param(v, "hold_risk"):
             return False
-        part = best_partition(v, view.hand)
-        kill = self.param(v, "kill_room")
-        if kill:
-            for p in view.players:
-                if p.in_round and p.seat != self.seat:
-                    r = self.room(view, p.seat)
-                    if r is not None and r <= kill:
-                        return False
-        if self.param(v, "fatal_hold"):
-            room = self.room(view, self.seat)
-            if room is not None:
-                whole = sum(hand_points(v, c) for c in view.hand)
-                rest = sum(hand_points(v, c) for c in part.leftover)
-                if whole > room >= rest:
-                    return False
         # the penalty the melds would cost if caught, against the rami sec's reward
+        part = best_partition(v, view.hand)
         held = sum(hand_points(v, c) for m in part.melds for c in m)
         loose = len(part.leftover)
         reward = 40.0 * (v.rami_sec_multiplier - 1) + v.rami_sec_bonus
         chance = {0: 0.9, 1: 0.8, 2: 0.5, 3: 0.3, 4: 0.15}.get(loose, 0.05)
-        mh = self.param(v, "match_hold")
-        if mh:
-            held *= self.score_weight(v, view, mh)
         return risk * held < chance * reward + self.hold_bias
 
     def out_with_lay_offs(self, v: Variant, view: SeatView) -> bool:
@@ -466,38 +376,7 @@ class Expert(ExpertV1):
                 card = self.race_discard(v, view, lay_offs=True)
                 if card is not None:
                     return card
-            if self.param(v, "open_race") and self.stuck(v, view):
-                base = super().pick_discard(view)
-                return base if base is None else self.open_discard(v, view, base)
         return super().pick_discard(view)
-
-    def open_discard(self, v: Variant, view: SeatView, base: Card) -> Card:
-        """``base`` unless another loose card, discarded, keeps more unseen cards with
-        which the hand would open next turn (greedy melds, a lower bound)."""
-        hand = list(view.hand)
-        legal = {c.face for c in self.discardable(view)}
-        cands: list[Card] = []
-        for c in [base, *best_partition(v, hand).leftover]:
-            if not c.is_joker and c.face in legal and all(c.face != d.face for d in cands):
-                cands.append(c)
-        if len(cands) < 2:
-            return base
-        live = self.live_counts(view, v)
-        need = v.open_min_points
-
-        def outs(card: Card) -> int:
-            rest = [x for x in hand if x is not card]
-            n = 0
-            for face, k in live.items():
-                if quick_partition(v, [*rest, Card(face[0], face[1], 99)]).points >= need:
-                    n += k
-            return n
-
-        scored = [(outs(c), hand_points(v, c), c) for c in cands]
-        top = max(scored, key=lambda t: (t[0], t[1]))
-        if top[0] <= scored[0][0]:
-            return base
-        return top[2]
 
     # --- determinized search ---------------------------------------------------------
 
@@ -653,20 +532,6 @@ class Expert(ExpertV1):
     def base_draw(self, view: SeatView) -> A.Action | None:
         """The draw chosen by the rules of thumb (end game, top discard's gain)."""
         v = self.variant(view)
-        action = self.rule_draw(v, view)
-        if (
-            isinstance(action, A.DrawDiscard)
-            and self.param(v, "hide_take")
-            and v.unopened_take_must_open
-            and not self.opened(view)
-            and self.hold_melds(view)
-        ):
-            top = view.discard[-1]
-            if not self.goes_out_with(v, view, [*view.hand, top], top):
-                return A.DrawStock(self.seat)
-        return action
-
-    def rule_draw(self, v: Variant, view: SeatView) -> A.Action | None:
         if (
             self.end_race
             and v.discard_draw != "any_depth"
@@ -750,39 +615,6 @@ class Expert(ExpertV1):
             if left <= 1 and (not keep or left == 1):
                 outs += n
         return outs
-
-    def lay_off_action(self, view: SeatView, keep_jokers: bool = False) -> A.Action | None:
-        action = super().lay_off_action(view, keep_jokers)
-        v = self.variant(view)
-        if not (
-            self.param(v, "joker_safe")
-            and isinstance(action, A.LayOff)
-            and action.card.is_joker
-            and action.card not in view.must_use
-        ):
-            return action
-        natural = super().lay_off_action(view, keep_jokers=True)
-        if natural is not None:
-            return natural  # the naturals first: they may change the joker's targets
-        card = action.card
-        live = self.live_counts(view, v)
-        best: tuple[int, A.LayOff] | None = None
-        for i, end in self.fit_targets(view, card):
-            meld = view.melds[i]
-            if meld.kind == "set":
-                safety = 2
-            else:
-                p = meld.hi + 1 if end == "high" else meld.lo - 1
-                face = (1 if p in (1, 14) else p, meld.suit)
-                safety = 1 if not live.get(face) else 0
-            cand = A.LayOff(self.seat, card, i, end)  # type: ignore[arg-type]
-            if (best is None or safety > best[0]) and self.legal(view, cand):
-                best = (safety, cand)
-        if best is None:
-            return action
-        if best[0] == 0 and len(view.hand) > 2 and self.danger(view) < self.param(v, "joker_hold"):
-            return None
-        return best[1]
 
     def play(self, view: SeatView) -> A.Action | None:
         v = self.variant(view)
