@@ -769,3 +769,21 @@ def test_a_host_restart_while_its_own_players_draw_is_masked_goes_on(tmp_path: A
         else:
             assert [s for _, s, _ in statuses if s != "checked"] == [], (c.seat, statuses)
     assert owner.owner_masked.count("mk_orders") == m.match.round_no
+
+
+def test_a_refill_with_the_hosts_own_player_at_the_table(tmp_path: Any) -> None:
+    """40 heads-up, the host's own player against one remote player, until the stock runs
+    out (round 2 with this entropy label): the pile is masked again by both participants,
+    and both players, the host's own included, check every round from the audit."""
+    t = MaskedTable(variant="40", seats=2, owner=True, bots={}, limit=None, evidence_dir=tmp_path,
+                    entropy=b"host43")
+    t.start()
+    t.run(until=lambda: any(1 in r.orders for r in t.machine.masked_reports))
+    report = next(r for r in t.machine.masked_reports if 1 in r.orders)
+    assert report.fair and len(report.orders[1]) > 5
+    t.run(until=lambda: all(r.status != "pending" for c in t.clients.values() for r in c.tracker.rounds()))
+    for c in t.clients.values():
+        rounds = c.tracker.rounds()
+        assert rounds and all(r.status == "checked" for r in rounds), [
+            (c.seat, r.round_no, r.status, r.reason) for r in rounds]
+    assert t.clients[1].owner and any(isinstance(e, E.StockRefilled) for e in t.clients[1].events)
