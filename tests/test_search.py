@@ -207,7 +207,10 @@ def test_race_draw_takes_the_card_that_goes_out():
 def test_expert_with_its_searches_off_plays_as_before():
     """The searches are off: `expert` must play exactly as in the second pass (a 40
     match pinned action by action, measured with the second pass's expert; a setting
-    of the search that shadowed the race discards' `race_loose` changed this match)."""
+    of the search that shadowed the race discards' `race_loose` changed this match).
+    The fourth pass's `40` rules (`post_hold`, `open_min`) are on and change no action
+    of this match (same digest), so the pin is unchanged; tests/test_bots.py checks
+    those rules directly."""
     import hashlib
 
     from rami_lan.bots import make_bot
