@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from rami_lan.masked.deck import initial_points, key_commitment, permute_ids
-from rami_lan.masked.group import GroupError, card_point, invert, mul, mul_many, scalar_mul, scalar_product
+from rami_lan.masked.group import card_point, invert, mul_many, scalar_mul, scalar_product
 from rami_lan.masked.messages import (
     AuditPublication,
     CardReveal,
@@ -175,14 +175,6 @@ def _diff(expected: Sequence[bytes | None], seen: Sequence[bytes]) -> list[int]:
     step that sent that value is (its own expected output is a point).
     """
     return [j for j, (a, b) in enumerate(zip(expected, seen, strict=True)) if a is not None and a != b]
-
-
-def _times(scalar: bytes, point: bytes) -> bytes | None:
-    """``scalar * point``, or None when ``point`` is not a point of the group."""
-    try:
-        return mul(scalar, point)
-    except GroupError:
-        return None
 
 
 def _final_holds(
