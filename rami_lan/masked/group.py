@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
+from typing import TypeVar
 
 from nacl import bindings as _na
 from nacl.exceptions import CryptoError
@@ -235,6 +236,7 @@ def mul(scalar: bytes, point: bytes) -> bytes:
         ) from exc
 
 
+_T = TypeVar("_T")
 #: Below this many operations a batch runs in the calling thread (a thread hand-off costs more).
 _SPLIT_AT = 24
 _POOL: ThreadPoolExecutor | None = None
@@ -260,8 +262,8 @@ def _pool() -> ThreadPoolExecutor | None:
         return _POOL
 
 
-def _split(items: Sequence[tuple[bytes, bytes]], work: Callable[[Sequence[tuple[bytes, bytes]]], list],
-           ) -> list:
+def _split(items: Sequence[_T], work: Callable[[Sequence[_T]], list]) -> list:
+    """``work(items)``, the items cut into one chunk per core (this thread does one)."""
     pool = _pool() if len(items) >= _SPLIT_AT else None
     if pool is None:
         return work(items)
@@ -300,7 +302,7 @@ def mul_many(pairs: Iterable[tuple[bytes, bytes]], *, strict: bool = True) -> li
 
 def are_points(values: Sequence[bytes]) -> list[bool]:
     """:func:`is_point` of each value, in order, over the machine's cores."""
-    return _split([(b"", v) for v in values], lambda items: [is_point(v) for _, v in items])
+    return _split(values, lambda items: [is_point(v) for v in items])
 
 
 def card_point(card_id: int) -> bytes:
