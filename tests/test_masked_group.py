@@ -13,6 +13,7 @@ from rami_lan.masked.group import (
     GROUP_ORDER,
     GroupError,
     HashRandom,
+    are_points,
     card_point,
     card_table,
     check_point,
@@ -20,6 +21,7 @@ from rami_lan.masked.group import (
     invert,
     is_point,
     mul,
+    mul_many,
     random_permutation,
     random_scalar,
     scalar_from_wide,
@@ -155,3 +157,20 @@ def test_card_ids_are_u16() -> None:
         card_point(65536)
     with pytest.raises(GroupError):
         card_point(-1)
+
+
+def test_a_deck_of_multiplications_over_the_cores_is_the_same_in_order() -> None:
+    """`mul_many` / `are_points` split a deck's work over threads: same results, same
+    order as one at a time; a bad point raises (strict) or gives None (lenient) at its
+    own position."""
+    points = [card_point(i) for i in range(110)]
+    keys = [scalar_from_wide(hashlib.sha512(b"k%d" % i).digest()) for i in range(110)]
+    assert mul_many(zip(keys, points, strict=True)) == [mul(k, p) for k, p in zip(keys, points, strict=True)]
+    bad = list(points)
+    bad[77] = bindings.crypto_core_ed25519_add(card_point(3), TORSION)
+    with pytest.raises(GroupError):
+        mul_many(zip(keys, bad, strict=True))
+    lenient = mul_many(zip(keys, bad, strict=True), strict=False)
+    assert [j for j, x in enumerate(lenient) if x is None] == [77]
+    assert lenient[:77] == [mul(k, p) for k, p in zip(keys[:77], points[:77], strict=True)]
+    assert [j for j, ok in enumerate(are_points(bad)) if not ok] == [77]
