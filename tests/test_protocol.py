@@ -571,6 +571,8 @@ BAD_FIELDS: list[tuple[str, str, Any]] = [
     ("card_msg", "seat", 255),
     ("masked", "m", {"k": "mk_nonsense"}),
     ("masked", "m", [1, 2]),
+    ("masked", "m", {"k": {"32": b"x"}}),  # a map for the kind: was a TypeError (found by the fuzz test)
+    ("masked", "m", {"k": ["mk_key"]}),
     ("hello", "code", "x" * 33),
     ("hello", "bot", 1),  # int for bool
     ("hello", "bot", "false"),

@@ -779,7 +779,7 @@ def _masked_map(value: Any) -> dict[str, Any]:
         raise ValueError(f"expected a map, got {_show(value)}")
     check_plain(value)
     kind = value.get("k")
-    if kind not in MASKED_KINDS:
+    if type(kind) is not str or kind not in MASKED_KINDS:
         raise ValueError(f"unknown masked-deck message kind {_show(kind)}")
     return value
 
