@@ -106,6 +106,39 @@ def test_chat_line_limits_and_log():
     asyncio.run(main())
 
 
+def test_an_answer_to_the_players_own_key_stays_while_the_bots_play():
+    """An empty chat line is refused with a message. Bots playing fast used to wipe it
+    with their next event (a fifth of a second later, so the player hardly saw it, and
+    the chat test above failed now and then on a loaded machine). It now stays until the
+    player's next key; a table event alone does not clear it."""
+    async def main() -> None:
+        # 3 players, a deal where the bots move first (0.3 s each): events come while the
+        # message is shown
+        session = make_solo_session("rami", 3, "moyen", "chat-4", think=0.3, nickname="Tester")
+        box: list = []
+        async with running(table_app(session, box, stats=None), timeout=20) as d:
+            shell, screen = box
+            m = screen.model
+            await until(lambda: m.view is not None, what="deal")
+            assert not m.view.my_turn, "this deal's first player is a bot"
+            d.keys(":")
+            await until(lambda: m.chat_input == "", what="chat open")
+            d.keys("  \r")
+            await until(lambda: m.error == "The message is empty.", what="empty refused")
+            seen = len(m.match_events)
+            await until(lambda: len(m.match_events) > seen and m.view.my_turn, what="the bots play")
+            assert m.error == "The message is empty." and m.error_local
+            assert "The message is empty." in screen.text()
+            d.keys(":")  # the player's next key puts it away
+            await until(lambda: m.chat_input == "" and m.error is None, what="put away")
+            d.keys("\x1b")
+            await until(lambda: m.chat_input is None, what="closed")
+            d.keys("qq")
+            await until(lambda: not shell.app.is_running, what="left")
+
+    asyncio.run(main())
+
+
 def test_info_joueur_own_card_from_a_finished_match_and_opponents(tmp_path):
     async def main() -> None:
         profile = Profile(nickname="Tester", player_id=new_player_id(), lang="en")

@@ -88,6 +88,10 @@ class TableModel:
     fresh: list[Card] = field(default_factory=list)
     """Cards that came into the hand this turn (drawn or taken): highlighted."""
     why: str | None = None  # why the last key did nothing (out of turn...)
+    error_local: bool = False
+    """``error`` answers the player's own last key (an empty chat line, no card selected):
+    it stays until their next key, not only until the next table event (bots may play
+    several times a second)."""
     end: str = "high"  # the chosen end of a run for a joker laid off ("low" / "high")
     panel: str | None = None  # a full-screen panel: help / history / scores
     panel_scroll: int = 0
@@ -184,7 +188,8 @@ class TableModel:
                 self.target = max(0, len(upd.view.melds) - 1)
         if upd.error:
             self.error = error_text(upd.error)
-        elif upd.events:
+            self.error_local = False
+        elif upd.events and not self.error_local:
             self.error = None
         if upd.events or upd.error:
             self.why = None

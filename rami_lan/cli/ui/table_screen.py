@@ -755,16 +755,21 @@ class TableScreen:
 
         @kb.add(Keys.Any, filter=chatting)
         def _type(e: KeyPressEvent) -> None:
-            self.chat_type(e.data)
-            self._invalidate()
+            self._key(lambda: self.chat_type(e.data))
 
         return kb
 
     def _key(self, fn: Callable[[], None]) -> None:
+        m = self.model
         if fn != self._quit:
             self._quit_armed = False
-            self.model.confirm = None
+            m.confirm = None
+        if m.error_local:  # the player's next key puts away what answered their last one
+            m.error, m.error_local = None, False
+        before = m.error
         fn()
+        if m.error is not None and m.error != before:  # this key's own answer: it stays
+            m.error_local = True
         self._invalidate()
 
     def _quit(self) -> None:
