@@ -53,7 +53,10 @@ async def _match(tmp_path: Path) -> tuple[TableHost, list, list]:
 
 def test_a_whole_match_with_private_dealing_over_loopback(tmp_path: Path) -> None:
     host, summaries, rounds = asyncio.run(_match(tmp_path))
-    assert host.match.over and host.match.round_no >= 2
+    # Usually several rounds; the deal is random here (every party's real entropy), and one
+    # round can eliminate all but one player at a 50-point limit (a CI run saw it). The
+    # in-process tests play several private rounds from fixed entropy.
+    assert host.match.over and host.match.round_no >= 1
     assert all(s.finished for s in summaries), summaries
     for per_seat in rounds:
         assert [r.status for r in per_seat] == ["checked"] * host.match.round_no, per_seat
