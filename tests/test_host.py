@@ -180,6 +180,9 @@ async def _refusals() -> None:
         with pytest.raises(JoinRefused) as info:
             await open_session("127.0.0.1", port, nickname="x", code="wrong")
         assert info.value.code == "bad_code"
+        # past the 2 ms wait after a failure (a loopback TLS handshake takes about that
+        # long, so without this the token attempt was sometimes refused as too soon)
+        await asyncio.sleep(0.01)
         with pytest.raises(JoinRefused) as info:
             await open_session("127.0.0.1", port, nickname="x", token=bytes(16))
         assert info.value.code == "bad_token"
