@@ -50,6 +50,12 @@ async def click_text(d: Driver, screen: TableScreen, start: str) -> None:
     d.click(*pos)
 
 
+async def open_chat(d: Driver, m) -> None:
+    """Press ``:`` and wait for the empty chat line."""
+    d.keys(":")
+    await until(lambda: m.chat_input == "", what="chat open")
+
+
 def test_chat_line_limits_and_log():
     async def main() -> None:
         session = make_solo_session("rami", 2, "moyen", "chat-1", think=0.2, nickname="Tester")
@@ -58,8 +64,7 @@ def test_chat_line_limits_and_log():
             shell, screen = box
             m = screen.model
             await until(lambda: m.view is not None, what="deal")
-            d.keys(":")
-            await until(lambda: m.chat_input == "", what="chat open")
+            await open_chat(d, m)
             assert "Chat: _" in screen.text() and "(0/200)" in screen.text()
             d.keys("hello   world dq")  # table keys (d, q) are text while chatting
             await until(lambda: m.chat_input == "hello   world dq", what="typed")
@@ -69,8 +74,7 @@ def test_chat_line_limits_and_log():
             assert m.chat_input is None
             assert "Tester: hello world dq" in screen.text()
             # the size limit: the input stops at 200 characters and says so
-            d.keys(":")
-            await until(lambda: m.chat_input == "", what="chat open")
+            await open_chat(d, m)
             d.keys("x" * 205)
             await until(lambda: len(m.chat_input or "") == 200, what="200 chars")
             await until(lambda: m.error is not None, what="limit shown")
@@ -78,8 +82,7 @@ def test_chat_line_limits_and_log():
             d.keys("\r")
             await until(lambda: any(x.endswith("x" * 50) for x in m.log), what="long line")
             # an empty line is refused with a message
-            d.keys(":")
-            await until(lambda: m.chat_input == "", what="chat open")
+            await open_chat(d, m)
             d.keys("   \r")
             await until(lambda: m.error == "The message is empty.", what="empty refused")
             assert "The message is empty." in screen.text()
@@ -121,8 +124,7 @@ def test_an_answer_to_the_players_own_key_stays_while_the_bots_play():
             m = screen.model
             await until(lambda: m.view is not None, what="deal")
             assert not m.view.my_turn, "this deal's first player is a bot"
-            d.keys(":")
-            await until(lambda: m.chat_input == "", what="chat open")
+            await open_chat(d, m)
             d.keys("  \r")
             await until(lambda: m.error == "The message is empty.", what="empty refused")
             seen = len(m.match_events)
