@@ -388,3 +388,61 @@ def test_draw_from_the_discard_pile_takes_the_top_card_only() -> None:
     refused(m, DrawDiscard(0, 2))
     m = play(m, DrawDiscard(0, 1))
     assert "Qd" in hand_text(m, 0)
+
+
+# --- more edges: jokers standing for a card already in the meld, full runs, timer ---
+
+
+def test_a_set_joker_is_not_taken_with_a_twin_of_a_card_already_in_the_set() -> None:
+    m = scenario("rami", hands=["10c 10d 2c", "3d"], melds=[("10c 10h *", 1), ("Kc Ks Kh", 0)],
+                 turn=0, phase="play")
+    refused(m, RecoverJoker(0, 0, pick(m, 0, "10c")))
+    m = play(m, RecoverJoker(0, 0, pick(m, 0, "10d")))
+    assert "*" in hand_text(m, 0)
+
+
+def test_a_full_run_a_to_k_takes_nothing_more() -> None:
+    # "Runs never wrap": A..K holds the low ace, so neither a high ace nor a joker fits.
+    m = scenario("rami", hands=["Ad * 2c 5s", "3d"],
+                 melds=[("Ad 2d 3d 4d 5d 6d 7d 8d 9d 10d Jd Qd Kd", 1), ("Kc Ks Kh", 0)],
+                 turn=0, phase="play")
+    refused(m, LayOff(0, one(m, 0, "Ad"), 0))
+    refused(m, LayOff(0, one(m, 0, "*"), 0))
+
+
+@pytest.mark.parametrize("end,text", [("low", "Ah 2h"), ("high", "Kh Ah")])
+def test_an_ace_fits_either_end_of_2_to_k(end: str, text: str) -> None:
+    m = scenario("rami", hands=["Ah 2c 5s", "3d"],
+                 melds=[("2h 3h 4h 5h 6h 7h 8h 9h 10h Jh Qh Kh", 1), ("Kc Ks Kh", 0)], turn=0, phase="play")
+    m = play(m, LayOff(0, one(m, 0, "Ah"), 0, end))
+    assert text in str(m.round.melds[0])
+
+
+def test_joker_limit_applies_to_lay_offs() -> None:
+    # "never more jokers than natural cards"
+    m = scenario("rami", hands=["* * 2c 5s", "3d"],
+                 melds=[("5h * 7h *", 1), ("5c 6c *", 1), ("Kc Ks Kh", 0)], turn=0, phase="play")
+    refused(m, LayOff(0, one(m, 0, "*"), 0))
+    assert str(play(m, LayOff(0, one(m, 0, "*"), 1)).round.melds[1]) == "5c 6c * *"
+    assert str(play(m, LayOff(0, one(m, 0, "*"), 2)).round.melds[2]) == "Kc Ks Kh *"
+
+
+def test_move_timer_draws_from_stock_and_discards_the_drawn_card() -> None:
+    from rami_lan.core import Timeout
+
+    m = scenario("rami", hands=["2c 5s Kd", "3d"], stock="9h 4c", turn=0, phase="draw")
+    m = play(m, Timeout(0))
+    assert hand_text(m, 0) == ["2c", "5s", "Kd"] and str(m.round.discard[-1]) == "9h"
+    assert not m.round.away[0]
+    # "never a joker if another card can go"
+    m = scenario("rami", hands=["2c 5s Kd", "3d"], stock="* 4c", turn=0, phase="draw")
+    m = play(m, Timeout(0))
+    assert "*" in hand_text(m, 0) and not m.round.discard[-1].is_joker
+
+
+def test_two_timeouts_in_a_row_mark_the_player_away() -> None:
+    from rami_lan.core import Timeout
+
+    m = scenario("rami", hands=["2c 5s Kd", "3d 7h 9s"], stock="9h 4c 6d 8d", turn=0, phase="draw")
+    m = play(m, Timeout(0), DrawStock(1), Discard(1, one(m, 1, "3d")), Timeout(0))
+    assert m.round.away[0]
