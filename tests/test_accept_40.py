@@ -262,3 +262,19 @@ def test_default_limit_is_101_elimination() -> None:
                  laid_before=[True, False], totals=[0, 91])
     m = play(m, Discard(0, one(m, 0, "2d")))
     assert m.over and m.winner == 0
+
+
+def test_taken_discard_may_extend_a_run_that_already_made_40() -> None:
+    m = scenario("40", hands=["10c Jc Qc Kc 5d 7s", "2h 3d"], discard="9c", turn=0, phase="draw")
+    m = play(m, DrawDiscard(0))
+    m = play(m, melds(m, 0, "9c 10c Jc Qc Kc"), Discard(0, one(m, 0, "7s")))
+    assert m.round.opened[0] and len(m.round.melds[0].cards) == 5
+
+
+def test_legal_actions_offer_the_discard_to_an_unopened_player_only_when_it_opens() -> None:
+    from rami_lan.core import legal_actions
+
+    m = scenario("40", hands=["Qh Kh 3c 3s 3h 9d 5c", "2h 3d"], discard="Ah", turn=0, phase="draw")
+    assert DrawDiscard(0, 1) in list(legal_actions(m, 0))
+    m = scenario("40", hands=["Qh Kh 3c 3s 3h 9d 5c", "2h 3d"], discard="7s", turn=0, phase="draw")
+    assert DrawDiscard(0, 1) not in list(legal_actions(m, 0))

@@ -224,3 +224,44 @@ def test_quick_match_is_three_rounds_highest_total_wins() -> None:
 def test_the_target_is_500_by_default_and_chosen_at_the_table() -> None:
     assert MatchOptions().resolved(V).limit == 500
     assert MatchOptions(limit=300).resolved(V).limit == 300
+
+
+def test_tie_break_round_is_played_by_the_tied_players_only_and_decides() -> None:
+    from dataclasses import replace
+
+    from rami_lan.core import full_deck, start_round
+
+    m = _finish_round([480, 490, 100], [30, 24, 0], n=3)
+    assert m.tiebreak == (0, 1)
+    m, _ = start_round(m, full_deck(1, 2), bytes(32))
+    assert m.round.players == (0, 1)
+    # the tie-break round itself: seat 1 lays 12 points and goes out, seat 0 holds a 4
+    tb = scenario("500", hands=["4s", "2d", ""], players=[0, 1], turn=1, phase="play",
+                  laid_points=[0, 12, 0], totals=[510, 510, 95])
+    tb = replace(tb, tiebreak=(0, 1))
+    tb = play(tb, Discard(1, one(tb, 1, "2d")))
+    assert tb.totals == (506, 522, 95) and tb.over and tb.winner == 1
+
+
+def test_a_tie_after_a_tie_break_round_plays_another() -> None:
+    from dataclasses import replace
+
+    tb = scenario("500", hands=["4s", "2d", ""], players=[0, 1], turn=1, phase="play",
+                  laid_points=[4, 2, 0], totals=[510, 510, 95])
+    tb = replace(tb, tiebreak=(0, 1))
+    tb = play(tb, Discard(1, one(tb, 1, "2d")))
+    assert tb.totals == (510, 512, 95) and tb.winner == 1
+    tb = scenario("500", hands=["4s", "2d", ""], players=[0, 1], turn=1, phase="play",
+                  laid_points=[4, 0, 0], totals=[510, 510, 95])
+    tb = replace(tb, tiebreak=(0, 1))
+    tb = play(tb, Discard(1, one(tb, 1, "2d")))
+    assert tb.totals == (510, 510, 95) and not tb.over and tb.next_players() == (0, 1)
+
+
+def test_legal_pile_draws_list_only_usable_depths() -> None:
+    from rami_lan.core import legal_actions
+
+    m = scenario("500", hands=["2d 5s", "5h 6h"], discard="3s 8c 9c 10c", turn=0, phase="draw")
+    assert {a.depth for a in legal_actions(m, 0) if isinstance(a, DrawDiscard)} == {1, 3}
+    m = play(m, DrawDiscard(0, 3))
+    assert [type(a).__name__ for a in legal_actions(m, 0)] == ["LayDown"]

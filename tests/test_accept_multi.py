@@ -213,3 +213,12 @@ def test_the_first_to_reach_100_wins(before: int, over: bool) -> None:
 
 def test_the_match_is_played_to_100() -> None:
     assert MatchOptions().resolved(V).limit == 100
+
+
+def test_legal_actions_never_offer_the_taken_card_as_a_discard() -> None:
+    from rami_lan.core import legal_actions
+
+    m = scenario("multi", hands=["2c 9d Jh", "5s 6s"], discard="Kc", turn=0, phase="draw")
+    m = play(m, DrawDiscard(0))
+    offered = {str(a.card) for a in legal_actions(m, 0) if isinstance(a, Discard)}
+    assert offered == {"2c", "9d", "Jh"}

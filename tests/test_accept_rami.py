@@ -446,3 +446,110 @@ def test_two_timeouts_in_a_row_mark_the_player_away() -> None:
     m = scenario("rami", hands=["2c 5s Kd", "3d 7h 9s"], stock="9h 4c 6d 8d", turn=0, phase="draw")
     m = play(m, Timeout(0), DrawStock(1), Discard(1, one(m, 1, "3d")), Timeout(0))
     assert m.round.away[0]
+
+
+# --- FAIR_SHUFFLE.md, from the page: first dealer and the reshuffle of an empty stock ---
+
+
+def _spec_stream(key: bytes):
+    import hashlib
+    import struct
+
+    counter = 0
+    while True:
+        block = hashlib.sha256(key + struct.pack(">Q", counter)).digest()
+        counter += 1
+        for k in range(0, 32, 4):
+            yield struct.unpack(">I", block[k : k + 4])[0]
+
+
+def _spec_uniform(words, m: int) -> int:
+    limit = 2**32 - (2**32 % m)
+    while True:
+        w = next(words)
+        if w < limit:
+            return w % m
+
+
+def _spec_shuffle(items: list, key: bytes) -> list:
+    out = list(items)
+    words = _spec_stream(key)
+    for i in range(len(out) - 1, 0, -1):
+        j = _spec_uniform(words, i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+VECTOR_SEED = bytes.fromhex("b444f6212329e08819803405e912b2a38e06330fed9dd99772bf6da47e5eba76")
+
+
+def test_fair_shuffle_test_vector_deck_and_first_dealer() -> None:
+    import hashlib
+
+    from rami_lan.core import new_match
+    from rami_lan.core.cards import card_from_id
+
+    ids = _spec_shuffle(list(range(110)), VECTOR_SEED)
+    assert ids[:10] == [90, 73, 78, 100, 35, 51, 9, 18, 95, 62]
+    dealer = _spec_uniform(_spec_stream(hashlib.sha256(b"rami-lan dealer v1" + VECTOR_SEED).digest()), 2)
+    assert dealer == 0
+    deck = [card_from_id(i, 2, 6) for i in ids]
+    m, _ = start_round(new_match("rami", 2), deck, VECTOR_SEED)
+    assert m.dealer == 0 and m.round.turn == 1
+    assert list(m.round.hands[1][:3]) == [deck[0], deck[2], deck[4]]
+
+
+def test_reshuffle_follows_the_fair_shuffle_page() -> None:
+    import hashlib
+    import struct
+
+    m = scenario("rami", hands=["2c 5d 9h", "3d 4s"], discard="6c 7d 8s 10h Qc Jh", stock="", turn=0,
+                 phase="draw", seed=VECTOR_SEED)
+    pile = list(m.round.discard[:-1])
+    m = play(m, DrawStock(0))
+    key = hashlib.sha256(b"rami-lan reshuffle v1" + VECTOR_SEED + struct.pack(">I", 1)).digest()
+    expect = _spec_shuffle(pile, key)
+    assert m.round.hands[0][-1] == expect[0]
+    assert list(m.round.stock) == expect[1:]
+
+
+def test_two_to_four_players() -> None:
+    from rami_lan.core import new_match
+
+    for n in (1, 5):
+        with pytest.raises(ValueError):
+            new_match("rami", n)
+
+
+def test_melds_are_never_rearranged_a_card_goes_only_at_an_end() -> None:
+    # "cards are only added at the ends of runs or to sets; the only exception is joker recovery"
+    m = scenario("rami", hands=["6h 9d 2c", "3d"], melds=[("5h * 7h", 1), ("Kc Ks Kh", 0)],
+                 turn=0, phase="play")
+    refused(m, LayOff(0, one(m, 0, "6h"), 0))
+
+
+def test_no_knock_window_with_two_players() -> None:
+    m = scenario("rami", hands=["5c 9d 2h", "3d 4s Jc"], turn=0, phase="play", stock="Kc Kd Ks",
+                 options=MatchOptions(knock=True))
+    m = play(m, Discard(0, one(m, 0, "5c")))
+    assert m.round.knock_window == ()
+
+
+def test_an_away_player_is_back_as_soon_as_they_act() -> None:
+    from rami_lan.core import Timeout
+
+    m = scenario("rami", hands=["2c 5s Kd", "3d 7h 9s"], stock="9h 4c 6d 8d 5h 7c", turn=0, phase="draw")
+    m = play(m, Timeout(0), DrawStock(1), Discard(1, one(m, 1, "3d")), Timeout(0))
+    assert m.round.away[0]
+    m = play(m, DrawStock(1), Discard(1, one(m, 1, "7h")), DrawStock(0))
+    assert not m.round.away[0]
+
+
+def test_legal_actions_agree_with_the_rules_before_opening() -> None:
+    from rami_lan.core import LayDown, RecoverJoker, legal_actions
+
+    m = scenario("rami", hands=["7c 7s 7h 10c 6h " + FILL, "2h 3s"], melds=[("Jc Qc Kc", 1), ("5h * 7h", 1)],
+                 turn=0, phase="play")
+    acts = list(legal_actions(m, 0))
+    assert not any(isinstance(a, (LayOff, RecoverJoker, LayDown)) for a in acts)
+    assert {str(a.card) for a in acts if isinstance(a, Discard)} == set(hand_text(m, 0))
