@@ -278,3 +278,33 @@ def test_legal_actions_offer_the_discard_to_an_unopened_player_only_when_it_open
     assert DrawDiscard(0, 1) in list(legal_actions(m, 0))
     m = scenario("40", hands=["Qh Kh 3c 3s 3h 9d 5c", "2h 3d"], discard="7s", turn=0, phase="draw")
     assert DrawDiscard(0, 1) not in list(legal_actions(m, 0))
+
+
+def test_run_with_two_jokers_gives_either_back_for_its_card() -> None:
+    for card, left in (("6h", "5h 6h *"), ("7h", "5h * 7h")):
+        m = scenario("40", hands=["6h 7h 9d 2c", "3d"], melds=[("5h * *", 1, "run"), ("Qs Qd Qh", 0)],
+                     turn=0, phase="play")
+        m = play(m, RecoverJoker(0, 0, pick(m, 0, card)))
+        assert str(m.round.melds[0]) == left and "*" in hand_text(m, 0)
+
+
+def test_a_high_ace_joker_is_taken_with_the_ace() -> None:
+    m = scenario("40", hands=["Ac 9d 2c", "3d"], melds=[("Qc Kc *", 1), ("Qs Qd Qh", 0)], turn=0,
+                 phase="play")
+    m = play(m, RecoverJoker(0, 0, pick(m, 0, "Ac")))
+    assert str(m.round.melds[0]) == "Qc Kc Ac"
+
+
+def test_one_suit_on_a_two_joker_set_closes_it() -> None:
+    m = scenario("40", hands=["10s 10h 9d 2c", "3d"], melds=[("10c * *", 1, "set"), ("Qs Qd Qh", 0)],
+                 turn=0, phase="play")
+    m = play(m, LayOff(0, one(m, 0, "10s"), 0))
+    assert len(m.round.melds[0].cards) == 4 and m.round.melds[0].n_jokers == 2
+    refused(m, RecoverJoker(0, 0, pick(m, 0, "10h")))
+    refused(m, LayOff(0, one(m, 0, "10h"), 0))
+
+
+def test_the_owner_may_close_their_own_set_with_one_suit() -> None:
+    m = scenario("40", hands=["10s 9d 2c", "3d"], melds=[("10c 10h *", 0)], turn=0, phase="play")
+    m = play(m, LayOff(0, one(m, 0, "10s"), 0))
+    assert len(m.round.melds[0].cards) == 4

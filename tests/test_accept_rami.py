@@ -553,3 +553,12 @@ def test_legal_actions_agree_with_the_rules_before_opening() -> None:
     acts = list(legal_actions(m, 0))
     assert not any(isinstance(a, (LayOff, RecoverJoker, LayDown)) for a in acts)
     assert {str(a.card) for a in acts if isinstance(a, Discard)} == set(hand_text(m, 0))
+
+
+def test_both_jokers_of_a_four_card_run_come_back_one_at_a_time() -> None:
+    m = scenario("rami", hands=["6h 7h 9d 2c", "3d"], melds=[("5h * * 8h", 1), ("Qs Qd Qh", 0)],
+                 turn=0, phase="play")
+    m = play(m, RecoverJoker(0, 0, pick(m, 0, "6h")))
+    assert str(m.round.melds[0]) == "5h 6h * 8h"
+    m = play(m, RecoverJoker(0, 0, pick(m, 0, "7h")))
+    assert str(m.round.melds[0]) == "5h 6h 7h 8h" and hand_text(m, 0).count("*") == 2
