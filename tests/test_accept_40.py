@@ -308,3 +308,10 @@ def test_the_owner_may_close_their_own_set_with_one_suit() -> None:
     m = scenario("40", hands=["10s 9d 2c", "3d"], melds=[("10c 10h *", 0)], turn=0, phase="play")
     m = play(m, LayOff(0, one(m, 0, "10s"), 0))
     assert len(m.round.melds[0].cards) == 4
+
+
+def test_the_owner_of_a_two_joker_set_may_not_free_a_joker() -> None:
+    # docs/rules.md (issue 10) reads "un adversaire" as covering every 3-card set with a
+    # joker, the two-joker set included (the source's example there says "un joueur").
+    m = scenario("40", hands=["10h 10s 5s 9d", "3d"], melds=[("10c * *", 0, "set")], turn=0, phase="play")
+    refused(m, RecoverJoker(0, 0, pick(m, 0, "10h 10s")))

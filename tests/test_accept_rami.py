@@ -562,3 +562,74 @@ def test_both_jokers_of_a_four_card_run_come_back_one_at_a_time() -> None:
     assert str(m.round.melds[0]) == "5h 6h * 8h"
     m = play(m, RecoverJoker(0, 0, pick(m, 0, "7h")))
     assert str(m.round.melds[0]) == "5h 6h 7h 8h" and hand_text(m, 0).count("*") == 2
+
+
+# --- a whole match from rigged decks: rami sec, totals, dealer rotation, elimination ---
+
+
+def _rigged_deck(hands: dict[int, str], dealer: int, n: int, discard: str, stock_top: str) -> list:
+    """The 110 cards in an order that deals ``hands`` (dealt one at a time from the left
+    of ``dealer``), then turns ``discard`` up, then puts ``stock_top`` on the stock."""
+    deck = full_deck(2, 6)
+    left = list(deck)
+
+    def take(text: str) -> list:
+        out = []
+        for tok in text.split():
+            face = parse_cards(tok)[0].face
+            card = next(x for x in left if x.face == face)
+            left.remove(card)
+            out.append(card)
+        return out
+
+    want = {s: take(h) for s, h in hands.items()}
+    top = take(discard)
+    nxt = take(stock_top)
+    order = [(dealer + 1 + k) % n for k in range(n)]
+    dealt_cards = []
+    for k in range(13 * n):
+        seat = order[k % n]
+        dealt_cards.append(want[seat].pop(0) if want.get(seat) else left.pop(0))
+    return dealt_cards + top + nxt + left
+
+
+def test_a_two_round_match_rami_sec_then_elimination() -> None:
+    from rami_lan.core import new_match
+
+    m = new_match("rami", 2, MatchOptions(limit=50))
+    sec = "7c 8c 9c 10c Kd Ks Kh 2s 3s 4s Jh Qh Kh"
+    loser = "Ac As * 9d 9h 5c 6d 2h 4h 8d Jd Qs 3c"  # 15+15+30+9+9+5+6+2+4+8+10+10+3 = 126
+    m, _ = start_round(m, _rigged_deck({0: sec, 1: loser}, 1, 2, "5s", "9s"), bytes(32), dealer=1)
+    assert m.round.turn == 0 and hand_text(m, 1) == sorted(loser.split())
+    m = play(m, DrawStock(0), melds(m, 0, "7c 8c 9c 10c", "Kd Ks Kh", "2s 3s 4s", "Jh Qh Kh"))
+    m = play(m, Discard(0, one(m, 0, "9s")))
+    assert m.round.result.rami_sec and m.totals == (0, 252)
+    # 252 > 50: seat 1 is eliminated, seat 0 is the last player left
+    assert m.over and m.winner == 0 and m.eliminated == (False, True)
+
+
+def test_totals_add_up_over_rounds_and_the_dealer_moves_left() -> None:
+    from rami_lan.core import new_match
+
+    m = new_match("rami", 3, MatchOptions(limit=100))
+    out = "7c 8c 9c 10c Kd Ks Kh 2s 3s 4s Jh Qh Kh"
+    m, _ = start_round(m, _rigged_deck({1: out}, 0, 3, "5s", "9s"), bytes(32), dealer=0)
+    assert m.round.turn == 1
+    # seat 1 lays out over two turns (no rami sec): melds first, then out next turn
+    m = play(m, DrawStock(1), melds(m, 1, "7c 8c 9c 10c", "Kd Ks Kh", "2s 3s 4s"))
+    m = play(m, Discard(1, one(m, 1, "9s")))
+    m = play(m, DrawStock(2), Discard(2, m.round.hands[2][-1]))
+    m = play(m, DrawStock(0), Discard(0, m.round.hands[0][-1]))
+    m = play(m, DrawStock(1))
+    drawn = m.round.hands[1][-1]
+    m = play(m, melds(m, 1, "Jh Qh Kh"), Discard(1, drawn))
+    res = m.round.result
+    assert res.winner == 1 and not res.rami_sec
+    h0, h2 = dict(res.hand_points)[0], dict(res.hand_points)[2]
+    assert h0 == sum(hand_points(V, x) for x in m.round.hands[0])
+    assert m.totals == (h0, 0, h2)
+    assert (h0, h2) == (86, 112)  # the rigged deck's leftovers: seat 2 goes over 100
+    assert m.eliminated == (False, False, True) and not m.over
+    m2, _ = start_round(m, full_deck(2, 6), bytes(32))
+    # the dealer moves one seat left among the players still in: 0 -> 1; seat 0 plays first
+    assert m2.dealer == 1 and m2.round.players == (0, 1) and m2.round.turn == 0
