@@ -6,22 +6,15 @@ and cards are named by their short text form (``"10h Jh *"``), picked from a han
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
 from rami_lan.core import (
     VARIANTS,
     Card,
-    Discard,
-    DrawDiscard,
-    DrawStock,
     IllegalAction,
     LayDown,
-    LayOff,
     MatchState,
     MeldSpec,
-    RecoverJoker,
     apply,
     full_deck,
     is_legal,
@@ -96,21 +89,3 @@ def dealt(vid: str, n: int, dealer: int, seed: bytes = bytes(32), options: Match
     deck = full_deck(v.n_decks, v.n_jokers)
     m, evs = start_round(m, deck, seed, dealer)
     return m, deck, evs
-
-
-__all__ = [
-    "Discard",
-    "DrawDiscard",
-    "DrawStock",
-    "LayOff",
-    "RecoverJoker",
-    "Sequence",
-    "dealt",
-    "hand_text",
-    "melds",
-    "one",
-    "pick",
-    "play",
-    "refused",
-    "scores",
-]
