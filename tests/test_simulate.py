@@ -154,3 +154,34 @@ def test_measure_levels_are_accepted(capsys):
     out = _run(capsys, "--variant", "rami", "--players", "expert_v1,conceal",
                "--matches", "2", "--limit", "1", "--json")
     assert [b["name"] for b in out["bots"]] == ["expert_v1", "conceal"]
+
+
+def test_plugin_that_raises_while_playing_is_reported_without_traceback(capsys, tmp_path):
+    """A plug-in whose ``choose``, ``wants_knock`` or constructor raises stops simulate
+    with one line naming the plug-in, the method and the error (exit 1), never a
+    traceback; in French too."""
+    crash = tmp_path / "crash.py"
+    crash.write_text(
+        "class Choose:\n"
+        "    def __init__(self, seat, seed):\n        pass\n"
+        "    def choose(self, view, new_events):\n        raise RuntimeError('choose boom')\n"
+        "    def wants_knock(self, view, new_events):\n        return False\n"
+        "class Knock(Choose):\n"
+        "    def choose(self, view, new_events):\n"
+        "        from rami_lan.core import actions as A\n"
+        "        return A.DrawStock(view.seat) if view.phase == 'draw' else "
+        "A.Discard(view.seat, view.hand[0])\n"
+        "    def wants_knock(self, view, new_events):\n        raise KeyError('knock boom')\n"
+        "def Init(seat, seed):\n    raise ValueError('init boom')\n")
+    assert main(["simulate", "--players", f"moyen,{crash}:Choose", "--matches", "2"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert "Choose" in err and "choose" in err and "RuntimeError: choose boom" in err
+    knock = f"{crash}:Knock"
+    assert main(["simulate", "--players", f"{knock},{knock},{knock}", "--matches", "3",
+                 "--knock", "--limit", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "wants_knock" in err and "knock boom" in err
+    assert main(["--lang", "fr", "simulate", "--players", f"moyen,{crash}:Init"]) == 1
+    err = capsys.readouterr().err
+    assert "le module de robot Init a échoué" in err and "init boom" in err

@@ -69,6 +69,50 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
+class PluginCrashed(Exception):
+    """A plug-in's own code raised while it was made or asked to play (foreign code:
+    reported in one line, never a traceback)."""
+
+    def __init__(self, name: str, method: str, exc: BaseException) -> None:
+        super().__init__(f"{name}.{method}: {type(exc).__name__}: {exc}")
+        self.name = name
+        self.method = method
+        self.error = f"{type(exc).__name__}: {exc}"
+
+
+class _Guarded:
+    """A plug-in seat whose exceptions become `PluginCrashed` (the rest is delegated).
+
+    The table machine treats a bot whose ``wants_knock`` raises as "no knock" (a broken
+    bot must not stop a table); simulate is where a plug-in author learns of the bug,
+    so the crash is kept in ``pending`` and raised at the next ``choose`` (or by
+    `simulate` after the match)."""
+
+    def __init__(self, inner: Any, name: str) -> None:
+        self._inner = inner
+        self._name = name
+        self.seat = getattr(inner, "seat", None)
+        self.pending: PluginCrashed | None = None
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._inner, attr)
+
+    def choose(self, view: Any, new_events: Any = ()) -> Any:
+        if self.pending is not None:
+            raise self.pending
+        try:
+            return self._inner.choose(view, new_events)
+        except Exception as e:  # noqa: BLE001 - foreign code
+            raise PluginCrashed(self._name, "choose", e) from e
+
+    def wants_knock(self, view: Any, new_events: Any = ()) -> bool:
+        try:
+            return bool(self._inner.wants_knock(view, new_events))
+        except Exception as e:  # noqa: BLE001 - foreign code
+            self.pending = PluginCrashed(self._name, "wants_knock", e)
+            raise self.pending from e
+
+
 def simulate(
     variant: str,
     levels: list[str],
@@ -80,7 +124,7 @@ def simulate(
 ) -> dict[str, Any]:
     """Play the matches and return the statistics as plain data."""
     from rami_lan.bots import make_bot
-    from rami_lan.bots.plugin import is_plugin_spec, load_plugin
+    from rami_lan.bots.plugin import PluginError, is_plugin_spec, load_plugin
     from rami_lan.core.match import MatchOptions
     from rami_lan.table.selfplay import play_match
 
@@ -91,7 +135,13 @@ def simulate(
 
     def build(level: str, seat: int, seed: int) -> Any:
         if level in factories:
-            return factories[level](seat, seed)
+            name = level.rpartition(":")[2]
+            try:
+                return _Guarded(factories[level](seat, seed), name)
+            except PluginError:
+                raise
+            except Exception as e:  # noqa: BLE001 - foreign code
+                raise PluginCrashed(name, "__init__", e) from e
         return make_bot(level, seat, seed)
 
     n = len(levels)
@@ -114,6 +164,9 @@ def simulate(
             who = [(s + rot) % n for s in range(n)]
             bots = [build(levels[who[s]], s, deal_seed * 31 + who[s]) for s in range(n)]
             res = play_match(variant, bots, deal_seed, options, clock=time.process_time)
+            for b in bots:
+                if isinstance(b, _Guarded) and b.pending is not None:
+                    raise b.pending
             rounds += res.rounds
             engine += res.engine_time
             knocks += res.knocks
@@ -246,6 +299,10 @@ def run(args: argparse.Namespace) -> int:
     except PluginError as e:
         print(_("bot plug-in: {err}").format(err=safe_text(str(e))), file=sys.stderr)
         return 2
+    except PluginCrashed as e:
+        print(_("the bot plug-in {name} failed in {method}: {err}").format(
+            name=safe_text(e.name, 64), method=e.method, err=safe_text(e.error, 300)), file=sys.stderr)
+        return 1
     except RulesError as e:
         print(_("a bot played an illegal action: {err}").format(err=safe_text(str(e))), file=sys.stderr)
         return 1
