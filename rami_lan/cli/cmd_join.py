@@ -15,7 +15,13 @@ import contextlib
 import sys
 from typing import Any
 
-from rami_lan.cli.messages import fairness_details, join_refused_text, notice_text, session_text
+from rami_lan.cli.messages import (
+    fairness_details,
+    join_refused_text,
+    notice_text,
+    os_error_text,
+    session_text,
+)
 from rami_lan.i18n import _, language
 from rami_lan.textsafe import safe_name, safe_text
 
@@ -73,6 +79,11 @@ class BrowseError(Exception):
 def run(args: argparse.Namespace) -> int:
     from rami_lan.cli.settings import clean_nickname, load_settings
 
+    addr = _split_address(args.table)
+    if addr is not None and not 1 <= addr[1] <= 65535:
+        print(_("Bad address {addr}: the port must be between 1 and 65535.").format(
+            addr=repr(safe_text(args.table, 64))), file=sys.stderr)
+        return 2
     nick = clean_nickname(args.nick or "") or load_settings().nickname
     if args.bot and not args.nick:
         nick = f"bot-{args.bot}"
@@ -114,10 +125,11 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
     except PakeFailed as exc:
         print(safe_text(notice_text(exc.notice)), file=sys.stderr)
         return 4
-    except (OSError, ConnectionError, TimeoutError, ValueError) as exc:
+    except (OSError, ConnectionError, TimeoutError, ValueError, OverflowError) as exc:
         # OSError: unreachable; ValueError: the peer broke the protocol (ProtocolError).
+        err = os_error_text(exc) if isinstance(exc, OSError) else str(exc)
         print(_("Could not connect to {host}:{port}: {err}").format(
-            host=safe_text(host, 64), port=port, err=safe_text(exc)), file=sys.stderr)
+            host=safe_text(host, 64), port=port, err=safe_text(err)), file=sys.stderr)
         return 1
     if session.fingerprint:
         with contextlib.suppress(OSError):
@@ -134,7 +146,7 @@ async def run_bot(session: Any, level: str) -> int:
     """Let a bot play ``session`` until the match ends; print a summary."""
     from rami_lan.net.bot_client import BotClient
 
-    print(_("Seated at seat {seat}; a {level} bot plays.").format(seat=session.seat + 1,
+    print(_("Seated at seat {seat}; a bot ({level}) plays.").format(seat=session.seat + 1,
                                                                   level=level))
     fp = session.table.get("fingerprint")
     if fp:

@@ -259,3 +259,38 @@ def invite_reply_text(reply: InviteReply, nickname: str) -> str:
     if reply.answer == "decline":
         return _("{nick} declined your invitation.").format(nick=nickname)
     return _("{nick} is busy.").format(nick=nickname)
+
+
+def os_error_text(exc: BaseException) -> str:
+    """What went wrong with a file or a connection, in the player's words (no Python
+    class names): refused, unknown host, no answer, no such file, a folder, ..."""
+    import errno
+    import json
+    import socket
+
+    if isinstance(exc, socket.gaierror):
+        return _("unknown host name")
+    if isinstance(exc, ConnectionRefusedError):
+        return _("connection refused (no table is listening there)")
+    if isinstance(exc, TimeoutError):
+        return _("no answer in time")
+    if isinstance(exc, ConnectionError):
+        return _("the connection was lost")
+    if isinstance(exc, FileNotFoundError):
+        return _("no such file")
+    if isinstance(exc, IsADirectoryError):
+        return _("it is a folder, not a file")
+    if isinstance(exc, PermissionError):
+        return _("permission denied")
+    if isinstance(exc, OSError) and exc.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH):
+        return _("the host can not be reached")
+    if isinstance(exc, json.JSONDecodeError):
+        return _("not valid JSON (line {line}, column {col}): the file is damaged or cut short").format(
+            line=exc.lineno, col=exc.colno)
+    if isinstance(exc, UnicodeDecodeError):
+        return _("not a text file (UTF-8)")
+    if isinstance(exc, RecursionError):
+        return _("nested too deeply")
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__

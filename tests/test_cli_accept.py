@@ -1,0 +1,47 @@
+"""The commands as an outsider types them (README, docs/*.md), in-process and on
+127.0.0.1 only: bad input gets one clear line in the player's language and the
+documented exit status, never a traceback or a Python class name."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rami_lan.cli.main import main
+from rami_lan.i18n import set_language
+
+
+@pytest.fixture(autouse=True)
+def _dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("RAMI_LAN_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("RAMI_LAN_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RAMI_LAN_INTERFACES", "127.0.0.1")
+    yield
+    set_language("en")
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_join_an_out_of_range_port_says_so(capsys: pytest.CaptureFixture[str], lang: str) -> None:
+    assert main(["--lang", lang, "join", "127.0.0.1:99999", "--bot", "moyen"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "OverflowError" not in err
+    assert ("65535" in err) and (("port must be" in err) if lang == "en" else ("le port doit" in err))
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_join_a_closed_port_says_refused_in_words(capsys: pytest.CaptureFixture[str], lang: str) -> None:
+    port = _closed_port()
+    assert main(["--lang", lang, "join", f"127.0.0.1:{port}", "--bot", "moyen"]) == 1
+    err = capsys.readouterr().err
+    assert "ConnectionRefusedError" not in err and "Traceback" not in err
+    want = "connection refused" if lang == "en" else "connexion refusée"
+    assert want in err, err
