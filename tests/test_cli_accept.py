@@ -45,3 +45,36 @@ def test_join_a_closed_port_says_refused_in_words(capsys: pytest.CaptureFixture[
     assert "ConnectionRefusedError" not in err and "Traceback" not in err
     want = "connection refused" if lang == "en" else "connexion refusée"
     assert want in err, err
+
+
+BAD_FILES = {
+    "garbage": ("garbage\n", "not valid JSON (line 1, column 1)", "JSON invalide (ligne 1, colonne 1)"),
+    "truncated": ('{"format": "rami-lan-record", "rounds": [', "not valid JSON",
+                  "le fichier est abîmé ou tronqué"),
+    "empty": ("", "not valid JSON", "JSON invalide"),
+    "missing": (None, "no such file", "fichier introuvable"),
+    "folder": ("/", "it is a folder", "c'est un dossier"),
+    "fields": ('{"format": "rami-lan-record"}', "seats is missing", "un champ manque"),
+}
+
+
+@pytest.mark.parametrize("command", ["verify", "replay"])
+@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_bad_record_files_say_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                            command: str, lang: str, case: str) -> None:
+    """verify and replay on an unreadable, garbage, truncated or malformed file: exit 2
+    (README), one line on stderr saying what is wrong in the player's language, with no
+    Python class name (``JSONDecodeError(...)``, ``FileNotFoundError(2, ...)``)."""
+    content, en, fr = BAD_FILES[case]
+    path = tmp_path / f"{case}.json"
+    if content == "/":
+        path.mkdir()
+    elif content is not None:
+        path.write_text(content, encoding="utf-8")
+    assert main(["--lang", lang, command, str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert (en if lang == "en" else fr) in err, err
+    for name in ("Error(", "Traceback", "ValueError"):
+        assert name not in err, err

@@ -139,10 +139,10 @@ def test_replay_command_errors_and_adapter(tmp_path, capsys):
     args = build_parser("replay").parse_args(["replay", str(bad)])
     assert args.record == str(bad)
     assert cmd_replay.run(args) == 2
-    assert "Can not replay" in capsys.readouterr().out
+    assert "Can not replay" in capsys.readouterr().err
     missing = build_parser("replay").parse_args(["replay", str(tmp_path / "nope.json")])
     assert cmd_replay.run(missing) == 2
     rec_path = tmp_path / "old.json"
     rec_path.write_text(json.dumps(old), encoding="utf-8")
     assert cmd_replay.run(build_parser("replay").parse_args(["replay", str(rec_path)])) == 2
-    assert "no actions" in capsys.readouterr().out
+    assert "no actions" in capsys.readouterr().err

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -68,20 +69,30 @@ def adapt_record(data: Any) -> dict[str, Any]:
         raise ReplayError(_("not a match record: {err}").format(err=e)) from None
 
 
-def load_replay(path: str | Path) -> tuple[Any, bool]:
-    """``(Replay, is_host_record)`` from a file; raises OSError, ValueError (JSON,
-    ``ReplayError``, out of bounds)."""
-    from rami_lan.net.record import MAX_RECORD_BYTES, check_record
-    from rami_lan.replay import Replay, ReplayError, ReplayRecord
+def read_json_file(path: str | Path) -> Any:
+    """The JSON in a record file, read with bounds; raises OSError, UnicodeDecodeError,
+    ``json.JSONDecodeError`` (the exceptions themselves, so the message can say what
+    went wrong: `rami_lan.cli.messages.record_error_text`) or ``ReplayError``."""
+    from rami_lan.net.record import MAX_RECORD_BYTES
+    from rami_lan.replay import ReplayError
 
     with open(path, "rb") as file:
         raw = file.read(MAX_RECORD_BYTES + 1)
     if len(raw) > MAX_RECORD_BYTES:
         raise ReplayError(_("larger than {n} bytes").format(n=MAX_RECORD_BYTES))
     try:
-        data = json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"))
     except RecursionError:
         raise ReplayError(_("nested too deeply")) from None
+
+
+def load_replay(path: str | Path) -> tuple[Any, bool]:
+    """``(Replay, is_host_record)`` from a file; raises OSError, ValueError (JSON,
+    ``ReplayError``, out of bounds)."""
+    from rami_lan.net.record import check_record
+    from rami_lan.replay import Replay, ReplayRecord
+
+    data = read_json_file(path)
     host = isinstance(data, dict) and data.get("format") == HOST_RECORD_FORMAT
     if host:
         check_record(data)
@@ -108,9 +119,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         replay, host = load_replay(args.record)
     except Exception as e:  # noqa: BLE001 - any bad file: one line, exit 2, no traceback
-        from rami_lan.textsafe import clip
+        from rami_lan.cli.messages import record_error_text
+        from rami_lan.textsafe import safe_text
 
-        print(_("Can not replay {path}: {err}").format(path=args.record, err=clip(e, 300)))
+        print(_("Can not replay {path}: {err}").format(path=safe_text(args.record, 300),
+                                                        err=record_error_text(e)), file=sys.stderr)
         return 2
     from rami_lan.cli.ui.replay_screen import ReplayScreen
     from rami_lan.cli.ui.shell import Shell

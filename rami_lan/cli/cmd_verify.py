@@ -21,19 +21,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rami_lan.net.record import load_record, verify
-    from rami_lan.textsafe import clip
+    from rami_lan.cli.cmd_replay import read_json_file
+    from rami_lan.cli.messages import record_error_text
+    from rami_lan.net.record import RECORD_FORMAT, check_record, verify
+    from rami_lan.textsafe import clip, safe_text
 
+    path = safe_text(args.record, 300)
     try:
-        record = load_record(args.record)
+        record = read_json_file(args.record)
+    except (OSError, ValueError, RecursionError, MemoryError) as exc:
+        print(_("Can not read {path}: {err}").format(path=path, err=record_error_text(exc)),
+              file=sys.stderr)
+        return 2
+    if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
+        print(_("{path} is not a match record (a host writes them: rami-lan host "
+                "--record-dir, or the data folder's records/).").format(path=path), file=sys.stderr)
+        return 2
+    try:
+        check_record(record)
     except (ValueError, RecursionError, MemoryError) as exc:
-        print(_("Not a match record: {err}").format(err=clip(exc, 300)), file=sys.stderr)
+        print(_("Invalid match record {path}: {err}").format(path=path, err=record_error_text(exc)),
+              file=sys.stderr)
         return 2
     try:
         report = verify(record)
     except Exception as exc:  # noqa: BLE001 - a malformed file, not a proven mismatch
-        print(_("Invalid match record: {err}").format(
-            err=clip(f"{type(exc).__name__}: {exc}", 300)), file=sys.stderr)
+        print(_("Invalid match record {path}: {err}").format(
+            path=path, err=clip(f"{type(exc).__name__}: {exc}", 300)), file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps({"ok": report.ok, "rounds": report.rounds,

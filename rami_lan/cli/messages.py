@@ -294,3 +294,19 @@ def os_error_text(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return exc.strerror
     return str(exc) or type(exc).__name__
+
+
+def record_error_text(exc: BaseException) -> str:
+    """Why a record file (``verify``, ``replay``) can not be used, in the player's words:
+    the file error or JSON position, or the field that is wrong; never a Python repr."""
+    import json
+
+    from rami_lan.net.record import RecordBoundsError
+    from rami_lan.textsafe import clip
+
+    if isinstance(exc, OSError | UnicodeDecodeError | RecursionError | json.JSONDecodeError):
+        return os_error_text(exc)
+    if isinstance(exc, RecordBoundsError):
+        return _("a field is missing, of the wrong type or out of bounds: {what}").format(
+            what=clip(str(exc), 200))
+    return clip(str(exc) or type(exc).__name__, 300)
