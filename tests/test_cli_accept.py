@@ -4,9 +4,13 @@ documented exit status, never a traceback or a Python class name."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import socket
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -78,3 +82,60 @@ def test_bad_record_files_say_what_is_wrong(tmp_path: Path, capsys: pytest.Captu
     assert (en if lang == "en" else fr) in err, err
     for name in ("Error(", "Traceback", "ValueError"):
         assert name not in err, err
+
+
+@contextlib.contextmanager
+def _host_in_thread(**config: Any) -> Iterator[int]:
+    """A `TableHost` on 127.0.0.1 running in its own thread and event loop (the command
+    under test runs in the main thread: it installs signal handlers); yields its port."""
+    from test_security_e2e import _config
+
+    from rami_lan.net.host import TableHost
+
+    loop = asyncio.new_event_loop()
+    host = TableHost(_config(**config))
+    started = threading.Event()
+    port: list[int] = []
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+        port.append(loop.run_until_complete(host.start()))
+        started.set()
+        loop.run_forever()
+        loop.run_until_complete(host.stop())
+        loop.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert started.wait(20)
+    try:
+        yield port[0]
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(20)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_join_with_a_wrong_code_says_so_in_the_players_language(
+        capsys: pytest.CaptureFixture[str], lang: str) -> None:
+    """``join HOST:PORT --code WRONG`` on a real host (127.0.0.1): the host's English
+    refusal ("wrong join code") is not what the player reads; the refusal code is."""
+    with _host_in_thread(join_code="tulipe-k7Rq-42") as port:
+        assert main(["--lang", lang, "join", f"127.0.0.1:{port}", "--bot", "moyen",
+                     "--code", "tulipe-k7Rq-43"]) == 1
+    err = capsys.readouterr().err
+    want = "Wrong join code." if lang == "en" else "Code d’accès erroné."
+    assert want in err, err
+    assert "wrong join code" not in err
+
+
+def test_a_rate_limited_refusal_keeps_its_delay_in_both_languages() -> None:
+    from rami_lan.cli.messages import join_refused_text
+    from rami_lan.net.client import JoinRefused
+
+    exc = JoinRefused("rate_limited", "too many wrong codes or tokens, try again in 7 s")
+    set_language("fr")
+    assert join_refused_text(exc) == "Trop d’essais : réessayez dans 7 s."
+    set_language("en")
+    assert join_refused_text(exc) == "Too many attempts: try again in 7 s."
+    assert join_refused_text(JoinRefused("table_full", "every seat is taken")) == "This table is full."

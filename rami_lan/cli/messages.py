@@ -33,6 +33,7 @@ __all__ = [
     "join_refused_text",
     "notice_text",
     "player_status_text",
+    "refusal_text",
     "session_text",
     "weak_code_text",
     "who_may_sit_label",
@@ -151,10 +152,34 @@ def error_text(item: Notice | str | None) -> str:
     return notice_text(item) if isinstance(item, Notice) else translate_message(str(item))
 
 
+def refusal_text(code: str) -> str:
+    """The host's ``refused`` code (`rami_lan.net.protocol.REFUSED_CODES`) as a sentence
+    for the player."""
+    return {
+        "bad_code": _("Wrong join code."),
+        "not_invited": _("This table is by invitation only."),
+        "table_full": _("This table is full."),
+        "in_progress": _("The match has already started at this table."),
+        "rate_limited": _("Too many attempts: try again in a moment."),
+        "bad_token": _("The table does not know this seat any more."),
+        "bad_version": _("This table runs another version of rami-lan."),
+    }.get(code, _("The table refused: {code}").format(code=code))
+
+
 def join_refused_text(exc: Any) -> str:
-    """Why a `JoinRefused` turned us away: our own notice, else the host's text."""
+    """Why a `JoinRefused` turned us away, in the player's language: our own notice, else
+    the host's refusal code (its English text is only a detail for the log)."""
+    import re
+
     notice = getattr(exc, "notice", None)
-    return notice_text(notice) if isinstance(notice, Notice) else str(getattr(exc, "message", exc))
+    if isinstance(notice, Notice):
+        return notice_text(notice)
+    code = str(getattr(exc, "code", ""))
+    if code == "rate_limited":
+        m = re.search(r"try again in (\d{1,6}) s", str(getattr(exc, "message", "")))
+        if m:
+            return _("Too many attempts: try again in {n} s.").format(n=int(m.group(1)))
+    return refusal_text(code)
 
 
 # --------------------------------------------------------------------------- chat

@@ -26,7 +26,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
-from rami_lan.cli.messages import invitation_prompt, player_status_text
+from rami_lan.cli.messages import invitation_prompt, join_refused_text, player_status_text
 from rami_lan.cli.settings import Settings, clean_nickname, save_settings
 from rami_lan.cli.ui.forms import Field, Form
 from rami_lan.cli.ui.shell import Shell, screen_window
@@ -44,19 +44,6 @@ def level_text(level: str) -> str:
     return {"debutant": _("beginner"), "moyen": _("medium"), "expert": _("expert")}.get(
         level, level
     )
-
-
-def refusal_text(code: str) -> str:
-    """The host's ``refused`` code as a sentence for the player."""
-    return {
-        "bad_code": _("Wrong join code."),
-        "not_invited": _("This table is by invitation only."),
-        "table_full": _("This table is full."),
-        "in_progress": _("The match has already started at this table."),
-        "rate_limited": _("Too many attempts: try again in a moment."),
-        "bad_token": _("The table does not know this seat any more."),
-        "bad_version": _("This table runs another version of rami-lan."),
-    }.get(code, _("The table refused: {code}").format(code=code))
 
 
 def limit_choices(v: Any) -> list[tuple[Any, str]]:
@@ -581,7 +568,7 @@ class Lobby:
                                 _("This table needs a join code."))
                 self._ask_code(ad)
             else:
-                self.message = refusal_text(e.code)
+                self.message = join_refused_text(e)
             return
         self._show_table(session)
 
