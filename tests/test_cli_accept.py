@@ -139,3 +139,35 @@ def test_a_rate_limited_refusal_keeps_its_delay_in_both_languages() -> None:
     set_language("en")
     assert join_refused_text(exc) == "Too many attempts: try again in 7 s."
     assert join_refused_text(JoinRefused("table_full", "every seat is taken")) == "This table is full."
+
+
+@pytest.mark.parametrize("argv, fr", [
+    (["host", "--variant", "foo"], "argument --variant : choix invalide : 'foo'"),
+    (["join"], "arguments obligatoires manquants : table"),
+    (["simulate", "--matches", "x"], "valeur invalide : 'x'"),
+    (["bogus"], "choix invalide : 'bogus'"),
+])
+def test_argument_errors_read_in_french(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                        fr: str) -> None:
+    """argparse's own error lines (``error: argument --variant: invalid choice``) were
+    English under ``--lang fr``; they are French now, and unchanged in English."""
+    with pytest.raises(SystemExit) as exit_fr:
+        main(["--lang", "fr", *argv])
+    err = capsys.readouterr().err
+    assert exit_fr.value.code == 2
+    assert "erreur :" in err and fr in err, err
+    with pytest.raises(SystemExit):
+        main(["--lang", "en", *argv])
+    err = capsys.readouterr().err
+    assert "error:" in err and "erreur" not in err
+
+
+def test_an_unknown_lang_is_refused_in_the_locales_language(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("LANG", "fr_FR.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
+    monkeypatch.delenv("LANGUAGE", raising=False)
+    with pytest.raises(SystemExit):
+        main(["--lang", "de"])
+    assert "choix invalide : 'de'" in capsys.readouterr().err

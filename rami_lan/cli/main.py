@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from rami_lan import __version__
-from rami_lan.i18n import _, set_language
+from rami_lan.i18n import _, ngettext, set_language
 
 # name -> (module, help text)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -50,6 +50,15 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
             continue
         return a if a in COMMANDS else None
     return None
+
+
+def _argparse_speaks_ui_language() -> None:
+    """argparse builds its own messages (``invalid choice: ...``, ``the following
+    arguments are required``, ``%(prog)s: error: ...``) with the module-level gettext
+    functions it imported; point them at ours so they read in the UI language (French in
+    ``ui.po``; English, or an untranslated string, is unchanged)."""
+    argparse._ = _  # type: ignore[attr-defined]
+    argparse.ngettext = ngettext  # type: ignore[attr-defined]
 
 
 class _HelpFormatter(argparse.HelpFormatter):
@@ -112,8 +121,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     lang = _lang_from_argv(argv)
     try:
         set_language(lang)
-    except ValueError:
-        set_language("en")
+    except ValueError:  # --lang de: argparse refuses it below, in the locale's language
+        set_language(None)
+    _argparse_speaks_ui_language()
     args = build_parser(_chosen_command(argv)).parse_args(argv)
     module = getattr(args, "_module", "rami_lan.cli.app")
     interactive_table = (module == "rami_lan.cli.cmd_host" and not getattr(args, "headless", True)) or (
