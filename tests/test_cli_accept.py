@@ -141,6 +141,32 @@ def test_a_rate_limited_refusal_keeps_its_delay_in_both_languages() -> None:
     assert join_refused_text(JoinRefused("table_full", "every seat is taken")) == "This table is full."
 
 
+class _NoTerminal:
+    """Standard input that is not a terminal (``< /dev/null``, a pipe)."""
+
+    def isatty(self) -> bool:
+        return False
+
+    def read(self, *_a: Any) -> str:
+        return ""
+
+    readline = read
+
+
+@pytest.mark.parametrize("argv", [[], ["solo", "--seed", "3"], ["solo", "--think", "0"],
+                                  ["--lang", "fr", "solo", "--seed", "3"]])
+def test_full_screen_commands_without_a_terminal_say_so(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    """``rami-lan``, ``solo`` (and ``replay``) with stdin not a terminal stopped with
+    prompt_toolkit's EOFError traceback; now one line says why, exit 2."""
+    monkeypatch.setenv("RAMI_LAN_NO_BROWSE", "1")
+    monkeypatch.setattr("sys.stdin", _NoTerminal())
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    want = "run it in a terminal" if "fr" not in argv else "lancez-la dans un terminal"
+    assert want in err, err
+
+
 @pytest.mark.parametrize("argv, fr", [
     (["host", "--variant", "foo"], "argument --variant : choix invalide : 'foo'"),
     (["join"], "arguments obligatoires manquants : table"),

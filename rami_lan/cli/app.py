@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import TYPE_CHECKING
 
 from rami_lan.cli.settings import Settings, load_settings
-from rami_lan.i18n import set_language
+from rami_lan.i18n import _, set_language
 
 if TYPE_CHECKING:
     from rami_lan.net.table_session import TableSession
@@ -28,9 +29,31 @@ def apply_settings_language(args: argparse.Namespace, settings: Settings) -> Non
         set_language(settings.lang)
 
 
+NOT_A_TERMINAL = 2
+"""Exit status of a full-screen command whose input is not a terminal."""
+
+
+def terminal_missing() -> bool:
+    """True, after saying so on stderr, when standard input is not a terminal: the
+    full-screen UI would stop at once with prompt_toolkit's ``EOFError`` traceback
+    (``rami-lan solo < /dev/null``, a pipe, a service). ``host`` and ``join`` have a
+    line-based client for that case; the lobby, solo and replay do not."""
+    try:
+        tty = sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):  # closed or detached stdin
+        tty = False
+    if not tty:
+        print(_("This command shows the game full screen: run it in a terminal (its input "
+                "is not one). Without a terminal: rami-lan host / join, or simulate."),
+              file=sys.stderr)
+    return not tty
+
+
 async def run_table_screen(session: TableSession, settings: Settings) -> int:
     """Show the table screen for ``session`` on the running event loop (the loop that
     owns the session's network tasks) until the player leaves."""
+    if terminal_missing():
+        return NOT_A_TERMINAL
     from rami_lan.cli.ui.shell import Shell
     from rami_lan.cli.ui.table_screen import TableScreen
 
@@ -52,6 +75,8 @@ def _profile() -> object:
 
 
 def run_table_app(session: TableSession, settings: Settings) -> int:
+    if terminal_missing():
+        return NOT_A_TERMINAL
     from rami_lan.cli.ui.shell import Shell
     from rami_lan.cli.ui.table_screen import TableScreen
 
@@ -68,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
 
     settings = load_settings()
     apply_settings_language(args, settings)
+    if terminal_missing():
+        return NOT_A_TERMINAL
     shell = Shell()
     if os.environ.get(NO_BROWSE_ENV):  # no tables, no presence, no invitations
         lobby = Lobby(shell, settings, browser_factory=None, presence=False)

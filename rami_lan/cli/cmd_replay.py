@@ -125,6 +125,10 @@ def run(args: argparse.Namespace) -> int:
         print(_("Can not replay {path}: {err}").format(path=safe_text(args.record, 300),
                                                         err=record_error_text(e)), file=sys.stderr)
         return 2
+    from rami_lan.cli.app import NOT_A_TERMINAL, terminal_missing
+
+    if terminal_missing():
+        return NOT_A_TERMINAL
     from rami_lan.cli.ui.replay_screen import ReplayScreen
     from rami_lan.cli.ui.shell import Shell
 
