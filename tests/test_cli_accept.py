@@ -197,3 +197,33 @@ def test_an_unknown_lang_is_refused_in_the_locales_language(
     with pytest.raises(SystemExit):
         main(["--lang", "de"])
     assert "choix invalide : 'de'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, en, fr", [
+    (["host", "--bot", "9=x", "--no-advertise"], "--bot 9=x: write SEAT=LEVEL, SEAT from 1 to 4",
+     "--bot 9=x : écrire PLACE=NIVEAU"),
+    (["host", "--limit", "-5", "--headless", "--no-advertise"],
+     "rami: the point limit is one of 1, 50, 100, not -5.", "la limite de points est l'une de"),
+    (["host", "--timer", "-3", "--headless", "--no-advertise"],
+     "The move timer is a number of seconds", "Le minuteur est un nombre de secondes"),
+    (["host", "--seats", "2", "--bot", "1=moyen", "--bot", "2=moyen", "--no-advertise"],
+     "Every seat is a bot", "Toutes les places sont des robots"),
+    (["host", "--port", "99999", "--headless", "--no-advertise"], "--port is between 1 and 65535",
+     "--port est entre 1 et 65535"),
+    (["host", "--start-after", "-2", "--headless", "--no-advertise"], "--start-after is a number",
+     "--start-after est un nombre"),
+    (["solo", "--limit", "-5"], "the point limit is one of", "la limite de points est l'une de"),
+    (["solo", "--think", "-1"], "--think is a number", "--think est un nombre"),
+    (["simulate", "--variant", "500", "--limit", "7", "--matches", "1"],
+     "500: the target is between 50 and 100000, not 7.", "l'objectif est entre 50 et 100000"),
+])
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_bad_table_settings_are_explained(capsys: pytest.CaptureFixture[str], argv: list[str],
+                                          en: str, fr: str, lang: str) -> None:
+    """Bad numbers and bot specs for host / solo / simulate: exit 2 with a sentence in
+    the player's language (was: the core's English, a bare '9=x', or an OverflowError
+    traceback for --port 99999; a negative --start-after or --think was taken)."""
+    assert main(["--lang", lang, *argv]) == 2
+    err = capsys.readouterr().err
+    assert (en if lang == "en" else fr) in err, err
+    assert "Traceback" not in err

@@ -99,14 +99,18 @@ def newest_unfinished_journal(folder: Path) -> Path | None:
 
 
 def parse_bots(specs: list[str], seats: int) -> dict[int, str]:
+    """``--bot SEAT=LEVEL`` options as ``{seat index: level}``; a ValueError says, in the
+    player's language, what a spec must look like."""
     bots: dict[int, str] = {}
     for spec in specs:
         seat_text, sep, level = spec.partition("=")
-        if not sep or not seat_text.isdigit() or level not in LEVELS:
-            raise ValueError(spec)
-        seat = int(seat_text) - 1
-        if not 0 <= seat < seats:
-            raise ValueError(spec)
+        seat = int(seat_text) - 1 if seat_text.isdigit() else -1
+        if not sep or level not in LEVELS or not 0 <= seat < seats:
+            from rami_lan.textsafe import safe_text
+
+            raise ValueError(_("--bot {spec}: write SEAT=LEVEL, SEAT from 1 to {seats}, LEVEL "
+                               "one of {levels}.").format(spec=safe_text(spec, 40), seats=seats,
+                                                          levels=", ".join(LEVELS)))
         bots[seat] = level
     return bots
 
@@ -127,6 +131,12 @@ def run(args: argparse.Namespace) -> int:
         why = weak_code_text(exc) if isinstance(exc, WeakCodeError) else str(exc)
         print(_("Invalid join code: {err}").format(err=why), file=sys.stderr)
         return 2
+    if not 0 <= args.port <= 65535:
+        print(_("--port is between 1 and 65535 (0, the default: any free port)."), file=sys.stderr)
+        return 2
+    if args.start_after is not None and not args.start_after >= 0:
+        print(_("--start-after is a number of seconds, 0 or more."), file=sys.stderr)
+        return 2
     try:
         bots = parse_bots(args.bot, args.seats)
         extra: dict[str, Any] = {}
@@ -144,7 +154,9 @@ def run(args: argparse.Namespace) -> int:
             port=args.port, headless=args.headless, **extra, **_tuning(args),
         )
     except ValueError as exc:
-        print(_("Invalid table settings: {err}").format(err=exc), file=sys.stderr)
+        from rami_lan.cli.messages import settings_error_text
+
+        print(_("Invalid table settings: {err}").format(err=settings_error_text(exc)), file=sys.stderr)
         return 2
     try:
         return asyncio.run(_main(config, args.start_after, owner))

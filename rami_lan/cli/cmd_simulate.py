@@ -307,7 +307,9 @@ def run(args: argparse.Namespace) -> int:
         print(_("a bot played an illegal action: {err}").format(err=safe_text(str(e))), file=sys.stderr)
         return 1
     except ValueError as e:
-        print(_("invalid options: {err}").format(err=e), file=sys.stderr)
+        from rami_lan.cli.messages import settings_error_text
+
+        print(_("invalid options: {err}").format(err=settings_error_text(e)), file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(stats, sort_keys=True))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import secrets
+import sys
 from typing import TYPE_CHECKING
 
 from rami_lan.i18n import _
@@ -86,17 +87,22 @@ def run(args: argparse.Namespace) -> int:
     instead (the fair shuffle draws fresh secrets every round).
     """
     from rami_lan.cli.app import apply_settings_language, run_table_app
+    from rami_lan.cli.messages import settings_error_text
     from rami_lan.cli.settings import load_settings
 
     settings = load_settings()
     apply_settings_language(args, settings)
+    if not args.think >= 0:
+        print(_("--think is a number of seconds, 0 or more."), file=sys.stderr)
+        return 2
     if args.seed is None:
         import asyncio
 
         try:
             return asyncio.run(_solo_over_loopback(args, settings))
         except (OSError, ValueError) as e:
-            print(_("Can not open this table: {err}").format(err=e))
+            print(_("Can not open this table: {err}").format(err=settings_error_text(e)),
+                  file=sys.stderr)
             return 2
     try:
         session = make_solo_session(
@@ -112,7 +118,8 @@ def run(args: argparse.Namespace) -> int:
             nickname=settings.nickname,
         )
     except ValueError as e:
-        print(_("Can not open this table: {err}").format(err=e))
+        print(_("Can not open this table: {err}").format(err=settings_error_text(e)),
+              file=sys.stderr)
         return 2
     return run_table_app(session, settings)
 

@@ -335,3 +335,47 @@ def record_error_text(exc: BaseException) -> str:
         return _("a field is missing, of the wrong type or out of bounds: {what}").format(
             what=clip(str(exc), 200))
     return clip(str(exc) or type(exc).__name__, 300)
+
+
+# The table settings' and match options' refusals (`rami_lan.table.config.TableConfig`,
+# `rami_lan.core.match.MatchOptions`: English facts) as the player's sentence.
+_SETTINGS: tuple[tuple[str, Callable[[dict[str, str]], str]], ...] = (
+    (r"a table has 2 to 4 seats", lambda g: _("A table has 2 to 4 seats.")),
+    (r"bot seat (?P<seat>\d+) is not a seat of this table",
+     lambda g: _("Seat {seat} is not a seat of this table.").format(seat=int(g["seat"]) + 1)),
+    (r"bot level must be one of (?P<levels>.+), not '(?P<level>.*)'",
+     lambda g: _("The bot level is one of {levels}, not {level}.").format(**g)),
+    (r"the timer is a number of seconds, 0 for none",
+     lambda g: _("The move timer is a number of seconds, 0 for none.")),
+    (r"a 'code only' table needs a join code", lambda g: _("A table with a join code needs a code.")),
+    (r"a table with a join code is 'code only' \(or 'invited only'\)",
+     lambda g: _("A table with a join code lets in only those who give it: --who code (or "
+                 "invited).")),
+    (r"every seat is a bot: no seat left for the host's player",
+     lambda g: _("Every seat is a bot: none is left for you (--headless hosts without "
+                 "playing).")),
+    (r"(?P<variant>\w+): the point limit is one of \((?P<limits>[\d, ]+)\), not (?P<limit>-?\d+)",
+     lambda g: _("{variant}: the point limit is one of {limits}, not {limit}.").format(
+         variant=g["variant"], limits=g["limits"].rstrip(", "), limit=g["limit"])),
+    (r"(?P<variant>\w+): the target must be between 50 and 100000, not (?P<limit>-?\d+)",
+     lambda g: _("{variant}: the target is between 50 and 100000, not {limit}.").format(**g)),
+    (r"(?P<variant>\w+): the match is played to (?P<limit>\d+)",
+     lambda g: _("{variant}: the match is played to {limit} (no other limit).").format(**g)),
+    (r"(?P<variant>\w+) has no quick match",
+     lambda g: _("{variant} has no quick match.").format(**g)),
+    (r"(?P<variant>\w+) is played without frapper",
+     lambda g: _("{variant} is played without frapper.").format(**g)),
+)
+
+
+def settings_error_text(exc: BaseException | str) -> str:
+    """Why a table's settings (or a simulation's options) were refused, in the player's
+    language; an unknown reason is passed on as is."""
+    import re
+
+    message = str(exc)
+    for pattern, sentence in _SETTINGS:
+        m = re.fullmatch(pattern, message)
+        if m:
+            return sentence(m.groupdict())
+    return message
