@@ -227,3 +227,48 @@ def test_bad_table_settings_are_explained(capsys: pytest.CaptureFixture[str], ar
     err = capsys.readouterr().err
     assert (en if lang == "en" else fr) in err, err
     assert "Traceback" not in err
+
+
+@pytest.fixture(scope="module")
+def host_record_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real host's match record (a bot client against a host bot, on 127.0.0.1)."""
+    import json
+
+    import aio_helpers
+    from test_record import _record
+
+    folder = tmp_path_factory.mktemp("rec")
+    record = aio_helpers.run(_record(folder, variant="rami", limit=1, bots={1: "debutant"}), 60)
+    path = folder / "record.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    return path
+
+
+def test_the_replay_screens_verify_key_speaks_french(host_record_file: Path) -> None:
+    """``v`` on the replay screen showed ``verify_file(...).text()``: English in a French
+    replay ("rounds checked: 1 ... OK: every round matches"); it uses verify's lines."""
+    from rami_lan.cli.cmd_replay import verifier
+
+    set_language("fr")
+    text = verifier(host_record_file)()
+    assert "manches vérifiées : " in text and "OK : chaque manche correspond" in text, text
+    set_language("en")
+    assert "OK: every round matches the agreed shuffle." in verifier(host_record_file)()
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_verify_a_real_record_then_a_tampered_one(host_record_file: Path, tmp_path: Path, lang: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    assert main(["--lang", lang, "verify", str(host_record_file)]) == 0
+    out = capsys.readouterr().out
+    assert ("OK: every round" if lang == "en" else "OK : chaque manche") in out
+    data = json.loads(host_record_file.read_text(encoding="utf-8"))
+    deck = data["rounds"][0]["deck"]
+    deck[0], deck[1] = deck[1], deck[0]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["--lang", lang, "verify", str(bad)]) == 1
+    out = capsys.readouterr().out
+    assert ("FAILED:" if lang == "en" else "ÉCHEC :") in out

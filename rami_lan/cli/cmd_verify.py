@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from rami_lan.i18n import _
 
@@ -53,13 +54,21 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"ok": report.ok, "rounds": report.rounds,
                           "cards": report.checked_cards, "problems": report.problems}))
     else:
-        print(_("Match record {path}").format(path=args.record))
-        print(_("rounds checked: {r}, cards checked: {c}").format(
-            r=report.rounds, c=report.checked_cards))
-        for problem in report.problems:
-            print(_("MISMATCH: {what}").format(what=problem))
-        if report.ok:
-            print(_("OK: every round matches the agreed shuffle."))
-        else:
-            print(_("FAILED: this record does not match the fair shuffle."))
+        print(_("Match record {path}").format(path=path))
+        print("\n".join(report_lines(report)))
     return 0 if report.ok else 1
+
+
+def report_lines(report: Any) -> list[str]:
+    """A `rami_lan.net.record.VerifyReport` as the player reads it (``rami-lan verify``
+    and the replay screen's ``v``): counts, each mismatch, the verdict."""
+    lines = [_("rounds checked: {r}, cards checked: {c}").format(
+        r=report.rounds, c=report.checked_cards)]
+    if report.rounds == 0 and not report.problems:
+        lines.append(_("MISMATCH: {what}").format(what=_("the record holds no round")))
+    lines += [_("MISMATCH: {what}").format(what=p) for p in report.problems]
+    if report.ok:
+        lines.append(_("OK: every round matches the agreed shuffle."))
+    else:
+        lines.append(_("FAILED: this record does not match the fair shuffle."))
+    return lines
