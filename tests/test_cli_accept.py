@@ -272,3 +272,30 @@ def test_verify_a_real_record_then_a_tampered_one(host_record_file: Path, tmp_pa
     assert main(["--lang", lang, "verify", str(bad)]) == 1
     out = capsys.readouterr().out
     assert ("FAILED:" if lang == "en" else "ÉCHEC :") in out
+
+
+def test_an_interactive_hosts_join_code_stays_in_sight(monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """``rami-lan host --code auto`` (with a seat) printed the generated code, then the
+    full screen covered it: the owner could not read it to the players. The table
+    screen now shows it (with the port and fingerprint) while it waits."""
+    from rami_lan.cli import cmd_join
+    from rami_lan.cli.ui.model import TableModel
+    from rami_lan.cli.ui.render import render_table
+
+    seen: list[list[str]] = []
+
+    async def fake_play(session: Any, intro: Any = ()) -> int:
+        seen.append(list(intro))
+        return 0
+
+    monkeypatch.setattr(cmd_join, "play_in_terminal", fake_play)
+    assert main(["--lang", "fr", "host", "--seats", "2", "--code", "auto", "--no-advertise",
+                 "--interface", "127.0.0.1"]) == 0
+    printed = capsys.readouterr().out
+    code_line = next(line for line in printed.splitlines() if line.startswith("Code d'accès"))
+    assert seen and seen[0][0] == code_line
+    assert any("ouverte sur le port" in line for line in seen[0])
+    model = TableModel(seat=0, variant="rami", intro=seen[0])
+    screen = "".join(text for _style, text, *_ in render_table(model, 100, 30))
+    assert "En attente de la table" in screen and code_line in screen

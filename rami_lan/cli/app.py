@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rami_lan.cli.settings import Settings, load_settings
@@ -49,9 +50,11 @@ def terminal_missing() -> bool:
     return not tty
 
 
-async def run_table_screen(session: TableSession, settings: Settings) -> int:
+async def run_table_screen(session: TableSession, settings: Settings,
+                           intro: Sequence[str] = ()) -> int:
     """Show the table screen for ``session`` on the running event loop (the loop that
-    owns the session's network tasks) until the player leaves."""
+    owns the session's network tasks) until the player leaves; ``intro``: lines shown
+    while waiting for the table (the host's port and join code)."""
     if terminal_missing():
         return NOT_A_TERMINAL
     from rami_lan.cli.ui.shell import Shell
@@ -59,7 +62,7 @@ async def run_table_screen(session: TableSession, settings: Settings) -> int:
 
     shell = Shell()
     screen = TableScreen(session, four_colour=settings.four_colour, on_leave=shell.exit,
-                         profile=_profile())
+                         profile=_profile(), intro=intro)
     shell.show(screen)
     return int(await shell.app.run_async() or 0)
 

@@ -159,7 +159,8 @@ def run(args: argparse.Namespace) -> int:
         print(_("Invalid table settings: {err}").format(err=settings_error_text(exc)), file=sys.stderr)
         return 2
     try:
-        return asyncio.run(_main(config, args.start_after, owner))
+        return asyncio.run(_main(config, args.start_after, owner,
+                                 code_line=getattr(args, "code_line", "")))
     except OSError as exc:
         print(_("Could not open the table: {err}").format(err=exc), file=sys.stderr)
         return 1
@@ -173,7 +174,8 @@ def _join_code(args: argparse.Namespace) -> str | None:
     code = args.code
     if code == "auto" or (code is None and getattr(args, "who", None) == "code"):
         code = generate_code()
-        print(_("Join code: {code} (tell it to the players)").format(code=code), flush=True)
+        args.code_line = _("Join code: {code} (tell it to the players)").format(code=code)
+        print(args.code_line, flush=True)
         return code
     return check_code_strength(code) if code is not None else None
 
@@ -232,14 +234,22 @@ def _resume(args: argparse.Namespace) -> int:
 
 
 def _announce(host: Any, port: int) -> None:
+    for line in _announcement(host, port):
+        print(line, flush=True)
+
+
+def _announcement(host: Any, port: int) -> list[str]:
     config = host.config
-    print(_("Table {name!r} open on port {port} ({variant}, {seats} seats).").format(
-        name=config.name, port=port, variant=config.variant, seats=config.seats), flush=True)
-    print(_("Table fingerprint: {fp} (players compare it with the one on their screen)").format(
-        fp=host.short_fingerprint), flush=True)
+    return [
+        _("Table {name!r} open on port {port} ({variant}, {seats} seats).").format(
+            name=config.name, port=port, variant=config.variant, seats=config.seats),
+        _("Table fingerprint: {fp} (players compare it with the one on their screen)").format(
+            fp=host.short_fingerprint),
+    ]
 
 
-async def _main(config: Any, start_after: float | None, owner: Any, host: Any = None) -> int:
+async def _main(config: Any, start_after: float | None, owner: Any, host: Any = None,
+                code_line: str = "") -> int:
     from rami_lan.cli.open_table import open_table
     from rami_lan.net.signals import install_shutdown
 
@@ -264,7 +274,11 @@ async def _main(config: Any, start_after: float | None, owner: Any, host: Any = 
             return 0
         from rami_lan.cli.cmd_join import play_in_terminal
 
-        return await play_in_terminal(table.session)
+        # The full screen hides what was printed: the owner reads it while waiting.
+        intro = _announcement(host, table.port)
+        if code_line:
+            intro.insert(0, code_line)
+        return await play_in_terminal(table.session, intro)
     finally:
         if starter is not None:
             starter.cancel()

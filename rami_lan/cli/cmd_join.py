@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from rami_lan.cli.messages import (
@@ -269,13 +270,15 @@ def _with_copies(action: Any, hand: tuple[Any, ...]) -> Any:
     return action
 
 
-async def play_in_terminal(session: Any) -> int:
-    """Play a `TableSession` with the full-screen UI if available, else line by line."""
+async def play_in_terminal(session: Any, intro: Sequence[str] = ()) -> int:
+    """Play a `TableSession` with the full-screen UI if available, else line by line
+    (``intro``: lines the full screen shows while waiting; the line client's terminal
+    already shows them)."""
     if sys.stdin.isatty() and sys.stdout.isatty():
         from rami_lan.cli.app import run_table_screen
         from rami_lan.cli.settings import load_settings
 
-        return await run_table_screen(session, load_settings())
+        return await run_table_screen(session, load_settings(), intro)
     return await _line_client(session)
 
 

@@ -88,6 +88,10 @@ class TableModel:
     fresh: list[Card] = field(default_factory=list)
     """Cards that came into the hand this turn (drawn or taken): highlighted."""
     why: str | None = None  # why the last key did nothing (out of turn...)
+    intro: list[str] = field(default_factory=list)
+    """Lines shown while waiting for the table (the opener's facts: where the table
+    listens, its generated join code); the owner of ``rami-lan host`` reads them there,
+    the full screen hides what the command printed before it."""
     error_local: bool = False
     """``error`` answers the player's own last key (an empty chat line, no card selected):
     it stays until their next key, not only until the next table event (bots may play

@@ -745,7 +745,8 @@ def render_table(
     header = split_rows(head.frags)
     v = model.view
     if v is None:
-        return join_rows([*header, [("class:status", _("Waiting for the table…"))]], width)
+        intro = [[("", line)] for text in model.intro for line in wrap_text(text, width - 1)]
+        return join_rows([*header, [("class:status", _("Waiting for the table…"))], *intro], width)
     status = [[("class:status", part)] for part in wrap_text(status_text(model), width - 1)[:2]]
     msg_rows = message_rows(model, width)
     buttons = buttons_rows(model, width, clicks)

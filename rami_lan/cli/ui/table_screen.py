@@ -75,14 +75,17 @@ class TableScreen:
         profile: Any = None,
         stats: StatsDB | Callable[[], StatsDB] | None = StatsDB,
         inviter: Inviter | None = None,
+        intro: Sequence[str] = (),
     ) -> None:
         """``profile``: the local `Profile` (nickname, player id); ``stats``: the
         statistics database or a callable opening it (None: do not record);
-        ``inviter``: enables the "Inviter" panel (the table's owner)."""
+        ``inviter``: enables the "Inviter" panel (the table's owner); ``intro``: lines
+        shown while waiting for the table (`TableModel.intro`)."""
         self.session = session
         self.four_colour = four_colour
         self.model = TableModel(seat=session.seat, variant=session.variant)
         self.model.table.update(session.table)  # facts known before the first update (bots too)
+        self.model.intro = list(intro)
         self.on_leave = on_leave
         self.profile = profile
         self._stats = stats
