@@ -299,3 +299,17 @@ def test_an_interactive_hosts_join_code_stays_in_sight(monkeypatch: pytest.Monke
     model = TableModel(seat=0, variant="rami", intro=seen[0])
     screen = "".join(text for _style, text, *_ in render_table(model, 100, 30))
     assert "En attente de la table" in screen and code_line in screen
+
+
+def test_a_rounds_fixed_fairness_reason_is_translated() -> None:
+    """``join --bot`` and the table screen printed "Manche 1 : non vérifiée : the session
+    ended before the round did"; the verifier's fixed reasons are translated."""
+    from rami_lan.cli.messages import fairness_details
+    from rami_lan.net.fairness import FairnessRound
+
+    r = FairnessRound(1, "unchecked", "the session ended before the round did")
+    set_language("fr")
+    assert fairness_details(r) == ("Manche 1 : non vérifiée : la session s'est terminée avant "
+                                   "la fin de la manche")
+    set_language("en")
+    assert fairness_details(r) == "Round 1: not checked: the session ended before the round did"

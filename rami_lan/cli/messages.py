@@ -10,6 +10,7 @@ module is the one place that turns each of them into the player's language (gett
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from rami_lan.i18n import _, translate_message
@@ -207,7 +208,10 @@ def chat_line(nickname: str, text: str) -> str:
 
 
 def fairness_details(r: FairnessRound) -> str:
-    """A round's fairness for the player, with the verifier's (English) reason appended."""
+    """A round's fairness for the player, with the verifier's reason appended: its fixed
+    reasons (a session that ended first, a void round...) are translated, a finding's
+    detail stays as the verifier wrote it (English evidence)."""
+    r = replace(r, reason=_(r.reason) if r.reason else r.reason)
     excluded = ""
     if r.excluded:
         excluded = " " + _("Excluded from the shuffle: {seats}.").format(
