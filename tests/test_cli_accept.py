@@ -313,3 +313,28 @@ def test_a_rounds_fixed_fairness_reason_is_translated() -> None:
                                    "la fin de la manche")
     set_language("en")
     assert fairness_details(r) == "Round 1: not checked: the session ended before the round did"
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_host_on_a_busy_port_or_an_unwritable_record_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], lang: str) -> None:
+    """A port already taken printed "[Errno 98] error while attempting to bind on address
+    ...", and a --record-dir under a file logged a NotADirectoryError traceback after every
+    round (the match went on without its record); both are one sentence now, before the
+    table opens for the folder (exit 2)."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert main(["--lang", lang, "host", "--headless", "--no-advertise", "--interface",
+                     "127.0.0.1", "--port", str(port)]) == 1
+    err = capsys.readouterr().err
+    assert ("port is already in use" if lang == "en" else "port est déjà utilisé") in err, err
+    assert "Errno" not in err
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    assert main(["--lang", lang, "host", "--headless", "--no-advertise", "--record-dir",
+                 str(a_file / "records")]) == 2
+    err = capsys.readouterr().err
+    assert ("is a file, not a folder" if lang == "en" else "est un fichier, pas un dossier") in err, err
+    assert "Traceback" not in err

@@ -137,6 +137,12 @@ def run(args: argparse.Namespace) -> int:
     if args.start_after is not None and not args.start_after >= 0:
         print(_("--start-after is a number of seconds, 0 or more."), file=sys.stderr)
         return 2
+    if args.record_dir is not None:
+        problem = _folder_problem(Path(args.record_dir))
+        if problem:
+            print(_("Can not write match records in {path}: {err}").format(
+                path=args.record_dir, err=problem), file=sys.stderr)
+            return 2
     try:
         bots = parse_bots(args.bot, args.seats)
         extra: dict[str, Any] = {}
@@ -162,8 +168,26 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(_main(config, args.start_after, owner,
                                  code_line=getattr(args, "code_line", "")))
     except OSError as exc:
-        print(_("Could not open the table: {err}").format(err=exc), file=sys.stderr)
+        from rami_lan.cli.messages import os_error_text
+
+        print(_("Could not open the table: {err}").format(err=os_error_text(exc)), file=sys.stderr)
         return 1
+
+
+def _folder_problem(folder: Path) -> str:
+    """Why records can not be written in ``folder`` (made if missing), or "" if they
+    can: found before the table opens, not as a logged traceback after every round."""
+    import tempfile
+
+    from rami_lan.cli.messages import os_error_text
+
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".rami-lan-check-"):
+            pass
+    except OSError as exc:
+        return os_error_text(exc)
+    return ""
 
 
 def _join_code(args: argparse.Namespace) -> str | None:
@@ -229,7 +253,9 @@ def _resume(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(main())
     except OSError as exc:
-        print(_("Could not open the table: {err}").format(err=exc), file=sys.stderr)
+        from rami_lan.cli.messages import os_error_text
+
+        print(_("Could not open the table: {err}").format(err=os_error_text(exc)), file=sys.stderr)
         return 1
 
 

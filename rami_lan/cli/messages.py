@@ -313,6 +313,12 @@ def os_error_text(exc: BaseException) -> str:
         return _("permission denied")
     if isinstance(exc, OSError) and exc.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH):
         return _("the host can not be reached")
+    if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
+        return _("the port is already in use (another table? choose another --port)")
+    if isinstance(exc, OSError) and exc.errno == errno.EADDRNOTAVAIL:
+        return _("this address is not one of this computer's (--interface)")
+    if isinstance(exc, NotADirectoryError):
+        return _("a part of the path is a file, not a folder")
     if isinstance(exc, json.JSONDecodeError):
         return _("not valid JSON (line {line}, column {col}): the file is damaged or cut short").format(
             line=exc.lineno, col=exc.colno)
