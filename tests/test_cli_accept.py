@@ -338,3 +338,19 @@ def test_host_on_a_busy_port_or_an_unwritable_record_folder(
     err = capsys.readouterr().err
     assert ("is a file, not a folder" if lang == "en" else "est un fichier, pas un dossier") in err, err
     assert "Traceback" not in err
+
+
+def test_join_bot_says_when_the_match_did_not_finish(capsys: pytest.CaptureFixture[str]) -> None:
+    """``join --bot`` at a table whose host stopped printed "Rounds played: 3" and the
+    fairness lines, then exited 1 without a word about why; it says so now."""
+    from types import SimpleNamespace
+
+    from rami_lan.cli.cmd_join import fairness_summary
+
+    session = SimpleNamespace()
+    set_language("fr")
+    assert fairness_summary(session, SimpleNamespace(fairness=[], finished=False)) == 1
+    assert "La partie ne s'est pas terminée" in capsys.readouterr().out
+    set_language("en")
+    assert fairness_summary(session, SimpleNamespace(fairness=[], finished=True)) == 0
+    assert "did not finish" not in capsys.readouterr().out

@@ -169,6 +169,8 @@ def fairness_summary(session: Any, summary: Any) -> int:
     round was not (fully) checked (events missed during a disconnect, or the session
     ended first); 1: the match did not finish.
     """
+    if not summary.finished:
+        print(_("The match did not finish: the table closed or the connection was lost."))
     rounds = list(session.fairness_rounds()) if hasattr(session, "fairness_rounds") else []
     if not rounds:  # a session without a verifier: the (ok, details) list only
         bad = [d for ok, d in summary.fairness if not ok]
