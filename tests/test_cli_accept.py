@@ -354,3 +354,36 @@ def test_join_bot_says_when_the_match_did_not_finish(capsys: pytest.CaptureFixtu
     set_language("en")
     assert fairness_summary(session, SimpleNamespace(fairness=[], finished=True)) == 0
     assert "did not finish" not in capsys.readouterr().out
+
+
+def test_the_line_client_tells_events_in_the_players_language() -> None:
+    """``join``/``host`` without a terminal printed raw event dumps ("TurnStarted:
+    seat=0, turn_no=1", "Discarded: seat=1, card=Kd") in any language; it prints the
+    table screen's log lines now."""
+    from rami_lan.cli.cmd_join import event_lines
+    from rami_lan.core import events as E
+    from rami_lan.core.cards import parse_cards
+
+    king = parse_cards("Kd")[0]
+    events = [E.Discarded(seat=1, card=king)]
+    set_language("fr")
+    lines = event_lines(events, 0, {0: "Ana", 1: "Bob\x1b[31m"})
+    assert lines and "Bob" in lines[0] and "R♦" in lines[0] and "Discarded" not in lines[0]
+    assert "\x1b" not in lines[0]
+    set_language("en")
+    assert "K♦" in event_lines(events, 0, {1: "Bob"})[0]
+
+
+def test_the_line_clients_table_line_uses_the_screens_french_words() -> None:
+    """The line client's French said "défausse : ...  talon : 83" (talon is the discard
+    pile on the table screen, the stock is the pioche) and "(draw)" for the phase."""
+    from rami_lan.cli.cmd_join import _show
+    from rami_lan.core.views import SeatView
+
+    view = SeatView(seat=0, variant="rami", phase="draw", round_no=1, turn_no=2, turn=0,
+                    dealer=1, hand=(), players=(), melds=(), discard=(), discard_size=0,
+                    stock_size=83, knock_window=(), taken=None, must_use=(), last_result=None,
+                    limit=100, quick=False, knock=False, match_over=False, winner=None, tiebreak=())
+    set_language("fr")
+    shown = _show(view, {0: "Ana"})
+    assert "(pioche)" in shown and "talon : -   pioche : 83" in shown, shown

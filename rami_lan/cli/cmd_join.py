@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rami_lan.cli.messages import (
+    error_text,
     fairness_details,
     join_refused_text,
     notice_text,
@@ -208,13 +209,23 @@ def _show(view: Any, names: dict[int, str]) -> str:
     lines = [_("Round {r}, turn {t}: {who} to play ({phase})").format(
         r=view.round_no, t=view.turn_no,
         who=safe_name(names.get(view.turn, str(view.turn))) if view.turn is not None else "-",
-        phase=safe_text(view.phase, 16))]
+        phase=_phase_text(view.phase))]
     for i, m in enumerate(view.melds):
         lines.append(f"  #{i}: " + " ".join(str(c) for c in m.cards))
     top = " ".join(str(c) for c in view.discard) or "-"
     lines.append(_("discard: {top}   stock: {n}").format(top=top, n=view.stock_size))
     lines.append(_("your hand: {hand}").format(hand=hand))
     return "\n".join(lines)
+
+
+def _phase_text(phase: str) -> str:
+    """The view's phase as the player reads it (a host's unknown phase made printable)."""
+    return {
+        "draw": _("draw"),
+        "play": _("play"),
+        "between": _("between rounds"),
+        "over": _("match over"),
+    }.get(phase, safe_text(phase, 16))
 
 
 def parse_command(line: str, seat: int) -> Any:
@@ -316,10 +327,10 @@ async def _line_client(session: Any) -> int:
     try:
         async for up in session.updates():
             names.update(up.nicknames)
-            for ev in up.events:
-                print("  " + type(ev).__name__ + ": " + _short(ev))
+            for line in event_lines(up.events, session.seat, names):
+                print("  " + line)
             if up.error:
-                print(_("Refused: {why}").format(why=safe_text(session_text(up.error))))
+                print(_("Refused: {why}").format(why=safe_text(error_text(up.error))))
             if up.notice:
                 print(safe_text(session_text(up.notice), 300))
             if up.fairness is not None:
@@ -338,6 +349,25 @@ async def _line_client(session: Any) -> int:
     finally:
         task.cancel()
     return 0
+
+
+def event_lines(events: Any, seat: int, names: dict[int, str]) -> list[str]:
+    """What happened, one translated line per event worth one (the table screen's log
+    lines, `rami_lan.cli.ui.describe`), made printable; never a raw event dump."""
+    from rami_lan.cli.ui.describe import describe
+
+    def name(s: int) -> str:
+        return safe_name(names.get(s) or _("Seat {n}").format(n=s + 1))
+
+    out = []
+    for ev in events:
+        try:
+            line = describe(ev, seat, name)
+        except Exception:  # noqa: BLE001 - an event the describer does not know: its fields
+            line = type(ev).__name__ + ": " + _short(ev)
+        if line:
+            out.append(safe_text(line, 300))
+    return out
 
 
 def _short(ev: Any) -> str:
