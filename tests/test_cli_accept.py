@@ -387,3 +387,23 @@ def test_the_line_clients_table_line_uses_the_screens_french_words() -> None:
     set_language("fr")
     shown = _show(view, {0: "Ana"})
     assert "(pioche)" in shown and "talon : -   pioche : 83" in shown, shown
+
+
+def test_a_seat_notice_names_the_player() -> None:
+    """"la place 2 a quitté la table et a remis sa main…" while the screen shows "Bob"
+    for that seat: the notices about a seat use its nickname when the table knows it."""
+    from rami_lan.cli.messages import notice_text
+    from rami_lan.cli.ui.model import TableModel
+    from rami_lan.net.notices import Notice, NoticeCode
+    from rami_lan.net.table_session import SessionUpdate
+
+    notice = Notice.of(NoticeCode.SEAT_HANDED_OVER, seat=1)
+    set_language("fr")
+    model = TableModel(seat=0, variant="rami")
+    model.apply(SessionUpdate(nicknames={0: "Ana", 1: "Bob\x1b[2J"}))
+    model.apply(SessionUpdate(notice=notice))
+    assert model.notice is not None and model.notice.startswith("Bob"), model.notice
+    assert "a quitté la table" in model.notice and "place 2" not in model.notice
+    assert "\x1b" not in model.notice
+    set_language("en")
+    assert notice_text(notice).startswith("seat 2 left the table")  # no names: the seat

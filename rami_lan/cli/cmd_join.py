@@ -332,7 +332,7 @@ async def _line_client(session: Any) -> int:
             if up.error:
                 print(_("Refused: {why}").format(why=safe_text(error_text(up.error))))
             if up.notice:
-                print(safe_text(session_text(up.notice), 300))
+                print(safe_text(session_text(up.notice, names), 300))
             if up.fairness is not None:
                 details = (fairness_details(up.fairness_round) if up.fairness_round is not None
                            else str(up.fairness[1]))

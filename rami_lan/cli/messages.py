@@ -9,7 +9,8 @@ module is the one place that turns each of them into the player's language (gett
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -62,9 +63,18 @@ def _private_deal_fault(n: Notice) -> str:
              "This round can not be trusted.").format(kind=n.get("kind", "?"), who=who)
 
 
+_NAMES: ContextVar[Mapping[int, str] | None] = ContextVar("seat_names", default=None)
+"""The seats' nicknames while `notice_text` makes a sentence (None: "seat N")."""
+
+
 def _seat_name(seat: object) -> str:
     if seat == 255:
         return _("the host")
+    names = _NAMES.get()
+    if isinstance(seat, int) and names and names.get(seat):
+        from rami_lan.textsafe import safe_name
+
+        return safe_name(names[seat])
     return _("seat {n}").format(n=seat + 1) if isinstance(seat, int) else "?"
 
 
@@ -132,17 +142,23 @@ _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
 }
 
 
-def notice_text(notice: Notice) -> str:
-    """The player's sentence for one of the client's notices."""
-    return _NOTICES[notice.code](notice)
+def notice_text(notice: Notice, names: Mapping[int, str] | None = None) -> str:
+    """The player's sentence for one of the client's notices; ``names`` (seat ->
+    nickname) names the seats it speaks of, else they are "seat N"."""
+    token = _NAMES.set(names)
+    try:
+        return _NOTICES[notice.code](notice)
+    finally:
+        _NAMES.reset(token)
 
 
-def session_text(item: Notice | str | None) -> str:
+def session_text(item: Notice | str | None, names: Mapping[int, str] | None = None) -> str:
     """A `SessionUpdate`'s ``notice`` as the player reads it: a `Notice` in the player's
-    language; text (a sentence the in-process table made, a host's table notice) as is."""
+    language (``names``: the seats' nicknames); text (a sentence the in-process table
+    made, a host's table notice) as is."""
     if item is None:
         return ""
-    return notice_text(item) if isinstance(item, Notice) else str(item)
+    return notice_text(item, names) if isinstance(item, Notice) else str(item)
 
 
 def error_text(item: Notice | str | None) -> str:

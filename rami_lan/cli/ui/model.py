@@ -135,7 +135,7 @@ class TableModel:
             if upd.connection == "closed":
                 self.closed = True
         if upd.notice:
-            self.notice = session_text(upd.notice)
+            self.notice = session_text(upd.notice, self.nicknames)
             self._log(self.notice)
         if upd.fairness is not None:
             self.fairness = upd.fairness
