@@ -407,3 +407,19 @@ def test_a_seat_notice_names_the_player() -> None:
     assert "\x1b" not in model.notice
     set_language("en")
     assert notice_text(notice).startswith("seat 2 left the table")  # no names: the seat
+
+
+def test_plugin_loading_errors_read_in_french(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``simulate`` in French said "module de robot : bot file '...' does not exist"; the
+    plug-in loader's reasons are translated (exit 2 as before)."""
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise RuntimeError('boom')\n")
+    cases = [(f"moyen,{tmp_path}/nope.py:Bot", "n'existe pas"),
+             (f"moyen,{broken}:Bot", "le chargement de"),
+             (f"moyen,{Path(__file__).parent / 'plugins' / 'tinybot.py'}:Missing",
+              "n'a pas d'objet appelable 'Missing'")]
+    for players, french in cases:
+        assert main(["--lang", "fr", "simulate", "--players", players, "--matches", "1"]) == 2
+        err = capsys.readouterr().err
+        assert french in err, err
+        assert "does not exist" not in err and "has no callable" not in err

@@ -69,6 +69,33 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
+_PLUGIN_ERRORS: tuple[tuple[str, Any], ...] = (
+    (r"(?P<spec>'.*') is not of the form path/to/file.py:Name",
+     lambda g: _("{spec} is not of the form path/to/file.py:Name").format(**g)),
+    (r"bot file (?P<path>'.*') does not exist", lambda g: _("the file {path} does not exist").format(**g)),
+    (r"(?P<path>'.*') can not be loaded as a Python module",
+     lambda g: _("{path} can not be loaded as a Python module").format(**g)),
+    (r"loading (?P<path>'.*?') failed: (?P<err>.*)",
+     lambda g: _("loading {path} failed: {err}").format(**g)),
+    (r"(?P<path>'.*') has no callable (?P<name>'.*')",
+     lambda g: _("{path} has no callable {name}").format(**g)),
+    (r"(?P<name>\S+) from (?P<path>'.*') has no method (?P<method>\w+)\(view, new_events\)",
+     lambda g: _("{name} from {path} has no method {method}(view, new_events)").format(**g)),
+)
+
+
+def plugin_error_text(exc: BaseException) -> str:
+    """A `rami_lan.bots.plugin.PluginError` (English facts) in the player's language."""
+    import re
+
+    message = str(exc)
+    for pattern, sentence in _PLUGIN_ERRORS:
+        m = re.fullmatch(pattern, message, re.S)
+        if m:
+            return str(sentence(m.groupdict()))
+    return message
+
+
 class PluginCrashed(Exception):
     """A plug-in's own code raised while it was made or asked to play (foreign code:
     reported in one line, never a traceback)."""
@@ -297,7 +324,7 @@ def run(args: argparse.Namespace) -> int:
             progress=sys.stderr.isatty() and not args.json,
         )
     except PluginError as e:
-        print(_("bot plug-in: {err}").format(err=safe_text(str(e))), file=sys.stderr)
+        print(_("bot plug-in: {err}").format(err=safe_text(plugin_error_text(e))), file=sys.stderr)
         return 2
     except PluginCrashed as e:
         print(_("the bot plug-in {name} failed in {method}: {err}").format(
