@@ -423,3 +423,13 @@ def test_plugin_loading_errors_read_in_french(tmp_path: Path, capsys: pytest.Cap
         err = capsys.readouterr().err
         assert french in err, err
         assert "does not exist" not in err and "has no callable" not in err
+
+
+def test_a_cheating_plugin_is_explained_in_french(capsys: pytest.CaptureFixture[str]) -> None:
+    """"un robot a joué une action interdite : seat 1 (play): does not hold 5h": the
+    core's reason is translated (cards as cards) like any refusal at the table."""
+    plugin = Path(__file__).parent / "plugins" / "tinybot.py"
+    assert main(["--lang", "fr", "simulate", "--variant", "multi", "--players",
+                 f"moyen,{plugin}:Cheater", "--matches", "2"]) == 1
+    err = capsys.readouterr().err
+    assert "place 1 (jeu) : n'a pas 5♥ en main" in err, err

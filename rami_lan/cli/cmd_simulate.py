@@ -331,7 +331,10 @@ def run(args: argparse.Namespace) -> int:
             name=safe_text(e.name, 64), method=e.method, err=safe_text(e.error, 300)), file=sys.stderr)
         return 1
     except RulesError as e:
-        print(_("a bot played an illegal action: {err}").format(err=safe_text(str(e))), file=sys.stderr)
+        from rami_lan.i18n import translate_message
+
+        print(_("a bot played an illegal action: {err}").format(err=safe_text(translate_message(str(e)))),
+              file=sys.stderr)
         return 1
     except ValueError as e:
         from rami_lan.cli.messages import settings_error_text
