@@ -108,9 +108,9 @@ def parse_bots(specs: list[str], seats: int) -> dict[int, str]:
         if not sep or level not in LEVELS or not 0 <= seat < seats:
             from rami_lan.textsafe import safe_text
 
-            raise ValueError(_("--bot {spec}: write SEAT=LEVEL, SEAT from 1 to {seats}, LEVEL "
-                               "one of {levels}.").format(spec=safe_text(spec, 40), seats=seats,
-                                                          levels=", ".join(LEVELS)))
+            raise ValueError(_("{option} {spec}: write SEAT=LEVEL, SEAT from 1 to {seats}, "
+                               "LEVEL one of {levels}.").format(
+                option="--bot", spec=safe_text(spec, 40), seats=seats, levels=", ".join(LEVELS)))
         bots[seat] = level
     return bots
 
