@@ -433,3 +433,15 @@ def test_a_cheating_plugin_is_explained_in_french(capsys: pytest.CaptureFixture[
                  f"moyen,{plugin}:Cheater", "--matches", "2"]) == 1
     err = capsys.readouterr().err
     assert "place 1 (jeu) : n'a pas 5♥ en main" in err, err
+
+
+@pytest.mark.parametrize("argv", [["list", "--timeout", "0.2"], ["join", "x", "--timeout", "0.2"],
+                                  ["host", "--headless", "--no-advertise"]])
+def test_a_bad_interface_is_named_in_the_players_language(capsys: pytest.CaptureFixture[str],
+                                                          argv: list[str]) -> None:
+    """``--interface nope`` said "not an IP address: 'nope'" (list, join: English in
+    French) or "unknown host name" (host, after trying to resolve it); every command now
+    refuses it before opening a socket, in the player's language (exit 2)."""
+    assert main(["--lang", "fr", *argv, "--interface", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "--interface 'nope' n'est pas une adresse IP" in err, err

@@ -131,6 +131,12 @@ def run(args: argparse.Namespace) -> int:
         why = weak_code_text(exc) if isinstance(exc, WeakCodeError) else str(exc)
         print(_("Invalid join code: {err}").format(err=why), file=sys.stderr)
         return 2
+    from rami_lan.cli.messages import interface_problem
+
+    if interface_problem(args.interface):
+        print(_("Could not open the table: {err}").format(err=interface_problem(args.interface)),
+              file=sys.stderr)
+        return 2
     if not 0 <= args.port <= 65535:
         print(_("--port is between 1 and 65535 (0, the default: any free port)."), file=sys.stderr)
         return 2

@@ -68,7 +68,8 @@ async def find_table(text: str, timeout: float,
     try:
         table = await discovery.find_table(text, max(0.1, timeout), interfaces)
     except Exception as exc:  # noqa: BLE001 - a bad --interface, no network: no traceback
-        raise BrowseError(safe_text(str(exc) or type(exc).__name__)) from None
+        err = os_error_text(exc) if isinstance(exc, OSError) else (str(exc) or type(exc).__name__)
+        raise BrowseError(safe_text(err)) from None
     if table is None:
         raise LookupError(text)
     return table.addresses[0], table.port or 0, table.fingerprint or None, table.code_required
@@ -79,8 +80,13 @@ class BrowseError(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
+    from rami_lan.cli.messages import interface_problem
     from rami_lan.cli.settings import clean_nickname, load_settings
 
+    problem = interface_problem(args.interface)
+    if problem:
+        print(_("Can not look for tables on the network: {err}").format(err=problem), file=sys.stderr)
+        return 2
     addr = _split_address(args.table)
     if addr is not None and not 1 <= addr[1] <= 65535:
         print(_("Bad address {addr}: the port must be between 1 and 65535.").format(

@@ -60,9 +60,14 @@ def table_json(t: Any) -> dict[str, Any]:
 
 
 async def _browse(args: argparse.Namespace) -> int:
+    from rami_lan.cli.messages import interface_problem, os_error_text
     from rami_lan.net.discovery import find_tables
     from rami_lan.net.signals import install_shutdown
 
+    problem = interface_problem(args.interface)
+    if problem:
+        print(_("Can not look for tables on the network: {err}").format(err=problem), file=sys.stderr)
+        return 2
     install_shutdown(asyncio.get_running_loop())
     interfaces = args.interface or "all"
     printed = 0
@@ -76,8 +81,8 @@ async def _browse(args: argparse.Namespace) -> int:
         tables = await find_tables(max(0.1, args.timeout), interfaces,
                                    on_table=None if args.json else show)
     except Exception as exc:  # noqa: BLE001 - a bad --interface, no network: say it, no traceback
-        print(_("Can not look for tables on the network: {err}").format(
-            err=safe_text(str(exc) or type(exc).__name__)),
+        err = os_error_text(exc) if isinstance(exc, OSError) else (str(exc) or type(exc).__name__)
+        print(_("Can not look for tables on the network: {err}").format(err=safe_text(err)),
               file=sys.stderr)
         return 2
     if args.json:

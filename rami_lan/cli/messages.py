@@ -331,7 +331,7 @@ def os_error_text(exc: BaseException) -> str:
         return _("the host can not be reached")
     if isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE:
         return _("the port is already in use (another table? choose another --port)")
-    if isinstance(exc, OSError) and exc.errno == errno.EADDRNOTAVAIL:
+    if isinstance(exc, OSError) and exc.errno in (errno.EADDRNOTAVAIL, errno.ENODEV):
         return _("this address is not one of this computer's (--interface)")
     if isinstance(exc, NotADirectoryError):
         return _("a part of the path is a file, not a folder")
@@ -405,3 +405,19 @@ def settings_error_text(exc: BaseException | str) -> str:
         if m:
             return sentence(m.groupdict())
     return message
+
+
+def interface_problem(values: list[str] | None) -> str:
+    """Why an ``--interface`` value can not be used ("" when each is an IP address):
+    said before any socket is opened, in the player's language."""
+    import ipaddress
+
+    from rami_lan.textsafe import safe_text
+
+    for value in values or []:
+        try:
+            ipaddress.ip_address(value)
+        except ValueError:
+            return _("--interface {value} is not an IP address (one of this computer's, such "
+                     "as 192.168.1.20)").format(value=repr(safe_text(value, 64)))
+    return ""
