@@ -445,3 +445,16 @@ def test_a_bad_interface_is_named_in_the_players_language(capsys: pytest.Capture
     assert main(["--lang", "fr", *argv, "--interface", "nope"]) == 2
     err = capsys.readouterr().err
     assert "--interface 'nope' n'est pas une adresse IP" in err, err
+
+
+def test_the_hosts_closing_reason_is_translated() -> None:
+    """"L'hôte a fermé la table : table closed": the table's own bye reasons are in the
+    French catalogue; an unknown reason from a host is shown as it came."""
+    from rami_lan.cli.messages import notice_text
+    from rami_lan.net.notices import Notice, NoticeCode
+
+    set_language("fr")
+    closed = notice_text(Notice.of(NoticeCode.HOST_CLOSED, why="table closed"))
+    assert closed == "L'hôte a fermé la table : la table est fermée", closed
+    other = notice_text(Notice.of(NoticeCode.HOST_CLOSED, why="maintenance"))
+    assert other.endswith(": maintenance")

@@ -111,7 +111,7 @@ _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
         "table with its id on the network. Giving up."
     ).format(where=n.get("where", "?"), secs=float(n.get("secs", 0))),
     NoticeCode.HOST_CLOSED: lambda n: _("The host closed the table: {why}").format(
-        why=n.get("why") or "-"),
+        why=_(str(n.get("why") or "-"))),  # the table's own reasons are in the catalogue
     NoticeCode.UNEXPECTED_COMMIT_REQUEST: lambda n: _(
         "The host's commitment request is not the expected one: we do not commit."),
     NoticeCode.CHAT_REFUSED: _chat_refused,
