@@ -458,3 +458,18 @@ def test_the_hosts_closing_reason_is_translated() -> None:
     assert closed == "L'hôte a fermé la table : la table est fermée", closed
     other = notice_text(Notice.of(NoticeCode.HOST_CLOSED, why="maintenance"))
     assert other.endswith(": maintenance")
+
+
+def test_the_waiting_table_shows_what_happened() -> None:
+    """The owner invites players before the match starts, but the waiting screen showed
+    only "Waiting for the table…": "Invitation sent to Bruno." / "Bruno accepted your
+    invitation." (docs/players.md: logged) were never seen. The log is shown now."""
+    from rami_lan.cli.ui.model import TableModel
+    from rami_lan.cli.ui.render import render_table
+
+    model = TableModel(seat=0, variant="rami", intro=["Join code: ABCD-EFGH"])
+    model.log.extend([f"line {i}" for i in range(40)] + ["Bruno accepted your invitation."])
+    screen = "".join(text for _style, text, *_ in render_table(model, 80, 24))
+    assert "Waiting for the table" in screen and "Join code: ABCD-EFGH" in screen
+    assert "• Bruno accepted your invitation." in screen
+    assert len(screen.splitlines()) <= 24

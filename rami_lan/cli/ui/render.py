@@ -745,8 +745,14 @@ def render_table(
     header = split_rows(head.frags)
     v = model.view
     if v is None:
+        # Until the match starts: what the opener printed, then what happened (an
+        # invitation sent or answered, a player's chat line) as far as the screen holds.
         intro = [[("", line)] for text in model.intro for line in wrap_text(text, width - 1)]
-        return join_rows([*header, [("class:status", _("Waiting for the table…"))], *intro], width)
+        room = height - len(header) - 2 - len(intro)
+        log = log_rows(model, width, room) if model.log else []
+        gap: list[Row] = [[]] if log else []
+        return join_rows([*header, [("class:status", _("Waiting for the table…"))], *intro, *gap,
+                          *log], width)
     status = [[("class:status", part)] for part in wrap_text(status_text(model), width - 1)[:2]]
     msg_rows = message_rows(model, width)
     buttons = buttons_rows(model, width, clicks)
