@@ -103,10 +103,10 @@ def verifier(path: str | Path) -> Any:
     """What ``v`` runs on the replay screen: `verify_file(path)`'s report as text."""
 
     def run() -> str:
-        from rami_lan.cli.cmd_verify import report_lines
+        from rami_lan.cli.messages import verify_report_lines
         from rami_lan.net.record import verify_file
 
-        return "\n".join(report_lines(verify_file(path)))
+        return "\n".join(verify_report_lines(verify_file(path)))
 
     return run
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
 
 from rami_lan.i18n import _
 
@@ -23,7 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from rami_lan.cli.cmd_replay import read_json_file
-    from rami_lan.cli.messages import record_error_text
+    from rami_lan.cli.messages import record_error_text, verify_report_lines
     from rami_lan.net.record import RECORD_FORMAT, check_record, verify
     from rami_lan.textsafe import clip, safe_text
 
@@ -55,20 +54,6 @@ def run(args: argparse.Namespace) -> int:
                           "cards": report.checked_cards, "problems": report.problems}))
     else:
         print(_("Match record {path}").format(path=path))
-        print("\n".join(report_lines(report)))
+        print("\n".join(verify_report_lines(report)))
     return 0 if report.ok else 1
 
-
-def report_lines(report: Any) -> list[str]:
-    """A `rami_lan.net.record.VerifyReport` as the player reads it (``rami-lan verify``
-    and the replay screen's ``v``): counts, each mismatch, the verdict."""
-    lines = [_("rounds checked: {r}, cards checked: {c}").format(
-        r=report.rounds, c=report.checked_cards)]
-    if report.rounds == 0 and not report.problems:
-        lines.append(_("MISMATCH: {what}").format(what=_("the record holds no round")))
-    lines += [_("MISMATCH: {what}").format(what=p) for p in report.problems]
-    if report.ok:
-        lines.append(_("OK: every round matches the agreed shuffle."))
-    else:
-        lines.append(_("FAILED: this record does not match the fair shuffle."))
-    return lines

@@ -421,3 +421,18 @@ def interface_problem(values: list[str] | None) -> str:
             return _("--interface {value} is not an IP address (one of this computer's, such "
                      "as 192.168.1.20)").format(value=repr(safe_text(value, 64)))
     return ""
+
+
+def verify_report_lines(report: Any) -> list[str]:
+    """A `rami_lan.net.record.VerifyReport` as the player reads it (``rami-lan verify``
+    and the replay screen's ``v``): counts, each mismatch, the verdict."""
+    lines = [_("rounds checked: {r}, cards checked: {c}").format(
+        r=report.rounds, c=report.checked_cards)]
+    if report.rounds == 0 and not report.problems:
+        lines.append(_("MISMATCH: {what}").format(what=_("the record holds no round")))
+    lines += [_("MISMATCH: {what}").format(what=p) for p in report.problems]
+    if report.ok:
+        lines.append(_("OK: every round matches the agreed shuffle."))
+    else:
+        lines.append(_("FAILED: this record does not match the fair shuffle."))
+    return lines
