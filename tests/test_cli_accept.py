@@ -473,3 +473,19 @@ def test_the_waiting_table_shows_what_happened() -> None:
     assert "Waiting for the table" in screen and "Join code: ABCD-EFGH" in screen
     assert "• Bruno accepted your invitation." in screen
     assert len(screen.splitlines()) <= 24
+
+
+def test_a_blank_table_name_gets_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``host --name "   "`` advertised a table named three spaces; a blank name is no
+    name: the default one ("<nick>'s table") is used, as for no --name."""
+    from rami_lan.cli import cmd_host
+
+    seen: list[Any] = []
+
+    async def fake_main(config: Any, *_a: Any, **_k: Any) -> int:
+        seen.append(config)
+        return 0
+
+    monkeypatch.setattr(cmd_host, "_main", fake_main)
+    assert main(["host", "--headless", "--no-advertise", "--nick", "Ana", "--name", "   "]) == 0
+    assert seen[0].name == "Ana's table"

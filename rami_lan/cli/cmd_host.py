@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
             extra["record_dir"] = args.record_dir
         config = table_config(
             owner,
-            name=args.name or _("{nick}'s table").format(nick=nick)[:64],
+            name=(args.name or "").strip() or _("{nick}'s table").format(nick=nick)[:64],
             variant=args.variant, seats=args.seats, bots=bots, limit=args.limit,
             quick=args.quick, knock=args.knock, timer=args.timer, join_code=args.code,
             who_may_sit=getattr(args, "who", None) or "",
