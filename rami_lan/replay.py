@@ -413,7 +413,7 @@ def replay_help() -> list[str]:
         _("→ / ←: next / previous action"),
         _("PgDn / PgUp: next / previous round"),
         _("Home / End: start / end of the match"),
-        _("g: go to round…"),
+        _("1-9: round n · g: go to round…"),
         _("v: verify the record's fair shuffle"),
         _("q: leave the replay"),
     ]

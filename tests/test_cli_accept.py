@@ -489,3 +489,13 @@ def test_a_blank_table_name_gets_the_default(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(cmd_host, "_main", fake_main)
     assert main(["host", "--headless", "--no-advertise", "--nick", "Ana", "--name", "   "]) == 0
     assert seen[0].name == "Ana's table"
+
+
+def test_the_replay_help_lists_the_round_digits() -> None:
+    """docs/ui.md lists 1-9 (jump to round n) among the replay keys; the ? help did not."""
+    from rami_lan.replay import replay_help
+
+    set_language("fr")
+    assert any(line.startswith("1-9 : manche n") for line in replay_help())
+    set_language("en")
+    assert any(line.startswith("1-9: round n") for line in replay_help())
