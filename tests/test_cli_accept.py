@@ -499,3 +499,14 @@ def test_the_replay_help_lists_the_round_digits() -> None:
     assert any(line.startswith("1-9 : manche n") for line in replay_help())
     set_language("en")
     assert any(line.startswith("1-9: round n") for line in replay_help())
+
+
+def test_the_fairness_count_agrees_in_number() -> None:
+    """"Mélange et arbitrage vérifiés : 1 manches sur 1." after a one-round match."""
+    from rami_lan.i18n import ngettext
+
+    set_language("fr")
+    one = "Fair shuffle and rulings checked: {n} of {m} round."
+    many = "Fair shuffle and rulings checked: {n} of {m} rounds."
+    assert ngettext(one, many, 1).format(n=1, m=1) == "Mélange et arbitrage vérifiés : 1 manche sur 1."
+    assert ngettext(one, many, 2).format(n=1, m=2) == "Mélange et arbitrage vérifiés : 1 sur 2 manches."

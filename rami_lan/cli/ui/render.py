@@ -689,8 +689,10 @@ def fairness_rows(model: TableModel, width: int) -> list[Row]:
     if model.fairness_rounds:
         checked, judged = model.fairness_summary()
         if judged:
-            rows.append([("class:opened", _("Fair shuffle and rulings checked: {n} of {m} rounds.")
-                          .format(n=checked, m=judged))])
+            rows.append([("class:opened", ngettext(
+                "Fair shuffle and rulings checked: {n} of {m} round.",
+                "Fair shuffle and rulings checked: {n} of {m} rounds.", judged)
+                .format(n=checked, m=judged))])
         for _n, r in sorted(model.fairness_rounds.items()):
             if r.status in ("partial", "unchecked"):
                 rows += [[("class:warn", p)] for p in wrap_text(fairness_details(r), width - 1)]
