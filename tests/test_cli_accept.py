@@ -510,3 +510,12 @@ def test_the_fairness_count_agrees_in_number() -> None:
     many = "Fair shuffle and rulings checked: {n} of {m} rounds."
     assert ngettext(one, many, 1).format(n=1, m=1) == "Mélange et arbitrage vérifiés : 1 manche sur 1."
     assert ngettext(one, many, 2).format(n=1, m=2) == "Mélange et arbitrage vérifiés : 1 sur 2 manches."
+
+
+@pytest.mark.parametrize("lang, want", [("en", "rami: 2 matches (1 deal x every seat rotation)"),
+                                        ("fr", "rami : 2 parties (1 donne x chaque rotation")])
+def test_simulate_counts_one_deal_in_the_singular(capsys: pytest.CaptureFixture[str], lang: str,
+                                                  want: str) -> None:
+    assert main(["--lang", lang, "simulate", "--players", "moyen,debutant", "--matches", "1",
+                 "--limit", "1"]) == 0
+    assert want in capsys.readouterr().out

@@ -19,7 +19,7 @@ import sys
 import time
 from typing import Any
 
-from rami_lan.i18n import _
+from rami_lan.i18n import _, ngettext
 from rami_lan.ids import BOT_LEVELS, VARIANT_IDS
 
 LEVELS = (*BOT_LEVELS, "expert_v1", "conceal")
@@ -256,9 +256,9 @@ def simulate(
 
 def _print_table(stats: dict[str, Any]) -> None:
     print(
-        _("{variant}: {matches} matches ({deals} deals x every seat rotation), seed {seed}").format(
-            **stats
-        )
+        ngettext("{variant}: {matches} matches ({deals} deal x every seat rotation), seed {seed}",
+                 "{variant}: {matches} matches ({deals} deals x every seat rotation), seed {seed}",
+                 stats["deals"]).format(**stats)
     )
     for b in stats["bots"]:
         lo, hi = b["ci95"]
