@@ -519,3 +519,21 @@ def test_simulate_counts_one_deal_in_the_singular(capsys: pytest.CaptureFixture[
     assert main(["--lang", lang, "simulate", "--players", "moyen,debutant", "--matches", "1",
                  "--limit", "1"]) == 0
     assert want in capsys.readouterr().out
+
+
+def test_a_player_who_handed_over_shows_as_left() -> None:
+    """After "Bob left the table and gave their hand to the host…" Bob's box still read
+    "reconnecting…"; it reads "left" until Bob is connected again."""
+    from rami_lan.cli.ui.model import TableModel
+    from rami_lan.net.notices import Notice, NoticeCode
+    from rami_lan.net.table_session import SessionUpdate
+
+    model = TableModel(seat=0, variant="rami")
+    model.apply(SessionUpdate(connections={0: "you", 1: "reconnecting", 2: "reconnecting"}))
+    model.apply(SessionUpdate(notice=Notice.of(NoticeCode.SEAT_HANDED_OVER, seat=1)))
+    assert model.seat_connection(1) == "left"
+    assert model.seat_connection(2) == "reconnecting"  # a drop without a hand-over
+    model.apply(SessionUpdate(connections={1: "connected"}))
+    assert model.seat_connection(1) == "connected"
+    model.apply(SessionUpdate(connections={1: "reconnecting"}))
+    assert model.seat_connection(1) == "reconnecting"

@@ -24,6 +24,7 @@ from rami_lan.core.solver import can_open
 from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView
 from rami_lan.i18n import _
+from rami_lan.net.notices import NoticeCode
 from rami_lan.net.table_session import SessionUpdate
 from rami_lan.textsafe import safe_text
 
@@ -88,6 +89,9 @@ class TableModel:
     fresh: list[Card] = field(default_factory=list)
     """Cards that came into the hand this turn (drawn or taken): highlighted."""
     why: str | None = None  # why the last key did nothing (out of turn...)
+    handed_over: set[int] = field(default_factory=set)
+    """Seats whose player left and gave their hand to the host (private dealing's
+    notice): shown as having left, not as reconnecting, until they are back."""
     intro: list[str] = field(default_factory=list)
     """Lines shown while waiting for the table (the opener's facts: where the table
     listens, its generated join code); the owner of ``rami-lan host`` reads them there,
@@ -135,6 +139,10 @@ class TableModel:
             if upd.connection == "closed":
                 self.closed = True
         if upd.notice:
+            if getattr(upd.notice, "code", None) == NoticeCode.SEAT_HANDED_OVER:
+                seat = upd.notice.get("seat")
+                if isinstance(seat, int):
+                    self.handed_over.add(seat)
             self.notice = session_text(upd.notice, self.nicknames)
             self._log(self.notice)
         if upd.fairness is not None:
@@ -144,6 +152,7 @@ class TableModel:
                 self.fairness_rounds[r.round_no] = r
         if upd.connections:
             self.connections.update(upd.connections)
+            self.handed_over -= {s for s, c in upd.connections.items() if c == "connected"}
         if upd.cards:
             self.cards.update(upd.cards)
         if upd.table:
@@ -233,7 +242,8 @@ class TableModel:
         """you / connected / reconnecting / left / bot for ``seat``."""
         if seat == self.seat:
             return "you"
-        return self.connections.get(seat, "connected")
+        state = self.connections.get(seat, "connected")
+        return "left" if state == "reconnecting" and seat in self.handed_over else state
 
     def _log(self, line: str) -> None:
         self.log.append(line)
