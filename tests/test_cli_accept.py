@@ -529,8 +529,11 @@ def test_a_player_who_handed_over_shows_as_left() -> None:
     from rami_lan.net.table_session import SessionUpdate
 
     model = TableModel(seat=0, variant="rami")
-    model.apply(SessionUpdate(connections={0: "you", 1: "reconnecting", 2: "reconnecting"}))
+    model.apply(SessionUpdate(connections={0: "you", 1: "connected", 2: "reconnecting"}))
     model.apply(SessionUpdate(notice=Notice.of(NoticeCode.SEAT_HANDED_OVER, seat=1)))
+    # the table's players list may still call the seat connected for a moment
+    model.apply(SessionUpdate(connections={0: "you", 1: "connected", 2: "reconnecting"}))
+    model.apply(SessionUpdate(connections={0: "you", 1: "reconnecting", 2: "reconnecting"}))
     assert model.seat_connection(1) == "left"
     assert model.seat_connection(2) == "reconnecting"  # a drop without a hand-over
     model.apply(SessionUpdate(connections={1: "connected"}))

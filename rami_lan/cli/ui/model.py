@@ -151,8 +151,11 @@ class TableModel:
             if r is not None:
                 self.fairness_rounds[r.round_no] = r
         if upd.connections:
+            # Back only when seen coming back: the hand-over notice may come before the
+            # table's players list stops calling that seat connected.
+            self.handed_over -= {s for s, c in upd.connections.items()
+                                 if c == "connected" and self.connections.get(s) not in (None, "connected")}
             self.connections.update(upd.connections)
-            self.handed_over -= {s for s, c in upd.connections.items() if c == "connected"}
         if upd.cards:
             self.cards.update(upd.cards)
         if upd.table:
