@@ -120,10 +120,13 @@ async def bench_echo(n: int, warmup: int = 30) -> dict[str, Any]:
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         writers.append(writer)
-        while head := await reader.readexactly(4):
-            body = await reader.readexactly(int.from_bytes(head, "big"))
-            for w in writers:
-                w.write(head + body)
+        try:
+            while head := await reader.readexactly(4):
+                body = await reader.readexactly(int.from_bytes(head, "big"))
+                for w in writers:
+                    w.write(head + body)
+        except asyncio.IncompleteReadError:
+            pass  # the client closed: the end of the run
 
     server = await asyncio.start_server(serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]

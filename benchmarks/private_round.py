@@ -18,7 +18,11 @@ inside the measure. Runs alternate between the two settings so load hits both al
 seconds per move). Target (issue 15): a private round takes at most twice as long as
 a plain one.
 
-Prints JSON: per setting, median / p90 / each run in seconds, and the ratio of medians.
+Prints JSON: per setting, median / p90 / each run in seconds, and the ratio of medians;
+and the CPU time the round cost all processes together (the host's process from the last
+seat taken to the end, plus each client process from its connection to its exit).
+``cpu_floor_ratio`` is what the ratio would be if the private round's extra CPU ran
+perfectly spread over this machine's cores with no waiting at all: a lower bound.
 
     python -m benchmarks.private_round [--runs 6] [--delay 0] [--variant rami]
 """
@@ -41,14 +45,19 @@ from rami_lan.net.client import open_session
 from rami_lan.net.host import TableConfig, TableHost
 
 PHASES: dict[str, list[dict[str, float]]] = {}
+CPU: dict[str, list[float]] = {}
+HOST_CPU: dict[str, list[float]] = {}
 
 
 async def client(port: int, seed: int, delay: float, token: bytes | None = None) -> int:
     """One bot player (run in its own process, or the owner's in the host's): 0 when it
     finished and every round checked."""
+    cpu0 = time.process_time()
     session = await open_session("127.0.0.1", port, nickname=f"b{seed}", token=token)
     try:
         summary = await BotClient(session, delay=delay, seed=seed).run()
+        if token is None:  # a client process: its CPU for this round, for the host to add up
+            print(json.dumps({"cpu_s": time.process_time() - cpu0}), flush=True)
         ok = summary.finished and all(r.status == "checked" for r in session.fairness_rounds())
         if not ok:
             print("client", seed, summary.finished, session.fairness_rounds(), file=sys.stderr)
@@ -67,12 +76,13 @@ async def one_round(variant: str, private: bool, seed: int, delay: float, headle
     if not headless:
         owner = asyncio.create_task(client(port, seed * 10, delay, token=host.owner_token))
     procs = [subprocess.Popen([sys.executable, "-m", "benchmarks.private_round", "--client",
-                               str(port), str(seed * 10 + i), str(delay)]) for i in range(4 - (not headless))]
+                               str(port), str(seed * 10 + i), str(delay)], stdout=subprocess.PIPE, text=True)
+             for i in range(4 - (not headless))]
     m = host.machine
     try:
         while not m.started:
             await asyncio.sleep(0.001)
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         marks: dict[str, float] = {}
         while not (m.over and (not private or m.masked_reports)):
             await asyncio.sleep(0.001)
@@ -83,14 +93,19 @@ async def one_round(variant: str, private: bool, seed: int, delay: float, headle
                 marks["ended"] = now
             if now > 300:
                 raise RuntimeError("the round did not end in 300 s")
-        elapsed = time.perf_counter() - t0
+        elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         marks.setdefault("ended", elapsed)
         PHASES.setdefault("private" if private else "plain", []).append(marks)
-        codes = [await asyncio.to_thread(p.wait, 60) for p in procs]
+        outs = [await asyncio.to_thread(p.communicate, None, 60) for p in procs]
+        codes = [p.returncode for p in procs]
+        HOST_CPU.setdefault("private" if private else "plain", []).append(cpu)
+        cpu += sum(json.loads(line)["cpu_s"] for out, _ in outs
+                   for line in out.splitlines() if "cpu_s" in line)
         if owner is not None:
             codes.append(await asyncio.wait_for(owner, 60))
         if any(codes) or (private and not all(r.fair for r in m.masked_reports)):
             raise RuntimeError(f"a client failed: exit codes {codes}")
+        CPU.setdefault("private" if private else "plain", []).append(cpu)
         return elapsed
     finally:
         for p in procs:
@@ -114,6 +129,7 @@ def main() -> None:
     if args.client:
         port, seed, delay = args.client
         sys.exit(asyncio.run(client(int(port), int(seed), float(delay))))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     times: dict[str, list[float]] = {"plain": [], "private": []}
     for k in range(args.runs):
         for name in (("plain", "private") if k % 2 == 0 else ("private", "plain")):
@@ -122,15 +138,21 @@ def main() -> None:
     out: dict[str, object] = {"variant": args.variant, "runs": args.runs, "bot_delay_s": args.delay,
                               "host": ("dedicated, 5 participants" if args.headless
                                        else "plays a seat, 4 participants"),
-                              "load": round(os.getloadavg()[0], 2)}
+                              "load": round(os.getloadavg()[0], 2), "cores": cores}
     for name, ts in times.items():
         marks = PHASES.get(name, [])
         out[name] = {"median_s": round(statistics.median(ts), 3),
                      "p90_s": round(percentile(ts, 0.9), 3), "runs_s": [round(t, 3) for t in ts],
                      "median_dealt_s": round(statistics.median(x.get("dealt", 0) for x in marks), 3),
-                     "median_round_over_s": round(statistics.median(x["ended"] for x in marks), 3)}
+                     "median_round_over_s": round(statistics.median(x["ended"] for x in marks), 3),
+                     "median_cpu_s": round(statistics.median(CPU[name]), 3),
+                     "median_host_process_cpu_s": round(statistics.median(HOST_CPU[name]), 3)}
     out["ratio_of_medians"] = round(
         statistics.median(times["private"]) / statistics.median(times["plain"]), 2)
+    extra_cpu = statistics.median(CPU["private"]) - statistics.median(CPU["plain"])
+    plain = statistics.median(times["plain"])
+    out["extra_cpu_s"] = round(extra_cpu, 3)
+    out["cpu_floor_ratio"] = round((plain + extra_cpu / cores) / plain, 2)
     print(json.dumps(out, indent=2))
 
 

@@ -787,3 +787,55 @@ def test_a_refill_with_the_hosts_own_player_at_the_table(tmp_path: Any) -> None:
         assert rounds and all(r.status == "checked" for r in rounds), [
             (c.seat, r.round_no, r.status, r.reason) for r in rounds]
     assert t.clients[1].owner and any(isinstance(e, E.StockRefilled) for e in t.clients[1].events)
+
+
+class _HandLog(WireClient):
+    """Logs what it receives: ``("hand", positions)``, ``("view",)``, ``("welcome",)``."""
+
+    def __init__(self, *a: Any, **kw: Any) -> None:
+        super().__init__(*a, **kw)
+        self.log: list[tuple[Any, ...]] = []
+
+    def receive(self, wire: bytes) -> None:
+        msg = unpack(wire)
+        if isinstance(msg, P.Masked) and msg.m["k"] in ("mk_hand", "mk_round"):
+            self.log.append((msg.m["k"], msg.m.get("pos")))
+        elif isinstance(msg, (P.View, P.Welcome)):
+            self.log.append((msg.KIND,))
+        super().receive(wire)
+
+
+def test_a_hands_positions_go_out_only_when_they_change(tmp_path: Any) -> None:
+    """``mk_hand`` (where each hidden card of a hand lies in the deck) went before every
+    view; most views leave the hand as it was. It now goes when the positions differ from
+    what that connection was told last, and always after a (re)join or a new masked
+    round, whose ``mk_round`` makes the client forget them. Every client still checks
+    every round (its verifier compares each view's hand with its replay)."""
+    t = _table(client_cls=_HandLog, variant="rami", limit=50, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 6)
+    away = t.drop(2)
+    t.run(until=lambda: not t.inbox and not any(c.maybe_act() for c in t.clients.values()))
+    t.rejoin(away)
+    t.run()
+    m = t.machine
+    assert m.match.over and m.match.round_no >= 2 and all(r.fair for r in m.masked_reports)
+    for c in t.clients.values():
+        log = c.log  # type: ignore[attr-defined]
+        views = sum(1 for x in log if x[0] == "view")
+        hands = [x for x in log if x[0] == "mk_hand"]
+        assert views > 2 * len(hands) > 0, (views, len(hands))
+        told = None
+        for x in log:
+            if x[0] in ("welcome", "mk_round"):
+                told = None  # the client starts over: the next view comes with its hand
+            elif x[0] == "mk_hand":
+                assert x[1] != told, "the same positions sent twice in a row"
+                told = x[1]
+        statuses = [r.status for r in c.tracker.rounds()]
+        assert set(statuses[1:]) == {"checked"} and statuses[0] in ("partial", "checked"), statuses
+        assert not c.errors and not c.ms.problems and not c.ms.faults
+    # After its rejoin, the client that was away got its hand's positions before a view.
+    back = away.log[max(k for k, x in enumerate(away.log) if x[0] == "welcome"):]  # type: ignore[attr-defined]
+    kinds = [x[0] for x in back if x[0] in ("mk_hand", "view")]
+    assert kinds[0] == "mk_hand", kinds[:5]

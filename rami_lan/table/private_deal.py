@@ -63,6 +63,8 @@ class PrivateDealing:
         """Restored from a journal during a private round: that round is void."""
         self._masked = None
         self._masked_log: dict[int, list[dict[str, Any]]] = {}
+        self._hand_told: dict[int, list[Any]] = {}
+        """Connection -> the hand positions its last ``mk_hand`` gave (not sent again)."""
         self._masked_events: list[Any] = []
         self._model_deck = None
         self._held_action = None
@@ -125,6 +127,7 @@ class PrivateDealing:
     def _private_greet(self, mr: MaskedRound) -> None:
         """``mk_round`` to every blind seat: the first message of its log."""
         self._masked_log: dict[int, list[dict[str, Any]]] = {s: [] for s in mr.blind}
+        self._hand_told = {}  # a client forgets its hand's positions at ``mk_round``
         # ``rid`` tells this masked round from another with the same tag (the host
         # restarted during the shuffle and shuffles again); the same after a resume.
         rid = hashlib.sha256(b"rami-lan masked round id" + self._masked_key).digest()[:8]
@@ -154,6 +157,7 @@ class PrivateDealing:
         the round's public events (``mk_sync``) right after the deal, so its participant
         makes every assignment it missed. The client drops what it already had."""
         mr = self._masked
+        self._hand_told.pop(conn, None)
         if mr is not None and seat == self.host_seat and mr.phase.value != "idle":  # type: ignore[attr-defined]
             self._private_tell_owner({"k": "mk_own", "tag": mr.p.tag})
             return
@@ -457,13 +461,23 @@ class PrivateDealing:
         return ev.for_seat(None)
 
     def _private_hand(self, m: MatchState, seat: int) -> None:
-        """Before a blind seat's view: where each card of its hand lies in the masked deck."""
+        """Before a blind seat's view: where each card of its hand lies in the masked deck.
+
+        Sent only when that differs from what this connection was last told: the client
+        keeps the positions until the next ``mk_hand`` or ``mk_round``, and most views
+        (the others' moves) leave a hand as it was."""
         mr = self._masked
         if mr is None or seat not in mr.blind or m.round is None or seat not in m.round.players \
                 or m.round.phase == "over":
             return
         ids = [self._card_no(c) for c in m.round.hands[seat]]
-        self._private_send(seat, {"k": "mk_hand", "pos": mr.hand_positions(ids)})
+        pos = mr.hand_positions(ids)
+        conn = self.seats[seat].conn  # type: ignore[attr-defined]
+        if conn is not None and self._hand_told.get(conn) == pos:
+            return
+        if conn is not None:
+            self._hand_told[conn] = pos
+        self._private_send(seat, {"k": "mk_hand", "pos": pos})
 
     def _private_before(self, m: MatchState, evs: list[E.Event], now: float) -> None:
         """Cards the host holds that this change makes public: reveal them first."""

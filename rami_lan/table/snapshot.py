@@ -172,6 +172,7 @@ def restore(cls: Any, snap: dict[str, Any], records: Sequence[Any],
             log.warning("could not take up the private round from the journal", exc_info=True)
             t._masked = t._mj = None
             t._masked_log = {}
+            t._hand_told = {}
             t.stage = stage
             t.match = match_from_plain(snap["match"])
     if void is not None:  # a private round was being played: it is void (its keys are gone)
