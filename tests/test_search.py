@@ -204,13 +204,15 @@ def test_race_draw_takes_the_card_that_goes_out():
     assert stock_row == [-game.penalty(hand) * 2]
 
 
-def test_expert_with_its_searches_off_plays_as_before():
+def test_expert_with_its_searches_off_plays_as_before(monkeypatch):
     """The searches are off: `expert` must play exactly as in the second pass (a 40
     match pinned action by action, measured with the second pass's expert; a setting
     of the search that shadowed the race discards' `race_loose` changed this match).
     The fourth pass's `40` rules (`post_hold`, `open_min`) are on and change no action
     of this match (same digest), so the pin is unchanged; tests/test_bots.py checks
-    those rules directly."""
+    those rules directly. The fifth pass's `40` discard weight (`outs_w` 2 instead of
+    3) does change it: with that weight set back to 3 the match is the pinned one, and
+    the fifth pass's play is pinned as well."""
     import hashlib
 
     from rami_lan.bots import make_bot
@@ -231,7 +233,14 @@ def test_expert_with_its_searches_off_plays_as_before():
 
     assert not (Expert.search_variants or Expert.race_variants or Expert.race_draw_variants)
     assert Expert.race_loose == 4
-    digest = hashlib.sha256()
-    res = play_match("40", [Tap(Expert(0, 3), digest), make_bot("expert_v1", 1, 3)], 2027)
-    assert (res.winner, res.rounds, res.totals) == (0, 5, (32, 112))
-    assert digest.hexdigest()[:24] == "c5e4fef9cfdbf9b12198216c"
+
+    def pinned():
+        digest = hashlib.sha256()
+        res = play_match("40", [Tap(Expert(0, 3), digest), make_bot("expert_v1", 1, 3)], 2027)
+        return res.winner, res.rounds, res.totals, digest.hexdigest()[:24]
+
+    from rami_lan.bots.expert import PER_VARIANT
+
+    assert pinned() == (0, 8, (32, 144), "86c244f0eb95c11e84b965d6")  # the fifth pass
+    monkeypatch.setitem(PER_VARIANT["40"], "outs_w", 3.0)
+    assert pinned() == (0, 5, (32, 112), "c5e4fef9cfdbf9b12198216c")  # as before it

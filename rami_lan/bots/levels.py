@@ -49,7 +49,7 @@ LEVEL_INFO: dict[str, LevelInfo] = {
         ),
         _n(
             "Beats medium in 8 to 10 matches out of 10 and the previous expert in 6 to 8 out of "
-            "10; wins 56 to 65 % against a strong player who hides its melds for a rami sec."
+            "10; wins 56 to 67 % against a strong player who hides its melds for a rami sec."
         ),
     ),
 }
