@@ -540,3 +540,22 @@ def test_a_player_who_handed_over_shows_as_left() -> None:
     assert model.seat_connection(1) == "connected"
     model.apply(SessionUpdate(connections={1: "reconnecting"}))
     assert model.seat_connection(1) == "reconnecting"
+
+
+class _ClosedPipe:
+    """A stdout whose reader went away (``rami-lan simulate | head -1``)."""
+
+    def write(self, _text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def isatty(self) -> bool:
+        return False
+
+
+def test_a_closed_pipe_ends_quietly(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``rami-lan simulate ... | head -1`` ended with a BrokenPipeError traceback."""
+    monkeypatch.setattr("sys.stdout", _ClosedPipe())
+    assert main(["simulate", "--players", "moyen,debutant", "--matches", "1", "--limit", "1"]) == 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -135,6 +136,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(mod.run(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # ``rami-lan list | head``: the reader went away. No traceback, and none either
+        # when Python flushes stdout at exit (it now points at the null device).
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):  # no real stdout (tests, pythonw)
+            pass
+        return 1
 
 
 if __name__ == "__main__":
