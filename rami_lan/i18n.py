@@ -142,8 +142,17 @@ def load_catalog(lang: str) -> dict[str, str]:
 
 
 def detect_language(environ: dict[str, str] | None = None) -> str:
+    """French when the locale asks for it: ``LANGUAGE`` (a priority list such as
+    ``de:fr:en``: its first supported entry; none: English), else the first of
+    ``LC_ALL``, ``LC_MESSAGES``, ``LANG`` that is set."""
     env = os.environ if environ is None else environ
-    for var in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+    if env.get("LANGUAGE", ""):  # as GNU gettext: the list alone decides (none known: English)
+        for entry in env["LANGUAGE"].split(":"):
+            code = entry.strip().lower()[:2]
+            if code in SUPPORTED:
+                return code
+        return "en"
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
         val = env.get(var, "")
         if val:
             return "fr" if val.lower().startswith("fr") else "en"

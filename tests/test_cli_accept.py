@@ -559,3 +559,14 @@ def test_a_closed_pipe_ends_quietly(monkeypatch: pytest.MonkeyPatch) -> None:
     """``rami-lan simulate ... | head -1`` ended with a BrokenPipeError traceback."""
     monkeypatch.setattr("sys.stdout", _ClosedPipe())
     assert main(["simulate", "--players", "moyen,debutant", "--matches", "1", "--limit", "1"]) == 1
+
+
+def test_a_language_priority_list_is_followed() -> None:
+    """``LANGUAGE=de:fr`` (GNU gettext's priority list) gave English: only the first
+    entry was looked at. The first supported entry wins (none: English, as gettext)."""
+    from rami_lan.i18n import detect_language
+
+    assert detect_language({"LANGUAGE": "de:fr", "LANG": "en_US.UTF-8"}) == "fr"
+    assert detect_language({"LANGUAGE": "fr_BE:en"}) == "fr"
+    assert detect_language({"LANGUAGE": "de", "LANG": "fr_FR.UTF-8"}) == "en"  # as gettext
+    assert detect_language({"LANGUAGE": "en:fr", "LANG": "fr_FR.UTF-8"}) == "en"
