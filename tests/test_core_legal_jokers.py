@@ -25,6 +25,7 @@ from test_core_legal import _near_cards, _try, random_table
 from rami_lan import i18n
 from rami_lan.core import VARIANTS
 from rami_lan.core import actions as A
+from rami_lan.core import events as E
 from rami_lan.core import round as R
 from rami_lan.core.cards import SUITS, Card, rank_text
 from rami_lan.core.errors import IllegalAction
@@ -159,3 +160,55 @@ def test_a_seat_holding_jokers_is_never_stuck(vid: str) -> None:
                 _walk(s0, rng, vid)
                 walks += 1
     assert walks >= EXAMPLES
+
+
+@pytest.mark.parametrize("vid", [vid for vid, v in VARIANTS.items() if v.n_jokers])
+def test_a_seat_to_play_with_only_jokers_is_never_stuck(vid: str) -> None:
+    """The states the random walk above hardly reaches: the play phase with nothing but
+    two to four jokers in hand, on random tables, opened or not; every turn ends."""
+    rng = random.Random(f"only-jokers-{vid}")
+    v = VARIANTS[vid]
+    all_faces = [f"{rank_text(r)}{s}" for s in SUITS for r in range(1, 14)]
+    done = 0
+    while done < EXAMPLES * 2:
+        n, melds, _texts, fresh = random_table(v, rng, max_melds=4, p_run=0.5)
+        jokers = fresh(["*"] * rng.randint(2, min(4, v.n_jokers)))
+        if len(jokers) < 2:
+            continue
+        others = [" ".join(fresh(rng.sample(all_faces, rng.randint(1, 5)))) for _ in range(n - 1)]
+        try:
+            st = scenario(vid, hands=[" ".join(jokers), *others], melds=melds, turn=0, phase="play",
+                          stock=5, opened=[rng.random() < 0.8 for _ in range(n)]).round
+        except ValueError:
+            continue
+        _walk(st, rng, vid)
+        done += 1
+
+
+@pytest.mark.parametrize("places", [1, 2])
+def test_a_hand_of_three_jokers_lays_them_off_and_goes_out(places: int) -> None:
+    """Classique, seen in a `moyen` against `debutant` match (seed 2024): the seat to
+    play holds three jokers and the table has room for one. A joker may not be discarded
+    while one can be laid off, and laying one off was refused as "that would leave no
+    card that may be discarded" (two jokers, one of which could still be laid): no legal
+    action at all. Now the lay-offs stand; the last joker's discard goes out, or, with no
+    place left for the second, one joker is discarded as a last resort."""
+    # a run takes jokers at both ends; a set of three suits takes one (a set is full at 4)
+    melds = [("8c 9c 10c", 1, "run")] if places == 2 else [("2s 2h 2d", 1, "set")]
+    end = "high" if places == 2 else None
+    st = scenario("classique", hands=["* * *", "5h 6h"], melds=melds, opened=[True, True],
+                  turn=0, phase="play").round
+    jokers = list(st.hands[0])
+    assert not R.is_legal(st, A.Discard(0, jokers[0])), "a joker that can be laid off may not go"
+    lay = A.LayOff(0, jokers[0], 0, end)
+    assert lay in list(R.legal_actions(st, 0)) or R.is_legal(st, lay)
+    st = R.apply(st, lay)[0]
+    second = A.LayOff(0, jokers[1], 0, "low" if places == 2 else None)
+    if places == 2:
+        st = R.apply(st, second)[0]
+        st, evs = R.apply(st, A.Discard(0, jokers[2]))
+        assert st.phase == "over" and any(isinstance(e, E.RoundEnded) and e.winner == 0 for e in evs)
+    else:
+        assert not R.is_legal(st, second)  # the set is full
+        st = R.apply(st, A.Discard(0, jokers[1]))[0]  # the last resort: no place left
+        assert st.phase != "over" and st.turn == 1 and len(st.hands[0]) == 1

@@ -354,6 +354,11 @@ def _turn_can_finish(st: RoundState, seat: int) -> str:
     probe = replace(st, must_use=())
     if any(not _discardable(probe, seat, c) for c in rest):
         return ""
+    if v.joker_discard_when_stuck and all(c.is_joker for c in rest):
+        # Only jokers left, none discardable because one can still be laid: the seat lays
+        # them one at a time while one fits, then discards the last one (it goes out) or,
+        # with no place left, any one (the stuck exception of `_discardable`).
+        return ""
     if not v.must_discard_to_go_out and len(rest) == 1 and _usable(probe, seat, rest[0]):
         return ""
     return "that would leave no card that may be discarded"
