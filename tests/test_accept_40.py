@@ -7,6 +7,7 @@ recovery with both missing suits, going out only by a discard, going rami +25.
 from __future__ import annotations
 
 import pytest
+from accept_helpers import dealt, hand_text, melds, one, pick, play, refused, scores
 
 from rami_lan.core import (
     VARIANTS,
@@ -21,7 +22,6 @@ from rami_lan.core import (
     parse_cards,
     scenario,
 )
-from tests.accept_helpers import dealt, hand_text, melds, one, pick, play, refused, scores
 
 V = VARIANTS["40"]
 FILL = "2c 4d 6s 8h 9c Jd"

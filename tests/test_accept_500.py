@@ -7,6 +7,7 @@ used that turn), every card laid scores, score = laid - hand, to 500.
 from __future__ import annotations
 
 import pytest
+from accept_helpers import dealt, hand_text, melds, one, pick, play, refused, scores
 
 from rami_lan.core import (
     VARIANTS,
@@ -22,7 +23,6 @@ from rami_lan.core import (
     scenario,
     view_for,
 )
-from tests.accept_helpers import dealt, hand_text, melds, one, pick, play, refused, scores
 
 V = VARIANTS["500"]
 

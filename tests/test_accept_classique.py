@@ -7,6 +7,7 @@ discarded, rami sec +25, ace 11 high.
 from __future__ import annotations
 
 import pytest
+from accept_helpers import dealt, hand_text, melds, one, pick, play, refused, scores
 
 from rami_lan.core import (
     VARIANTS,
@@ -21,7 +22,6 @@ from rami_lan.core import (
     parse_cards,
     scenario,
 )
-from tests.accept_helpers import dealt, hand_text, melds, one, pick, play, refused, scores
 
 V = VARIANTS["classique"]
 

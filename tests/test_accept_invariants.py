@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from core_play import random_action
 
 from rami_lan.core import (
     VARIANTS,
@@ -31,7 +32,6 @@ from rami_lan.core import (
     new_match,
     start_round,
 )
-from tests.core_play import random_action
 
 HIGH = {"rami": 10, "classique": 11, "multi": 1, "500": 11, "40": 11}
 HAND_ACE = {"rami": 15, "classique": 11, "multi": 1, "500": 15, "40": 11}

@@ -7,6 +7,7 @@ the winner collects the others' hands, first to 100.
 from __future__ import annotations
 
 import pytest
+from accept_helpers import dealt, hand_text, melds, one, play, refused, scores
 
 from rami_lan.core import (
     VARIANTS,
@@ -22,7 +23,6 @@ from rami_lan.core import (
     scenario,
     start_round,
 )
-from tests.accept_helpers import dealt, hand_text, melds, one, play, refused, scores
 
 V = VARIANTS["multi"]
 

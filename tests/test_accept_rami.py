@@ -7,6 +7,7 @@ built with `scenario`; only the public core API is used.
 from __future__ import annotations
 
 import pytest
+from accept_helpers import dealt, hand_text, melds, one, pick, play, refused, scores
 
 from rami_lan.core import (
     VARIANTS,
@@ -24,7 +25,6 @@ from rami_lan.core import (
     scenario,
     start_round,
 )
-from tests.accept_helpers import dealt, hand_text, melds, one, pick, play, refused, scores
 
 V = VARIANTS["rami"]
 FILL = "2c 4d 6s 8h 9c Jd"  # loose cards that form no meld together
