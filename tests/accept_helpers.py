@@ -25,10 +25,8 @@ from rami_lan.core import (
 from rami_lan.core.match import MatchOptions
 
 
-def pick(m: MatchState, seat: int, text: str) -> tuple[Card, ...]:
-    """Physical cards of ``seat``'s hand for the faces in ``text`` (each used once)."""
-    assert m.round is not None
-    hand = list(m.round.hands[seat])
+def _take(hand: list[Card], seat: int, text: str) -> tuple[Card, ...]:
+    """Remove from ``hand`` (a list) one physical card per face in ``text``."""
     out = []
     for tok in text.split():
         face = parse_card(tok).face
@@ -37,6 +35,12 @@ def pick(m: MatchState, seat: int, text: str) -> tuple[Card, ...]:
         hand.remove(c)
         out.append(c)
     return tuple(out)
+
+
+def pick(m: MatchState, seat: int, text: str) -> tuple[Card, ...]:
+    """Physical cards of ``seat``'s hand for the faces in ``text`` (each used once)."""
+    assert m.round is not None
+    return _take(list(m.round.hands[seat]), seat, text)
 
 
 def one(m: MatchState, seat: int, text: str) -> Card:
@@ -49,14 +53,7 @@ def melds(m: MatchState, seat: int, *specs: str | tuple[str, str]) -> LayDown:
     hand_left = list(m.round.hands[seat])  # type: ignore[union-attr]
     for spec in specs:
         text, kind = (spec, None) if isinstance(spec, str) else spec
-        cards = []
-        for tok in text.split():
-            face = parse_card(tok).face
-            c = next((c for c in hand_left if c.face == face), None)
-            assert c is not None, f"{tok} not in seat {seat}'s hand"
-            hand_left.remove(c)
-            cards.append(c)
-        out.append(MeldSpec(tuple(cards), kind))  # type: ignore[arg-type]
+        out.append(MeldSpec(_take(hand_left, seat, text), kind))  # type: ignore[arg-type]
     return LayDown(seat, tuple(out))
 
 
