@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rami_lan.cli.settings import Settings, load_settings
+from rami_lan.cli.settings import Settings, load_settings, save_settings
 from rami_lan.i18n import _, set_language
 
 if TYPE_CHECKING:
@@ -62,7 +62,8 @@ async def run_table_screen(session: TableSession, settings: Settings,
 
     shell = Shell()
     screen = TableScreen(session, four_colour=settings.four_colour, on_leave=shell.exit,
-                         profile=_profile(), intro=intro)
+                         profile=_profile(), intro=intro, settings=settings,
+                         save_settings=save_settings)
     shell.show(screen)
     return int(await shell.app.run_async() or 0)
 
@@ -85,7 +86,7 @@ def run_table_app(session: TableSession, settings: Settings) -> int:
 
     shell = Shell()
     screen = TableScreen(session, four_colour=settings.four_colour, on_leave=shell.exit,
-                         profile=_profile())
+                         profile=_profile(), settings=settings, save_settings=save_settings)
     shell.show(screen)
     return shell.run()
 

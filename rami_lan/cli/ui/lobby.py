@@ -469,7 +469,7 @@ class Lobby:
         self._set_busy(True, tid)
         screen = TableScreen(
             session, four_colour=self.settings.four_colour, on_leave=self._table_done,
-            profile=self.profile, inviter=inviter,
+            profile=self.profile, inviter=inviter, settings=self.settings, save_settings=self.save,
         )
         self.shell.show(screen)
 

@@ -115,6 +115,12 @@ class TableModel:
     _lay_hint: object = None
     _open_key: tuple = ()
     _open: tuple[int, int] | None = None
+    drag_index: int | None = None
+    """The hand card being dragged with the mouse (None: no drag)."""
+    drag_over: tuple | None = None
+    """What the dragged card is over (a `render.Drags` target), for the hint line."""
+    _ends_key: tuple = ()
+    _ends: dict[int, frozenset[str]] = field(default_factory=dict)
 
     # --- updates from the session -----------------------------------------------------
 
@@ -311,6 +317,17 @@ class TableModel:
             self.cursor = j
             self.sort_mode = None
 
+    def move_to(self, i: int, j: int) -> bool:
+        """Put hand card ``i`` at place ``j`` (a drag in the hand: local order, any time)."""
+        if not (0 <= i < len(self.order) and 0 <= j < len(self.order)) or i == j:
+            return False
+        cur = self.cursor_card
+        card = self.order.pop(i)
+        self.order.insert(j, card)
+        self.cursor = j if cur is card else self.order.index(cur) if cur is not None else j
+        self.sort_mode = None
+        return True
+
     def sort(self, mode: str, keep_mode: bool = True) -> None:
         """``suit``: by suit then rank; ``rank``: by rank then suit; jokers last.
 
@@ -457,6 +474,60 @@ class TableModel:
         return A.Knock(self.seat)
 
     # --- legality, asked of the core ------------------------------------------------
+
+    def arrow_card(self) -> Card | None:
+        """The card whose places on the table are shown: the dragged card, else the one
+        selected card."""
+        if self.drag_index is not None and 0 <= self.drag_index < len(self.order):
+            return self.order[self.drag_index]
+        return self.selected[0] if len(self.selected) == 1 else None
+
+    def layoff_ends(self, card: Card | None = None) -> dict[int, frozenset[str]]:
+        """table meld -> the ends ("low" / "high"; a set: "high") where ``card`` (default:
+        `arrow_card`) may be laid off now: the core judges each `LayOff`, and
+        `rami_lan.core.melds.run_extensions` says at which end of a run a card lands."""
+        v = self.view
+        card = self.arrow_card() if card is None else card
+        if v is None or card is None or not v.my_turn or v.phase != "play" or not v.melds:
+            return {}
+        key = (id(v), card)
+        if key == self._ends_key:
+            return self._ends
+        from rami_lan.core.melds import run_extensions
+
+        var = get_variant(v.variant)
+        out: dict[int, frozenset[str]] = {}
+        for i, meld in enumerate(v.melds):
+            try:
+                if meld.kind != "run":
+                    ok = {"high"} if is_legal_for_view(v, A.LayOff(self.seat, card, i)) else set()
+                else:
+                    fits = {e for e, _r in run_extensions(var, meld, card)}
+                    ok = {e for e in ("low", "high") if e in fits
+                          and is_legal_for_view(v, A.LayOff(self.seat, card, i, e))}  # type: ignore[arg-type]
+            except Exception:  # noqa: BLE001 - no arrow rather than a crash
+                ok = set()
+            if ok:
+                out[i] = frozenset(ok)
+        self._ends_key, self._ends = key, out
+        return out
+
+    def layoff_at(self, card: Card, target: int, end: str | None) -> A.Action | None:
+        """The lay-off of ``card`` dropped on meld ``target`` (at ``end`` when dropped on
+        an arrow; else the end the core accepts, the chosen end first)."""
+        v = self.view
+        if v is None or not 0 <= target < len(v.melds):
+            return None
+        meld = v.melds[target]
+        if meld.kind != "run":
+            return A.LayOff(self.seat, card, target)
+        ends = self.layoff_ends(card).get(target, frozenset())
+        if end in ("low", "high"):
+            return A.LayOff(self.seat, card, target, end)  # type: ignore[arg-type]
+        for e in (self.end, "high", "low"):
+            if e in ends:
+                return A.LayOff(self.seat, card, target, e)  # type: ignore[arg-type]
+        return A.LayOff(self.seat, card, target, "high" if card.is_joker else None)
 
     def legal(self) -> dict[str, bool]:
         """Which buttons are active now (cached until the view or the selection changes)."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
+
 from rami_lan.cli.messages import fairness_details
 from rami_lan.cli.ui.cards import card_style, chip_width, face_text, stands_text
 from rami_lan.cli.ui.layout import Row, hjoin, join_rows, pad, row_len, split_rows, wrap_items, wrap_text
@@ -32,6 +34,44 @@ class Clicks(Protocol):
     def player(self, seat: int) -> None: ...
     def meld_end(self, index: int, end: str) -> None: ...
     def scroll(self, delta: int) -> None: ...
+
+
+class Drags(Protocol):
+    """Dragging with the mouse (the table screen implements it next to `Clicks`).
+
+    A target is ``("card", i)``, ``("meld", i, end)`` (``end``: "low" / "high" / None
+    for the meld's body) or ``("discard", depth)`` (0: the pile as a whole)."""
+
+    def press(self, target: tuple) -> None: ...
+    def hover(self, target: tuple) -> bool: ...
+    def release(self, target: tuple) -> None: ...
+
+
+def drag_target(clicks: Clicks | None, target: tuple, click: Callable[[], None] | None):  # type: ignore[no-untyped-def]
+    """A mouse handler for something a card can be dragged from or dropped on.
+
+    Without drag support (``clicks`` has no ``press``) it is a plain click on mouse-up.
+    The handler carries ``drop_target`` so the screen tells it from other handlers."""
+    if clicks is None:
+        return None
+    if not callable(getattr(type(clicks), "press", None)):  # a Clicks without drags
+        return on_click(click) if click is not None else None
+    press = clicks.press  # type: ignore[attr-defined]
+
+    def handler(ev: MouseEvent) -> object:
+        t = ev.event_type
+        if t == MouseEventType.MOUSE_DOWN:
+            press(target)
+            return None
+        if t == MouseEventType.MOUSE_MOVE:
+            return None if clicks.hover(target) else NotImplemented  # type: ignore[attr-defined]
+        if t == MouseEventType.MOUSE_UP:
+            clicks.release(target)  # type: ignore[attr-defined]
+            return None
+        return NotImplemented
+
+    handler.drop_target = target  # type: ignore[attr-defined]
+    return handler
 
 
 def limit_text(model: TableModel) -> str:
@@ -312,16 +352,20 @@ def piles_rows(model: TableModel, width: int, max_rows: int, clicks: Clicks | No
     if v is None:
         return []
     stock_h = _h(clicks, lambda: clicks.stock())  # type: ignore[union-attr]
+    pile_h = drag_target(clicks, ("discard", 0), None)  # a card dropped on the label goes there too
+    label = _("Discard pile") + " "
     head: Row = [("class:label", _("Stock") + " "),
                  ("class:stock", f"[▒▒ {v.stock_size}]", stock_h) if stock_h
                  else ("class:stock", f"[▒▒ {v.stock_size}]"),
-                 ("", "   "), ("class:label", _("Discard pile") + " ")]
+                 ("", "   "), ("class:label", label, pile_h) if pile_h else ("class:label", label)]
     if not v.discard:
-        return [[*head, ("class:dim", _("(empty)"))]]
+        empty = _("(empty)")
+        return [[*head, ("class:dim", empty, pile_h) if pile_h else ("class:dim", empty)]]
     pile = list(v.discard)
     n = len(pile)
     if n == 1:
-        row = head + chip(pile[0], four, "", _h(clicks, lambda: clicks.discard(1)))  # type: ignore[union-attr]
+        row = head + chip(pile[0], four, "", drag_target(
+            clicks, ("discard", 1), lambda: clicks.discard(1)))  # type: ignore[union-attr]
         if v.discard_size > 1:
             row.append(("class:dim", " " + _("({n} cards)").format(n=v.discard_size)))
         return [row]
@@ -335,7 +379,8 @@ def piles_rows(model: TableModel, width: int, max_rows: int, clicks: Clicks | No
     def item(k: int) -> Row:
         d = n - k
         extra = " class:depth" if d <= depth else ""
-        return chip(pile[k], four, extra, _h(clicks, lambda d=d: clicks.discard(d)))  # type: ignore[union-attr]
+        return chip(pile[k], four, extra, drag_target(
+            clicks, ("discard", d), lambda d=d: clicks.discard(d)))  # type: ignore[union-attr]
 
     # The window holds the card at the chosen depth and, as far as room allows, every
     # card above it up to the top (the cards taken together).
@@ -356,23 +401,39 @@ def piles_rows(model: TableModel, width: int, max_rows: int, clicks: Clicks | No
 
 
 def meld_item(model: TableModel, index: int, four: bool, clicks: Clicks | None) -> Row:
-    """``3[7♣ (8♣) 9♣]``; the chosen meld has an arrow at each end (the joker's end)."""
+    """``3[7♣ (8♣) 9♣]``. Blue arrows mark the ends where the selected (or dragged) card
+    can go, from the core's legal lay-offs; the chosen run always has both (grey where
+    the card can not go), the joker's end underlined."""
     v = model.view
     assert v is not None
     m = v.melds[index]
     chosen = index == model.target
     sel = " class:meld.target" if chosen else ""
-    body_h = _h(clicks, lambda: clicks.meld(index))  # type: ignore[union-attr]
+    body_h = drag_target(clicks, ("meld", index, None),
+                         lambda: clicks.meld(index))  # type: ignore[union-attr]
 
     def f(style: str, text: str, h=body_h) -> Fragment:  # type: ignore[no-untyped-def]
         return (style, text, h) if h else (style, text)
 
-    row: Row = []
     run = m.kind == "run"
-    if chosen and run:
-        lo_h = _h(clicks, lambda: clicks.meld_end(index, "low"))  # type: ignore[union-attr]
-        row.append(f("class:meld.end" + (" class:meld.end.on" if model.end == "low" else ""),
-                     "◀", lo_h))
+    ends = model.layoff_ends().get(index, frozenset())
+
+    def arrow(end: str, text: str) -> Fragment | None:
+        if not ((chosen and run) or end in ends):
+            return None
+        style = "class:meld.end"
+        if end in ends:
+            style += " class:meld.end.ok"
+        if chosen and run and model.end == end:
+            style += " class:meld.end.on"
+        h = drag_target(clicks, ("meld", index, end),
+                        lambda: clicks.meld_end(index, end))  # type: ignore[union-attr]
+        return f(style, text, h)
+
+    row: Row = []
+    lo = arrow("low", "◀") if run else None
+    if lo is not None:
+        row.append(lo)
     row.append(f("class:meld.label" + sel, f"{index + 1}["))
     for k, (card, st) in enumerate(zip(m.cards, m.stands_for_text(), strict=True)):
         if k:
@@ -382,10 +443,9 @@ def meld_item(model: TableModel, index: int, four: bool, clicks: Clicks | None) 
         else:
             row.append(f(card_style(card, four) + sel, face_text(card)))
     row.append(f("class:meld.label" + sel, "]"))
-    if chosen and run:
-        hi_h = _h(clicks, lambda: clicks.meld_end(index, "high"))  # type: ignore[union-attr]
-        row.append(f("class:meld.end" + (" class:meld.end.on" if model.end == "high" else ""),
-                     "▶", hi_h))
+    hi = arrow("high", "▶")
+    if hi is not None:
+        row.append(hi)
     return row
 
 
@@ -444,70 +504,146 @@ def _hand_style(model: TableModel, card: Card, i: int, hinted: dict, staged: set
         extra += " class:cursor"
     if card in staged:
         extra += " class:staged"
+    if model.drag_index == i:
+        extra += " class:drag"
     return extra
 
 
-def _mark(model: TableModel, card: Card, i: int, staged: set) -> str:
+def _mark(model: TableModel, card: Card, i: int, staged: set) -> tuple[str, str]:
+    """The sign under a card and its style: ``^`` the cursor, ``=`` put aside, ``+`` new."""
     if i == model.cursor:
-        return "^"
+        return "^", "class:mark class:mark.cursor"
     if card in staged:
-        return "="
+        return "=", "class:mark class:mark.staged"
     if card in model.fresh:
-        return "+"
-    return " "
+        return "+", "class:mark class:mark.fresh"
+    return "", "class:mark"
 
 
-CARD_W = 4  # a card's visible strip in the fan
+def mark_cells(model: TableModel, i: int, w: int, at: int, hinted: dict, staged: set,
+               joined: bool) -> list[tuple[str, str]]:
+    """The ``w`` cells under card ``i``: the seed's blue line when the card belongs to a
+    meld the hand makes (``joined``: the next card is of the same meld, the line goes
+    on), and its mark (cursor, put aside, new) at cell ``at``. Never the cursor's
+    reverse video: the mark row has its own classes."""
+    card = model.hand[i]
+    line = card in hinted
+    cells = [("class:meldline", "━") if line else ("class:mark", " ") for _k in range(w)]
+    if line and not joined and w > 1:
+        cells[-1] = ("class:mark", " ")
+    sign, style = _mark(model, card, i, staged)
+    if sign:
+        cells[min(at, w - 1)] = (style, sign)
+    return cells
+
+
+def _same_meld_next(model: TableModel, i: int, hinted: dict) -> bool:
+    hand = model.hand
+    return i + 1 < len(hand) and hand[i] in hinted and hinted.get(hand[i + 1]) == hinted[hand[i]]
+
+
+def _cells_to_row(cells: list[tuple]) -> Row:
+    """Cells ``(style, char[, handler])`` -> fragments (neighbours alike are merged)."""
+    row: Row = []
+    for c in cells:
+        if row and row[-1][0] == c[0] and (row[-1][2] if len(row[-1]) > 2 else None) is (
+                c[2] if len(c) > 2 else None):
+            last = row[-1]
+            row[-1] = (last[0], last[1] + c[1], *last[2:])
+        else:
+            row.append(c if len(c) > 2 and c[2] is not None else (c[0], c[1]))
+    return row
+
+
+CARD_W = 4  # a card's visible strip in the fan (the narrowest)
 CARD_FULL = 6  # the last card, whole
+FAN_MAX_STRIP = 8
+
+
+def fan_strip(model: TableModel, width: int) -> int:
+    """The widest strip (4 to 8 cells) that fans the hand over at most three quarters
+    of the width (4 when only that fits); 0: the fan does not fit at all."""
+    n = len(model.hand)
+    if n <= 0 or 1 + CARD_W * (n - 1) + CARD_FULL > width:
+        return 0
+    for s in range(FAN_MAX_STRIP, CARD_W, -1):
+        if 1 + s * (n - 1) + s + 2 <= width * 3 // 4:
+            return s
+    return CARD_W
 
 
 def fan_fits(model: TableModel, width: int) -> bool:
-    n = len(model.hand)
-    return n > 0 and 1 + CARD_W * (n - 1) + CARD_FULL <= width
+    return fan_strip(model, width) > 0
 
 
-def hand_fan_rows(model: TableModel, clicks: Clicks | None, four: bool) -> list[Row]:
-    """The hand as overlapping card shapes: rank and suit corners; selected cards lifted."""
+def fan_card_height(height: int) -> int:
+    """5 rows, 7 on tall terminals (45 rows and more)."""
+    return 7 if height >= 45 else 5
+
+
+def hand_fan_rows(model: TableModel, clicks: Clicks | None, four: bool, width: int = 80,
+                  height: int = 30) -> list[Row]:
+    """The hand as overlapping card shapes, centred: rank and suit corners, selected
+    cards lifted, the blue line under cards that make a meld, the marks below.
+
+    Each card is drawn whole in order onto a grid of cells, the next card over it, as
+    cards lie on a table: a lifted card's hidden corner shows above its neighbour and
+    the neighbour's border goes on under it, never a border cut in the middle."""
     hand = model.hand
+    n = len(hand)
     hinted = model.hinted()
     staged = model.staged_cards()
-    rows: list[Row] = [[("", " ")] for _k in range(7)]
+    strip = max(CARD_W, fan_strip(model, width))
+    full = strip + 2
+    ch = fan_card_height(height)
+    total = 1 + strip * (n - 1) + full
+    left = max(1, (width - total) // 2 + 1)
+    grid_w = left + strip * (n - 1) + full
+    rows_n = ch + 1
+    grid: list[list[tuple]] = [[("", " ", None)] * grid_w for _r in range(rows_n)]
+    handlers = [drag_target(clicks, ("card", i), lambda i=i: clicks.card(i))  # type: ignore[union-attr]
+                for i in range(n)]
     for i, card in enumerate(hand):
-        last = i == len(hand) - 1
-        h = _h(clicks, lambda i=i: clicks.card(i))  # type: ignore[union-attr]
-        face = face_text(card)
+        x0 = left + strip * i
+        y0 = 0 if card in model.selected else 1
+        h = handlers[i]
         extra = _hand_style(model, card, i, hinted, staged)
         frame = "class:cardframe" + extra
-        face_style = card_style(card, four) + extra
-        if last:
-            shape = [("┌────┐", None), ("│", face.ljust(3) + " │"), ("│    │", None),
-                     ("│", face.rjust(4) + "│"),
-                     ("└────┘", None)]
-            w = CARD_FULL
-        else:
-            shape = [("┌───", None), ("│", face.ljust(3)), ("│   ", None), ("│   ", None),
-                     ("└───", None)]
-            w = CARD_W
-        lifted = card in model.selected
-        top = 0 if lifted else 1
-        for r in range(6):
-            k = r - top
-            if 0 <= k < 5:
-                a, b = shape[k]
-                if b is None:
-                    rows[r].append((frame, a, h) if h else (frame, a))
-                else:
-                    rows[r].append((frame, a, h) if h else (frame, a))
-                    rows[r].append((face_style, b, h) if h else (face_style, b))
+        inner = card_style(card, four) + extra
+        face = face_text(card)
+        for r in range(ch):
+            y = y0 + r
+            if r == 0:
+                text = "┌" + "─" * (full - 2) + "┐"
+            elif r == ch - 1:
+                text = "└" + "─" * (full - 2) + "┘"
             else:
-                rows[r].append(("", " " * w, h) if h else ("", " " * w))
-        mark = _mark(model, card, i, staged).ljust(w)
-        rows[6].append(("class:cursor.mark", mark, h) if h else ("class:cursor.mark", mark))
+                text = "│" + " " * (full - 2) + "│"
+            for k, c in enumerate(text):
+                grid[y][x0 + k] = (frame if c != " " else inner, c, h)
+        for k, c in enumerate(face):
+            grid[y0 + 1][x0 + 1 + k] = (inner, c, h)
+        if i == n - 1:  # the last card is whole: its bottom-right corner too
+            for k, c in enumerate(face):
+                grid[y0 + ch - 2][x0 + full - 1 - len(face) + k] = (inner, c, h)
+        # the card's own columns take its clicks where no card is drawn (above, below)
+        for y in range(rows_n):
+            for x in range(x0, x0 + (full if i == n - 1 else strip)):
+                if grid[y][x][0] == "" and grid[y][x][2] is None:
+                    grid[y][x] = ("", " ", h)
+    rows = [_cells_to_row(r) for r in grid]
+    marks: list[tuple] = [("", " " * left)]
+    for i in range(n):
+        w = full if i == n - 1 else strip
+        for style, c in mark_cells(model, i, w, 1, hinted, staged, _same_meld_next(model, i, hinted)):
+            marks.append((style, c, handlers[i]) if handlers[i] else (style, c))
+    rows.append(_cells_to_row(marks))
     return rows
 
 
 def hand_chip_rows(model: TableModel, width: int, clicks: Clicks | None, four: bool) -> list[Row]:
-    """The hand as chips ``[10♥]``, wrapped to the width: 3 rows per line of cards."""
+    """The hand as chips ``[10♥]``, wrapped to the width: 3 rows per line of cards (the
+    lifted selection, the others, the blue meld line and the marks)."""
     hand = model.hand
     hinted = model.hinted()
     staged = model.staged_cards()
@@ -524,11 +660,11 @@ def hand_chip_rows(model: TableModel, width: int, clicks: Clicks | None, four: b
     for chunk in lines_of:
         up: Row = [("", " ")]
         down: Row = [("", " ")]
-        marks: Row = [("", " ")]
-        for i in chunk:
+        marks: list[tuple] = [("", " ")]
+        for k, i in enumerate(chunk):
             card = hand[i]
             w = chip_width(card)
-            h = _h(clicks, lambda i=i: clicks.card(i))  # type: ignore[union-attr]
+            h = drag_target(clicks, ("card", i), lambda i=i: clicks.card(i))  # type: ignore[union-attr]
             blank = ("", " " * w, h) if h else ("", " " * w)
             c = chip(card, four, _hand_style(model, card, i, hinted, staged), h)
             if card in model.selected:
@@ -537,11 +673,12 @@ def hand_chip_rows(model: TableModel, width: int, clicks: Clicks | None, four: b
             else:
                 up.append(blank)
                 down += c
-            mark = _mark(model, card, i, staged).center(w)
-            marks.append(("class:cursor.mark", mark, h) if h else ("class:cursor.mark", mark))
-            for r in (up, down, marks):
+            joined = _same_meld_next(model, i, hinted) and k + 1 < len(chunk)
+            cells = mark_cells(model, i, w + 1, w // 2, hinted, staged, joined)
+            marks += [(st, ch_, h) if h else (st, ch_) for st, ch_ in cells]
+            for r in (up, down):
                 r.append(("", " "))
-        out += [up, down, marks]
+        out += [up, down, _cells_to_row(marks)]
     return out
 
 
@@ -584,6 +721,17 @@ def button_label(name: str) -> str:
     }[name]
 
 
+def has_joker_recovery(variant: str) -> bool:
+    """The variant has jokers and lets one be taken back from the table (multi: none)."""
+    var = get_variant(variant)
+    return var.n_jokers > 0 and var.joker_recovery != "none"
+
+
+def has_elimination(variant: str) -> bool:
+    """Players over the limit leave the match (rami, classique, 40; not multi, 500)."""
+    return get_variant(variant).match_rule == "elimination"
+
+
 def buttons_rows(model: TableModel, width: int, clicks: Clicks | None) -> list[Row]:
     """The action buttons, wrapped so that none is ever cut."""
     v = model.view
@@ -592,7 +740,8 @@ def buttons_rows(model: TableModel, width: int, clicks: Clicks | None) -> list[R
     if v is not None and v.my_turn and v.phase == "draw":
         names += [(n, k) for n, k, _l in BUTTONS_DRAW]
     else:
-        names += [(n, k) for n, k, _l in BUTTONS_PLAY]
+        names += [(n, k) for n, k, _l in BUTTONS_PLAY
+                  if n != "recover" or has_joker_recovery(model.variant)]
         if v is not None and v.my_turn and len(model.selected) >= 2:
             names.insert(1, ("stage", "g"))  # put the selection aside as one meld
     if v is not None and v.knock:
@@ -637,6 +786,10 @@ def message_rows(model: TableModel, width: int) -> list[Row]:
         return [[("class:alarm", " " + text[: max(1, width - 3)] + " ")]]
     if model.confirm:
         return [[("class:warn", model.confirm)]]
+    if model.drag_index is not None and 0 <= model.drag_index < len(model.hand):
+        text = _("Moving {card}: drop it in your hand, on a blue arrow or on the discard "
+                 "pile.").format(card=face_text(model.hand[model.drag_index]))
+        return [[("class:drag", part)] for part in wrap_text(text, width - 1)[:2]]
     if model.error:
         text = _("Refused: {why}").format(why=model.error)
         return [[("class:error", part)] for part in wrap_text(text, width - 1)[:2]]
@@ -717,7 +870,10 @@ def status_text(model: TableModel) -> str:
         return _("Your turn: d draw from the stock, t take the discard.")
     if v.my_turn:
         prog = model.opening_progress()
-        text = _("Space select · m lay down · o lay off (↑↓ meld) · c joker · x discard")
+        if has_joker_recovery(v.variant):
+            text = _("Space select · m lay down · o lay off (↑↓ meld) · c joker · x discard")
+        else:
+            text = _("Space select · m lay down · o lay off (↑↓ meld) · x discard")
         if prog is not None and prog[0] < prog[1]:
             text = _("Opening: your melds make {pts}/{need} points.").format(
                 pts=prog[0], need=prog[1]) + " " + text
@@ -765,7 +921,7 @@ def render_table(
     fan = fan_fits(model, width) and height >= 28
     boxes = height >= 22 and n_opp > 0
     for _attempt in range(3):
-        hand = (hand_fan_rows(model, clicks, four_colour) if fan
+        hand = (hand_fan_rows(model, clicks, four_colour, width, height) if fan
                 else hand_chip_rows(model, width, clicks, four_colour)) if model.hand else [
                 [("class:dim", _("(no cards in hand)"))]]
         opp = opponents_rows(model, width, boxes, clicks)
@@ -881,8 +1037,11 @@ def score_sheet_rows(model: TableModel, width: int) -> list[Row]:
                       (("X " if p.eliminated else "") + str(p.total)).rjust(col)))
     rows.append([("class:dim", "─" * min(width - 1, 8 + col * len(seats)))])
     rows.append(total)
-    rows.append([("class:dim", _("★ won the round · X eliminated · {limit}").format(
-        limit=limit_text(model)))])
+    if has_elimination(model.variant) or any(p.eliminated for p in v.players):
+        legend = _("★ won the round · X eliminated · {limit}")
+    else:
+        legend = _("★ won the round · {limit}")
+    rows.append([("class:dim", legend.format(limit=limit_text(model)))])
     return rows
 
 
@@ -1000,18 +1159,24 @@ def render_result(
     lines.nl()
     me = v.players[model.seat] if model.seat < len(v.players) else None
     can_go_on = not v.match_over and me is not None and not me.eliminated
-    if can_go_on:
-        h = on_click(lambda: clicks.button("continue")) if clicks is not None else None
-        lines.add("class:button", "[" + _("Continue") + " ⏎]", h)
-        lines.add("", "  ")
-    h2 = on_click(lambda: clicks.button("leave")) if clicks is not None else None
-    lines.add("class:button", "[" + _("Leave") + " q]", h2)
-    lines.add("", "  ")
-    for name, key in header_buttons(model):
-        h3 = on_click(lambda n=name: clicks.button(n)) if clicks is not None else None
-        lines.add("class:button", f"[{button_label(name)} {key}]", h3)
-        lines.add("", " ")
-    lines.nl()
+    items: list[Row] = []
+    named = [("continue", "[" + _("Continue") + " ⏎]")] if can_go_on else []
+    named.append(("leave", "[" + _("Leave") + " q]"))
+    named += [(name, f"[{button_label(name)} {key}]") for name, key in header_buttons(model)]
+    for name, text in named:
+        h = on_click(lambda n=name: clicks.button(n)) if clicks is not None else None
+        items.append([("class:button", text, h) if h else ("class:button", text)])
+    # the buttons wrap (never cut): Continue and Leave first, a gap after them
+    first = 2 if can_go_on else 1
+    wrapped = wrap_items(items[:first], width, 2)
+    rest = wrap_items(items[first:], width, 1)
+    if wrapped and rest and row_len(wrapped[-1]) + 2 + row_len(rest[0]) <= width:
+        wrapped[-1] = [*wrapped[-1], ("", "  "), *rest[0]]
+        rest = rest[1:]
+    for row in [*wrapped, *rest]:
+        for fr in row:
+            lines.add(fr[0], fr[1], fr[2] if len(fr) > 2 else None)
+        lines.nl()
     if model.chat_input is not None:
         lines.add("class:chat.input", chat_input_text(model, width))
     elif model.error:

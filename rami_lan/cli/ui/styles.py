@@ -1,54 +1,79 @@
-"""Colours of the terminal UI (one prompt_toolkit Style for every screen)."""
+"""Colours of the terminal UI (one prompt_toolkit Style for every screen).
+
+One palette for dark and light terminals and for 16, 256 and true colour: only the 16
+ANSI colour names (the terminal's own theme decides their shades, at every colour
+depth), and every style whose text must read sets its background as well as its
+foreground (or uses the terminal's default pair), so a light theme never shows yellow
+on white nor a dark one grey on black.
+
+prompt_toolkit gives a class ``a.b`` the rules of ``a`` too: a dotted style that must
+not inherit its parent's colours or reverse video resets them (``noreverse``,
+``bg:default``). ``tests/test_ui_palette.py`` checks the rendered escape codes.
+"""
 
 from __future__ import annotations
 
 from prompt_toolkit.styles import Style
 
-STYLE = Style.from_dict(
-    {
-        "header": "bg:ansiblue fg:ansiwhite",
-        "header.clock": "bg:ansiblue fg:ansiyellow bold",
-        "header.clock.low": "bg:ansired fg:ansiwhite bold",
-        "header.warn": "bg:ansired fg:ansiwhite",
-        "chip": "bg:ansiwhite fg:ansibrightblack",
-        "card.black": "bg:ansiwhite fg:ansiblack",
-        "card.red": "bg:ansiwhite fg:ansired",
-        "card.clubs": "bg:ansiwhite fg:ansigreen",
-        "card.diamonds": "bg:ansiwhite fg:ansiblue",
-        "card.joker": "bg:ansiwhite fg:ansimagenta bold",
-        "hint": "underline",
-        "cursor": "reverse",
-        "cursor.mark": "fg:ansiyellow bold",
-        "staged": "fg:ansicyan bold",
-        "depth": "bg:ansiyellow",
-        "stock": "fg:ansicyan bold",
-        "label": "bold",
-        "dim": "fg:ansibrightblack",
-        "turn.arrow": "fg:ansigreen bold",
-        "turn.mine": "fg:ansired bold",
-        "player": "",
-        "player.me": "bold",
-        "eliminated": "fg:ansired bold",
-        "opened": "fg:ansigreen",
-        "warn": "fg:ansiyellow bold",
-        "meld.label": "fg:ansibrightblack",
-        "meld.target": "reverse",
-        "button": "bg:ansigreen fg:ansiblack",
-        "button.off": "fg:ansibrightblack",
-        "button.knock": "bg:ansired fg:ansiwhite bold",
-        "error": "fg:ansired bold",
-        "log": "fg:ansicyan",
-        "chat.input": "bg:ansiblue fg:ansiwhite",
-        "status": "fg:ansibrightblack",
-        "winner": "fg:ansiyellow bold",
-        "alarm": "bg:ansired fg:ansiwhite bold blink",
-        "points": "fg:ansibrightblack",
-        "total": "bold",
-        "help": "bg:ansiblack fg:ansiwhite",
-        "lobby.title": "bg:ansiblue fg:ansiwhite bold",
-        "lobby.item": "",
-        "lobby.current": "reverse",
-        "lobby.value": "fg:ansicyan",
-        "lobby.disabled": "fg:ansibrightblack",
-    }
-)
+PALETTE: dict[str, str] = {
+    "header": "bg:ansiblue fg:ansiwhite",
+    "header.clock": "bg:ansiblue fg:ansiyellow bold",
+    "header.clock.low": "bg:ansired fg:ansiwhite bold",
+    "header.warn": "bg:ansired fg:ansiwhite",
+    "chip": "bg:ansiwhite fg:ansiblack",
+    "card.black": "bg:ansiwhite fg:ansiblack",
+    "card.red": "bg:ansiwhite fg:ansired",
+    "card.clubs": "bg:ansiwhite fg:ansigreen",
+    "card.diamonds": "bg:ansiwhite fg:ansiblue",
+    "card.joker": "bg:ansiwhite fg:ansimagenta bold",
+    "cardframe": "",
+    # the hand: the cursor is the card in reverse video; selected cards lift; the
+    # cards that make a meld have a blue line under them (the seed's "trait bleu")
+    "hint": "",
+    "cursor": "reverse",
+    "meldline": "fg:ansiblue bold noreverse",
+    "mark": "noreverse",
+    "mark.cursor": "bg:ansiyellow fg:ansiblack bold noreverse",
+    "mark.staged": "bg:ansicyan fg:ansiblack bold noreverse",
+    "mark.fresh": "bg:ansigreen fg:ansiblack bold noreverse",
+    "staged": "fg:ansicyan bold",
+    "depth": "bg:ansiyellow fg:ansiblack",
+    "stock": "fg:ansicyan bold",
+    "label": "bold",
+    "dim": "fg:ansibrightblack",
+    "turn.arrow": "fg:ansigreen bold",
+    "turn.mine": "fg:ansired bold",
+    "player": "",
+    "player.me": "bold",
+    "eliminated": "fg:ansired bold",
+    "opened": "fg:ansigreen",
+    "warn": "bg:ansiyellow fg:ansiblack",
+    "meld.label": "fg:ansibrightblack",
+    "meld.target": "reverse",
+    # a table meld's ends: blue where the selected card (or joker) can go (the core's
+    # legal lay-offs), grey on the chosen run where it can not
+    "meld.end": "fg:ansibrightblack",
+    "meld.end.ok": "fg:ansiblue bold",
+    "meld.end.on": "underline",
+    "drag": "bg:ansiblue fg:ansiwhite bold",
+    "button": "bg:ansigreen fg:ansiblack",
+    "button.off": "bg:default fg:default noreverse",
+    "button.knock": "bg:ansired fg:ansiwhite bold",
+    "error": "fg:ansired bold",
+    "log": "fg:ansicyan",
+    "chat.input": "bg:ansiblue fg:ansiwhite",
+    "status": "",
+    "winner": "bg:ansiyellow fg:ansiblack bold",
+    "alarm": "bg:ansired fg:ansiwhite bold blink",
+    "points": "fg:ansibrightblack",
+    "total": "bold",
+    "help": "bg:ansiblack fg:ansiwhite",
+    "lobby.title": "bg:ansiblue fg:ansiwhite bold",
+    "lobby.item": "",
+    "lobby.current": "reverse",
+    "lobby.value": "fg:ansicyan",
+    "lobby.disabled": "fg:ansibrightblack",
+}
+"""class -> prompt_toolkit style: the one palette."""
+
+STYLE = Style.from_dict(PALETTE)

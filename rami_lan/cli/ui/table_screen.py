@@ -31,12 +31,16 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     FloatContainer,
+    FormattedTextControl,
+    Window,
 )
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
 from rami_lan.cli.messages import chat_refusal_text, player_status_text
 from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import render_result, render_table
-from rami_lan.cli.ui.shell import Shell, popup, screen_window
+from rami_lan.cli.ui.shell import Shell, popup
+from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.actions import Action
 from rami_lan.i18n import _
@@ -63,6 +67,44 @@ def safe_nick(name: str) -> str:
     return text or "?"
 
 
+class DragControl(FormattedTextControl):
+    """The table's text control: a mouse button released over nothing a card can be
+    dropped on (a blank cell, a button) ends a drag without doing anything there."""
+
+    def __init__(self, screen: TableScreen, fragments: Callable[[], Any]) -> None:
+        super().__init__(fragments, focusable=True, show_cursor=False)
+        self.screen = screen
+
+    def _handler_at(self, ev: MouseEvent) -> Any:
+        try:
+            from prompt_toolkit.formatted_text.utils import split_lines
+
+            line = list(split_lines(self._fragments or []))[ev.position.y]
+        except IndexError:
+            return None
+        count = 0
+        for item in line:
+            count += len(item[1])
+            if count > ev.position.x:
+                return item[2] if len(item) >= 3 else None
+        return None
+
+    def mouse_handler(self, mouse_event: MouseEvent) -> Any:
+        screen = self.screen
+        if mouse_event.event_type == MouseEventType.MOUSE_DOWN and getattr(
+                self._handler_at(mouse_event), "drop_target", None) is None:
+            screen.model.drag_index = screen.model.drag_over = None  # a stale drag ends
+        if screen.model.drag_index is not None and mouse_event.event_type in (
+                MouseEventType.MOUSE_UP, MouseEventType.MOUSE_MOVE):
+            if getattr(self._handler_at(mouse_event), "drop_target", None) is None:
+                if mouse_event.event_type == MouseEventType.MOUSE_UP:
+                    screen.drag_cancel()
+                elif screen.model.drag_over is not None:
+                    screen.model.drag_over = None
+                return None
+        return super().mouse_handler(mouse_event)
+
+
 class TableScreen:
     """One seat at one table, on screen."""
 
@@ -76,13 +118,19 @@ class TableScreen:
         stats: StatsDB | Callable[[], StatsDB] | None = StatsDB,
         inviter: Inviter | None = None,
         intro: Sequence[str] = (),
+        settings: Any = None,
+        save_settings: Callable[[Any], object] | None = None,
     ) -> None:
         """``profile``: the local `Profile` (nickname, player id); ``stats``: the
         statistics database or a callable opening it (None: do not record);
         ``inviter``: enables the "Inviter" panel (the table's owner); ``intro``: lines
-        shown while waiting for the table (`TableModel.intro`)."""
+        shown while waiting for the table (`TableModel.intro`); ``settings`` and
+        ``save_settings``: the player's `Settings` and how to save them (the card
+        colours changed at the table are remembered; None: not saved)."""
         self.session = session
-        self.four_colour = four_colour
+        self.four_colour = four_colour if settings is None else bool(settings.four_colour)
+        self.settings = settings
+        self.save_settings = save_settings
         self.model = TableModel(seat=session.seat, variant=session.variant)
         self.model.table.update(session.table)  # facts known before the first update (bots too)
         self.model.intro = list(intro)
@@ -104,7 +152,8 @@ class TableScreen:
         self.ticker: asyncio.Task[None] | None = None
         self._quit_armed = False
         self.sent: list[Action] = []
-        self.control, self.focus = screen_window(self.fragments)
+        self.control = DragControl(self, self.fragments)
+        self.focus = Window(self.control, wrap_lines=False, always_hide_cursor=True)
         self.container = FloatContainer(
             content=self.focus,
             floats=[
@@ -623,6 +672,90 @@ class TableScreen:
         elif len(m.selected) == 1:
             self.do("discard")
 
+    def toggle_colours(self) -> None:
+        """Two-colour <-> four-colour deck, from the table; remembered in the settings."""
+        self.four_colour = not self.four_colour
+        m = self.model
+        text = _("Cards in four colours (C: two).") if self.four_colour else _(
+            "Cards in two colours (C: four).")
+        if self.settings is not None:
+            self.settings.four_colour = self.four_colour
+            if self.save_settings is not None:
+                try:
+                    self.save_settings(self.settings)
+                except OSError as e:
+                    m.error = _("Could not save the settings: {err}").format(err=e)
+                    m.error_local = True
+                    return
+        m.why = text
+
+    # mouse: dragging a card (render.Drags)
+    def press(self, target: tuple) -> None:
+        """Mouse button down: on a hand card it may start a drag."""
+        m = self.model
+        m.drag_index = target[1] if target[0] == "card" and 0 <= target[1] < len(m.hand) else None
+        m.drag_over = target if m.drag_index is not None else None
+
+    def hover(self, target: tuple) -> bool:
+        """The mouse moves over ``target``: True when the screen must be redrawn."""
+        m = self.model
+        if m.drag_index is None or m.drag_over == target:
+            return False
+        m.drag_over = target
+        return True
+
+    def drag_cancel(self) -> None:
+        self.model.drag_index = None
+        self.model.drag_over = None
+        self._invalidate()
+
+    def release(self, target: tuple) -> None:
+        """Mouse button up over ``target``: a click there, or the drop of a dragged card
+        (another place in the hand, a table meld or one of its ends, the discard pile)."""
+        m = self.model
+        src, m.drag_index, m.drag_over = m.drag_index, None, None
+        kind = target[0]
+        if src is None or (kind == "card" and target[1] == src):
+            self._click(target)
+            return
+        card = m.hand[src] if 0 <= src < len(m.hand) else None
+        if card is None:
+            return
+        self._quit_armed = False
+        m.confirm = None
+        if m.error_local:
+            m.error, m.error_local = None, False
+        v = m.view
+        if kind == "card":
+            m.move_to(src, target[1])
+        elif kind == "meld":
+            if v is None or not v.my_turn or v.phase != "play":
+                self.out_of_turn("o")
+            else:
+                m.target = target[1]
+                if target[2] in ("low", "high"):
+                    m.end = target[2]
+                self.send(m.layoff_at(card, target[1], target[2]))
+        elif kind == "discard":
+            if v is None or not v.my_turn or v.phase != "play":
+                self.out_of_turn("x")
+            else:
+                self.send(A.Discard(m.seat, card))
+        self._invalidate()
+
+    def _click(self, target: tuple) -> None:
+        kind = target[0]
+        if kind == "card":
+            self.card(target[1])
+        elif kind == "meld":
+            if target[2] is None:
+                self.meld(target[1])
+            else:
+                self.meld_end(target[1], target[2])
+        elif kind == "discard" and target[1] > 0:
+            self.discard(target[1])
+        self._invalidate()
+
     # mouse (render.Clicks)
     def card(self, index: int) -> None:
         self.model.toggle(index)
@@ -727,6 +860,7 @@ class TableScreen:
         bind("x", filter=play)(lambda: self.do("discard"))
         bind("f", filter=knock)(lambda: self.do("knock"))
         bind("e", filter=table)(lambda: setattr(m, "end", "low" if m.end == "high" else "high"))
+        bind("C", filter=free)(self.toggle_colours)  # card colours, at any time (seed 001)
         for key in "dptmgocxf":
             bind(key, filter=table & ~draw & ~play & ~knock)(
                 lambda key=key: self.out_of_turn(key))
