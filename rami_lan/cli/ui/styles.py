@@ -1,14 +1,16 @@
 """Colours of the terminal UI (one prompt_toolkit Style for every screen).
 
 One palette for dark and light terminals and for 16, 256 and true colour: only the 16
-ANSI colour names (the terminal's own theme decides their shades, at every colour
-depth), and every style whose text must read sets its background as well as its
-foreground (or uses the terminal's default pair), so a light theme never shows yellow
-on white nor a dark one grey on black.
+ANSI colour names (the same escape codes at every colour depth; the terminal's theme
+decides their shades). Text on the terminal's own background uses only colours that
+read on black and on white alike (red, magenta, bright black, bright blue, the default);
+green, yellow and cyan only as a background under black text, so a light theme never
+shows yellow on white nor a dark one blue on black. ``tests/test_ui_palette.py``
+measures every cell of real screens, on a dark and a light theme, at the three depths.
 
 prompt_toolkit gives a class ``a.b`` the rules of ``a`` too: a dotted style that must
 not inherit its parent's colours or reverse video resets them (``noreverse``,
-``bg:default``). ``tests/test_ui_palette.py`` checks the rendered escape codes.
+``bg:default``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ PALETTE: dict[str, str] = {
     "chip": "bg:ansiwhite fg:ansiblack",
     "card.black": "bg:ansiwhite fg:ansiblack",
     "card.red": "bg:ansiwhite fg:ansired",
-    "card.clubs": "bg:ansiwhite fg:ansigreen",
+    "card.clubs": "bg:ansigreen fg:ansiblack",
     "card.diamonds": "bg:ansiwhite fg:ansiblue",
     "card.joker": "bg:ansiwhite fg:ansimagenta bold",
     "cardframe": "",
@@ -31,36 +33,36 @@ PALETTE: dict[str, str] = {
     # cards that make a meld have a blue line under them (the seed's "trait bleu")
     "hint": "",
     "cursor": "reverse",
-    "meldline": "fg:ansiblue bold noreverse",
+    "meldline": "fg:ansibrightblue bold noreverse",
     "mark": "noreverse",
     "mark.cursor": "bg:ansiyellow fg:ansiblack bold noreverse",
     "mark.staged": "bg:ansicyan fg:ansiblack bold noreverse",
     "mark.fresh": "bg:ansigreen fg:ansiblack bold noreverse",
-    "staged": "fg:ansicyan bold",
+    "staged": "fg:ansimagenta bold",
     "depth": "bg:ansiyellow fg:ansiblack",
-    "stock": "fg:ansicyan bold",
+    "stock": "bold",
     "label": "bold",
     "dim": "fg:ansibrightblack",
-    "turn.arrow": "fg:ansigreen bold",
+    "turn.arrow": "bg:ansigreen fg:ansiblack bold",
     "turn.mine": "fg:ansired bold",
     "player": "",
     "player.me": "bold",
     "eliminated": "fg:ansired bold",
-    "opened": "fg:ansigreen",
+    "opened": "bold",
     "warn": "bg:ansiyellow fg:ansiblack",
     "meld.label": "fg:ansibrightblack",
     "meld.target": "reverse",
     # a table meld's ends: blue where the selected card (or joker) can go (the core's
     # legal lay-offs), grey on the chosen run where it can not
     "meld.end": "fg:ansibrightblack",
-    "meld.end.ok": "fg:ansiblue bold",
+    "meld.end.ok": "fg:ansibrightblue bold",
     "meld.end.on": "underline",
     "drag": "bg:ansiblue fg:ansiwhite bold",
     "button": "bg:ansigreen fg:ansiblack",
     "button.off": "bg:default fg:default noreverse",
     "button.knock": "bg:ansired fg:ansiwhite bold",
     "error": "fg:ansired bold",
-    "log": "fg:ansicyan",
+    "log": "",
     "chat.input": "bg:ansiblue fg:ansiwhite",
     "status": "",
     "winner": "bg:ansiyellow fg:ansiblack bold",
@@ -71,7 +73,7 @@ PALETTE: dict[str, str] = {
     "lobby.title": "bg:ansiblue fg:ansiwhite bold",
     "lobby.item": "",
     "lobby.current": "reverse",
-    "lobby.value": "fg:ansicyan",
+    "lobby.value": "bold",
     "lobby.disabled": "fg:ansibrightblack",
 }
 """class -> prompt_toolkit style: the one palette."""
