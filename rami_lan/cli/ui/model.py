@@ -321,10 +321,8 @@ class TableModel:
         """Put hand card ``i`` at place ``j`` (a drag in the hand: local order, any time)."""
         if not (0 <= i < len(self.order) and 0 <= j < len(self.order)) or i == j:
             return False
-        cur = self.cursor_card
-        card = self.order.pop(i)
-        self.order.insert(j, card)
-        self.cursor = j if cur is card else self.order.index(cur) if cur is not None else j
+        self.order.insert(j, self.order.pop(i))
+        self.cursor = j  # the cursor follows the card, as with Shift+← →
         self.sort_mode = None
         return True
 

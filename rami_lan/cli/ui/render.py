@@ -494,6 +494,95 @@ def melds_rows(model: TableModel, width: int, max_rows: int, clicks: Clicks | No
     return [*shown, [("class:dim", note)]]
 
 
+def meld_box(model: TableModel, index: int, four: bool, clicks: Clicks | None) -> list[Row]:
+    """A table meld as a row of card faces in a box (tall terminals), 3 rows::
+
+         ┌──┬──┬───┐
+        ◀2│8♥│9♥│10♥│▶
+         └──┴──┴───┘
+
+    The arrows' cells are always kept (blank where no arrow), so nothing moves when a
+    card is selected; arrows and clicks as `meld_item`."""
+    v = model.view
+    assert v is not None
+    m = v.melds[index]
+    chosen = index == model.target
+    run = m.kind == "run"
+    ends = model.layoff_ends().get(index, frozenset())
+    body = drag_target(clicks, ("meld", index, None), lambda: clicks.meld(index))  # type: ignore[union-attr]
+
+    def f(style: str, text: str, h=body) -> Fragment:  # type: ignore[no-untyped-def]
+        return (style, text, h) if h else (style, text)
+
+    def arrow(end: str, text: str) -> Fragment:
+        if not ((chosen and run) or end in ends) or (end == "low" and not run):
+            return f("", " ")
+        style = "class:meld.end" + (" class:meld.end.ok" if end in ends else "")
+        if chosen and run and model.end == end:
+            style += " class:meld.end.on"
+        h = drag_target(clicks, ("meld", index, end), lambda: clicks.meld_end(index, end))  # type: ignore[union-attr]
+        return f(style, text, h)
+
+    frame = "class:meld.frame" + (" class:meld.frame.on" if chosen else "")
+    num = str(index + 1)
+    faces = []
+    for card, st in zip(m.cards, m.stands_for_text(), strict=True):
+        if card.is_joker:
+            faces.append(("class:card.joker", "(" + stands_text(st) + ")"))
+        else:
+            faces.append((card_style(card, four), face_text(card)))
+    pad_l = " " * (1 + len(num))
+    top: Row = [f("", pad_l), f(frame, "┌" + "┬".join("─" * len(t) for _s, t in faces) + "┐"),
+                f("", " ")]
+    mid: Row = [arrow("low", "◀"), f("class:meld.label" + (" class:meld.target" if chosen else ""),
+                                     num)]
+    for style, text in faces:
+        mid += [f(frame, "│"), f(style, text)]
+    mid += [f(frame, "│"), arrow("high", "▶")]
+    bot: Row = [f("", pad_l), f(frame, "└" + "┴".join("─" * len(t) for _s, t in faces) + "┘"),
+                f("", " ")]
+    return [top, mid, bot]
+
+
+def melds_box_rows(model: TableModel, width: int, max_rows: int, clicks: Clicks | None,
+                   four: bool) -> list[Row] | None:
+    """The melds as boxes of card faces, grouped by owner (a blank row between owners),
+    wrapping; None when they do not fit in ``max_rows`` (the one-line melds then)."""
+    v = model.view
+    if v is None or not v.melds:
+        return None
+    owners: list[int] = []
+    for m in v.melds:
+        if m.owner not in owners:
+            owners.append(m.owner)
+    label_w = min(12, max(len(model.name(o)[:10]) for o in owners) + 1)
+    room = width - label_w - 1
+    rows: list[Row] = []
+    for k, o in enumerate(owners):
+        if k:
+            rows.append([])
+        boxes = [meld_box(model, i, four, clicks) for i, m in enumerate(v.melds) if m.owner == o]
+        lines: list[list[list[Row]]] = [[]]
+        col = 0
+        for b in boxes:
+            w = row_len(b[1])
+            if lines[-1] and col + 2 + w > room:
+                lines.append([])
+                col = 0
+            lines[-1].append(b)
+            col += w + (2 if col else 0)
+        for n, line in enumerate(lines):
+            joined = hjoin([(b, row_len(b[1])) for b in line], gap=2)
+            name = model.name(o)[:10] if o >= 0 and n == 0 else ""
+            style = "class:player.me" if o == model.seat else "class:meld.owner"
+            for r, row in enumerate(joined):
+                label = name if r == 1 else ""
+                rows.append([(style, label.ljust(label_w)), ("", " "), *row])
+        if len(rows) > max_rows:
+            return None
+    return rows
+
+
 def _hand_style(model: TableModel, card: Card, i: int, hinted: dict, staged: set) -> str:
     extra = f" class:hand.{i}"
     if card in hinted:
@@ -950,7 +1039,10 @@ def render_table(
     side = width >= 110 and spare >= 3
     hist_w = history_width(width)
     centre_w = width - hist_w - 1 if side else width
-    melds = melds_rows(model, centre_w, max(1, spare - (0 if side else 1)), clicks, four_colour)
+    meld_room = max(1, spare - (0 if side else 1))
+    boxed = melds_box_rows(model, centre_w, meld_room - 1, clicks, four_colour) \
+        if height >= 45 and side else None
+    melds = [[], *boxed] if boxed else melds_rows(model, centre_w, meld_room, clicks, four_colour)
     spare -= 0 if side else len(melds)
     if side:
         middle_h = max(len(piles) + len(melds), spare)

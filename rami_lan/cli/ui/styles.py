@@ -52,6 +52,8 @@ PALETTE: dict[str, str] = {
     "warn": "bg:ansiyellow fg:ansiblack",
     "meld.label": "fg:ansibrightblack",
     "meld.target": "reverse",
+    "meld.frame": "fg:ansibrightblack",
+    "meld.frame.on": "bold",
     # a table meld's ends: blue where the selected card (or joker) can go (the core's
     # legal lay-offs), grey on the chosen run where it can not
     "meld.end": "fg:ansibrightblack",
