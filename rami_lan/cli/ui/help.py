@@ -66,6 +66,10 @@ def key_help() -> list[str]:
         _("e: the end of the chosen run where a joker goes (◀ low, ▶ high)"),
         _("x: discard · f: Frapper · Enter: the obvious action · Esc: clear"),
         _("Mouse: click cards, the stock, the discard, a meld or a button."),
+        _("Drag a card: to another place in your hand (any time), onto a blue arrow of a "
+          "table meld (lay it off there) or onto the discard pile (discard it)."),
+        _("A blue line under cards of your hand: they make a meld. C: cards in two or "
+          "four colours (remembered)."),
         _("Underlined cards form melds. (8♣) on the table: a joker standing for 8♣."),
         _("a: the history of the round · n: the score sheet of every round"),
         _("Opening: until you open, \"15/30\" shows what your melds make against the "
