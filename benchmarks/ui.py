@@ -3,7 +3,7 @@
 - ``lobby_first_frame``: from starting a fresh ``python`` process to the lobby's first
   frame drawn (imports, settings, the lobby screen, one prompt_toolkit render to a
   dummy output). Each sample is a new process. Target: p99 <= 500 ms.
-- ``key_to_frame``: at 120x40 with a full table (4 seats, melds of every seat, a
+- ``key_to_frame``: at 120x40 and at 200x50 with a full table (4 seats, melds of every seat, a
   13-card hand), from a key sent to the running app (cursor moves, selections, sorts,
   meld choice, the history panel) to the next frame rendered. Target: p99 <= 50 ms.
 - ``esc_to_frame``: the same for Esc, which the terminal reader holds for
@@ -128,7 +128,7 @@ def full_table():  # type: ignore[no-untyped-def]
     return replace(view), m
 
 
-def key_to_frame(n: int) -> tuple[dict[str, Any], dict[str, Any]]:
+def key_to_frame(n: int, cols: int = 120, rows: int = 40) -> tuple[dict[str, Any], ...]:
     from prompt_toolkit.application import create_app_session
     from prompt_toolkit.data_structures import Size
     from prompt_toolkit.input import create_pipe_input
@@ -171,12 +171,12 @@ def key_to_frame(n: int) -> tuple[dict[str, Any], dict[str, Any]]:
 
     class Output(DummyOutput):
         def get_size(self) -> Size:
-            return Size(rows=40, columns=120)
+            return Size(rows=rows, columns=cols)
 
     render_ms: list[float] = []
     for _ in range(max(50, n // 2)):
         t = time.perf_counter_ns()
-        render_table(model, 120, 40)
+        render_table(model, cols, rows)
         render_ms.append((time.perf_counter_ns() - t) / 1e6)
 
     keys = ["l", "l", " ", "l", " ", "j", "k", "h", " ", "c-x", "s", "r", "a", "q", "l"]
@@ -221,16 +221,21 @@ def main() -> None:
     ap.add_argument("--starts", type=int, default=10, help="lobby starts (processes)")
     ap.add_argument("--keys", type=int, default=300, help="keys sent to the table")
     args = ap.parse_args()
-    keys, render, esc, cpu = key_to_frame(args.keys)
-    print(json.dumps({
+    out: dict[str, Any] = {
         "load_average_1min": round(os.getloadavg()[0], 2),
         "cpu_count": os.cpu_count(),
         "lobby_first_frame_ms": lobby_first_frame(args.starts),
-        "key_to_frame_ms_120x40_full_table": keys,
-        "key_to_frame_cpu_ms_120x40_full_table": cpu,
-        "esc_to_frame_ms_120x40_full_table": esc,
-        "render_table_ms_120x40": render,
-    }, indent=2))
+    }
+    for cols, rows in ((120, 40), (200, 50)):  # 200x50: the boxed melds and the wide fan
+        keys, render, esc, cpu = key_to_frame(args.keys, cols, rows)
+        size = f"{cols}x{rows}"
+        out.update({
+            f"key_to_frame_ms_{size}_full_table": keys,
+            f"key_to_frame_cpu_ms_{size}_full_table": cpu,
+            f"esc_to_frame_ms_{size}_full_table": esc,
+            f"render_table_ms_{size}": render,
+        })
+    print(json.dumps(out, indent=2))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Snapshot tests: the UI's screens as text at 60x18, 80x24, 120x40 and 200x60, in
+"""Snapshot tests: the UI's screens as text at 60x18, 80x24, 120x40, 200x50 and 200x60, in
 English and French (lobby, a table of each variant mid-round, help, history, score
 sheet, result). Golden files live in ``tests/snapshots/``; regenerate them with
 ``RAMI_LAN_UPDATE_SNAPSHOTS=1 pytest tests/test_ui_snapshots.py`` and review the diff.

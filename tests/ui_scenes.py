@@ -18,7 +18,7 @@ from rami_lan.core import actions as A
 from rami_lan.core.match import MatchOptions
 from rami_lan.i18n import set_language
 
-SIZES = ((60, 18), (80, 24), (120, 40), (200, 60))
+SIZES = ((60, 18), (80, 24), (120, 40), (200, 50), (200, 60))
 LANGS = ("en", "fr")
 VARIANTS = ("rami", "classique", "multi", "500", "40")
 SEATS = {"rami": 4, "classique": 3, "multi": 2, "500": 3, "40": 4}
