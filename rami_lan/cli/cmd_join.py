@@ -336,7 +336,7 @@ async def _line_client(session: Any) -> int:
             for line in event_lines(up.events, session.seat, names):
                 print("  " + line)
             if up.error:
-                print(_("Refused: {why}").format(why=safe_text(error_text(up.error))))
+                print(_("Refused: {why}").format(why=safe_text(error_text(up.error, names, session.seat))))
             if up.notice:
                 print(safe_text(session_text(up.notice, names), 300))
             if up.fairness is not None:

@@ -26,13 +26,20 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
-from rami_lan.cli.messages import invitation_prompt, join_refused_text, player_status_text
+from rami_lan.cli.messages import (
+    bot_mark,
+    invitation_prompt,
+    join_refused_text,
+    level_name,
+    player_status_text,
+)
 from rami_lan.cli.settings import Settings, clean_nickname, save_settings
 from rami_lan.cli.ui.forms import Field, Form
 from rami_lan.cli.ui.shell import Shell, screen_window
 from rami_lan.cli.ui.text import Lines, on_click
 from rami_lan.i18n import _, detect_language, language, set_language
 from rami_lan.ids import env_interfaces
+from rami_lan.profile import localized_nickname
 from rami_lan.textsafe import safe_text
 
 BrowserFactory = Callable[[], Any]
@@ -41,9 +48,7 @@ NO_BROWSE_ENV = "RAMI_LAN_NO_BROWSE"
 
 
 def level_text(level: str) -> str:
-    return {"debutant": _("beginner"), "moyen": _("medium"), "expert": _("expert")}.get(
-        level, level
-    )
+    return level_name(level)
 
 
 def limit_choices(v: Any) -> list[tuple[Any, str]]:
@@ -178,6 +183,8 @@ class Lobby:
         or all); ``open_session``: how to join a table (tests inject it)."""
         self.shell = shell
         self.settings = settings
+        # a nickname never chosen is the language's default ("Player" / "Joueur")
+        settings.nickname = localized_nickname(settings.nickname)
         if profile is None:
             from rami_lan.profile import load_profile
 
@@ -670,8 +677,7 @@ class Lobby:
             return Field(
                 f"seat{s}",
                 lambda: _("Seat {n}").format(n=s + 1),
-                lambda: [("human", _("a player"))] + [(lv, _("bot, {lv}").format(
-                    lv=level_text(lv))) for lv in LEVELS],
+                lambda: [("human", _("a player"))] + [(lv, bot_mark(lv)) for lv in LEVELS],
                 visible=lambda: values["seats"] > s,
             )
 
@@ -725,7 +731,7 @@ class Lobby:
             return Field(
                 f"seat{s}",
                 lambda: _("Seat {n}").format(n=s + 1),
-                lambda: [(lv, _("bot, {lv}").format(lv=level_text(lv))) for lv in LEVELS],
+                lambda: [(lv, bot_mark(lv)) for lv in LEVELS],
                 visible=lambda: values["seats"] > s,
             )
 
@@ -771,6 +777,7 @@ class Lobby:
             self.settings.lang = None if vals["lang"] == "auto" else vals["lang"]
             self.settings.four_colour = bool(vals["four"])
             set_language(self.settings.lang or detect_language())
+            self.settings.nickname = localized_nickname(self.settings.nickname)
             self.profile = self._synced(self.profile)
             if self.advertiser is not None and self.shell.app.is_running:
                 adv, p = self.advertiser, self.profile

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from rami_lan.cli.messages import fairness_details
+from rami_lan.cli.messages import bot_mark, fairness_details
 from rami_lan.cli.ui.cards import card_style, chip_width, face_text, stands_text
 from rami_lan.cli.ui.layout import Row, hjoin, join_rows, pad, row_len, split_rows, wrap_items, wrap_text
 from rami_lan.cli.ui.model import TableModel
@@ -180,10 +180,10 @@ def connection_mark(model: TableModel, s: int) -> tuple[str, str] | None:
         state = model.seat_connection(s)
         text = seat_connection_text(state)
         if state == "bot" and level:
-            text = _("bot, {lv}").format(lv=level)
+            text = bot_mark(level)
         return (CONNECTION_STYLE.get(state, ""), text)
     if level:
-        return ("class:dim", _("bot, {lv}").format(lv=level))
+        return ("class:dim", bot_mark(level))
     return None
 
 
@@ -254,12 +254,12 @@ def opponent_line(model: TableModel, s: int, clicks: Clicks | None, width: int =
     parts += seat_marks(model, s)
     out = [*row, ("class:dim", " · "), *_joined(parts)]
     if row_len(out) > width:  # narrow: a bot's level and "opened" go short
-        short = {("class:dim", _("bot, {lv}").format(lv=model.bot_level(s))):
+        short = {("class:dim", bot_mark(model.bot_level(s))):
                  ("class:dim", seat_connection_text("bot")),
                  ("class:opened", "✓ " + _("opened")): ("class:opened", "✓")}
         parts = [short.get(x, x) for x in parts]
         parts = [(CONNECTION_STYLE["bot"], seat_connection_text("bot"))
-                 if x[1] == _("bot, {lv}").format(lv=model.bot_level(s)) else x for x in parts]
+                 if x[1] == bot_mark(model.bot_level(s)) else x for x in parts]
         out = [*row, ("class:dim", " · "), *_joined(parts)]
     return out
 

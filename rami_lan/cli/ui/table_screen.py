@@ -33,7 +33,7 @@ from prompt_toolkit.layout import (
     FloatContainer,
 )
 
-from rami_lan.cli.messages import chat_refusal_text, player_status_text
+from rami_lan.cli.messages import chat_refusal_text, level_name, player_status_text
 from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import render_result, render_table
 from rami_lan.cli.ui.shell import Shell, popup, screen_window
@@ -317,7 +317,7 @@ class TableScreen:
         lines = card_lines(card, variants=None if seat == self.model.seat else [self.model.variant])
         level = self.model.bot_level(seat)
         if level:
-            lines.insert(1, _("Bot level: {lv}").format(lv=level))
+            lines.insert(1, _("Bot level: {lv}").format(lv=level_name(level)))
         if seat == self.model.seat and self.stats_error:
             lines.append(self.stats_error)
         fp = self.model.table.get("fingerprint")
