@@ -340,7 +340,7 @@ def test_score_sheet_and_history_panels():
     assert "Score sheet" in t and "★ +0" in t and "+12" in t and "+30" in t
     m.panel = "history"
     m.panel_scroll = -1
-    assert "goes out" in text_of(m, 80, 24)
+    assert "You go out!" in text_of(m, 80, 24)  # the winner is the reader: second person
 
 
 # --- Info joueur, a bot's level ---------------------------------------------------------------

@@ -35,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=None,
                         help=_("point limit or target (default: the variant's)"))
     parser.add_argument("--quick", action="store_true", help=_("quick match (500: 3 rounds)"))
-    parser.add_argument("--frapper", action="store_true", help=_("enable frapper (knock)"))
+    parser.add_argument("--knock", "--frapper", dest="frapper", action="store_true",
+                        help=_("allow knocking (frapper)"))
     parser.add_argument("--timer", type=int, default=0, choices=(0, 15, 30, 60),
                         help=_("seconds per move, 0 = off"))
     parser.add_argument("--think", type=float, default=DEFAULT_THINK,

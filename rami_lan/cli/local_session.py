@@ -183,6 +183,7 @@ class LocalTableSession:
         self.table_id = b""
         self.bot = False
         self.table: dict[str, Any] = self.machine.table_info()
+        self.table["local"] = True  # in this process: no host but the player's own machine
         self._seed_hex = hashlib.sha256(self._seed).hexdigest()[:16]
 
     # --- facts -----------------------------------------------------------------------

@@ -39,6 +39,8 @@ __all__ = [
     "notice_text",
     "own_refusal_text",
     "player_status_text",
+    "quit_confirmation",
+    "rami_sec_note",
     "refusal_text",
     "session_text",
     "shown_nickname",
@@ -416,6 +418,31 @@ def shown_nickname(nick: str) -> str:
     the same on every table) in the player's language ("Robot 2" in French)."""
     m = _BOT_NAME.fullmatch(nick or "")
     return _("Bot {n}").format(n=m.group(1)) if m else nick
+
+
+def rami_sec_note(multiplier: int, bonus: int) -> str:
+    """What a rami sec did to a loser's hand on the result screen: "×2 (rami sec)"
+    (rami, multi), "+25 (rami sec)" (classique, 40); "" when it changes nothing."""
+    if multiplier > 1:
+        return _("×{n} (rami sec)").format(n=multiplier)
+    if bonus:
+        return _("+{n} (rami sec)").format(n=bonus)
+    return ""
+
+
+def quit_confirmation(model: Any) -> str:
+    """What the first ``q`` of ``q q`` says: the table's owner (its host seat) closes the
+    table for everyone, unless everyone else is a bot; anyone else only leaves."""
+    table = getattr(model, "table", {}) or {}
+    seat = getattr(model, "seat", None)
+    if table.get("host_seat") == seat and seat is not None and not table.get("local"):
+        others = [s for s in getattr(model, "seats", lambda: [])() if s != seat]
+        conns = getattr(model, "connections", {}) or {}
+        bots = {b[0] for b in table.get("bots") or [] if isinstance(b, list | tuple) and b}
+        if not others or any(conns.get(s) != "bot" and s not in bots for s in others) \
+                or len(others) + 1 < int(table.get("seats") or 0):
+            return _("Press q again to close the table for everyone.")
+    return _("Press q again to leave the table.")
 
 
 def player_status_text(status: PlayerStatus | str) -> str:

@@ -463,12 +463,13 @@ class Lobby:
                 with contextlib.suppress(Exception):
                     await host.stop()
             self.mode = "main"
+            self.message = None  # what was said before the table is old news
             self._set_busy(False)
             self.shell.show(self)
 
         self.shell.app.create_background_task(back())
 
-    def _show_table(self, session: Any, inviter: Any = None) -> None:
+    def _show_table(self, session: Any, inviter: Any = None, intro: list[str] | None = None) -> None:
         from rami_lan.cli.ui.table_screen import TableScreen
 
         tid = getattr(session, "table_id", b"")
@@ -476,7 +477,7 @@ class Lobby:
         self._set_busy(True, tid)
         screen = TableScreen(
             session, four_colour=self.settings.four_colour, on_leave=self._table_done,
-            profile=self.profile, inviter=inviter,
+            profile=self.profile, inviter=inviter, intro=intro or (),
         )
         self.shell.show(screen)
 
@@ -632,7 +633,22 @@ class Lobby:
         table = await open_table(config, owner)
         self.host = table.host
         self._show_table(table.session,
-                         self._make_inviter(table.host, config, table.port, code or None))
+                         self._make_inviter(table.host, config, table.port, code or None),
+                         intro=self._waiting_intro(table.host, table.port, code or None))
+
+    def _waiting_intro(self, host: Any, port: int, code: str | None) -> list[str]:
+        """What the host's waiting screen tells the owner to pass on: the join code to
+        give, the fingerprint to compare aloud, where the table listens."""
+        lines = []
+        if code:
+            lines.append(_("Join code: {code} (give it to the players you expect)").format(code=code))
+        fp = getattr(host, "short_fingerprint", "") or ""
+        if fp:
+            lines.append(_("Table fingerprint: {fp} (players compare it with the one on their "
+                           "screen)").format(fp=fp))
+        if port:
+            lines.append(_("The table listens on port {port}.").format(port=port))
+        return lines
 
     def _make_inviter(self, host: Any, config: Any, port: int, code: str | None) -> Any:
         """The owner's "Inviter" for a table opened here (None without presence)."""
@@ -924,8 +940,14 @@ class Lobby:
             lines.add(style, f"  {f.label():<22}", on_click(click))
             val = form.value_text(f)
             if f.choices is None:
-                val = val + ("_" if cur else "")
-                lines.add("class:lobby.value", f" {val}")
+                lines.add("class:lobby.value", " ")
+                if cur:  # the typing position, shown on the character it is on
+                    i = form.text_cursor()
+                    lines.add("class:lobby.value", val[:i])
+                    lines.add("class:lobby.value reverse", val[i:i + 1] or " ")
+                    lines.add("class:lobby.value", val[i + 1:])
+                else:
+                    lines.add("class:lobby.value", val)
             else:
                 lines.add("class:lobby.value", f" ‹ {val} ›", on_click(click))
             lines.nl()
@@ -992,6 +1014,7 @@ class Lobby:
 
         def act(fn: Callable[[], None]) -> Callable[[KeyPressEvent], None]:
             def handler(e: KeyPressEvent) -> None:
+                self.message = None  # "Settings saved." answers one key, not the next screens
                 fn()
                 self._invalidate()
 
@@ -1023,8 +1046,15 @@ class Lobby:
         kb.add("s-tab", filter=in_form)(act(form_do(lambda f: f.move(-1))))
         kb.add("down", filter=in_form)(act(form_do(lambda f: f.move(1))))
         kb.add("tab", filter=in_form)(act(form_do(lambda f: f.move(1))))
-        kb.add("left", filter=in_form)(act(form_do(lambda f: f.change(-1))))
-        kb.add("right", filter=in_form)(act(form_do(lambda f: f.change(1))))
+        kb.add("left", filter=in_form & ~text)(act(form_do(lambda f: f.change(-1))))
+        kb.add("right", filter=in_form & ~text)(act(form_do(lambda f: f.change(1))))
+        kb.add("left", filter=text)(act(form_do(lambda f: f.move_text(-1))))
+        kb.add("right", filter=text)(act(form_do(lambda f: f.move_text(1))))
+        kb.add("home", filter=text)(act(form_do(lambda f: f.text_home())))
+        kb.add("end", filter=text)(act(form_do(lambda f: f.text_end())))
+        kb.add("c-a", filter=text)(act(form_do(lambda f: f.text_home())))
+        kb.add("c-e", filter=text)(act(form_do(lambda f: f.text_end())))
+        kb.add("delete", filter=text)(act(form_do(lambda f: f.delete())))
         kb.add("space", filter=in_form & ~text)(act(form_do(lambda f: f.change(1))))
         kb.add("escape", filter=in_form)(act(self.back))
 
@@ -1032,7 +1062,9 @@ class Lobby:
             f = self.form()
             if f is None:
                 return
-            if f.on_submit or self.mode == "code":
+            # a short form (the join code, the settings) is saved by Enter on its last
+            # field, as by its button
+            if f.on_submit or self.mode == "code" or (self.mode == "settings" and f.on_last_field()):
                 self.submit()
             else:
                 f.move(1)
@@ -1042,6 +1074,7 @@ class Lobby:
 
         @kb.add(Keys.Any, filter=text)
         def _type(e: KeyPressEvent) -> None:
+            self.message = None
             f = self.form()
             if f is not None:
                 f.type_text(e.data)

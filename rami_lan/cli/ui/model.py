@@ -195,6 +195,7 @@ class TableModel:
                 self._sync_hand(upd.view.hand)
                 if new_round:
                     self.sort(self.sort_mode or "suit", keep_mode=bool(self.sort_mode))
+                    self.cursor = 0  # a new hand: the cursor on its first card
                 elif old is not None and len(upd.view.hand) > len(old.hand) and upd.view.my_turn:
                     self.fresh = grown
             self.fresh = [c for c in self.fresh if c in upd.view.hand]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from rami_lan.cli.messages import bot_mark, fairness_details
+from rami_lan.cli.messages import bot_mark, fairness_details, rami_sec_note
 from rami_lan.cli.ui.cards import card_style, chip_width, face_text, stands_text
 from rami_lan.cli.ui.layout import Row, hjoin, join_rows, pad, row_len, split_rows, wrap_items, wrap_text
 from rami_lan.cli.ui.model import TableModel
@@ -664,13 +664,14 @@ def log_rows(model: TableModel, width: int, n: int) -> list[Row]:
 
 def dealing_rows(model: TableModel, width: int) -> list[Row]:
     """Who could see the cards: with private dealing, only their holders (and the host
-    its bots' cards); without it, the host could see the whole deck."""
+    its bots' cards); without it, the host could see the whole deck (not said at a table
+    in this process: alone with bots, nobody else could look)."""
     t = model.table
     if t.get("private_deal"):
         text = _("Private dealing: nobody saw a card before the game gave it to them or "
                  "showed it; the host saw only its own and its bots' cards.")
         return [[("class:opened", p)] for p in wrap_text(text, width - 1)]
-    if t and "host_seat" in t and t.get("host_seat") != model.seat:
+    if t and "host_seat" in t and t.get("host_seat") != model.seat and not t.get("local"):
         text = _("Private dealing was off: the host could see the whole deck.")
         return [[("class:dim", p)] for p in wrap_text(text, width - 1)]
     return []
@@ -749,12 +750,13 @@ def render_table(
     if v is None:
         # Until the match starts: what the opener printed, then what happened (an
         # invitation sent or answered, a player's chat line) as far as the screen holds.
-        intro = [[("", line)] for text in model.intro for line in wrap_text(text, width - 1)]
-        room = height - len(header) - 2 - len(intro)
+        from rami_lan.cli.ui.waiting import waiting_rows
+
+        waiting = waiting_rows(model, width)  # the seats as they fill, code, fingerprint
+        room = height - len(header) - 1 - len(waiting)
         log = log_rows(model, width, room) if model.log else []
         gap: list[Row] = [[]] if log else []
-        return join_rows([*header, [("class:status", _("Waiting for the table…"))], *intro, *gap,
-                          *log], width)
+        return join_rows([*header, *waiting, *gap, *log], width)
     status = [[("class:status", part)] for part in wrap_text(status_text(model), width - 1)[:2]]
     msg_rows = message_rows(model, width)
     buttons = buttons_rows(model, width, clicks)
@@ -834,7 +836,7 @@ def panel_lines(model: TableModel, width: int) -> list[Row]:
 
     rows: list[Row] = []
     if model.panel == "help":
-        for line in help_lines(model.variant):
+        for line in help_lines(model.variant, model):
             for part in wrap_text(line, width - 2):
                 rows.append([("", part)])
     elif model.panel == "history":
@@ -902,8 +904,9 @@ def render_panel(model: TableModel, width: int, height: int, clicks: Clicks | No
         more = " " + _("lines {a}-{b} of {n}").format(a=top + 1, b=top + len(shown), n=len(content))
     close = _h(clicks, lambda: clicks.button("close"))  # type: ignore[union-attr]
     head: Row = [("class:header", " " + title + more)]
-    head = pad(head, width - 8, "class:header")
-    head.append(("class:button", "[Esc ×]", close) if close else ("class:button", "[Esc ×]"))
+    esc = _("[Esc ×]")  # the key's name in the player's language: [Échap ×]
+    head = pad(head, width - len(esc) - 1, "class:header")
+    head.append(("class:button", esc, close) if close else ("class:button", esc))
     foot: Row = [("class:status", _("↑ ↓ PgUp PgDn scroll · Esc close"))]
     rows = [head, *shown, *([[]] * (room - len(shown))), foot]
     if clicks is not None:
@@ -979,6 +982,8 @@ def render_result(
                 lines.add("class:points", f"·{hand_points(var, c)} ")
             if cards:
                 total = "= " + points_text(hp.get(s, 0))
+                if res.rami_sec and s != res.winner:  # why the round score is not the hand's
+                    total += " " + rami_sec_note(var.rami_sec_multiplier, var.rami_sec_bonus)
                 if lines.col + len(total) > width:
                     lines.nl()
                     lines.add("", "   ")

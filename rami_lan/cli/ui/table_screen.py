@@ -33,7 +33,7 @@ from prompt_toolkit.layout import (
     FloatContainer,
 )
 
-from rami_lan.cli.messages import chat_refusal_text, level_name, player_status_text
+from rami_lan.cli.messages import chat_refusal_text, level_name, player_status_text, quit_confirmation
 from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import render_result, render_table
 from rami_lan.cli.ui.shell import Shell, popup, screen_window
@@ -780,4 +780,4 @@ class TableScreen:
             self.do("leave")
             return
         self._quit_armed = True
-        self.model.confirm = _("Press q again to leave the table.")
+        self.model.confirm = quit_confirmation(self.model)
