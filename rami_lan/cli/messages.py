@@ -15,7 +15,7 @@ from contextvars import ContextVar
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from rami_lan.i18n import _, translate_message
+from rami_lan.i18n import _, ngettext, translate_message
 from rami_lan.net.notices import Notice, NoticeCode
 from rami_lan.table.chat import ChatRefusal, ChatVerdict, clean_chat_text
 from rami_lan.table.verifier import Status
@@ -64,8 +64,8 @@ def _chat_refused(n: Notice) -> str:
 
 def _private_deal_fault(n: Notice) -> str:
     seat = n.get("seat")
-    who = (_("the host") if seat == 255 else _("seat {n}").format(n=seat + 1)
-           if isinstance(seat, int) else _("someone (the round's audit will tell who)"))
+    who = (_seat_name(seat) if isinstance(seat, int)
+           else _("someone (the round's audit will tell who)"))
     return _("Private dealing: the masked deck was not followed ({kind}) by {who}. "
              "This round can not be trusted.").format(kind=n.get("kind", "?"), who=who)
 
@@ -88,8 +88,13 @@ def _seat_name(seat: object) -> str:
 def _audit_faults(n: Notice) -> str:
     seats = n.get("seats") or []
     named = ", ".join(_seat_name(s) for s in seats) or "-"
-    return _("Private dealing: this round's audit found {count} fault(s); named: {named}. "
-             "This round can not be trusted.").format(count=n.get("count", 0), named=named)
+    count = n.get("count", 0)
+    count = count if isinstance(count, int) else 0
+    return ngettext(
+        "Private dealing: this round's audit found {count} fault; named: {named}. This round "
+        "can not be trusted.",
+        "Private dealing: this round's audit found {count} faults; named: {named}. This round "
+        "can not be trusted.", count).format(count=count, named=named)
 
 
 def _left_out(n: Notice) -> str:
@@ -254,7 +259,7 @@ def _sentence(text: str) -> str:
     if not text:
         return text
     text = text[0].upper() + text[1:]
-    return text if text[-1] in ".!?…)" else text + "."
+    return text if text[-1] in ".!?…" else text + "."
 
 
 def _card_values(g: dict[str, str]) -> dict[str, str]:
@@ -351,15 +356,28 @@ def chat_line(nickname: str, text: str) -> str:
 # --------------------------------------------------------------------------- fairness
 
 
-def fairness_details(r: FairnessRound) -> str:
+def _exclusion_reason(code: str) -> str:
+    """Why a seat was left out of a round's shuffle (the host's code) in words."""
+    return {
+        "no_commit": _("no commitment in time"),
+        "no_reveal": _("their secret did not come in time"),
+        "bad_reveal": _("their secret did not match their commitment"),
+    }.get(code, _("no reason given"))
+
+
+def fairness_details(r: FairnessRound, names: Mapping[int, str] | None = None) -> str:
     """A round's fairness for the player, with the verifier's reason appended: its fixed
     reasons (a session that ended first, a void round...) are translated, a finding's
     detail stays as the verifier wrote it (English evidence)."""
     r = replace(r, reason=_(r.reason) if r.reason else r.reason)
     excluded = ""
-    if r.excluded:
-        excluded = " " + _("Excluded from the shuffle: {seats}.").format(
-            seats=", ".join(f"{s + 1} ({why})" for s, why in r.excluded))
+    if r.excluded:  # named by nickname when the screen knows them (``names``)
+        token = _NAMES.set(names)
+        try:
+            seats = ", ".join(f"{_seat_name(s)} ({_exclusion_reason(why)})" for s, why in r.excluded)
+        finally:
+            _NAMES.reset(token)
+        excluded = " " + _("Excluded from the shuffle: {seats}.").format(seats=seats)
     if r.status == Status.CHECKED:
         return _("Round {n}: fair shuffle and rulings checked ({e} events replayed).").format(
             n=r.round_no, e=r.events_checked) + excluded

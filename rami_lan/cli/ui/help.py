@@ -113,7 +113,7 @@ def result_keys(can_invite: bool = True) -> list[KeyLine]:
 
 def panel_keys() -> list[KeyLine]:
     """The keys of this help (and of the history and score sheet panels)."""
-    return [("↑ ↓ k j " + _("PgUp PgDn Home End"), _("scroll")),
+    return [("↑ ↓ k j " + _("PgUp PgDn Home End") + " b " + _("Space") + " g G", _("scroll")),
             (_("Esc") + " q ?", _("close"))]
 
 

@@ -684,7 +684,7 @@ def fairness_rows(model: TableModel, width: int) -> list[Row]:
     rows: list[Row] = dealing_rows(model, width)
     if failed:
         for r in failed:
-            for part in fairness_details(r).splitlines():
+            for part in fairness_details(r, model.nicknames).splitlines():
                 rows += [[("class:alarm", " " + p + " ")] for p in wrap_text(part, width - 3)]
         return rows
     if model.fairness_rounds:
@@ -696,7 +696,8 @@ def fairness_rows(model: TableModel, width: int) -> list[Row]:
                 .format(n=checked, m=judged))])
         for _n, r in sorted(model.fairness_rounds.items()):
             if r.status in ("partial", "unchecked"):
-                rows += [[("class:warn", p)] for p in wrap_text(fairness_details(r), width - 1)]
+                text = fairness_details(r, model.nicknames)
+                rows += [[("class:warn", p)] for p in wrap_text(text, width - 1)]
         return rows
     if model.fairness is not None and not model.fairness[0]:
         return [[("class:alarm", " " + _("FAIRNESS CHECK FAILED: {details}").format(
