@@ -121,7 +121,7 @@ def test_the_issue_refusal_in_both_languages():
     m.apply(SessionUpdate(error="seat 0 (play): it is seat 1's turn"))
     assert m.error == "C’est au tour de Bruno."
     m.apply(SessionUpdate(error="seat 0 (draw): discard is not allowed in the draw phase"))
-    assert m.error == "Piochez d’abord : dans la pioche ou à la défausse."
+    assert m.error == "Piochez d’abord : dans la pioche ou au talon."
     m.apply(SessionUpdate(error="seat 0 (play): does not hold 5h"))
     assert m.error == "Vous n’avez pas 5♥ en main."
 
@@ -130,6 +130,15 @@ def test_french_rules_words_are_the_sources_brelan_not_serie():
     rules = i18n.parse_po_file((LOCALE / "rules.po").read_text(encoding="utf-8")).catalog
     assert not [t for t in rules.values() if "série" in t]
     assert any("brelan" in t for t in rules.values())
+
+
+def test_one_french_word_for_the_discard_pile_and_discarding():
+    """The table says "Talon" and "Jeter" (the seed 000: "jeter une des cartes dans le
+    talon"); a refusal said "la défausse" / "défausser" for the same things."""
+    po = i18n.load_po("fr")
+    texts = list(po.catalog.values()) + [f for forms in po.plurals.values() for f in forms]
+    assert not [t for t in texts if "défauss" in t]
+    assert po.catalog["Discard pile"] == "Talon" and po.catalog["Discard"] == "Jeter"
 
 
 # --- every catalogue, every builder -------------------------------------------------------
@@ -431,3 +440,66 @@ def test_the_hosts_waiting_screen_shows_seats_code_fingerprint_and_what_qq_does(
         guest.apply(SessionUpdate(nicknames={0: "Ana", 1: "Bruno"},
                                   table={"seats": 2, "host_seat": 0}))
         assert M.quit_confirmation(guest) == M._("Press q again to leave the table.")
+
+
+# --- the log lines and the help, in both languages -------------------------------------------
+
+
+def sample_events() -> list[E.Event]:
+    from rami_lan.core.cards import parse_cards
+    from rami_lan.core.melds import build_run
+    from rami_lan.core.variants import get_variant
+
+    c = parse_cards("7h 8h 9h Ks")
+    run = build_run(get_variant("rami"), c[:3], owner=1)
+    out: list[E.Event] = []
+    for who in (0, 1):
+        out += [
+            E.RoundStarted(1, who, 1 - who, (0, 1), 13, 80, c[3]),
+            E.StockDrawn(who, c[0] if who == 0 else None, 0, 0),
+            E.DiscardTaken(who, (c[3],), 1),
+            E.Melded(who, (run,), 0, True),
+            E.LaidOff(who, c[3], 0, run),
+            E.JokerRecovered(who, 0, (c[0],), parse_cards("*")[0], run),
+            E.Discarded(who, c[3]),
+            E.Knocked(who, c[3]),
+            E.TimedOut(who, False), E.TimedOut(who, True),
+            E.TurnStarted(who, 3),
+            E.RoundEnded(who, True, "out", (), (), (), ()),
+            E.RoundEnded(who, False, "out", (), (), (), ()),
+            E.RoundVoided(2, who, "gone"),
+            E.PlayersEliminated((who,)),
+            E.MatchEnded(who, (), "limit"),
+        ]
+    out += [E.StockRefilled(1, (), True, None), E.RoundEnded(None, False, "stock", (), (), (), ()),
+            E.MatchEnded(None, (), "limit")]
+    return out
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_every_log_line_in_both_languages(lang):
+    i18n.set_language(lang)
+    bad = {}
+    for ev in sample_events():
+        line = D.describe(ev, 0, lambda s: NAMES.get(s, "?"))
+        if line is None:
+            continue
+        if faults(line, lang):
+            bad[repr(ev)[:60]] = (line, faults(line, lang))
+        seat = getattr(ev, "seat", getattr(ev, "winner", None))
+        if seat == 0 and not isinstance(ev, E.RoundVoided):
+            assert "Ana" not in line, line  # the reader's own doing: "you"
+    assert not bad, bad
+
+
+def test_the_french_help_has_no_english_word():
+    from rami_lan.cli.ui.help import help_lines
+    from rami_lan.core.variants import VARIANTS
+
+    i18n.set_language("fr")
+    for variant in VARIANTS:
+        for model in (None, copy.deepcopy(result_model("fr"))):
+            i18n.set_language("fr")
+            for line in help_lines(variant, model):
+                words = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", line)}
+                assert not words & ENGLISH, (line, words & ENGLISH)

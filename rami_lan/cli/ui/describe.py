@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from rami_lan.cli.ui.cards import cards_plain, face_text
 from rami_lan.core import events as E
-from rami_lan.i18n import _
+from rami_lan.i18n import _, ngettext
 
 Names = Callable[[int], str]
 
@@ -101,8 +101,11 @@ def describe(ev: E.Event, me: int, name: Names) -> str | None:
                  "cards. No score; the next round is dealt.").format(
             n=ev.round_no, who=name(ev.seat) if ev.seat is not None else "?")
     if isinstance(ev, E.PlayersEliminated):
+        if tuple(ev.seats) == (me,):
+            return _("You are eliminated.")
         names = [_("you") if s == me else name(s) for s in ev.seats]
-        return _("Eliminated: {names}.").format(names=", ".join(names))
+        return ngettext("Eliminated: {names}.", "Eliminated: {names}.", len(names)).format(
+            names=", ".join(names))
     if isinstance(ev, E.MatchEnded):
         if ev.winner is None:
             return _("The match is over.")
