@@ -503,3 +503,55 @@ def test_the_french_help_has_no_english_word():
             for line in help_lines(variant, model):
                 words = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", line)}
                 assert not words & ENGLISH, (line, words & ENGLISH)
+
+
+def test_the_result_screen_says_you_to_the_winner():
+    for lang, out, won in (("en", "You go out!", "You win the match!"),
+                           ("fr", "Vous sortez !", "Vous gagnez la partie !")):
+        m = copy.deepcopy(result_model(lang))
+        i18n.set_language(lang)
+        v = m.view
+        m.view = replace(v, last_result=replace(v.last_result, winner=m.seat), match_over=True,
+                         winner=m.seat)
+        text = fragments_text(render_result(m, 120, 40))
+        assert out in text and won in text
+        assert m.name(m.seat) + " " not in text.split("\n")[1]
+
+
+def test_new_table_from_the_lobby_waits_with_seats_code_and_fingerprint(no_browse, monkeypatch):
+    """After the lobby's New table the screen said only "Waiting for the table…"."""
+    from rami_lan.cli.ui.table_screen import TableScreen
+
+    monkeypatch.setenv("RAMI_LAN_INTERFACES", "127.0.0.1")
+
+    async def main() -> None:
+        box: list = []
+        saved: list = []
+        async with running(lobby_app(box, saved), timeout=30) as d:
+            shell, lobby = box
+            d.keys("n")
+            await until(lambda: lobby.mode == "new")
+            vals = lobby.new_form.values
+            vals.update(seats=3, seat1="human", seat2="expert", who="code", code="K7WQ22PXAB",
+                        private=False)
+            lobby.new_form.index = len(lobby.new_form.shown())  # on "Open the table"
+            d.keys("\r")
+            await until(lambda: isinstance(shell.screen, TableScreen), what="table screen")
+            screen = shell.screen
+            await until(lambda: "abc (you)" in screen.text(80, 24), what="the seats")
+            text = screen.text(80, 24)
+            assert "Waiting for the table: 2 of 3 seats taken." in text
+            assert "Bot 3 · bot, expert" in text
+            assert "(free seat: waiting for a player)" in text
+            assert "Join code: K7WQ22PXAB" in text
+            fp = lobby.host.short_fingerprint
+            assert fp and fp in text
+            assert "q q: close the table for everyone" in text
+            d.keys("q")
+            await until(lambda: screen.model.confirm is not None)
+            assert screen.model.confirm == "Press q again to close the table for everyone."
+            d.keys("q")
+            await until(lambda: shell.screen is lobby, what="back to the lobby")
+            d.keys("q")
+
+    asyncio.run(main())

@@ -938,7 +938,8 @@ def render_result(
     lines.add("class:header", " " + _("End of round {n}").format(n=v.round_no).ljust(width - 1))
     lines.nl()
     if res.winner is not None:
-        text = _("{who} goes out!").format(who=model.name(res.winner))
+        text = (_("You go out!") if res.winner == model.seat
+                else _("{who} goes out!").format(who=model.name(res.winner)))
         if res.rami_sec:
             text += "  " + (_("Rami sec!") if var.rami_sec_multiplier > 1 else _("Going rami!"))
         lines.add("class:winner", text)
@@ -994,8 +995,9 @@ def render_result(
     lines = Lines()
     if v.match_over:
         if v.winner is not None:
-            lines.add("class:winner", " " + _("{who} wins the match!").format(
-                who=model.name(v.winner)) + " ")
+            won = (_("You win the match!") if v.winner == model.seat
+                   else _("{who} wins the match!").format(who=model.name(v.winner)))
+            lines.add("class:winner", " " + won + " ")
         else:
             lines.add("class:winner", _("The match is over."))
         lines.nl()

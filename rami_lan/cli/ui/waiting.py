@@ -41,9 +41,11 @@ def seat_lines(model: Any) -> list[tuple[str, str, bool]]:
         nick = model.nicknames.get(s, "")
         state = model.connections.get(s, "")
         if s == model.seat:
-            out.append(("class:player.me", _("{nick} (you)").format(nick=nick or _("you")), True))
+            out.append(("class:player.me", _("{nick} (you)").format(nick=nick) if nick else _("you"),
+                        True))
         elif s in bots or state == "bot":
-            out.append(("class:dim", f"{nick or _('a bot')} · {bot_mark(bots.get(s))}", True))
+            mark = bot_mark(bots.get(s))
+            out.append(("class:dim", f"{nick} · {mark}" if nick else mark, True))
         elif nick and state not in ("left",):
             out.append(("class:player", nick, True))
         else:
