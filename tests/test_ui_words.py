@@ -197,6 +197,19 @@ def test_every_message_builder_in_both_languages(lang):
         texts[f"fair {status}"] = M.fairness_details(fr, NAMES)
     for level in ("debutant", "moyen", "expert"):
         texts[level] = M.bot_mark(level)
+    from rami_lan.net.pake import WeakCode, WeakCodeError
+
+    for reason in WeakCode:
+        err = WeakCodeError(reason, max_chars=64, max_distinct=2, bits=20, min_bits=40)
+        texts[f"weak {reason}"] = M.weak_code_text(err)
+    # ("bot seat 5 is not a seat of this table" answers --bot SEAT=LEVEL: it names the
+    # number the player typed)
+    for raw in ("a table has 2 to 4 seats",
+                "the timer is a number of seconds, 0 for none",
+                "a 'code only' table needs a join code",
+                "every seat is a bot: no seat left for the host's player",
+                "multi has no quick match", "multi is played without frapper"):
+        texts[raw] = M.settings_error_text(raw)
     texts["rami sec x2"] = M.rami_sec_note(2, 0)
     texts["bot name"] = M.shown_nickname("Bot 2")
     bad = {k: (t, faults(t, lang)) for k, t in texts.items() if faults(t, lang)}
