@@ -215,6 +215,23 @@ def card_face(rank: int, suit: str | None) -> str:
     return rank_letters()[rank] + SUIT_SYMBOLS.get(suit or "?", "?")
 
 
+def suit_name(suit: str) -> str:
+    """A suit as a word (``h``: hearts / cœur); anything else as is."""
+    return {"c": _("clubs"), "s": _("spades"), "h": _("hearts"), "d": _("diamonds")}.get(suit, suit)
+
+
+def _value_text(key: str, value: str, depth: int) -> str:
+    """One value of a core template as players read it: a suit letter as its name, a
+    run's end, a meld kind, else translated in turn (a nested reason, cards)."""
+    if key == "suit" and value in ("c", "s", "h", "d"):
+        return suit_name(value)
+    if key == "end" and value in ("low", "high"):
+        return _("low") if value == "low" else _("high")
+    if key == "kind" and value.strip("'") in ("set", "run"):
+        return _("set") if value.strip("'") == "set" else _("run")
+    return translate_message(value, depth + 1)
+
+
 def cards_in_text(text: str) -> str:
     """``6h Qs 5h`` -> ``6♥ D♠ 5♥`` when every word of ``text`` is a card code, else as is."""
     words = text.split(" ")
@@ -279,6 +296,6 @@ def translate_message(message: str, depth: int = 0) -> str:
     for rx, msgid in _templates():
         m = rx.match(message)
         if m:
-            values = {k: translate_message(v, depth + 1) for k, v in m.groupdict().items()}
+            values = {k: _value_text(k, v, depth) for k, v in m.groupdict().items()}
             return _current.gettext(msgid).format(**values)
     return message

@@ -40,6 +40,7 @@ __all__ = [
     "Profile",
     "clean_nickname",
     "default_nickname",
+    "localized_nickname",
     "load_profile",
     "new_player_id",
     "profile_path",
@@ -60,13 +61,31 @@ def clean_nickname(name: str) -> str:
     return text[:MAX_NICKNAME].strip()
 
 
-def default_nickname() -> str:
-    """The nickname of a player who has not chosen one.
+DEFAULT_NICKNAMES: Final = {"en": "Player", "fr": "Joueur"}
+"""The nickname of a player who has not chosen one, per language."""
+
+
+def default_nickname(lang: str | None = None) -> str:
+    """The nickname of a player who has not chosen one, in ``lang`` (None: the current
+    language): "Player" on English screens, "Joueur" on French ones.
 
     Never the OS login name: a nickname is advertised on the LAN (mDNS ``h``, player
     cards), and a login name is private. Tables tell equal nicknames apart themselves.
     """
-    return "Joueur"
+    if lang is None:
+        from rami_lan.i18n import language
+
+        lang = language()
+    return DEFAULT_NICKNAMES.get(lang, DEFAULT_NICKNAMES["en"])
+
+
+def localized_nickname(nickname: str, lang: str | None = None) -> str:
+    """``nickname``, unless it is a default one (never chosen): then the default of
+    ``lang`` (a newcomer is "Player" in English, "Joueur" in French)."""
+    nick = clean_nickname(nickname)
+    if not nick or nick in DEFAULT_NICKNAMES.values():
+        return default_nickname(lang)
+    return nick
 
 
 def new_player_id() -> str:

@@ -508,7 +508,8 @@ def test_the_fairness_count_agrees_in_number() -> None:
     set_language("fr")
     one = "Fair shuffle and rulings checked: {n} of {m} round."
     many = "Fair shuffle and rulings checked: {n} of {m} rounds."
-    assert ngettext(one, many, 1).format(n=1, m=1) == "Mélange et arbitrage vérifiés : 1 manche sur 1."
+    # one shape for both forms (issue 25: "1 manche sur 1" but "2 sur 2 manches")
+    assert ngettext(one, many, 1).format(n=1, m=1) == "Mélange et arbitrage vérifiés : 1 sur 1 manche."
     assert ngettext(one, many, 2).format(n=1, m=2) == "Mélange et arbitrage vérifiés : 1 sur 2 manches."
 
 

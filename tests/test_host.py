@@ -190,7 +190,7 @@ async def _refusals() -> None:
         a = await open_session("127.0.0.1", port, nickname="a", code="secret")
         b = await open_session("127.0.0.1", port, nickname="a", code="secret")
         assert {a.seat, b.seat} == {0, 1}
-        assert b.players[1]["nick"] == "a-2"  # nicknames are made unique
+        assert b.players[1]["nick"] == "a 2"  # nicknames are made unique
         with pytest.raises(JoinRefused) as info:
             await open_session("127.0.0.1", port, nickname="c", code="secret")
         assert info.value.code == "table_full"

@@ -78,7 +78,7 @@ def test_refusals_show_cards_as_cards_in_english_and_french():
     i18n.set_language("fr")
     m.apply(SessionUpdate(error=REFUSAL))
     assert "6♥ D♠ 5♥" in m.error and "Qs" not in m.error
-    assert m.error.startswith("place 0 (jeu)")
+    assert "place" not in m.error and "jeu" not in m.error  # no seat, no phase (issue 25)
     lay = "seat 0 (play): can not lay 4d on Jc Qc *: the cards are not consecutive ranks " \
           "(runs never wrap: K A 2 is invalid)"
     m.apply(SessionUpdate(error=lay))
@@ -322,9 +322,12 @@ def test_help_scrolls_at_80x24_and_breaks_lines_between_words():
     for r in rows[1:-1]:
         for w in r.split():
             assert w in words, w  # never a word cut in two
-    m.panel_scroll = 100
-    last = text_of(m, 60, 18)
-    assert "q: leave the table" in last
+    pages = []
+    for scroll in range(0, 100, 8):  # every line of the help is reached by scrolling
+        m.panel_scroll = scroll
+        pages.append(text_of(m, 60, 18))
+    assert any("q q: leave the table" in page for page in pages)
+    assert "Esc close" in pages[-1]
 
 
 def test_score_sheet_and_history_panels():
@@ -340,7 +343,7 @@ def test_score_sheet_and_history_panels():
     assert "Score sheet" in t and "★ +0" in t and "+12" in t and "+30" in t
     m.panel = "history"
     m.panel_scroll = -1
-    assert "goes out" in text_of(m, 80, 24)
+    assert "You go out!" in text_of(m, 80, 24)  # the winner is the reader: second person
 
 
 # --- Info joueur, a bot's level ---------------------------------------------------------------

@@ -222,12 +222,12 @@ def test_connection_states_rendered_next_to_opponents():
             rows = screen.text(80, 20).split("\n")  # one line per opponent
             paul = next(r for r in rows if "Paul" in r)
             lea = next(r for r in rows if "Léa" in r)
-            bot = next(r for r in rows if "Bot 3" in r)
+            bot = next(r for r in rows if "Bot 4" in r)
             assert paul.rstrip().endswith("reconnecting…")
             assert lea.rstrip().endswith("left the table")
-            assert bot.rstrip().endswith("bot, moyen")  # a bot's level is shown
+            assert bot.rstrip().endswith("bot, medium")  # a bot's level is shown
             big = screen.text(120, 40)  # boxes around the table: the same marks
-            for word in ("reconnecting…", "left the table", "bot, moyen"):
+            for word in ("reconnecting…", "left the table", "bot, medium"):
                 assert word in big
             shell.exit(0)
 

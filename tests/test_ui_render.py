@@ -56,7 +56,7 @@ def test_four_players_fit_80x24():
     assert len(text_lines) <= 24
     assert all(len(line) <= 80 for line in text_lines), max(map(len, text_lines))
     text = "\n".join(text_lines)
-    for name in ("Bot 1", "Bot 2", "Bot 3"):
+    for name in ("Bot 2", "Bot 3", "Bot 4"):
         assert name in text
     assert "Stock [▒▒" in text and "Discard" in text
 

@@ -35,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=None,
                         help=_("point limit / target (default: the variant's)"))
     parser.add_argument("--quick", action="store_true", help=_("quick match (500: 3 rounds)"))
-    parser.add_argument("--knock", action="store_true", help=_("allow knocking (frapper)"))
+    parser.add_argument("--knock", "--frapper", dest="knock", action="store_true",
+                        help=_("allow knocking (frapper)"))
     private = parser.add_mutually_exclusive_group()
     private.add_argument("--private-deal", dest="private_deal", action="store_true", default=None,
                          help=_("deal from a masked deck: the host sees only its own cards and "

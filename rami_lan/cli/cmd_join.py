@@ -24,7 +24,7 @@ from rami_lan.cli.messages import (
     os_error_text,
     session_text,
 )
-from rami_lan.i18n import _, language
+from rami_lan.i18n import _, language, ngettext
 from rami_lan.textsafe import safe_name, safe_text
 
 LEVELS = ("debutant", "moyen", "expert")
@@ -190,7 +190,8 @@ def fairness_summary(session: Any, summary: Any) -> int:
     other = [r for r in rounds if r.status not in ("checked", "failed")]
     print(_("Rounds checked: {n} of {total}").format(n=len(checked), total=len(rounds)))
     if failed:
-        print(_("Fairness check FAILED in {n} round(s):").format(n=len(failed)))
+        print(ngettext("Fairness check FAILED in {n} round:", "Fairness check FAILED in {n} rounds:",
+                       len(failed)).format(n=len(failed)))
         for r in failed:
             print(safe_text(fairness_details(r), 2000))
         return 3
@@ -336,7 +337,7 @@ async def _line_client(session: Any) -> int:
             for line in event_lines(up.events, session.seat, names):
                 print("  " + line)
             if up.error:
-                print(_("Refused: {why}").format(why=safe_text(error_text(up.error))))
+                print(_("Refused: {why}").format(why=safe_text(error_text(up.error, names, session.seat))))
             if up.notice:
                 print(safe_text(session_text(up.notice, names), 300))
             if up.fairness is not None:

@@ -38,7 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--matches", type=int, default=100, help=_("number of matches"))
     p.add_argument("--seed", type=int, default=1, help=_("seed of the deals"))
     p.add_argument("--limit", type=int, default=None, help=_("point limit or target"))
-    p.add_argument("--knock", action="store_true", help=_("enable frapper (rami, classique)"))
+    p.add_argument("--knock", "--frapper", dest="knock", action="store_true",
+                   help=_("enable frapper (rami, classique)"))
     p.add_argument("--json", action="store_true", help=_("print one JSON object"))
 
 

@@ -35,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, default=None,
                         help=_("point limit or target (default: the variant's)"))
     parser.add_argument("--quick", action="store_true", help=_("quick match (500: 3 rounds)"))
-    parser.add_argument("--frapper", action="store_true", help=_("enable frapper (knock)"))
+    parser.add_argument("--knock", "--frapper", dest="frapper", action="store_true",
+                        help=_("allow knocking (frapper)"))
     parser.add_argument("--timer", type=int, default=0, choices=(0, 15, 30, 60),
                         help=_("seconds per move, 0 = off"))
     parser.add_argument("--think", type=float, default=DEFAULT_THINK,
@@ -58,14 +59,14 @@ def make_solo_session(
 ) -> LocalTableSession:
     """A table machine in this process (reproducible deals): you at seat 0, bots elsewhere."""
     from rami_lan.cli.local_session import LocalTableSession
-    from rami_lan.cli.settings import default_nickname
     from rami_lan.core.match import MatchOptions
     from rami_lan.core.variants import get_variant
+    from rami_lan.profile import localized_nickname
 
     v = get_variant(variant)
     levels = bots if bots is not None else {s: level for s in range(1, players)}
-    names = {0: nickname or default_nickname()}
-    names.update({s: f"Bot {s}" for s in levels})
+    names = {0: localized_nickname(nickname)}
+    names.update({s: f"Bot {s + 1}" for s in levels})  # as every table names its bots
     return LocalTableSession(
         v.id,
         players,
@@ -127,10 +128,10 @@ def run(args: argparse.Namespace) -> int:
 async def _solo_over_loopback(args: argparse.Namespace, settings: object) -> int:
     from rami_lan.cli.app import run_table_screen
     from rami_lan.cli.open_table import Owner, open_table, solo_config
-    from rami_lan.cli.settings import default_nickname
     from rami_lan.i18n import language
+    from rami_lan.profile import localized_nickname
 
-    owner = Owner(getattr(settings, "nickname", "") or default_nickname(), language())
+    owner = Owner(localized_nickname(getattr(settings, "nickname", "")), language())
     config = solo_config(owner, variant=args.variant, players=args.players, level=args.level,
                          limit=args.limit, quick=args.quick, knock=args.frapper,
                          timer=args.timer, bot_delay=args.think)

@@ -30,6 +30,7 @@ from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView, view_for
 from rami_lan.ids import BOT_LEVELS, TABLE_NOTICE
 from rami_lan.net.table_session import SessionUpdate
+from rami_lan.profile import default_nickname
 from rami_lan.table import effects as F
 from rami_lan.table.chat import ChatPolicy, ChatVerdict
 from rami_lan.table.config import TableConfig
@@ -157,13 +158,13 @@ class LocalTableSession:
             name="Solo", variant=v.id, seats=seats,
             bots={s: lvl for s, lvl in bots.items() if s != human_seat},
             limit=o.limit, quick=o.quick, knock=o.knock, timer=timer, advertise=False,
-            host_nickname=names.get(human_seat, f"Joueur {human_seat + 1}"),
+            host_nickname=names.get(human_seat, default_nickname()),
             bot_delay=think_delay, headless=True)
         stream = _Entropy(self._seed)
         self._log = _ReplayLog(v.id)
         self.machine = _LocalTable(config, stream, record=self._log, seed=self._seed)
         for s in range(seats):
-            default = f"Bot {s}" if s in bots else f"Joueur {s + 1}"
+            default = f"Bot {s + 1}" if s in bots else default_nickname()
             self.machine.seats[s].nick = names.get(s, default)
         if chat_policy is not None:
             self.machine.chat_policy = chat_policy
@@ -182,6 +183,7 @@ class LocalTableSession:
         self.table_id = b""
         self.bot = False
         self.table: dict[str, Any] = self.machine.table_info()
+        self.table["local"] = True  # in this process: no host but the player's own machine
         self._seed_hex = hashlib.sha256(self._seed).hexdigest()[:16]
 
     # --- facts -----------------------------------------------------------------------

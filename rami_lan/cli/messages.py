@@ -9,12 +9,13 @@ module is the one place that turns each of them into the player's language (gett
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from rami_lan.i18n import _, translate_message
+from rami_lan.i18n import _, ngettext, translate_message
 from rami_lan.net.notices import Notice, NoticeCode
 from rami_lan.table.chat import ChatRefusal, ChatVerdict, clean_chat_text
 from rami_lan.table.verifier import Status
@@ -32,11 +33,17 @@ __all__ = [
     "invitation_prompt",
     "invitation_sent_text",
     "invite_reply_text",
+    "bot_mark",
     "join_refused_text",
+    "level_name",
     "notice_text",
+    "own_refusal_text",
     "player_status_text",
+    "quit_confirmation",
+    "rami_sec_note",
     "refusal_text",
     "session_text",
+    "shown_nickname",
     "weak_code_text",
     "who_may_sit_label",
 ]
@@ -57,8 +64,8 @@ def _chat_refused(n: Notice) -> str:
 
 def _private_deal_fault(n: Notice) -> str:
     seat = n.get("seat")
-    who = (_("the host") if seat == 255 else _("seat {n}").format(n=seat + 1)
-           if isinstance(seat, int) else _("someone (the round's audit will tell who)"))
+    who = (_seat_name(seat) if isinstance(seat, int)
+           else _("someone (the round's audit will tell who)"))
     return _("Private dealing: the masked deck was not followed ({kind}) by {who}. "
              "This round can not be trusted.").format(kind=n.get("kind", "?"), who=who)
 
@@ -81,8 +88,13 @@ def _seat_name(seat: object) -> str:
 def _audit_faults(n: Notice) -> str:
     seats = n.get("seats") or []
     named = ", ".join(_seat_name(s) for s in seats) or "-"
-    return _("Private dealing: this round's audit found {count} fault(s); named: {named}. "
-             "This round can not be trusted.").format(count=n.get("count", 0), named=named)
+    count = n.get("count", 0)
+    count = count if isinstance(count, int) else 0
+    return ngettext(
+        "Private dealing: this round's audit found {count} fault; named: {named}. This round "
+        "can not be trusted.",
+        "Private dealing: this round's audit found {count} faults; named: {named}. This round "
+        "can not be trusted.", count).format(count=count, named=named)
 
 
 def _left_out(n: Notice) -> str:
@@ -161,12 +173,134 @@ def session_text(item: Notice | str | None, names: Mapping[int, str] | None = No
     return notice_text(item, names) if isinstance(item, Notice) else str(item)
 
 
-def error_text(item: Notice | str | None) -> str:
+def error_text(item: Notice | str | None, names: Mapping[int, str] | None = None,
+               me: int | None = None) -> str:
     """A `SessionUpdate`'s ``error``: a `Notice` in the player's language; the host's
-    refusal (the rules core's English, from its templates) translated by `translate_message`."""
+    refusal of our own action (the rules core's English) as `own_refusal_text` says it.
+    ``names``: the seats' nicknames; ``me``: our seat (the refusal speaks to us)."""
     if item is None:
         return ""
-    return notice_text(item) if isinstance(item, Notice) else translate_message(str(item))
+    if isinstance(item, Notice):
+        return notice_text(item, names)
+    return own_refusal_text(str(item), names, me)
+
+
+# --------------------------------------------------------------------------- our own refused actions
+
+_ILLEGAL = re.compile(r"^(?:seat (?P<seat>\d+)|nobody) \((?P<phase>\w+)\): (?P<reason>.*)$", re.S)
+"""`rami_lan.core.errors.IllegalAction`'s text: who, in which phase, why."""
+
+_ACTION_WORDS: dict[str, Callable[[], str]] = {
+    "draw_stock": lambda: _("Drawing from the stock"),
+    "draw_discard": lambda: _("Taking from the discard pile"),
+    "lay_down": lambda: _("Laying down"),
+    "lay_off": lambda: _("Adding to a meld"),
+    "recover_joker": lambda: _("Taking a joker back"),
+    "discard": lambda: _("Discarding"),
+    "knock": lambda: _("Frapper"),
+    "timeout": lambda: _("The automatic move"),
+}
+
+
+def _opening_need(need: str) -> str:
+    """`RoundState.opening_need` ("needs 30 points") as what the player must reach."""
+    m = re.fullmatch(r"needs (\d+) points", need)
+    if m:
+        return _("{points} points").format(points=m.group(1))
+    if need == "needs a meld of their own first":
+        return _("a meld of your own")
+    return translate_message(need)
+
+
+def _phase_refusal(kind: str, phase: str) -> str:
+    if phase == "draw":
+        return _("Draw first: from the stock or the discard pile.")
+    if phase == "play" and kind in ("draw_stock", "draw_discard"):
+        return _("You have already drawn this turn.")
+    word = _ACTION_WORDS.get(kind)
+    return _("{action} is not possible now.").format(action=word() if word else kind)
+
+
+# The rules core's reasons whose subject is the seat that acted (it is the player
+# reading): core template -> the sentence in the second person. Reasons not listed here
+# go through `translate_message` (rules.po) and need no subject.
+_OWN: tuple[tuple[str, Callable[[dict[str, str]], str]], ...] = (
+    (r"is not playing in this round", lambda g: _("You are not playing in this round.")),
+    (r"does not hold (?P<card>.+)", lambda g: _("You do not hold {card}.").format(**g)),
+    (r"may not open with (?P<points>\d+) points \(needs (?P<need>\d+)\)",
+     lambda g: _("Your melds make {points} points: opening needs {need}.").format(**g)),
+    (r"may not lay off before opening \((?P<need>.+)\)",
+     lambda g: _("Open first ({need}): then you may add to the melds on the table.").format(
+         need=_opening_need(g["need"]))),
+    (r"may not take a joker back before opening \((?P<need>.+)\)",
+     lambda g: _("Open first ({need}): then you may take a joker back.").format(
+         need=_opening_need(g["need"]))),
+    (r"may not discard (?P<card>.+), the card just taken from the discard pile",
+     lambda g: _("You may not discard {card}: you just took it from the discard pile.").format(**g)),
+    (r"may not discard a joker \(only as the last card, to go out\)",
+     lambda g: _("You may not discard a joker, except as your last card, to go out.")),
+    (r"may not discard a joker while one can be laid off \(only as the last card, to go out\)",
+     lambda g: _("You may not discard a joker while it can go on a meld on the table (only as "
+                 "your last card, to go out).")),
+    (r"must keep a card to discard to go out",
+     lambda g: _("Keep a card to discard: you go out by discarding your last card.")),
+    (r"may take (?P<card>.+) before opening only to open with it this turn \((?P<need>\d+) points\); "
+     r"best opening with it is (?P<best>\d+)",
+     lambda g: _("Before opening you may take {card} only to open with it this turn ({need} "
+                 "points); with it your best opening makes {best}.").format(**g)),
+    (r"may not knock now \(the window is closed or not theirs\)",
+     lambda g: _("You can not frapper now: only just after another player's discard.")),
+)
+
+
+def _sentence(text: str) -> str:
+    """A capital first letter and a full stop (the core's reasons are clauses)."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?…" else text + "."
+
+
+def _card_values(g: dict[str, str]) -> dict[str, str]:
+    return {k: translate_message(v) if k == "card" else v for k, v in g.items()}
+
+
+def own_refusal_text(message: str, names: Mapping[int, str] | None = None,
+                     me: int | None = None) -> str:
+    """Why the table refused our own action, in the player's words: no seat number, no
+    phase, no card or suit code; addressed to the player ("You do not hold 7♥.")."""
+    m = _ILLEGAL.match(message.strip())
+    reason = m.group("reason") if m else message.strip()
+    phase = m.group("phase") if m else ""
+    turn = re.fullmatch(r"it is seat (\d+)'s turn", reason)
+    if turn:
+        seat = int(turn.group(1))
+        if seat == me:
+            return _("It is your turn.")
+        token = _NAMES.set(names)
+        try:
+            return _("It is {who}'s turn.").format(who=_seat_name(seat))
+        finally:
+            _NAMES.reset(token)
+    kind = re.fullmatch(r"(\w+) is not allowed in the (\w+) phase", reason)
+    if kind:
+        return _phase_refusal(kind.group(1), kind.group(2) or phase)
+    for pattern, sentence in _OWN:
+        hit = re.fullmatch(pattern, reason, re.S)
+        if hit:
+            return sentence(_card_values(hit.groupdict()))
+    table = _TABLE_REFUSALS.get(reason)
+    if table is not None:
+        return table()
+    return _sentence(translate_message(reason))
+
+
+# The table's own refusals (`rami_lan.table.machine`, `rami_lan.cli.local_session`).
+_TABLE_REFUSALS: dict[str, Callable[[], str]] = {
+    "no round is being played": lambda: _("No round is being played."),
+    "not your seat": lambda: _("That is not your seat."),
+}
 
 
 def refusal_text(code: str) -> str:
@@ -186,7 +320,6 @@ def refusal_text(code: str) -> str:
 def join_refused_text(exc: Any) -> str:
     """Why a `JoinRefused` turned us away, in the player's language: our own notice, else
     the host's refusal code (its English text is only a detail for the log)."""
-    import re
 
     notice = getattr(exc, "notice", None)
     if isinstance(notice, Notice):
@@ -223,15 +356,28 @@ def chat_line(nickname: str, text: str) -> str:
 # --------------------------------------------------------------------------- fairness
 
 
-def fairness_details(r: FairnessRound) -> str:
+def _exclusion_reason(code: str) -> str:
+    """Why a seat was left out of a round's shuffle (the host's code) in words."""
+    return {
+        "no_commit": _("no commitment in time"),
+        "no_reveal": _("their secret did not come in time"),
+        "bad_reveal": _("their secret did not match their commitment"),
+    }.get(code, _("no reason given"))
+
+
+def fairness_details(r: FairnessRound, names: Mapping[int, str] | None = None) -> str:
     """A round's fairness for the player, with the verifier's reason appended: its fixed
     reasons (a session that ended first, a void round...) are translated, a finding's
     detail stays as the verifier wrote it (English evidence)."""
     r = replace(r, reason=_(r.reason) if r.reason else r.reason)
     excluded = ""
-    if r.excluded:
-        excluded = " " + _("Excluded from the shuffle: {seats}.").format(
-            seats=", ".join(f"{s + 1} ({why})" for s, why in r.excluded))
+    if r.excluded:  # named by nickname when the screen knows them (``names``)
+        token = _NAMES.set(names)
+        try:
+            seats = ", ".join(f"{_seat_name(s)} ({_exclusion_reason(why)})" for s, why in r.excluded)
+        finally:
+            _NAMES.reset(token)
+        excluded = " " + _("Excluded from the shuffle: {seats}.").format(seats=seats)
     if r.status == Status.CHECKED:
         return _("Round {n}: fair shuffle and rulings checked ({e} events replayed).").format(
             n=r.round_no, e=r.events_checked) + excluded
@@ -268,6 +414,53 @@ def weak_code_text(exc: WeakCodeError) -> str:
 
 
 # --------------------------------------------------------------------------- players and invitations
+
+
+def level_name(level: str | None) -> str:
+    """A bot level as players read it, the same word on every screen (forms, the table,
+    Info joueur): beginner / medium / expert (débutant / moyen / expert)."""
+    return {"debutant": _("beginner"), "moyen": _("medium"), "expert": _("expert")}.get(
+        str(level), str(level))
+
+
+def bot_mark(level: str | None) -> str:
+    """"bot, medium": what the table and the forms show for a bot seat."""
+    return _("bot, {lv}").format(lv=level_name(level)) if level else _("bot")
+
+
+_BOT_NAME = re.compile(r"[Bb]ot ([1-9])")
+
+
+def shown_nickname(nick: str) -> str:
+    """A seat's nickname as this player reads it: a table's default bot name ("Bot 2",
+    the same on every table) in the player's language ("Robot 2" in French)."""
+    m = _BOT_NAME.fullmatch(nick or "")
+    return _("Bot {n}").format(n=m.group(1)) if m else nick
+
+
+def rami_sec_note(multiplier: int, bonus: int) -> str:
+    """What a rami sec did to a loser's hand on the result screen: "×2 (rami sec)"
+    (rami, multi), "+25 (rami sec)" (classique, 40); "" when it changes nothing."""
+    if multiplier > 1:
+        return _("×{n} (rami sec)").format(n=multiplier)
+    if bonus:
+        return _("+{n} (rami sec)").format(n=bonus)
+    return ""
+
+
+def quit_confirmation(model: Any) -> str:
+    """What the first ``q`` of ``q q`` says: the table's owner (its host seat) closes the
+    table for everyone, unless everyone else is a bot; anyone else only leaves."""
+    table = getattr(model, "table", {}) or {}
+    seat = getattr(model, "seat", None)
+    if table.get("host_seat") == seat and seat is not None and not table.get("local"):
+        others = [s for s in getattr(model, "seats", lambda: [])() if s != seat]
+        conns = getattr(model, "connections", {}) or {}
+        bots = {b[0] for b in table.get("bots") or [] if isinstance(b, list | tuple) and b}
+        if not others or any(conns.get(s) != "bot" and s not in bots for s in others) \
+                or len(others) + 1 < int(table.get("seats") or 0):
+            return _("Press q again to close the table for everyone.")
+    return _("Press q again to leave the table.")
 
 
 def player_status_text(status: PlayerStatus | str) -> str:
@@ -397,7 +590,6 @@ _SETTINGS: tuple[tuple[str, Callable[[dict[str, str]], str]], ...] = (
 def settings_error_text(exc: BaseException | str) -> str:
     """Why a table's settings (or a simulation's options) were refused, in the player's
     language; an unknown reason is passed on as is."""
-    import re
 
     message = str(exc)
     for pattern, sentence in _SETTINGS:

@@ -37,11 +37,12 @@ class Owner:
 
 def local_owner(nickname: str | None = None) -> Owner:
     """The player of this machine: ``nickname`` if given, else the saved one."""
-    from rami_lan.cli.settings import clean_nickname, default_nickname, load_settings
+    from rami_lan.cli.settings import clean_nickname, load_settings
     from rami_lan.i18n import language
+    from rami_lan.profile import localized_nickname
 
     settings = load_settings()
-    nick = clean_nickname(nickname or "") or settings.nickname or default_nickname()
+    nick = clean_nickname(nickname or "") or localized_nickname(settings.nickname)
     player_id = None
     try:
         from rami_lan.profile import load_profile

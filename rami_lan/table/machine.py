@@ -100,7 +100,7 @@ class TableMachine(PrivateDealing):
         self.seats: dict[int, Seat] = {}
         for s in range(config.seats):
             if s in config.bots:
-                self.seats[s] = Seat(s, "bot", level=config.bots[s], nick=f"bot {s + 1}")
+                self.seats[s] = Seat(s, "bot", level=config.bots[s], nick=f"Bot {s + 1}")
             else:
                 self.seats[s] = Seat(s, "human")
         self.owner_seat: int | None = None
@@ -745,7 +745,7 @@ class TableMachine(PrivateDealing):
         for st in self.seats.values():
             if st.kind == "human" and st.token is None:
                 st.kind = "bot"
-                st.nick = st.nick or f"bot {st.seat + 1}"
+                st.nick = st.nick or f"Bot {st.seat + 1}"
                 st.policy = self.make_policy("moyen", st.seat)
                 self._broadcast_card(st.seat)
         self._players_changed(now, soon=False)

@@ -72,10 +72,11 @@ def find_by_token(seats: Iterable[Seat], token: bytes) -> Seat | None:
 
 
 def unique_nick(nick: str, taken: Sequence[str]) -> str:
+    """``nick``, or as a person would tell two namesakes apart: "Joueur 2", "Joueur 3"."""
     if nick not in taken:
         return nick
     for k in range(2, 10):
-        cand = f"{nick[: MAX_NICK - 2]}-{k}"
+        cand = f"{nick[: MAX_NICK - 2]} {k}"
         if cand not in taken:
             return cand
     return nick

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from rami_lan.cli.ui.cards import cards_plain, face_text
 from rami_lan.core import events as E
-from rami_lan.i18n import _
+from rami_lan.i18n import _, ngettext
 
 Names = Callable[[int], str]
 
@@ -25,6 +25,12 @@ def describe(ev: E.Event, me: int, name: Names) -> str | None:
     mine = getattr(ev, "seat", None) == me
     who = name(getattr(ev, "seat", -1)) if hasattr(ev, "seat") else ""
     if isinstance(ev, E.RoundStarted):
+        if ev.first_player == me:
+            return _("Round {n}: {dealer} deals, you play first.").format(
+                n=ev.round_no, dealer=name(ev.dealer))
+        if ev.dealer == me:
+            return _("Round {n}: you deal, {first} plays first.").format(
+                n=ev.round_no, first=name(ev.first_player))
         return _("Round {n}: {dealer} deals, {first} plays first.").format(
             n=ev.round_no, dealer=name(ev.dealer), first=name(ev.first_player)
         )
@@ -73,6 +79,10 @@ def describe(ev: E.Event, me: int, name: Names) -> str | None:
     if isinstance(ev, E.StockRefilled):
         return _("The stock is rebuilt from the discard pile.")
     if isinstance(ev, E.TimedOut):
+        if mine:
+            if ev.away:
+                return _("You ran out of time again and are marked away.")
+            return _("You ran out of time: the table played for you.")
         if ev.away:
             return _("{who} ran out of time again and is marked away.").format(who=who)
         return _("{who} ran out of time: the table played for them.").format(who=who)
@@ -81,6 +91,8 @@ def describe(ev: E.Event, me: int, name: Names) -> str | None:
     if isinstance(ev, E.RoundEnded):
         if ev.winner is None:
             return _("Round over: {reason}.").format(reason=reason_text(ev.reason))
+        if ev.winner == me:
+            return _("You go out in one go: rami!") if ev.rami_sec else _("You go out!")
         if ev.rami_sec:
             return _("{who} goes out in one go: rami!").format(who=name(ev.winner))
         return _("{who} goes out!").format(who=name(ev.winner))
@@ -89,9 +101,15 @@ def describe(ev: E.Event, me: int, name: Names) -> str | None:
                  "cards. No score; the next round is dealt.").format(
             n=ev.round_no, who=name(ev.seat) if ev.seat is not None else "?")
     if isinstance(ev, E.PlayersEliminated):
-        return _("Eliminated: {names}.").format(names=", ".join(name(s) for s in ev.seats))
+        if tuple(ev.seats) == (me,):
+            return _("You are eliminated.")
+        names = [_("you") if s == me else name(s) for s in ev.seats]
+        return ngettext("Eliminated: {names}.", "Eliminated: {names}.", len(names)).format(
+            names=", ".join(names))
     if isinstance(ev, E.MatchEnded):
         if ev.winner is None:
             return _("The match is over.")
+        if ev.winner == me:
+            return _("You win the match!")
         return _("{who} wins the match!").format(who=name(ev.winner))
     return None

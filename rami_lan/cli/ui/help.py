@@ -55,28 +55,94 @@ def variant_rules(variant: str) -> list[str]:
     return [v.name, *per.get(v.id, []), *common]
 
 
-def key_help() -> list[str]:
-    return [
-        _("← → or h l: move in your hand · Space: select · 1-9, 0: jump to a card"),
-        _("Shift+← → or H L: move a card · s / r: sort by suit / by rank"),
-        _("d: draw from the stock · t: take the discard (500: + - choose the depth)"),
-        _("m: lay down the selection (nothing selected: prepare the hinted melds)"),
-        _("g: put the selection aside as one meld, to lay several at once"),
-        _("↑ ↓ or k j: choose a table meld · o: lay off on it · c: take its joker back"),
-        _("e: the end of the chosen run where a joker goes (◀ low, ▶ high)"),
-        _("x: discard · f: Frapper · Enter: the obvious action · Esc: clear"),
+KeyLine = tuple[str, str]
+"""(the keys, as the player types them; what they do)."""
+
+
+def table_keys(can_invite: bool = True) -> list[KeyLine]:
+    """Every key of the table screen (`TableScreen._bindings`; checked by a test)."""
+    keys: list[KeyLine] = [
+        ("← → h l", _("move in your hand")),
+        ("1-9 0", _("jump to a card")),
+        (_("Space"), _("select / unselect the card")),
+        (_("Shift+← →") + " H L < >", _("move the card in your hand")),
+        ("s r", _("sort by suit / by rank")),
+        ("d p", _("draw from the stock")),
+        ("t", _("take the discard")),
+        ("+ = -", _("500: how deep to take in the discard pile")),
+        ("m", _("lay down the selection (nothing selected: prepare the hinted melds)")),
+        ("g", _("put the selection aside as one meld, to lay several at once")),
+        ("↑ ↓ k j", _("choose a meld on the table")),
+        ("o", _("lay the selected card off on it")),
+        ("c", _("take its joker back")),
+        ("e", _("the end of the chosen run where a joker goes (◀ low, ▶ high)")),
+        ("x", _("discard")),
+        ("f", _("Frapper, just after another player's discard")),
+        (_("Enter"), _("the obvious action")),
+        (_("Esc"), _("clear the selection")),
+        ("a", _("the history of the round")),
+        ("n", _("the score sheet of every round")),
+        ("i", _("Info joueur: your card and the other players' (← → next player)")),
+        (":", _("chat: type a line, Enter sends, Esc cancels")),
+    ]
+    if can_invite:
+        keys.append(("v", _("invite a player seen on the network (the table's owner)")))
+    keys += [
+        ("? F1", _("this help")),
+        ("q q", _("leave the table (q once asks first)")),
+        (_("Ctrl+C"), _("leave at once")),
+    ]
+    return keys
+
+
+def result_keys(can_invite: bool = True) -> list[KeyLine]:
+    """Every key of the round result screen."""
+    keys: list[KeyLine] = [
+        (_("Enter") + " c", _("Continue: the next round")),
+        ("q t", _("Finish: leave the table")),
+        ("a", _("the history of the round")),
+        ("n", _("the score sheet of every round")),
+        ("i", _("Info joueur")),
+        (":", _("chat")),
+    ]
+    if can_invite:
+        keys.append(("v", _("invite a player seen on the network (the table's owner)")))
+    keys += [("? F1", _("this help")), (_("Ctrl+C"), _("leave at once"))]
+    return keys
+
+
+def panel_keys() -> list[KeyLine]:
+    """The keys of this help (and of the history and score sheet panels)."""
+    return [("↑ ↓ k j " + _("PgUp PgDn Home End") + " b " + _("Space") + " g G", _("scroll")),
+            (_("Esc") + " q ?", _("close"))]
+
+
+def key_line(keys: str, what: str) -> str:
+    return _("{keys}: {what}").format(keys=keys, what=what)
+
+
+def key_help(result: bool = False, can_invite: bool = True) -> list[str]:
+    """The keys of the screen the help is opened on, one line each, then notes."""
+    lines = [key_line(k, w) for k, w in (result_keys(can_invite) if result else
+                                         table_keys(can_invite))]
+    lines += [_("In this help:") + " " + " · ".join(key_line(k, w) for k, w in panel_keys()), ""]
+    lines += [
         _("Mouse: click cards, the stock, the discard, a meld or a button."),
         _("Drag a card: to another place in your hand (any time), onto a blue arrow of a "
           "table meld (lay it off there) or onto the discard pile (discard it)."),
         _("A blue line under cards of your hand: they make a meld. C: cards in two or "
           "four colours (remembered)."),
         _("Underlined cards form melds. (8♣) on the table: a joker standing for 8♣."),
-        _("a: the history of the round · n: the score sheet of every round"),
         _("Opening: until you open, \"15/30\" shows what your melds make against the "
           "threshold; m prepares only an opening the rules accept."),
-        _("? or F1: this help · q: leave the table"),
     ]
+    return lines
 
 
-def help_lines(variant: str) -> list[str]:
-    return [*variant_rules(variant), "", *key_help()]
+def help_lines(variant: str, model: object = None) -> list[str]:
+    """The variant's rules, then the keys of the screen ``model`` shows (the table, or
+    the round result; ``v`` only for the table's owner)."""
+    view = getattr(model, "view", None)
+    result = view is not None and view.phase in ("between", "over") and view.last_result is not None
+    can_invite = bool(getattr(model, "can_invite", True)) if model is not None else True
+    return [*variant_rules(variant), "", *key_help(result, can_invite)]

@@ -26,13 +26,20 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
-from rami_lan.cli.messages import invitation_prompt, join_refused_text, player_status_text
+from rami_lan.cli.messages import (
+    bot_mark,
+    invitation_prompt,
+    join_refused_text,
+    level_name,
+    player_status_text,
+)
 from rami_lan.cli.settings import Settings, clean_nickname, save_settings
 from rami_lan.cli.ui.forms import Field, Form
 from rami_lan.cli.ui.shell import Shell, screen_window
 from rami_lan.cli.ui.text import Lines, on_click
 from rami_lan.i18n import _, detect_language, language, set_language
 from rami_lan.ids import env_interfaces
+from rami_lan.profile import localized_nickname
 from rami_lan.textsafe import safe_text
 
 BrowserFactory = Callable[[], Any]
@@ -41,9 +48,7 @@ NO_BROWSE_ENV = "RAMI_LAN_NO_BROWSE"
 
 
 def level_text(level: str) -> str:
-    return {"debutant": _("beginner"), "moyen": _("medium"), "expert": _("expert")}.get(
-        level, level
-    )
+    return level_name(level)
 
 
 def limit_choices(v: Any) -> list[tuple[Any, str]]:
@@ -178,6 +183,8 @@ class Lobby:
         or all); ``open_session``: how to join a table (tests inject it)."""
         self.shell = shell
         self.settings = settings
+        # a nickname never chosen is the language's default ("Player" / "Joueur")
+        settings.nickname = localized_nickname(settings.nickname)
         if profile is None:
             from rami_lan.profile import load_profile
 
@@ -456,12 +463,13 @@ class Lobby:
                 with contextlib.suppress(Exception):
                     await host.stop()
             self.mode = "main"
+            self.message = None  # what was said before the table is old news
             self._set_busy(False)
             self.shell.show(self)
 
         self.shell.app.create_background_task(back())
 
-    def _show_table(self, session: Any, inviter: Any = None) -> None:
+    def _show_table(self, session: Any, inviter: Any = None, intro: list[str] | None = None) -> None:
         from rami_lan.cli.ui.table_screen import TableScreen
 
         tid = getattr(session, "table_id", b"")
@@ -470,6 +478,7 @@ class Lobby:
         screen = TableScreen(
             session, four_colour=self.settings.four_colour, on_leave=self._table_done,
             profile=self.profile, inviter=inviter, settings=self.settings, save_settings=self.save,
+            intro=intro or (),
         )
         self.shell.show(screen)
 
@@ -625,7 +634,22 @@ class Lobby:
         table = await open_table(config, owner)
         self.host = table.host
         self._show_table(table.session,
-                         self._make_inviter(table.host, config, table.port, code or None))
+                         self._make_inviter(table.host, config, table.port, code or None),
+                         intro=self._waiting_intro(table.host, table.port, code or None))
+
+    def _waiting_intro(self, host: Any, port: int, code: str | None) -> list[str]:
+        """What the host's waiting screen tells the owner to pass on: the join code to
+        give, the fingerprint to compare aloud, where the table listens."""
+        lines = []
+        if code:
+            lines.append(_("Join code: {code} (give it to the players you expect)").format(code=code))
+        fp = getattr(host, "short_fingerprint", "") or ""
+        if fp:
+            lines.append(_("Table fingerprint: {fp} (players compare it with the one on their "
+                           "screen)").format(fp=fp))
+        if port:
+            lines.append(_("The table listens on port {port}.").format(port=port))
+        return lines
 
     def _make_inviter(self, host: Any, config: Any, port: int, code: str | None) -> Any:
         """The owner's "Inviter" for a table opened here (None without presence)."""
@@ -670,8 +694,7 @@ class Lobby:
             return Field(
                 f"seat{s}",
                 lambda: _("Seat {n}").format(n=s + 1),
-                lambda: [("human", _("a player"))] + [(lv, _("bot, {lv}").format(
-                    lv=level_text(lv))) for lv in LEVELS],
+                lambda: [("human", _("a player"))] + [(lv, bot_mark(lv)) for lv in LEVELS],
                 visible=lambda: values["seats"] > s,
             )
 
@@ -725,7 +748,7 @@ class Lobby:
             return Field(
                 f"seat{s}",
                 lambda: _("Seat {n}").format(n=s + 1),
-                lambda: [(lv, _("bot, {lv}").format(lv=level_text(lv))) for lv in LEVELS],
+                lambda: [(lv, bot_mark(lv)) for lv in LEVELS],
                 visible=lambda: values["seats"] > s,
             )
 
@@ -771,6 +794,7 @@ class Lobby:
             self.settings.lang = None if vals["lang"] == "auto" else vals["lang"]
             self.settings.four_colour = bool(vals["four"])
             set_language(self.settings.lang or detect_language())
+            self.settings.nickname = localized_nickname(self.settings.nickname)
             self.profile = self._synced(self.profile)
             if self.advertiser is not None and self.shell.app.is_running:
                 adv, p = self.advertiser, self.profile
@@ -917,8 +941,14 @@ class Lobby:
             lines.add(style, f"  {f.label():<22}", on_click(click))
             val = form.value_text(f)
             if f.choices is None:
-                val = val + ("_" if cur else "")
-                lines.add("class:lobby.value", f" {val}")
+                lines.add("class:lobby.value", " ")
+                if cur:  # the typing position, shown on the character it is on
+                    i = form.text_cursor()
+                    lines.add("class:lobby.value", val[:i])
+                    lines.add("class:lobby.value reverse", val[i:i + 1] or " ")
+                    lines.add("class:lobby.value", val[i + 1:])
+                else:
+                    lines.add("class:lobby.value", val)
             else:
                 lines.add("class:lobby.value", f" ‹ {val} ›", on_click(click))
             lines.nl()
@@ -985,6 +1015,7 @@ class Lobby:
 
         def act(fn: Callable[[], None]) -> Callable[[KeyPressEvent], None]:
             def handler(e: KeyPressEvent) -> None:
+                self.message = None  # "Settings saved." answers one key, not the next screens
                 fn()
                 self._invalidate()
 
@@ -1016,8 +1047,15 @@ class Lobby:
         kb.add("s-tab", filter=in_form)(act(form_do(lambda f: f.move(-1))))
         kb.add("down", filter=in_form)(act(form_do(lambda f: f.move(1))))
         kb.add("tab", filter=in_form)(act(form_do(lambda f: f.move(1))))
-        kb.add("left", filter=in_form)(act(form_do(lambda f: f.change(-1))))
-        kb.add("right", filter=in_form)(act(form_do(lambda f: f.change(1))))
+        kb.add("left", filter=in_form & ~text)(act(form_do(lambda f: f.change(-1))))
+        kb.add("right", filter=in_form & ~text)(act(form_do(lambda f: f.change(1))))
+        kb.add("left", filter=text)(act(form_do(lambda f: f.move_text(-1))))
+        kb.add("right", filter=text)(act(form_do(lambda f: f.move_text(1))))
+        kb.add("home", filter=text)(act(form_do(lambda f: f.text_home())))
+        kb.add("end", filter=text)(act(form_do(lambda f: f.text_end())))
+        kb.add("c-a", filter=text)(act(form_do(lambda f: f.text_home())))
+        kb.add("c-e", filter=text)(act(form_do(lambda f: f.text_end())))
+        kb.add("delete", filter=text)(act(form_do(lambda f: f.delete())))
         kb.add("space", filter=in_form & ~text)(act(form_do(lambda f: f.change(1))))
         kb.add("escape", filter=in_form)(act(self.back))
 
@@ -1025,7 +1063,9 @@ class Lobby:
             f = self.form()
             if f is None:
                 return
-            if f.on_submit or self.mode == "code":
+            # a short form (the join code, the settings) is saved by Enter on its last
+            # field, as by its button
+            if f.on_submit or self.mode == "code" or (self.mode == "settings" and f.on_last_field()):
                 self.submit()
             else:
                 f.move(1)
@@ -1035,6 +1075,7 @@ class Lobby:
 
         @kb.add(Keys.Any, filter=text)
         def _type(e: KeyPressEvent) -> None:
+            self.message = None
             f = self.form()
             if f is not None:
                 f.type_text(e.data)

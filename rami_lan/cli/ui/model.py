@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rami_lan.cli.messages import chat_line, error_text, session_text
+from rami_lan.cli.messages import chat_line, error_text, session_text, shown_nickname
 from rami_lan.cli.ui.describe import describe
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
@@ -139,7 +139,7 @@ class TableModel:
     def apply(self, upd: SessionUpdate) -> None:
         self.updates_seen += 1
         if upd.nicknames:
-            self.nicknames.update(upd.nicknames)
+            self.nicknames.update({s: shown_nickname(n) for s, n in upd.nicknames.items()})
         if upd.connection is not None:
             self.connection = upd.connection
             if upd.connection == "closed":
@@ -201,6 +201,7 @@ class TableModel:
                 self._sync_hand(upd.view.hand)
                 if new_round:
                     self.sort(self.sort_mode or "suit", keep_mode=bool(self.sort_mode))
+                    self.cursor = 0  # a new hand: the cursor on its first card
                 elif old is not None and len(upd.view.hand) > len(old.hand) and upd.view.my_turn:
                     self.fresh = grown
             self.fresh = [c for c in self.fresh if c in upd.view.hand]
@@ -209,7 +210,7 @@ class TableModel:
             if self.target >= len(upd.view.melds):
                 self.target = max(0, len(upd.view.melds) - 1)
         if upd.error:
-            self.error = error_text(upd.error)
+            self.error = error_text(upd.error, self.nicknames, self.seat)
             self.error_local = False
         elif upd.events and not self.error_local:
             self.error = None

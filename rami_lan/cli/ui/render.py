@@ -11,7 +11,7 @@ from typing import Protocol
 
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
-from rami_lan.cli.messages import fairness_details
+from rami_lan.cli.messages import bot_mark, fairness_details, rami_sec_note
 from rami_lan.cli.ui.cards import card_style, chip_width, face_text, stands_text
 from rami_lan.cli.ui.layout import Row, hjoin, join_rows, pad, row_len, split_rows, wrap_items, wrap_text
 from rami_lan.cli.ui.model import TableModel
@@ -220,10 +220,10 @@ def connection_mark(model: TableModel, s: int) -> tuple[str, str] | None:
         state = model.seat_connection(s)
         text = seat_connection_text(state)
         if state == "bot" and level:
-            text = _("bot, {lv}").format(lv=level)
+            text = bot_mark(level)
         return (CONNECTION_STYLE.get(state, ""), text)
     if level:
-        return ("class:dim", _("bot, {lv}").format(lv=level))
+        return ("class:dim", bot_mark(level))
     return None
 
 
@@ -294,12 +294,12 @@ def opponent_line(model: TableModel, s: int, clicks: Clicks | None, width: int =
     parts += seat_marks(model, s)
     out = [*row, ("class:dim", " · "), *_joined(parts)]
     if row_len(out) > width:  # narrow: a bot's level and "opened" go short
-        short = {("class:dim", _("bot, {lv}").format(lv=model.bot_level(s))):
+        short = {("class:dim", bot_mark(model.bot_level(s))):
                  ("class:dim", seat_connection_text("bot")),
                  ("class:opened", "✓ " + _("opened")): ("class:opened", "✓")}
         parts = [short.get(x, x) for x in parts]
         parts = [(CONNECTION_STYLE["bot"], seat_connection_text("bot"))
-                 if x[1] == _("bot, {lv}").format(lv=model.bot_level(s)) else x for x in parts]
+                 if x[1] == bot_mark(model.bot_level(s)) else x for x in parts]
         out = [*row, ("class:dim", " · "), *_joined(parts)]
     return out
 
@@ -906,13 +906,14 @@ def log_rows(model: TableModel, width: int, n: int) -> list[Row]:
 
 def dealing_rows(model: TableModel, width: int) -> list[Row]:
     """Who could see the cards: with private dealing, only their holders (and the host
-    its bots' cards); without it, the host could see the whole deck."""
+    its bots' cards); without it, the host could see the whole deck (not said at a table
+    in this process: alone with bots, nobody else could look)."""
     t = model.table
     if t.get("private_deal"):
         text = _("Private dealing: nobody saw a card before the game gave it to them or "
                  "showed it; the host saw only its own and its bots' cards.")
         return [[("class:opened", p)] for p in wrap_text(text, width - 1)]
-    if t and "host_seat" in t and t.get("host_seat") != model.seat:
+    if t and "host_seat" in t and t.get("host_seat") != model.seat and not t.get("local"):
         text = _("Private dealing was off: the host could see the whole deck.")
         return [[("class:dim", p)] for p in wrap_text(text, width - 1)]
     return []
@@ -925,7 +926,7 @@ def fairness_rows(model: TableModel, width: int) -> list[Row]:
     rows: list[Row] = dealing_rows(model, width)
     if failed:
         for r in failed:
-            for part in fairness_details(r).splitlines():
+            for part in fairness_details(r, model.nicknames).splitlines():
                 rows += [[("class:alarm", " " + p + " ")] for p in wrap_text(part, width - 3)]
         return rows
     if model.fairness_rounds:
@@ -937,7 +938,8 @@ def fairness_rows(model: TableModel, width: int) -> list[Row]:
                 .format(n=checked, m=judged))])
         for _n, r in sorted(model.fairness_rounds.items()):
             if r.status in ("partial", "unchecked"):
-                rows += [[("class:warn", p)] for p in wrap_text(fairness_details(r), width - 1)]
+                text = fairness_details(r, model.nicknames)
+                rows += [[("class:warn", p)] for p in wrap_text(text, width - 1)]
         return rows
     if model.fairness is not None and not model.fairness[0]:
         return [[("class:alarm", " " + _("FAIRNESS CHECK FAILED: {details}").format(
@@ -994,12 +996,13 @@ def render_table(
     if v is None:
         # Until the match starts: what the opener printed, then what happened (an
         # invitation sent or answered, a player's chat line) as far as the screen holds.
-        intro = [[("", line)] for text in model.intro for line in wrap_text(text, width - 1)]
-        room = height - len(header) - 2 - len(intro)
+        from rami_lan.cli.ui.waiting import waiting_rows
+
+        waiting = waiting_rows(model, width)  # the seats as they fill, code, fingerprint
+        room = height - len(header) - 1 - len(waiting)
         log = log_rows(model, width, room) if model.log else []
         gap: list[Row] = [[]] if log else []
-        return join_rows([*header, [("class:status", _("Waiting for the table…"))], *intro, *gap,
-                          *log], width)
+        return join_rows([*header, *waiting, *gap, *log], width)
     status = [[("class:status", part)] for part in wrap_text(status_text(model), width - 1)[:2]]
     msg_rows = message_rows(model, width)
     buttons = buttons_rows(model, width, clicks)
@@ -1082,7 +1085,7 @@ def panel_lines(model: TableModel, width: int) -> list[Row]:
 
     rows: list[Row] = []
     if model.panel == "help":
-        for line in help_lines(model.variant):
+        for line in help_lines(model.variant, model):
             for part in wrap_text(line, width - 2):
                 rows.append([("", part)])
     elif model.panel == "history":
@@ -1153,8 +1156,9 @@ def render_panel(model: TableModel, width: int, height: int, clicks: Clicks | No
         more = " " + _("lines {a}-{b} of {n}").format(a=top + 1, b=top + len(shown), n=len(content))
     close = _h(clicks, lambda: clicks.button("close"))  # type: ignore[union-attr]
     head: Row = [("class:header", " " + title + more)]
-    head = pad(head, width - 8, "class:header")
-    head.append(("class:button", "[Esc ×]", close) if close else ("class:button", "[Esc ×]"))
+    esc = _("[Esc ×]")  # the key's name in the player's language: [Échap ×]
+    head = pad(head, width - len(esc) - 1, "class:header")
+    head.append(("class:button", esc, close) if close else ("class:button", esc))
     foot: Row = [("class:status", _("↑ ↓ PgUp PgDn scroll · Esc close"))]
     rows = [head, *shown, *([[]] * (room - len(shown))), foot]
     if clicks is not None:
@@ -1185,7 +1189,8 @@ def render_result(
     lines.add("class:header", " " + _("End of round {n}").format(n=v.round_no).ljust(width - 1))
     lines.nl()
     if res.winner is not None:
-        text = _("{who} goes out!").format(who=model.name(res.winner))
+        text = (_("You go out!") if res.winner == model.seat
+                else _("{who} goes out!").format(who=model.name(res.winner)))
         if res.rami_sec:
             text += "  " + (_("Rami sec!") if var.rami_sec_multiplier > 1 else _("Going rami!"))
         lines.add("class:winner", text)
@@ -1230,6 +1235,8 @@ def render_result(
                 lines.add("class:points", f"·{hand_points(var, c)} ")
             if cards:
                 total = "= " + points_text(hp.get(s, 0))
+                if res.rami_sec and s != res.winner:  # why the round score is not the hand's
+                    total += " " + rami_sec_note(var.rami_sec_multiplier, var.rami_sec_bonus)
                 if lines.col + len(total) > width:
                     lines.nl()
                     lines.add("", "   ")
@@ -1239,8 +1246,9 @@ def render_result(
     lines = Lines()
     if v.match_over:
         if v.winner is not None:
-            lines.add("class:winner", " " + _("{who} wins the match!").format(
-                who=model.name(v.winner)) + " ")
+            won = (_("You win the match!") if v.winner == model.seat
+                   else _("{who} wins the match!").format(who=model.name(v.winner)))
+            lines.add("class:winner", " " + won + " ")
         else:
             lines.add("class:winner", _("The match is over."))
         lines.nl()

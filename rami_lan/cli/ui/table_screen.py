@@ -36,7 +36,7 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
-from rami_lan.cli.messages import chat_refusal_text, player_status_text
+from rami_lan.cli.messages import chat_refusal_text, level_name, player_status_text, quit_confirmation
 from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import render_result, render_table
 from rami_lan.cli.ui.shell import Shell, popup
@@ -366,7 +366,7 @@ class TableScreen:
         lines = card_lines(card, variants=None if seat == self.model.seat else [self.model.variant])
         level = self.model.bot_level(seat)
         if level:
-            lines.insert(1, _("Bot level: {lv}").format(lv=level))
+            lines.insert(1, _("Bot level: {lv}").format(lv=level_name(level)))
         if seat == self.model.seat and self.stats_error:
             lines.append(self.stats_error)
         fp = self.model.table.get("fingerprint")
@@ -914,4 +914,4 @@ class TableScreen:
             self.do("leave")
             return
         self._quit_armed = True
-        self.model.confirm = _("Press q again to leave the table.")
+        self.model.confirm = quit_confirmation(self.model)
