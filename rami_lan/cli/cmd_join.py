@@ -25,6 +25,7 @@ from rami_lan.cli.messages import (
     session_text,
 )
 from rami_lan.i18n import _, language
+from rami_lan.ids import env_interfaces
 from rami_lan.textsafe import safe_name, safe_text
 
 LEVELS = ("debutant", "moyen", "expert")
@@ -113,7 +114,7 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
 
     install_shutdown(asyncio.get_running_loop())
     host, port, fp, code_required = await find_table(args.table, args.timeout,
-                                                     args.interface or "all")
+                                                     args.interface or env_interfaces())
     # The certificate this table (as the player names it) had last time: a failed join
     # code with a changed certificate is then reported as possible interception.
     known = KnownTables()

@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 from rami_lan.i18n import _
+from rami_lan.ids import env_interfaces
 from rami_lan.textsafe import safe_name, safe_text
 
 
@@ -69,7 +70,7 @@ async def _browse(args: argparse.Namespace) -> int:
         print(_("Can not look for tables on the network: {err}").format(err=problem), file=sys.stderr)
         return 2
     install_shutdown(asyncio.get_running_loop())
-    interfaces = args.interface or "all"
+    interfaces = args.interface or env_interfaces()
     printed = 0
 
     def show(t: Any) -> None:

@@ -166,6 +166,8 @@ class RemoteTableSession:
         self._drawn: Any = None
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
+        self._local_address: str | None = None
+        """Our IPv4 address on the connection to the table (where `_follow_table` browses)."""
 
     @property
     def connected(self) -> bool:
@@ -410,6 +412,7 @@ class RemoteTableSession:
             writer.close()
             raise
         self._reader, self._writer, self._session = reader, writer, session
+        self._local_address = _local_ipv4(writer)
         self.fingerprint = seen  # pinned for every reconnect
         self.seat = welcome.seat
         self.token = welcome.token
@@ -539,12 +542,15 @@ class RemoteTableSession:
         give_up = time.monotonic() + self.reconnect_window
         attempt = 0
         moved = asyncio.Event()
-        follower = asyncio.create_task(self._follow_table(moved), name="rami-client-follow")
+        follower: asyncio.Task[None] | None = None
         try:
             while attempt < self.retries and time.monotonic() < give_up:
                 attempt += 1
                 if self._closing:
                     return False
+                if attempt == 2:  # the address we joined failed once: look for the table
+                    follower = asyncio.create_task(self._follow_table(moved),
+                                                   name="rami-client-follow")
                 moved.clear()
                 try:
                     await asyncio.wait_for(self._connect(), 5.0)
@@ -570,17 +576,30 @@ class RemoteTableSession:
                         await asyncio.wait_for(moved.wait(), delay)
                     delay = min(delay * 2, self.max_backoff)
         finally:
-            follower.cancel()
-            await asyncio.gather(follower, return_exceptions=True)
+            if follower is not None:
+                follower.cancel()
+                await asyncio.gather(follower, return_exceptions=True)
         notice = Notice.of(NoticeCode.RECONNECT_GAVE_UP, where=clip(f"{self.host}:{self.port}", 80),
                            secs=self.reconnect_window)
         log.warning("could not reconnect to the table, giving up: %s", notice)
         self._queue.put_nowait(SessionUpdate(notice=notice))
         return False
 
+    def follow_interfaces(self) -> list[str] | str:
+        """Where `_follow_table` browses: ``$RAMI_LAN_INTERFACES`` if set, else the local
+        address of our last connection to the table (the LAN it is on), else every
+        interface (an IPv6-only connection)."""
+        from rami_lan.ids import env_interfaces
+
+        env = env_interfaces()
+        if env != "all":
+            return env
+        return [self._local_address] if self._local_address else "all"
+
     async def _follow_table(self, moved: asyncio.Event) -> None:
-        """While reconnecting: browse for our table id and retarget ``host``/``port``
-        when it is advertised elsewhere (a table resumed on another port)."""
+        """While reconnecting, once the address we joined has failed: browse for our table
+        id (on `follow_interfaces` only) and retarget ``host``/``port`` when it is
+        advertised elsewhere (a table resumed on another port)."""
         if not self.table_id:
             return
         from rami_lan.net import discovery
@@ -600,7 +619,7 @@ class RemoteTableSession:
 
         try:
             browser = discovery.TableBrowser(
-                interfaces=discovery.default_interfaces(), on_change=on_change,
+                interfaces=self.follow_interfaces(), on_change=on_change,
                 resolve_timeout=2.0)
             async with browser:
                 await asyncio.Event().wait()  # until cancelled
@@ -887,6 +906,20 @@ class RemoteTableSession:
         self.fairness.append((ok, r.reason))
         self._queue.put_nowait(SessionUpdate(fairness=(ok, r.reason), fairness_round=r,
                                              fairness_rounds=self.fairness_rounds()))
+
+
+def _local_ipv4(writer: asyncio.StreamWriter) -> str | None:
+    """Our end's IPv4 address on ``writer``'s connection (None for IPv6 or unknown)."""
+    import ipaddress
+
+    sock = writer.get_extra_info("sockname")
+    try:
+        addr = ipaddress.ip_address(sock[0]) if sock else None
+    except (ValueError, TypeError, IndexError):
+        return None
+    if isinstance(addr, ipaddress.IPv6Address):
+        addr = addr.ipv4_mapped
+    return str(addr) if addr is not None else None
 
 
 def _chat_notice(verdict: ChatVerdict) -> Notice:
