@@ -64,7 +64,8 @@ async def run_table_screen(session: TableSession, settings: Settings,
     screen = TableScreen(session, four_colour=settings.four_colour, on_leave=shell.exit,
                          profile=_profile(), intro=intro)
     shell.show(screen)
-    return int(await shell.app.run_async() or 0)
+    # SIGTERM / SIGHUP leave the screen (the caller's ``finally`` then says goodbye).
+    return await shell.run_async()
 
 
 def _profile() -> object:
@@ -104,4 +105,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         lobby = Lobby(shell, settings)
     shell.show(lobby)
-    return shell.run()
+
+    async def main() -> int:
+        try:
+            return await shell.run_async()
+        finally:  # also after SIGTERM / SIGHUP: the table opened here says goodbye
+            await lobby.aclose()
+
+    import asyncio
+
+    return asyncio.run(main())

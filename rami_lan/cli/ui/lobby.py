@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -35,6 +36,7 @@ from rami_lan.i18n import _, detect_language, language, set_language
 from rami_lan.ids import env_interfaces
 from rami_lan.textsafe import safe_text
 
+log = logging.getLogger(__name__)
 BrowserFactory = Callable[[], Any]
 LEVELS = ("debutant", "moyen", "expert")
 NO_BROWSE_ENV = "RAMI_LAN_NO_BROWSE"
@@ -150,10 +152,22 @@ def _short_fp(fp: str) -> str:
         return safe_text(fp, 16)
 
 
+PROBE_INTERVAL = 2.0
+"""Seconds between two reachability probes of each listed table (ghost tables leave the
+list: `rami_lan.net.discovery.TableBrowser`)."""
+
+
 def default_browser() -> Any:
     from rami_lan.net.discovery import TableBrowser
 
-    return TableBrowser(interfaces=env_interfaces())
+    return TableBrowser(interfaces=env_interfaces(), probe_interval=PROBE_INTERVAL)
+
+
+def item_key(item: tuple[str, Any]) -> tuple[str, str]:
+    """What a lobby row is, whatever its position: a table by its id, an entry by kind."""
+    kind, ad = item
+    return (kind, str(getattr(ad, "table_id", "") or getattr(ad, "service_name", ""))
+            if kind == "table" else "")
 
 
 class Lobby:
@@ -204,6 +218,8 @@ class Lobby:
         self.message: str | None = None
         self.busy = False
         self.host: Any = None
+        self.session: Any = None
+        """The seat being played from this lobby (closed at exit)."""
         self.pending_join: Any = None
         self._new_form: Form | None = None  # built on first use: it needs the rules core
         self._solo_form_obj: Form | None = None
@@ -393,8 +409,7 @@ class Lobby:
             while True:
                 snap = list(self.browser.snapshot())
                 if snap != self.tables:
-                    self.tables = snap
-                    self.index = min(self.index, len(self.items()) - 1)
+                    self.set_tables(snap)
                     self._invalidate()
                 # Redraw as soon as the browser reports a change (or every 0.25 s).
                 events = getattr(self.browser, "events", None)
@@ -406,6 +421,15 @@ class Lobby:
         finally:
             with contextlib.suppress(Exception):
                 await self.browser.stop()
+
+    def set_tables(self, tables: list[Any]) -> None:
+        """Show ``tables``; the highlight stays on the row the player chose (a table, by
+        its id) when rows appear or leave above it."""
+        items = self.items()
+        chosen = item_key(items[self.index]) if 0 <= self.index < len(items) else None
+        self.tables = tables
+        keys = [item_key(it) for it in self.items()]
+        self.index = keys.index(chosen) if chosen in keys else min(self.index, len(keys) - 1)
 
     def _invalidate(self) -> None:
         self.shell.app.invalidate()
@@ -438,6 +462,18 @@ class Lobby:
         elif kind == "quit":
             self.quit()
 
+    async def aclose(self, wait: float = 5.0) -> None:
+        """The program ends (Quit, SIGTERM, a closed terminal): the seat played here and
+        the table opened here say goodbye (its mDNS ad is withdrawn at once)."""
+        session, self.session = self.session, None
+        host, self.host = self.host, None
+        for close in (getattr(session, "close", None), getattr(host, "stop", None)):
+            if close is not None:
+                try:
+                    await asyncio.wait_for(close(), wait)
+                except Exception as exc:  # noqa: BLE001 - the next goodbye still goes
+                    log.info("closing at exit: %s", safe_text(str(exc) or type(exc).__name__, 120))
+
     def quit(self) -> None:
         if self._browse_task is not None:
             self._browse_task.cancel()
@@ -451,6 +487,7 @@ class Lobby:
         """Back from a table to the lobby."""
 
         async def back() -> None:
+            self.session = None
             if self.host is not None:
                 host, self.host = self.host, None
                 with contextlib.suppress(Exception):
@@ -464,6 +501,7 @@ class Lobby:
     def _show_table(self, session: Any, inviter: Any = None) -> None:
         from rami_lan.cli.ui.table_screen import TableScreen
 
+        self.session = session
         tid = getattr(session, "table_id", b"")
         tid = tid.hex() if isinstance(tid, bytes | bytearray) else ""
         self._set_busy(True, tid)
@@ -570,6 +608,18 @@ class Lobby:
             else:
                 self.message = join_refused_text(e)
             return
+        except (ConnectionRefusedError, TimeoutError) as e:  # nothing listens there any more
+            log.info("could not join %s:%s: %s", ad.addresses[0], ad.port, e)
+            self.message = _("This table is gone: its host no longer answers.")
+            mark_gone = getattr(self.browser, "mark_gone", None)
+            if mark_gone is not None and hasattr(ad, "service_name"):
+                mark_gone(ad)
+            return
+        except OSError as e:
+            from rami_lan.cli.messages import os_error_text
+
+            self.message = _("Could not reach the table: {err}").format(err=os_error_text(e))
+            return
         self._show_table(session)
 
     def _ask_code(self, ad: Any) -> None:
@@ -586,6 +636,8 @@ class Lobby:
         return lim, False
 
     def open_table(self) -> None:
+        if self.busy or self.host is not None:  # a second Enter while it opens: one table
+            return
         self._run_async(self._open_table())
 
     async def _open_table(self) -> None:
