@@ -13,7 +13,8 @@ import argparse
 import asyncio
 import contextlib
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from rami_lan.cli.messages import (
@@ -118,11 +119,15 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
     # The certificate this table (as the player names it) had last time: a failed join
     # code with a changed certificate is then reported as possible interception.
     known = KnownTables()
+
+    async def connect() -> Any:
+        return await open_session(host, port, nickname=nick, lang=language(),
+                                  code=args.code, bot=bool(args.bot), fingerprint=fp,
+                                  code_required=code_required,
+                                  known_fingerprint=known.get(args.table))
+
     try:
-        session = await open_session(host, port, nickname=nick, lang=language(),
-                                     code=args.code, bot=bool(args.bot), fingerprint=fp,
-                                     code_required=code_required,
-                                     known_fingerprint=known.get(args.table))
+        session = await join_retrying(connect, max(0.0, args.timeout) + RETRY_WINDOW)
     except JoinRefused as exc:
         print(_("The table refused us: {why}").format(why=safe_text(join_refused_text(exc))),
               file=sys.stderr)
@@ -149,6 +154,30 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
         return await play_in_terminal(session)
     finally:
         await session.close()
+
+
+RETRY_WINDOW = 10.0
+"""Seconds (beyond ``--timeout``) in which a ``rate_limited`` refusal is waited out and the
+join tried again (docs/protocol.md, "Admission and retries")."""
+
+
+async def join_retrying(connect: Callable[[], Awaitable[Any]], window: float,
+                        clock: Callable[[], float] = time.monotonic) -> Any:
+    """``await connect()``; after a ``rate_limited`` refusal, wait the delay the host gave
+    (``JoinRefused.retry_after``; 1 s if it gave none) and try again, as long as that wait
+    ends within ``window`` seconds of the first attempt. Any other outcome is the
+    caller's (the last refusal is raised when the window is spent)."""
+    from rami_lan.net.client import JoinRefused
+
+    end = clock() + window
+    while True:
+        try:
+            return await connect()
+        except JoinRefused as exc:
+            wait = exc.retry_after if exc.retry_after is not None else 1.0
+            if exc.code != "rate_limited" or clock() + wait > end:
+                raise
+        await asyncio.sleep(wait)
 
 
 async def run_bot(session: Any, level: str) -> int:

@@ -71,11 +71,14 @@ class JoinRefused(ConnectionError):
     """The host turned us away (``code`` from protocol.REFUSED_CODES; ``message``: the
     host's text). ``notice``: set when we refused on our side (no join code to give)."""
 
-    def __init__(self, code: str, message: str, notice: Notice | None = None) -> None:
+    def __init__(self, code: str, message: str, notice: Notice | None = None,
+                 retry_after: float | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.notice = notice
+        self.retry_after = retry_after
+        """``rate_limited``: seconds the host asked us to wait (``refused.retry_ms``)."""
 
 
 class PakeFailed(ConnectionError):
@@ -378,7 +381,8 @@ class RemoteTableSession:
                     elif isinstance(msg, P.Refused):
                         if msg.code == "bad_code":
                             self._check_interception(seen)
-                        raise JoinRefused(msg.code, msg.message)
+                        raise JoinRefused(msg.code, msg.message, retry_after=(
+                            None if msg.retry_ms is None else msg.retry_ms / 1000))
                     elif isinstance(msg, P.Pake):
                         if not self.code:
                             with contextlib.suppress(Exception):
@@ -558,7 +562,8 @@ class RemoteTableSession:
                     return True
                 except JoinRefused as exc:
                     if exc.code == "rate_limited":
-                        await asyncio.sleep(min(self.max_backoff * 2, 5.0))
+                        wait = exc.retry_after if exc.retry_after is not None else self.max_backoff * 2
+                        await asyncio.sleep(min(wait, 5.0, max(0.0, give_up - time.monotonic())))
                         continue
                     self._queue.put_nowait(SessionUpdate(
                         notice=Notice.of(NoticeCode.REJOIN_REFUSED, why=clip(exc.message))))

@@ -326,8 +326,8 @@ class TableHost(ConnectionServer, Admission):
 
     # ------------------------------------------------------------------ connections
 
-    def _refuse(self, conn: Conn, code: str, message: str) -> None:
-        self._send(conn, P.Refused(code=code, message=message))
+    def _refuse(self, conn: Conn, code: str, message: str, retry_ms: int | None = None) -> None:
+        self._send(conn, P.Refused(code=code, message=message, retry_ms=retry_ms))
         self._close(conn)
 
     # ------------------------------------------------------------------ test seams

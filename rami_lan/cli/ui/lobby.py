@@ -585,12 +585,14 @@ class Lobby:
             extra["invitation"] = invitation
         if getattr(self.profile, "player_id", None):
             extra["player_id"] = self.profile.player_id
-        try:
-            session = await open_session(
+        from rami_lan.cli.cmd_join import RETRY_WINDOW, join_retrying
+
+        try:  # a rate_limited refusal (a neighbour joining now) is waited out and retried
+            session = await join_retrying(lambda: open_session(
                 ad.addresses[0], ad.port, nickname=self.settings.nickname, lang=language(),
                 code=code or None, fingerprint=getattr(ad, "fingerprint", None) or None,
                 code_required=bool(getattr(ad, "code_required", False)), **extra,
-            )
+            ), RETRY_WINDOW)
         except FingerprintMismatch:
             self.message = _("The table's certificate is not the announced one: someone may "
                              "be intercepting the connection. Not joined.")
