@@ -156,6 +156,15 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
         await session.close()
 
 
+def _print_private_deal(session: Any) -> None:
+    """Say whether the table deals privately (``welcome.table.private_deal``)."""
+    from rami_lan.cli.cmd_host import private_deal_line
+
+    table = getattr(session, "table", None)
+    if isinstance(table, dict):
+        print(private_deal_line(bool(table.get("private_deal"))), flush=True)
+
+
 RETRY_WINDOW = 10.0
 """Seconds (beyond ``--timeout``) in which a ``rate_limited`` refusal is waited out and the
 join tried again (docs/protocol.md, "Admission and retries")."""
@@ -189,6 +198,7 @@ async def run_bot(session: Any, level: str) -> int:
     fp = session.table.get("fingerprint")
     if fp:
         print(_("Table fingerprint: {fp}").format(fp=fp), flush=True)
+    _print_private_deal(session)
     summary = await BotClient(session, level=level).run()
     print(_("Rounds played: {n}").format(n=summary.rounds))
     if summary.totals:
@@ -339,6 +349,7 @@ async def _line_client(session: Any) -> int:
     fp = getattr(session, "table", {}).get("fingerprint")
     if fp:
         print(_("Table fingerprint: {fp}").format(fp=fp))
+    _print_private_deal(session)
 
     async def reader() -> None:
         while True:

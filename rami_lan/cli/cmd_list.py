@@ -41,6 +41,8 @@ def table_line(t: Any) -> str:
     flags = []
     if t.code_required:
         flags.append(_("code"))
+    if getattr(t, "private_deal", False):
+        flags.append(_("private deal"))
     if t.frapper:
         flags.append(_("frapper"))
     if t.timer:
@@ -64,6 +66,7 @@ def table_json(t: Any, reachable: bool | None = None) -> dict[str, Any]:
         "addresses": list(t.addresses), "port": t.port,
         "compatible": t.compatible, "service": t.service_name,
         "fingerprint": t.fingerprint,
+        "private_deal": bool(getattr(t, "private_deal", False)),
         "reachable": reachable,
     }
 

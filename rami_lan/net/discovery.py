@@ -93,6 +93,7 @@ __all__ = [
     "MAX_NAME_BYTES",
     "MAX_SEATS",
     "MIN_SEATS",
+    "OPTIONAL_TXT_KEYS",
     "PROTOCOL_VERSION",
     "REVISION_KEY",
     "SERVICE_TYPE",
@@ -144,6 +145,10 @@ _K_POINTS: Final = "pl"
 _K_FRAPPER: Final = "f"
 _K_TIMER: Final = "t"
 _K_FINGERPRINT: Final = "fp"
+_K_PRIVATE: Final = "pd"
+OPTIONAL_TXT_KEYS: Final = (_K_PRIVATE,)
+"""Keys a browser reads when present (an older host's TXT has none): ``pd`` is ``1`` when
+the table deals privately (masked deck: the host sees only its own cards)."""
 TXT_KEYS: Final = (
     _K_PV,
     _K_ID,
@@ -191,6 +196,8 @@ class TableAd:
     fingerprint: str = ""
     """SHA-256 of the host's TLS certificate (DER form), as 64 lowercase hex digits;
     empty only for a table without TLS (none today)."""
+    private_deal: bool = False
+    """The table deals privately (docs/masked_deck.md); TXT ``pd``, optional."""
     addresses: tuple[str, ...] = ()
     port: int | None = None
     service_name: str = ""
@@ -213,6 +220,7 @@ class TableAd:
         check_int("timer", self.timer, 0, MAX_TIMER)
         check_int("protocol_version", self.protocol_version, 1, MAX_PROTOCOL_VERSION)
         check_fingerprint(self.fingerprint)
+        check_bool("private_deal", self.private_deal)
         check_endpoint(self)
 
     @property
@@ -240,6 +248,7 @@ class TableAd:
                 _K_FRAPPER: "1" if self.frapper else "0",
                 _K_TIMER: str(self.timer),
                 _K_FINGERPRINT: self.fingerprint,
+                _K_PRIVATE: "1" if self.private_deal else "0",
             }
         )
 
@@ -259,6 +268,9 @@ class TableAd:
         Unknown keys are ignored (RFC 6763 6.4), so later versions may add keys.
         """
         fields = decode_txt(props, TXT_KEYS)
+        present = [k for k in OPTIONAL_TXT_KEYS if isinstance(props, Mapping)
+                   and props.get(k.encode("ascii")) is not None]
+        fields.update(decode_txt(props, present))
         return cls(
             protocol_version=parse_int(_K_PV, fields[_K_PV]),
             table_id=fields[_K_ID],
@@ -272,6 +284,7 @@ class TableAd:
             frapper=parse_bool(_K_FRAPPER, fields[_K_FRAPPER]),
             timer=parse_int(_K_TIMER, fields[_K_TIMER]),
             fingerprint=fields[_K_FINGERPRINT],
+            private_deal=parse_bool(_K_PRIVATE, fields.get(_K_PRIVATE, "0")),
             addresses=tuple(addresses),
             port=port,
             service_name=service_name,

@@ -279,7 +279,7 @@ class TableHost(ConnectionServer, Admission):
             point_limit=self.machine.match.options.limit or 0,
             code_required=cfg.who_may_sit != WhoMaySit.ANYONE, frapper=cfg.knock,
             timer=cfg.timer, fingerprint=self.identity.fingerprint,
-            seats_taken=self.machine.seats_taken(),
+            seats_taken=self.machine.seats_taken(), private_deal=bool(cfg.private_deal),
         )
         self._advertiser = TableAdvertiser(ad, self.port, interfaces=cfg.interfaces,
                                            ip_version=IPVersion.V4Only)

@@ -906,15 +906,17 @@ class Lobby:
                 note = _("(no table found yet — looking…)")
             lines.add("class:dim", "  " + note)
             lines.nl()
+        any_private = any(getattr(t, "private_deal", False) for t in self.tables)
         for i, (kind, ad) in enumerate(self.items()):
             if kind != "table":
                 continue
             style = "class:lobby.current" if i == self.index else "class:lobby.item"
             seats = _("{taken}/{total} seats").format(taken=ad.seats_taken, total=ad.seats_total)
             code = _("code") if ad.code_required else ""
-            nw, hw = (20, 12) if self._w >= 80 else (10, 7)
+            nw, hw = ((18, 10) if any_private else (20, 12)) if self._w >= 80 else (10, 7)
+            private = " " + _("private") if getattr(ad, "private_deal", False) else ""
             text = (f"  {ad.name[:nw]:<{nw}} {ad.host[:hw]:<{hw}} {ad.variant:<9} "
-                    f"{seats:<10} {code:<5} {_('limit {n}').format(n=ad.point_limit)}")
+                    f"{seats:<10} {code:<5} {_('limit {n}').format(n=ad.point_limit)}{private}")
             lines.add(style, text[: self._w - 1], on_click(lambda i=i: self.activate(i)))
             lines.nl()
         if self.presence:
