@@ -110,24 +110,37 @@ def run(args: argparse.Namespace) -> int:
 
 async def _main(args: argparse.Namespace, nick: str) -> int:
     from rami_lan.net.client import FingerprintMismatch, JoinRefused, PakeFailed, open_session
+    from rami_lan.net.seats import SeatStore
     from rami_lan.net.signals import install_shutdown
     from rami_lan.net.tls import KnownTables
 
     install_shutdown(asyncio.get_running_loop())
-    host, port, fp, code_required = await find_table(args.table, args.timeout,
-                                                     args.interface or env_interfaces())
+    store = SeatStore()
+    interfaces = args.interface or env_interfaces()
     # The certificate this table (as the player names it) had last time: a failed join
     # code with a changed certificate is then reported as possible interception.
     known = KnownTables()
-
-    async def connect() -> Any:
-        return await open_session(host, port, nickname=nick, lang=language(),
-                                  code=args.code, bot=bool(args.bot), fingerprint=fp,
-                                  code_required=code_required,
-                                  known_fingerprint=known.get(args.table))
-
+    host, port = args.table, 0
     try:
-        session = await join_retrying(connect, max(0.0, args.timeout) + RETRY_WINDOW)
+        kept = store.find(args.table)
+        session = None
+        if kept is not None:  # our seat at this table, kept when we were seated
+            session = await rejoin(kept, store, args, interfaces)
+            if session is not None:
+                print(_("Back in your seat at {name} (seat {seat}).").format(
+                    name=safe_name(kept.table_name or kept.table_id[:12], 64),
+                    seat=session.seat + 1), flush=True)
+        if session is None:
+            host, port, fp, code_required = await find_table(args.table, args.timeout, interfaces)
+
+            async def connect() -> Any:
+                return await open_session(host, port, nickname=nick, lang=language(),
+                                          code=args.code, bot=bool(args.bot), fingerprint=fp,
+                                          code_required=code_required,
+                                          known_fingerprint=known.get(args.table),
+                                          seat_store=store)
+
+            session = await join_retrying(connect, max(0.0, args.timeout) + RETRY_WINDOW)
     except JoinRefused as exc:
         print(_("The table refused us: {why}").format(why=safe_text(join_refused_text(exc))),
               file=sys.stderr)
@@ -154,6 +167,40 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
         return await play_in_terminal(session)
     finally:
         await session.close()
+
+
+async def rejoin(kept: Any, store: Any, args: argparse.Namespace, interfaces: Any) -> Any:
+    """Take our own seat again with the kept credentials (`rami_lan.net.seats`): at the
+    address we had, else where the table id is advertised now (a host resumed on another
+    port). None when the host no longer knows the seat (the file is then removed) or the
+    table can not be reached: the caller joins as a newcomer."""
+    from rami_lan.net import discovery
+    from rami_lan.net.client import JoinRefused, open_session
+
+    async def at(host: str, port: int) -> Any:
+        return await join_retrying(lambda: open_session(
+            host, port, nickname=kept.nickname, lang=language(), token=kept.token,
+            code=args.code or kept.code, code_required=kept.code is not None,
+            fingerprint=kept.fingerprint, bot=bool(args.bot), seat_store=store),
+            max(0.0, args.timeout) + RETRY_WINDOW)
+
+    try:
+        try:
+            return await at(kept.host, kept.port)
+        except (OSError, TimeoutError) as exc:
+            if isinstance(exc, JoinRefused):
+                raise
+            ad = await discovery.find_table(kept.table_id, max(0.1, args.timeout), interfaces)
+            if ad is None:
+                return None
+            return await at(ad.addresses[0], ad.port or 0)
+    except JoinRefused as exc:
+        if exc.code not in ("bad_token", "in_progress"):
+            raise
+        store.remove(kept.table_id)
+        return None
+    except (OSError, TimeoutError):
+        return None
 
 
 def _print_private_deal(session: Any) -> None:

@@ -100,7 +100,8 @@ class RemoteTableSession:
                  card: Callable[[], dict[str, Any] | None] | dict[str, Any] | None = None,
                  retries: int = 60, backoff: float = 0.1, max_backoff: float = 2.0,
                  reconnect_window: float = 30.0,
-                 known_fingerprint: str | None = None, evidence_dir: Any = None) -> None:
+                 known_fingerprint: str | None = None, evidence_dir: Any = None,
+                 seat_store: Any = None) -> None:
         """``code``: the join code, or an invitation's ticket (with ``invitation``, its
         id, for an "invited only" table): the password of the join-code exchange, never
         sent. ``card``: our "Info joueur" card as plain data, or a callable making it
@@ -108,7 +109,9 @@ class RemoteTableSession:
         ``known_fingerprint``: the certificate this table had when we last joined it
         (``tls.KnownTables``); if the table now shows another one and the join-code
         exchange fails, that is reported as possible interception, not a wrong code.
-        ``evidence_dir``: where a failed round's evidence goes (default: the data folder)."""
+        ``evidence_dir``: where a failed round's evidence goes (default: the data folder).
+        ``seat_store``: a `rami_lan.net.seats.SeatStore` that keeps this seat's credentials
+        on disk while the match runs (a relaunched client gets the seat back)."""
         self.host = host
         self.known_fingerprint = (tls.normalize_fingerprint(known_fingerprint)
                                   if known_fingerprint else None)
@@ -169,6 +172,7 @@ class RemoteTableSession:
         self._drawn: Any = None
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
+        self.seat_store = seat_store
         self._local_address: str | None = None
         """Our IPv4 address on the connection to the table (where `_follow_table` browses)."""
 
@@ -229,6 +233,27 @@ class RemoteTableSession:
 
     async def next_round(self, choice: Literal["continue", "leave"]) -> None:
         await self._send(P.NextRound(choice=choice))
+        if choice == "leave":
+            self.forget_seat()
+
+    def _keep_seat(self) -> None:
+        """Seated: our credentials go to the seat store (if any), for a relaunch."""
+        if self.seat_store is None:
+            return
+        from rami_lan.net.seats import credentials_of
+
+        cred = credentials_of(self)
+        if cred is None:
+            return
+        try:
+            self.seat_store.save(cred)
+        except OSError as exc:
+            log.warning("could not keep the seat's credentials: %s", clip(str(exc), 200))
+
+    def forget_seat(self) -> None:
+        """The match is over for us (ended, left, token refused): no seat to come back to."""
+        if self.seat_store is not None and self.table_id:
+            self.seat_store.remove(self.table_id.hex())
 
     async def send_chat(self, text: str) -> None:
         """Say something at the table. The chat rules are checked here first (the host
@@ -432,6 +457,7 @@ class RemoteTableSession:
         if (self.masked is None and self.table.get("private_deal")
                 and self.seat != self.table.get("host_seat")):
             self.masked = MaskedSeat(self.seat, get_variant(self.variant), os.urandom)
+        self._keep_seat()
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
         # Back after a drop, what we sent of the masked deck may have been lost: it goes
@@ -565,6 +591,8 @@ class RemoteTableSession:
                         wait = exc.retry_after if exc.retry_after is not None else self.max_backoff * 2
                         await asyncio.sleep(min(wait, 5.0, max(0.0, give_up - time.monotonic())))
                         continue
+                    if exc.code in ("bad_token", "in_progress"):
+                        self.forget_seat()  # the host no longer knows this seat
                     self._queue.put_nowait(SessionUpdate(
                         notice=Notice.of(NoticeCode.REJOIN_REFUSED, why=clip(exc.message))))
                     return False
@@ -823,6 +851,7 @@ class RemoteTableSession:
             if isinstance(ev, MatchEnded):
                 # Our statistics change once the UI recorded the match: report them again.
                 self._schedule_card(0.5)
+                self.forget_seat()
         self._pending_events.extend(decoded)
         self._fair_in(msg, decoded)
 
