@@ -81,7 +81,8 @@ async def _line(proc: subprocess.Popen[str], pattern: str, timeout: float) -> tu
         assert left > 0, f"{pattern!r} not printed within {timeout} s"
         line = await asyncio.wait_for(loop.run_in_executor(None, proc.stdout.readline), left)
         if not line:
-            raise AssertionError(f"{pattern!r} never printed; stderr: {proc.stderr.read() if proc.stderr else ''}")
+            err = proc.stderr.read() if proc.stderr else ""
+            raise AssertionError(f"{pattern!r} never printed; stderr: {err}")
         if pattern in line:
             return line, time.monotonic() - start
 

@@ -220,6 +220,12 @@ class Lobby:
         self.host: Any = None
         self.session: Any = None
         """The seat being played from this lobby (closed at exit)."""
+        from rami_lan.net.seats import SeatStore
+
+        self.seat_store = SeatStore()
+        self.kept: dict[str, Any] = {}
+        """table id -> our `SeatCredentials` there (the lobby says "Rejoin")."""
+        self._browsed: list[Any] = []
         self.pending_join: Any = None
         self._new_form: Form | None = None  # built on first use: it needs the rules core
         self._solo_form_obj: Form | None = None
@@ -365,13 +371,27 @@ class Lobby:
         except KeyError:
             self.message = _("This invitation has expired.")
             return
-        if self.listener is not None:
-            self.listener.answer(inv.invitation_id, reply)
+        listener = self.listener
         ad = SimpleNamespace(
             addresses=inv.addresses, port=inv.port, fingerprint=inv.fingerprint or None,
             code_required=inv.code_required or inv.ticket is not None,
-            invitation=inv.invitation_id if inv.ticket is not None else None)
-        self.join(ad, inv.hello_code())
+            invitation=inv.invitation_id if inv.ticket is not None else None,
+            table_id=inv.table_id, service_name="")
+        code = inv.hello_code()
+        if listener is None:
+            self.join(ad, code)
+            return
+        if code is None and ad.code_required and inv.table_id not in self.kept:
+            listener.answer(inv.invitation_id, reply)  # the code form decides the rest
+            self.join(ad, code)
+            return
+
+        def answered(seated: bool) -> None:
+            # Told "accepted" only once seated: a refused join is not an acceptance.
+            listener.answer(inv.invitation_id, reply if seated else self.inbox.decline(
+                inv.invitation_id))
+
+        self._run_async(self._join(ad, code, answered))
 
     def decline_invite(self) -> None:
         if not self.invites or self.inbox is None:
@@ -408,7 +428,9 @@ class Lobby:
         try:
             while True:
                 snap = list(self.browser.snapshot())
-                if snap != self.tables:
+                if snap != self._browsed:
+                    self._browsed = snap
+                    self.refresh_kept()
                     self.set_tables(snap)
                     self._invalidate()
                 # Redraw as soon as the browser reports a change (or every 0.25 s).
@@ -427,7 +449,8 @@ class Lobby:
         its id) when rows appear or leave above it."""
         items = self.items()
         chosen = item_key(items[self.index]) if 0 <= self.index < len(items) else None
-        self.tables = tables
+        # Our own seats first (stable sort: the browser's order otherwise).
+        self.tables = sorted(tables, key=lambda t: str(getattr(t, "table_id", "")) not in self.kept)
         keys = [item_key(it) for it in self.items()]
         self.index = keys.index(chosen) if chosen in keys else min(self.index, len(keys) - 1)
 
@@ -488,6 +511,8 @@ class Lobby:
 
         async def back() -> None:
             self.session = None
+            self.refresh_kept()
+            self.set_tables(list(self._browsed))
             if self.host is not None:
                 host, self.host = self.host, None
                 with contextlib.suppress(Exception):
@@ -569,19 +594,35 @@ class Lobby:
 
         return open_session
 
-    async def _join(self, ad: Any, code: str | None) -> None:
+    async def _join(self, ad: Any, code: str | None,
+                    answered: Callable[[bool], None] | None = None) -> None:
+        seated = False
+        try:
+            seated = await self._join_table(ad, code)
+        finally:
+            if answered is not None:
+                answered(seated)
+
+    async def _join_table(self, ad: Any, code: str | None) -> bool:
+        """Join ``ad``'s table (our own seat again if we kept its credentials); True once
+        seated."""
         open_session = self._opener()
         if open_session is None:
             self.message = _("Joining a table is not available in this version yet.")
-            return
+            return False
         if not ad.addresses or not ad.port:
             self.message = _("This table has no address yet; try again in a moment.")
-            return
+            return False
         from rami_lan.net.client import FingerprintMismatch, JoinRefused, PakeFailed
 
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = {"seat_store": self.seat_store}
+        kept = self.kept.get(str(getattr(ad, "table_id", "")))
         invitation = getattr(ad, "invitation", None)
-        if invitation:
+        if kept is not None:  # back to our own seat: its token, and the code it was won with
+            extra["token"] = kept.token
+            code = code or kept.code
+            invitation = None
+        elif invitation:
             extra["invitation"] = invitation
         if getattr(self.profile, "player_id", None):
             extra["player_id"] = self.profile.player_id
@@ -596,33 +637,50 @@ class Lobby:
         except FingerprintMismatch:
             self.message = _("The table's certificate is not the announced one: someone may "
                              "be intercepting the connection. Not joined.")
-            return
+            return False
         except PakeFailed:
             self.message = _("Wrong join code, or the connection is being intercepted.")
             if not invitation:
                 self._ask_code(ad)
-            return
+            return False
         except JoinRefused as e:
-            if e.code == "bad_code" and not invitation:
+            if kept is not None and e.code in ("bad_token", "in_progress"):
+                self.forget_seat(kept.table_id)  # the host no longer knows that seat
+                self.message = join_refused_text(e)
+            elif e.code == "bad_code" and not invitation:
                 self.message = (_("Wrong join code.") if code else
                                 _("This table needs a join code."))
                 self._ask_code(ad)
             else:
                 self.message = join_refused_text(e)
-            return
+            return False
         except (ConnectionRefusedError, TimeoutError) as e:  # nothing listens there any more
             log.info("could not join %s:%s: %s", ad.addresses[0], ad.port, e)
             self.message = _("This table is gone: its host no longer answers.")
             mark_gone = getattr(self.browser, "mark_gone", None)
-            if mark_gone is not None and hasattr(ad, "service_name"):
+            if mark_gone is not None and getattr(ad, "service_name", ""):
                 mark_gone(ad)
-            return
+            return False
         except OSError as e:
             from rami_lan.cli.messages import os_error_text
 
             self.message = _("Could not reach the table: {err}").format(err=os_error_text(e))
-            return
+            return False
         self._show_table(session)
+        return True
+
+    def refresh_kept(self) -> None:
+        """Read the seats kept on disk (`rami_lan.net.seats`): their tables say "Rejoin"."""
+        try:
+            self.kept = {c.table_id: c for c in self.seat_store.all()}
+        except Exception as exc:  # noqa: BLE001 - a bad seat folder never stops the lobby
+            log.info("kept seats unreadable: %s", safe_text(str(exc), 120))
+            self.kept = {}
+
+    def forget_seat(self, table_id: str) -> None:
+        self.seat_store.remove(table_id)
+        self.kept.pop(table_id, None)
+        self.set_tables(list(self.tables))
 
     def _ask_code(self, ad: Any) -> None:
         """Ask for the table's join code, then join again."""
@@ -917,6 +975,8 @@ class Lobby:
             private = " " + _("private") if getattr(ad, "private_deal", False) else ""
             text = (f"  {ad.name[:nw]:<{nw}} {ad.host[:hw]:<{hw}} {ad.variant:<9} "
                     f"{seats:<10} {code:<5} {_('limit {n}').format(n=ad.point_limit)}{private}")
+            if str(getattr(ad, "table_id", "")) in self.kept:  # our own seat, kept on disk
+                text = "  " + _("Rejoin") + " · " + text[2:]
             lines.add(style, text[: self._w - 1], on_click(lambda i=i: self.activate(i)))
             lines.nl()
         if self.presence:
