@@ -449,6 +449,8 @@ class Lobby:
         its id) when rows appear or leave above it."""
         items = self.items()
         chosen = item_key(items[self.index]) if 0 <= self.index < len(items) else None
+        if not self.tables and self.index == 0:
+            chosen = None  # the first row before any table: the first table once one shows
         # Our own seats first (stable sort: the browser's order otherwise).
         self.tables = sorted(tables, key=lambda t: str(getattr(t, "table_id", "")) not in self.kept)
         keys = [item_key(it) for it in self.items()]
