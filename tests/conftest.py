@@ -1,14 +1,33 @@
 """Fixtures shared by several test modules; each module opts in with
-``pytestmark = pytest.mark.usefixtures(...)`` (none is applied to every test)."""
+``pytestmark = pytest.mark.usefixtures(...)``. Two apply to every test: the log folder is
+the test's own, and ``$RAMI_LAN_INTERFACES`` is ``127.0.0.1`` for the whole session, so no
+test (nor any process it starts) can multicast on the machine's network by forgetting it."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from rami_lan.i18n import set_language
+
+LOOPBACK_ONLY = "127.0.0.1"
+"""``$RAMI_LAN_INTERFACES`` during the test session (the network rule of TESTING.md)."""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _loopback_only() -> Iterator[None]:
+    """mDNS and tables on loopback only, for every test and every child process (a test
+    may still change it with ``monkeypatch``; it comes back for the next one)."""
+    before = os.environ.get("RAMI_LAN_INTERFACES")
+    os.environ["RAMI_LAN_INTERFACES"] = LOOPBACK_ONLY
+    yield
+    if before is None:
+        os.environ.pop("RAMI_LAN_INTERFACES", None)
+    else:
+        os.environ["RAMI_LAN_INTERFACES"] = before
 
 
 @pytest.fixture(autouse=True)

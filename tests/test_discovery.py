@@ -27,6 +27,7 @@ from rami_lan.net.discovery import (
     MAX_HOST_BYTES,
     MAX_NAME_BYTES,
     MAX_SEATS,
+    OPTIONAL_TXT_KEYS,
     PROTOCOL_VERSION,
     REVISION_KEY,
     SERVICE_TYPE,
@@ -117,6 +118,7 @@ def table_ads(draw: st.DrawFn) -> TableAd:
         timer=draw(st.integers(0, 3600)),
         protocol_version=draw(st.integers(1, 255)),
         fingerprint=draw(st.one_of(st.just(""), st.from_regex(r"[0-9a-f]{64}", fullmatch=True))),
+        private_deal=draw(st.booleans()),
     )
 
 
@@ -124,7 +126,7 @@ def table_ads(draw: st.DrawFn) -> TableAd:
 @given(table_ads())
 def test_txt_round_trip(ad: TableAd) -> None:
     txt = ad.to_txt()
-    assert list(txt) == list(TXT_KEYS)
+    assert list(txt) == [*TXT_KEYS, *OPTIONAL_TXT_KEYS]
     assert all(isinstance(v, str) for v in txt.values())
     assert all(len(f"{k}={v}".encode()) <= 255 for k, v in txt.items())
     assert TableAd.from_txt(txt_bytes(ad)) == ad

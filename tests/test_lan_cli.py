@@ -107,7 +107,10 @@ def test_list_prints_valid_tables_and_skips_malformed_ads(tmp_path: Path) -> Non
         tag = secrets.token_hex(3)
         good = make_ad(name=f"Good {tag}")
         base = make_ad(name=f"Bad {tag}").to_txt()
-        async with TableAdvertiser(good, 47100, **LOOPBACK), AsyncZeroconf(**LOOPBACK) as zc:
+        # `list` lists only a table whose port answers (issue 29: no ghost tables).
+        listening = await asyncio.start_server(lambda r, w: w.close(), "127.0.0.1", 0)
+        port = listening.sockets[0].getsockname()[1]
+        async with listening, TableAdvertiser(good, port, **LOOPBACK), AsyncZeroconf(**LOOPBACK) as zc:
             await _spoof(zc, f"fpzz-{tag}", base | {"fp": "zz"})
             await _spoof(zc, f"five-{tag}", base | {"sn": "5"})
             await _spoof(zc, f"nokey-{tag}", {k: v for k, v in base.items() if k != "v"})

@@ -65,7 +65,8 @@ async def run_table_screen(session: TableSession, settings: Settings,
                          profile=_profile(), intro=intro, settings=settings,
                          save_settings=save_settings)
     shell.show(screen)
-    return int(await shell.app.run_async() or 0)
+    # SIGTERM / SIGHUP leave the screen (the caller's ``finally`` then says goodbye).
+    return await shell.run_async()
 
 
 def _profile() -> object:
@@ -105,4 +106,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         lobby = Lobby(shell, settings)
     shell.show(lobby)
-    return shell.run()
+
+    async def main() -> int:
+        try:
+            return await shell.run_async()
+        finally:  # also after SIGTERM / SIGHUP: the table opened here says goodbye
+            await lobby.aclose()
+
+    import asyncio
+
+    return asyncio.run(main())

@@ -278,7 +278,15 @@ def _announcement(host: Any, port: int) -> list[str]:
             name=config.name, port=port, variant=config.variant, seats=config.seats),
         _("Table fingerprint: {fp} (players compare it with the one on their screen)").format(
             fp=host.short_fingerprint),
+        private_deal_line(bool(getattr(config, "private_deal", False))),
     ]
+
+
+def private_deal_line(on: bool) -> str:
+    """Whether the table deals privately, for the host's and ``join``'s output."""
+    if on:
+        return _("Private dealing: on (the host sees only its own cards and its bots').")
+    return _("Private dealing: off (the host can see the whole deck).")
 
 
 async def _main(config: Any, start_after: float | None, owner: Any, host: Any = None,

@@ -13,7 +13,8 @@ import argparse
 import asyncio
 import contextlib
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from rami_lan.cli.messages import (
@@ -25,6 +26,7 @@ from rami_lan.cli.messages import (
     session_text,
 )
 from rami_lan.i18n import _, language, ngettext
+from rami_lan.ids import env_interfaces
 from rami_lan.textsafe import safe_name, safe_text
 
 LEVELS = ("debutant", "moyen", "expert")
@@ -108,20 +110,37 @@ def run(args: argparse.Namespace) -> int:
 
 async def _main(args: argparse.Namespace, nick: str) -> int:
     from rami_lan.net.client import FingerprintMismatch, JoinRefused, PakeFailed, open_session
+    from rami_lan.net.seats import SeatStore
     from rami_lan.net.signals import install_shutdown
     from rami_lan.net.tls import KnownTables
 
     install_shutdown(asyncio.get_running_loop())
-    host, port, fp, code_required = await find_table(args.table, args.timeout,
-                                                     args.interface or "all")
+    store = SeatStore()
+    interfaces = args.interface or env_interfaces()
     # The certificate this table (as the player names it) had last time: a failed join
     # code with a changed certificate is then reported as possible interception.
     known = KnownTables()
+    host, port = args.table, 0
     try:
-        session = await open_session(host, port, nickname=nick, lang=language(),
-                                     code=args.code, bot=bool(args.bot), fingerprint=fp,
-                                     code_required=code_required,
-                                     known_fingerprint=known.get(args.table))
+        kept = store.find(args.table)
+        session = None
+        if kept is not None:  # our seat at this table, kept when we were seated
+            session = await rejoin(kept, store, args, interfaces)
+            if session is not None:
+                print(_("Back in your seat at {name} (seat {seat}).").format(
+                    name=safe_name(kept.table_name or kept.table_id[:12], 64),
+                    seat=session.seat + 1), flush=True)
+        if session is None:
+            host, port, fp, code_required = await find_table(args.table, args.timeout, interfaces)
+
+            async def connect() -> Any:
+                return await open_session(host, port, nickname=nick, lang=language(),
+                                          code=args.code, bot=bool(args.bot), fingerprint=fp,
+                                          code_required=code_required,
+                                          known_fingerprint=known.get(args.table),
+                                          seat_store=store)
+
+            session = await join_retrying(connect, max(0.0, args.timeout) + RETRY_WINDOW)
     except JoinRefused as exc:
         print(_("The table refused us: {why}").format(why=safe_text(join_refused_text(exc))),
               file=sys.stderr)
@@ -150,6 +169,73 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
         await session.close()
 
 
+async def rejoin(kept: Any, store: Any, args: argparse.Namespace, interfaces: Any) -> Any:
+    """Take our own seat again with the kept credentials (`rami_lan.net.seats`): at the
+    address we had, else where the table id is advertised now (a host resumed on another
+    port). None when the host no longer knows the seat (the file is then removed) or the
+    table can not be reached: the caller joins as a newcomer."""
+    from rami_lan.net import discovery
+    from rami_lan.net.client import JoinRefused, open_session
+
+    async def at(host: str, port: int) -> Any:
+        return await join_retrying(lambda: open_session(
+            host, port, nickname=kept.nickname, lang=language(), token=kept.token,
+            code=args.code or kept.code, code_required=kept.code is not None,
+            fingerprint=kept.fingerprint, bot=bool(args.bot), seat_store=store),
+            max(0.0, args.timeout) + RETRY_WINDOW)
+
+    try:
+        try:
+            return await at(kept.host, kept.port)
+        except (OSError, TimeoutError) as exc:
+            if isinstance(exc, JoinRefused):
+                raise
+            ad = await discovery.find_table(kept.table_id, max(0.1, args.timeout), interfaces)
+            if ad is None:
+                return None
+            return await at(ad.addresses[0], ad.port or 0)
+    except JoinRefused as exc:
+        if exc.code not in ("bad_token", "in_progress"):
+            raise
+        store.remove(kept.table_id)
+        return None
+    except (OSError, TimeoutError):
+        return None
+
+
+def _print_private_deal(session: Any) -> None:
+    """Say whether the table deals privately (``welcome.table.private_deal``)."""
+    from rami_lan.cli.cmd_host import private_deal_line
+
+    table = getattr(session, "table", None)
+    if isinstance(table, dict):
+        print(private_deal_line(bool(table.get("private_deal"))), flush=True)
+
+
+RETRY_WINDOW = 10.0
+"""Seconds (beyond ``--timeout``) in which a ``rate_limited`` refusal is waited out and the
+join tried again (docs/protocol.md, "Admission and retries")."""
+
+
+async def join_retrying(connect: Callable[[], Awaitable[Any]], window: float,
+                        clock: Callable[[], float] = time.monotonic) -> Any:
+    """``await connect()``; after a ``rate_limited`` refusal, wait the delay the host gave
+    (``JoinRefused.retry_after``; 1 s if it gave none) and try again, as long as that wait
+    ends within ``window`` seconds of the first attempt. Any other outcome is the
+    caller's (the last refusal is raised when the window is spent)."""
+    from rami_lan.net.client import JoinRefused
+
+    end = clock() + window
+    while True:
+        try:
+            return await connect()
+        except JoinRefused as exc:
+            wait = exc.retry_after if exc.retry_after is not None else 1.0
+            if exc.code != "rate_limited" or clock() + wait > end:
+                raise
+        await asyncio.sleep(wait)
+
+
 async def run_bot(session: Any, level: str) -> int:
     """Let a bot play ``session`` until the match ends; print a summary."""
     from rami_lan.net.bot_client import BotClient
@@ -159,6 +245,7 @@ async def run_bot(session: Any, level: str) -> int:
     fp = session.table.get("fingerprint")
     if fp:
         print(_("Table fingerprint: {fp}").format(fp=fp), flush=True)
+    _print_private_deal(session)
     summary = await BotClient(session, level=level).run()
     print(_("Rounds played: {n}").format(n=summary.rounds))
     if summary.totals:
@@ -310,6 +397,7 @@ async def _line_client(session: Any) -> int:
     fp = getattr(session, "table", {}).get("fingerprint")
     if fp:
         print(_("Table fingerprint: {fp}").format(fp=fp))
+    _print_private_deal(session)
 
     async def reader() -> None:
         while True:

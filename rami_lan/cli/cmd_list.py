@@ -1,6 +1,11 @@
 """``rami-lan list``: the tables advertised on the LAN (mDNS), as text or JSON.
 
-In text mode each table is printed as soon as it is resolved (the browser asks QM
+Every table is confirmed before it is listed: a TCP connection to its port
+(`rami_lan.net.discovery.probe_table`), so a host killed without its goodbye, whose
+record other mDNS caches still hold, is not offered. Text mode leaves such a table
+out (one line on stderr says so); ``--json`` keeps it with ``"reachable": false``.
+
+In text mode each table is printed as soon as it is resolved and answered (the browser asks QM
 questions, so answers arrive within a fraction of a second even beside avahi-daemon or
 another rami-lan); ``--json`` prints the whole list at the end of ``--timeout``.
 Every string that came from the network is made printable and cut
@@ -18,6 +23,7 @@ import sys
 from typing import Any
 
 from rami_lan.i18n import _
+from rami_lan.ids import env_interfaces
 from rami_lan.textsafe import safe_name, safe_text
 
 
@@ -35,6 +41,8 @@ def table_line(t: Any) -> str:
     flags = []
     if t.code_required:
         flags.append(_("code"))
+    if getattr(t, "private_deal", False):
+        flags.append(_("private deal"))
     if t.frapper:
         flags.append(_("frapper"))
     if t.timer:
@@ -47,7 +55,9 @@ def table_line(t: Any) -> str:
         flags=" ".join(flags)).rstrip()
 
 
-def table_json(t: Any) -> dict[str, Any]:
+def table_json(t: Any, reachable: bool | None = None) -> dict[str, Any]:
+    """The table as JSON; ``reachable``: its port accepted a connection (True), refused
+    it or did not answer (False), not probed (None)."""
     return {
         "name": t.name, "host": t.host, "variant": t.variant,
         "seats_taken": t.seats_taken, "seats_total": t.seats_total,
@@ -56,12 +66,14 @@ def table_json(t: Any) -> dict[str, Any]:
         "addresses": list(t.addresses), "port": t.port,
         "compatible": t.compatible, "service": t.service_name,
         "fingerprint": t.fingerprint,
+        "private_deal": bool(getattr(t, "private_deal", False)),
+        "reachable": reachable,
     }
 
 
 async def _browse(args: argparse.Namespace) -> int:
     from rami_lan.cli.messages import interface_problem, os_error_text
-    from rami_lan.net.discovery import find_tables
+    from rami_lan.net.discovery import find_tables, probe_table
     from rami_lan.net.signals import install_shutdown
 
     problem = interface_problem(args.interface)
@@ -69,26 +81,44 @@ async def _browse(args: argparse.Namespace) -> int:
         print(_("Can not look for tables on the network: {err}").format(err=problem), file=sys.stderr)
         return 2
     install_shutdown(asyncio.get_running_loop())
-    interfaces = args.interface or "all"
+    interfaces = args.interface or env_interfaces()
     printed = 0
+    probes: dict[str, asyncio.Task[bool | None]] = {}
 
-    def show(t: Any) -> None:
+    async def probed(t: Any) -> bool | None:
+        up = await probe_table(t)
+        if not args.json:
+            show(t, up)
+        return up
+
+    def show(t: Any, up: bool | None) -> None:
         nonlocal printed
-        printed += 1
-        print(table_line(t), flush=True)
+        if up:
+            printed += 1
+            print(table_line(t), flush=True)
+        else:
+            print(_("{name}: this table is gone (its host does not answer); not listed.").format(
+                name=safe_name(t.name, 64)), file=sys.stderr, flush=True)
+
+    def seen(t: Any) -> None:
+        probes[t.service_name] = asyncio.create_task(probed(t))
 
     try:
-        tables = await find_tables(max(0.1, args.timeout), interfaces,
-                                   on_table=None if args.json else show)
+        tables = await find_tables(max(0.1, args.timeout), interfaces, on_table=seen)
+        for t in tables:  # a record updated after it was first seen: probe its last state
+            if t.service_name not in probes:
+                seen(t)
+        reach = {name: await task for name, task in probes.items()}
     except Exception as exc:  # noqa: BLE001 - a bad --interface, no network: say it, no traceback
         err = os_error_text(exc) if isinstance(exc, OSError) else (str(exc) or type(exc).__name__)
         print(_("Can not look for tables on the network: {err}").format(err=safe_text(err)),
               file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps([table_json(t) for t in tables], ensure_ascii=False))
+        print(json.dumps([table_json(t, bool(reach.get(t.service_name))) for t in tables],
+                         ensure_ascii=False))
         return 0
-    if not tables and not printed:
+    if not printed:
         print(_("No table found on the network."))
     return 0
 

@@ -102,7 +102,7 @@ class Admission:
         """Ask the admission limiter before any work; refuse the peer when it says no."""
         answer = self.guard.admission.begin(conn.key, kind, proven=proven)
         if isinstance(answer, G.Refusal):
-            self._refuse(conn, answer.code, answer.message)
+            self._refuse(conn, answer.code, answer.message, retry_ms=answer.retry_ms)
             return False
         conn.ticket = answer
         return True

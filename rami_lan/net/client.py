@@ -71,11 +71,14 @@ class JoinRefused(ConnectionError):
     """The host turned us away (``code`` from protocol.REFUSED_CODES; ``message``: the
     host's text). ``notice``: set when we refused on our side (no join code to give)."""
 
-    def __init__(self, code: str, message: str, notice: Notice | None = None) -> None:
+    def __init__(self, code: str, message: str, notice: Notice | None = None,
+                 retry_after: float | None = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
         self.notice = notice
+        self.retry_after = retry_after
+        """``rate_limited``: seconds the host asked us to wait (``refused.retry_ms``)."""
 
 
 class PakeFailed(ConnectionError):
@@ -97,7 +100,8 @@ class RemoteTableSession:
                  card: Callable[[], dict[str, Any] | None] | dict[str, Any] | None = None,
                  retries: int = 60, backoff: float = 0.1, max_backoff: float = 2.0,
                  reconnect_window: float = 30.0,
-                 known_fingerprint: str | None = None, evidence_dir: Any = None) -> None:
+                 known_fingerprint: str | None = None, evidence_dir: Any = None,
+                 seat_store: Any = None) -> None:
         """``code``: the join code, or an invitation's ticket (with ``invitation``, its
         id, for an "invited only" table): the password of the join-code exchange, never
         sent. ``card``: our "Info joueur" card as plain data, or a callable making it
@@ -105,7 +109,9 @@ class RemoteTableSession:
         ``known_fingerprint``: the certificate this table had when we last joined it
         (``tls.KnownTables``); if the table now shows another one and the join-code
         exchange fails, that is reported as possible interception, not a wrong code.
-        ``evidence_dir``: where a failed round's evidence goes (default: the data folder)."""
+        ``evidence_dir``: where a failed round's evidence goes (default: the data folder).
+        ``seat_store``: a `rami_lan.net.seats.SeatStore` that keeps this seat's credentials
+        on disk while the match runs (a relaunched client gets the seat back)."""
         self.host = host
         self.known_fingerprint = (tls.normalize_fingerprint(known_fingerprint)
                                   if known_fingerprint else None)
@@ -166,6 +172,9 @@ class RemoteTableSession:
         self._drawn: Any = None
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
+        self.seat_store = seat_store
+        self._local_address: str | None = None
+        """Our IPv4 address on the connection to the table (where `_follow_table` browses)."""
 
     @property
     def connected(self) -> bool:
@@ -224,6 +233,27 @@ class RemoteTableSession:
 
     async def next_round(self, choice: Literal["continue", "leave"]) -> None:
         await self._send(P.NextRound(choice=choice))
+        if choice == "leave":
+            self.forget_seat()
+
+    def _keep_seat(self) -> None:
+        """Seated: our credentials go to the seat store (if any), for a relaunch."""
+        if self.seat_store is None:
+            return
+        from rami_lan.net.seats import credentials_of
+
+        cred = credentials_of(self)
+        if cred is None:
+            return
+        try:
+            self.seat_store.save(cred)
+        except OSError as exc:
+            log.warning("could not keep the seat's credentials: %s", clip(str(exc), 200))
+
+    def forget_seat(self) -> None:
+        """The match is over for us (ended, left, token refused): no seat to come back to."""
+        if self.seat_store is not None and self.table_id:
+            self.seat_store.remove(self.table_id.hex())
 
     async def send_chat(self, text: str) -> None:
         """Say something at the table. The chat rules are checked here first (the host
@@ -376,7 +406,8 @@ class RemoteTableSession:
                     elif isinstance(msg, P.Refused):
                         if msg.code == "bad_code":
                             self._check_interception(seen)
-                        raise JoinRefused(msg.code, msg.message)
+                        raise JoinRefused(msg.code, msg.message, retry_after=(
+                            None if msg.retry_ms is None else msg.retry_ms / 1000))
                     elif isinstance(msg, P.Pake):
                         if not self.code:
                             with contextlib.suppress(Exception):
@@ -410,6 +441,7 @@ class RemoteTableSession:
             writer.close()
             raise
         self._reader, self._writer, self._session = reader, writer, session
+        self._local_address = _local_ipv4(writer)
         self.fingerprint = seen  # pinned for every reconnect
         self.seat = welcome.seat
         self.token = welcome.token
@@ -425,6 +457,7 @@ class RemoteTableSession:
         if (self.masked is None and self.table.get("private_deal")
                 and self.seat != self.table.get("host_seat")):
             self.masked = MaskedSeat(self.seat, get_variant(self.variant), os.urandom)
+        self._keep_seat()
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
         # Back after a drop, what we sent of the masked deck may have been lost: it goes
@@ -539,12 +572,15 @@ class RemoteTableSession:
         give_up = time.monotonic() + self.reconnect_window
         attempt = 0
         moved = asyncio.Event()
-        follower = asyncio.create_task(self._follow_table(moved), name="rami-client-follow")
+        follower: asyncio.Task[None] | None = None
         try:
             while attempt < self.retries and time.monotonic() < give_up:
                 attempt += 1
                 if self._closing:
                     return False
+                if attempt == 2:  # the address we joined failed once: look for the table
+                    follower = asyncio.create_task(self._follow_table(moved),
+                                                   name="rami-client-follow")
                 moved.clear()
                 try:
                     await asyncio.wait_for(self._connect(), 5.0)
@@ -552,8 +588,11 @@ class RemoteTableSession:
                     return True
                 except JoinRefused as exc:
                     if exc.code == "rate_limited":
-                        await asyncio.sleep(min(self.max_backoff * 2, 5.0))
+                        wait = exc.retry_after if exc.retry_after is not None else self.max_backoff * 2
+                        await asyncio.sleep(min(wait, 5.0, max(0.0, give_up - time.monotonic())))
                         continue
+                    if exc.code in ("bad_token", "in_progress"):
+                        self.forget_seat()  # the host no longer knows this seat
                     self._queue.put_nowait(SessionUpdate(
                         notice=Notice.of(NoticeCode.REJOIN_REFUSED, why=clip(exc.message))))
                     return False
@@ -570,17 +609,30 @@ class RemoteTableSession:
                         await asyncio.wait_for(moved.wait(), delay)
                     delay = min(delay * 2, self.max_backoff)
         finally:
-            follower.cancel()
-            await asyncio.gather(follower, return_exceptions=True)
+            if follower is not None:
+                follower.cancel()
+                await asyncio.gather(follower, return_exceptions=True)
         notice = Notice.of(NoticeCode.RECONNECT_GAVE_UP, where=clip(f"{self.host}:{self.port}", 80),
                            secs=self.reconnect_window)
         log.warning("could not reconnect to the table, giving up: %s", notice)
         self._queue.put_nowait(SessionUpdate(notice=notice))
         return False
 
+    def follow_interfaces(self) -> list[str] | str:
+        """Where `_follow_table` browses: ``$RAMI_LAN_INTERFACES`` if set, else the local
+        address of our last connection to the table (the LAN it is on), else every
+        interface (an IPv6-only connection)."""
+        from rami_lan.ids import env_interfaces
+
+        env = env_interfaces()
+        if env != "all":
+            return env
+        return [self._local_address] if self._local_address else "all"
+
     async def _follow_table(self, moved: asyncio.Event) -> None:
-        """While reconnecting: browse for our table id and retarget ``host``/``port``
-        when it is advertised elsewhere (a table resumed on another port)."""
+        """While reconnecting, once the address we joined has failed: browse for our table
+        id (on `follow_interfaces` only) and retarget ``host``/``port`` when it is
+        advertised elsewhere (a table resumed on another port)."""
         if not self.table_id:
             return
         from rami_lan.net import discovery
@@ -600,7 +652,7 @@ class RemoteTableSession:
 
         try:
             browser = discovery.TableBrowser(
-                interfaces=discovery.default_interfaces(), on_change=on_change,
+                interfaces=self.follow_interfaces(), on_change=on_change,
                 resolve_timeout=2.0)
             async with browser:
                 await asyncio.Event().wait()  # until cancelled
@@ -799,6 +851,7 @@ class RemoteTableSession:
             if isinstance(ev, MatchEnded):
                 # Our statistics change once the UI recorded the match: report them again.
                 self._schedule_card(0.5)
+                self.forget_seat()
         self._pending_events.extend(decoded)
         self._fair_in(msg, decoded)
 
@@ -887,6 +940,20 @@ class RemoteTableSession:
         self.fairness.append((ok, r.reason))
         self._queue.put_nowait(SessionUpdate(fairness=(ok, r.reason), fairness_round=r,
                                              fairness_rounds=self.fairness_rounds()))
+
+
+def _local_ipv4(writer: asyncio.StreamWriter) -> str | None:
+    """Our end's IPv4 address on ``writer``'s connection (None for IPv6 or unknown)."""
+    import ipaddress
+
+    sock = writer.get_extra_info("sockname")
+    try:
+        addr = ipaddress.ip_address(sock[0]) if sock else None
+    except (ValueError, TypeError, IndexError):
+        return None
+    if isinstance(addr, ipaddress.IPv6Address):
+        addr = addr.ipv4_mapped
+    return str(addr) if addr is not None else None
 
 
 def _chat_notice(verdict: ChatVerdict) -> Notice:

@@ -33,8 +33,19 @@ So a flip back (seats 2 -> 3 -> 2) would never be seen. The advertiser therefore
 a revision key ``r`` (random start, +1 per change) so every published TXT is new;
 :meth:`TableAd.from_txt` ignores it.
 
-A browsed table may be stale (the PTR and TXT records have long TTLs): confirm it by
-connecting before showing it as joinable.
+Ghost tables: a host that dies without its goodbye (``kill -9``, a machine that left the
+network) stays in every mDNS cache for the records' TTL (python-zeroconf keeps a PTR at
+least 1125 s, whatever TTL was sent). So a browsed table is confirmed by connecting:
+:func:`probe_table` opens a TCP connection to its address and port and closes it at once
+(no TLS, no ``hello``: the host counts no join attempt). :class:`TableBrowser` with
+``probe_interval`` probes every table when it appears and every ``probe_interval``
+seconds; a table whose port refuses the connection, or that did not answer
+:data:`PROBE_MISSES` probes in a row, is left out of :meth:`TableBrowser.snapshot` (and a
+``removed`` event is sent) until a probe or a new record shows it again. With the
+lobby's 2 s interval a killed host leaves the list within about 2 s on a machine that is
+still up (the connection is refused) and within about 8 s when the machine is gone (two
+1.5 s timeouts). A host that closes (SIGTERM, SIGHUP, Ctrl-C) sends mDNS goodbyes and is
+removed at once.
 
 The zeroconf machinery shared with player presence (advertiser, browser, TXT and
 name helpers) is in :mod:`rami_lan.net.mdns`.
@@ -44,6 +55,8 @@ Network rule for tests: only ``interfaces=["127.0.0.1"]`` with ``IPVersion.V4Onl
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import enum
 import logging
 from collections.abc import Callable, Iterable, Mapping
@@ -80,6 +93,7 @@ __all__ = [
     "MAX_NAME_BYTES",
     "MAX_SEATS",
     "MIN_SEATS",
+    "OPTIONAL_TXT_KEYS",
     "PROTOCOL_VERSION",
     "REVISION_KEY",
     "SERVICE_TYPE",
@@ -97,6 +111,7 @@ __all__ = [
     "host_label",
     "instance_name_for",
     "matches",
+    "probe_table",
     "service_name_for",
 ]
 
@@ -130,6 +145,10 @@ _K_POINTS: Final = "pl"
 _K_FRAPPER: Final = "f"
 _K_TIMER: Final = "t"
 _K_FINGERPRINT: Final = "fp"
+_K_PRIVATE: Final = "pd"
+OPTIONAL_TXT_KEYS: Final = (_K_PRIVATE,)
+"""Keys a browser reads when present (an older host's TXT has none): ``pd`` is ``1`` when
+the table deals privately (masked deck: the host sees only its own cards)."""
 TXT_KEYS: Final = (
     _K_PV,
     _K_ID,
@@ -177,6 +196,8 @@ class TableAd:
     fingerprint: str = ""
     """SHA-256 of the host's TLS certificate (DER form), as 64 lowercase hex digits;
     empty only for a table without TLS (none today)."""
+    private_deal: bool = False
+    """The table deals privately (docs/masked_deck.md); TXT ``pd``, optional."""
     addresses: tuple[str, ...] = ()
     port: int | None = None
     service_name: str = ""
@@ -199,6 +220,7 @@ class TableAd:
         check_int("timer", self.timer, 0, MAX_TIMER)
         check_int("protocol_version", self.protocol_version, 1, MAX_PROTOCOL_VERSION)
         check_fingerprint(self.fingerprint)
+        check_bool("private_deal", self.private_deal)
         check_endpoint(self)
 
     @property
@@ -226,6 +248,7 @@ class TableAd:
                 _K_FRAPPER: "1" if self.frapper else "0",
                 _K_TIMER: str(self.timer),
                 _K_FINGERPRINT: self.fingerprint,
+                _K_PRIVATE: "1" if self.private_deal else "0",
             }
         )
 
@@ -245,6 +268,9 @@ class TableAd:
         Unknown keys are ignored (RFC 6763 6.4), so later versions may add keys.
         """
         fields = decode_txt(props, TXT_KEYS)
+        present = [k for k in OPTIONAL_TXT_KEYS if isinstance(props, Mapping)
+                   and props.get(k.encode("ascii")) is not None]
+        fields.update(decode_txt(props, present))
         return cls(
             protocol_version=parse_int(_K_PV, fields[_K_PV]),
             table_id=fields[_K_ID],
@@ -258,6 +284,7 @@ class TableAd:
             frapper=parse_bool(_K_FRAPPER, fields[_K_FRAPPER]),
             timer=parse_int(_K_TIMER, fields[_K_TIMER]),
             fingerprint=fields[_K_FINGERPRINT],
+            private_deal=parse_bool(_K_PRIVATE, fields.get(_K_PRIVATE, "0")),
             addresses=tuple(addresses),
             port=port,
             service_name=service_name,
@@ -321,6 +348,39 @@ class TableEvent:
     table: TableAd
 
 
+PROBE_TIMEOUT: Final = 1.5
+"""Seconds a reachability probe waits for the table's TCP port to accept."""
+PROBE_MISSES: Final = 2
+"""Probes in a row without an answer (timeouts) before a table is taken for gone; a
+refused connection (the port is closed: the host process is gone) counts at once."""
+
+
+class Reach(enum.StrEnum):
+    """What the last probes of a table said."""
+
+    UNKNOWN = "unknown"
+    """Not probed yet (or no address)."""
+    UP = "up"
+    GONE = "gone"
+
+
+async def probe_table(ad: TableAd, timeout: float = PROBE_TIMEOUT) -> bool | None:
+    """Whether ``ad``'s host accepts a TCP connection on its first address and port:
+    True (it does), False (refused: nothing listens there), None (no answer within
+    ``timeout`` seconds, or no address). The connection is closed at once, before TLS."""
+    if not ad.addresses or ad.port is None:
+        return None
+    try:
+        _reader, writer = await asyncio.wait_for(
+            asyncio.open_connection(ad.addresses[0], ad.port), timeout)
+    except (ConnectionRefusedError, ConnectionResetError):
+        return False
+    except (OSError, TimeoutError):
+        return None
+    writer.transport.abort()
+    return True
+
+
 class TableBrowser(ServiceBrowser[TableAd, TableEvent]):
     """Browse ``_rami._tcp`` and keep a live dict of valid tables by service name.
 
@@ -328,6 +388,11 @@ class TableBrowser(ServiceBrowser[TableAd, TableEvent]):
     logged) and put on :attr:`events` (bounded: the oldest event is dropped when
     nobody reads it). Invalid or unresolvable records are logged and skipped.
     :meth:`snapshot` sorts by name (case-insensitive), then service name.
+
+    ``probe_interval`` (seconds; None: no probes) confirms every table by connecting to
+    it (see the module doc, "Ghost tables"): :meth:`snapshot` then leaves out the tables
+    found gone, :meth:`reach` tells what the probes said, and :meth:`mark_gone` lets a
+    caller whose connection was refused hide a table at once.
     """
 
     _service_type = SERVICE_TYPE
@@ -347,6 +412,8 @@ class TableBrowser(ServiceBrowser[TableAd, TableEvent]):
         max_tables: int = 256,
         queue_size: int = 1024,
         on_invalid: Callable[[str, str], None] | None = None,
+        probe_interval: float | None = None,
+        probe_timeout: float = PROBE_TIMEOUT,
     ) -> None:
         super().__init__(
             interfaces=interfaces,
@@ -358,11 +425,82 @@ class TableBrowser(ServiceBrowser[TableAd, TableEvent]):
             queue_size=queue_size,
             on_invalid=on_invalid,
         )
+        if probe_interval is not None and probe_interval <= 0:
+            raise ValueError("probe_interval must be positive")
+        self._probe_interval = probe_interval
+        self._probe_timeout = probe_timeout
+        self._reach: dict[str, tuple[TableAd, Reach, int]] = {}
+        """service name -> (the ad probed, what the probes said, timeouts in a row)."""
+        self._prober: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
 
     @property
     def tables(self) -> Mapping[str, TableAd]:
-        """Read-only live view: service name -> TableAd."""
+        """Read-only live view: service name -> TableAd (gone or not)."""
         return self._view()
+
+    def snapshot(self) -> list[TableAd]:
+        """The tables, sorted; without those the probes found gone."""
+        return [ad for ad in super().snapshot() if self.reach(ad) is not Reach.GONE]
+
+    def reach(self, ad: TableAd) -> Reach:
+        """What the probes said about this very ad (a new record starts UNKNOWN)."""
+        known = self._reach.get(ad.service_name)
+        return known[1] if known is not None and known[0] == ad else Reach.UNKNOWN
+
+    def mark_gone(self, ad: TableAd) -> None:
+        """A connection to ``ad`` was refused: hide it now (a probe or record may bring
+        it back)."""
+        self._set_reach(ad, Reach.GONE, PROBE_MISSES)
+
+    def _set_reach(self, ad: TableAd, reach: Reach, misses: int) -> None:
+        before = self.reach(ad)
+        self._reach[ad.service_name] = (ad, reach, misses)
+        if ad.service_name not in self._ads or before is reach:
+            return
+        if reach is Reach.GONE:
+            self._log.info("table %s does not answer: not listed", ad.service_name[:60])
+            self._emit(self._event("removed", ad))
+        elif before is Reach.GONE:
+            self._emit(self._event("added", ad))
+
+    async def start(self) -> None:
+        await super().start()
+        if self._probe_interval is not None:
+            self._prober = asyncio.get_running_loop().create_task(
+                self._probe_loop(self._probe_interval), name="rami-discovery-probe")
+
+    async def stop(self) -> None:
+        prober, self._prober = self._prober, None
+        if prober is not None:
+            prober.cancel()
+            await asyncio.gather(prober, return_exceptions=True)
+        await super().stop()
+
+    def _emit(self, event: TableEvent) -> None:
+        if event.kind is TableEventKind.ADDED and self.reach(event.table) is Reach.UNKNOWN:
+            self._wake.set()  # a new table: probe it now
+        super()._emit(event)
+
+    async def _probe_loop(self, interval: float) -> None:
+        while True:
+            ads = list(self._ads.values())
+            results = await asyncio.gather(*(probe_table(ad, self._probe_timeout) for ad in ads))
+            for ad, up in zip(ads, results, strict=True):
+                if self._ads.get(ad.service_name) != ad:
+                    continue  # changed or gone while probing
+                misses = self._reach.get(ad.service_name, (ad, Reach.UNKNOWN, 0))[2]
+                if up:
+                    self._set_reach(ad, Reach.UP, 0)
+                elif up is False or misses + 1 >= PROBE_MISSES:
+                    self._set_reach(ad, Reach.GONE, misses + 1)
+                else:
+                    self._set_reach(ad, self.reach(ad), misses + 1)
+            for name in [n for n in self._reach if n not in self._ads]:
+                del self._reach[name]
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), interval)
 
     @staticmethod
     def _sort_key(ad: TableAd) -> tuple[str, str]:

@@ -300,6 +300,12 @@ class Refusal:
         """The English text for the peer (``Refused.message``)."""
         return f"{self.reason}, try again in {max(1, math.ceil(self.retry_after))} s"
 
+    @property
+    def retry_ms(self) -> int:
+        """The wait as data for the peer (``Refused.retry_ms``): milliseconds, rounded up,
+        at least 1 and at most an hour."""
+        return min(3_600_000, max(1, math.ceil(self.retry_after * 1000)))
+
 
 @dataclass
 class _Address:

@@ -279,7 +279,7 @@ class TableHost(ConnectionServer, Admission):
             point_limit=self.machine.match.options.limit or 0,
             code_required=cfg.who_may_sit != WhoMaySit.ANYONE, frapper=cfg.knock,
             timer=cfg.timer, fingerprint=self.identity.fingerprint,
-            seats_taken=self.machine.seats_taken(),
+            seats_taken=self.machine.seats_taken(), private_deal=bool(cfg.private_deal),
         )
         self._advertiser = TableAdvertiser(ad, self.port, interfaces=cfg.interfaces,
                                            ip_version=IPVersion.V4Only)
@@ -326,8 +326,8 @@ class TableHost(ConnectionServer, Admission):
 
     # ------------------------------------------------------------------ connections
 
-    def _refuse(self, conn: Conn, code: str, message: str) -> None:
-        self._send(conn, P.Refused(code=code, message=message))
+    def _refuse(self, conn: Conn, code: str, message: str, retry_ms: int | None = None) -> None:
+        self._send(conn, P.Refused(code=code, message=message, retry_ms=retry_ms))
         self._close(conn)
 
     # ------------------------------------------------------------------ test seams

@@ -130,6 +130,8 @@ MASKED_KINDS: Final = MASKED_MESSAGE_KINDS | frozenset(
     {"mk_round", "mk_deal", "mk_show", "mk_hand", "mk_sync", "mk_timeout", "mk_close", "mk_own", "mk_orders"})
 """Kinds a ``masked`` message may carry: the masked deck's own, and the table's."""
 
+MAX_RETRY_MS: Final = 3_600_000
+"""Longest wait a ``refused`` may ask for (an hour; the guard's lockout is 15 minutes)."""
 LANGS: Final = ("fr", "en")
 NEXT_ROUND_CHOICES: Final = ("continue", "leave")
 REFUSED_CODES: Final = frozenset(
@@ -630,6 +632,9 @@ class Refused(Message):
 
     code: str = _wire(_choice(*REFUSED_CODES))
     message: str = _wire(_text(0, MAX_MESSAGE))
+    retry_ms: int | None = _wire(_int_in(0, MAX_RETRY_MS), default=None)
+    """``rate_limited`` only: milliseconds to wait before the next attempt may be admitted
+    (a client retries after it; older hosts send none: the text says it in English)."""
 
 
 @_kind("action", "client")

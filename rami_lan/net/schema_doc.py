@@ -146,10 +146,12 @@ def txt_section() -> str:
         "fp": ("TLS fingerprint to pin", "64 lowercase hex digits (SHA-256 of the certificate "
                "DER), or empty"),
     }
-    missing = set(D.TXT_KEYS) - set(meaning)
+    meaning["pd"] = ("private dealing (masked deck: the host sees only its own cards); "
+                     "optional, absent: `0`", "`0` or `1`")
+    missing = set(D.TXT_KEYS + D.OPTIONAL_TXT_KEYS) - set(meaning)
     if missing:
         raise ValueError(f"schema_doc does not describe TXT keys {sorted(missing)}")
-    rows = [(f"`{k}`", meaning[k][0], meaning[k][1]) for k in D.TXT_KEYS]
+    rows = [(f"`{k}`", meaning[k][0], meaning[k][1]) for k in D.TXT_KEYS + D.OPTIONAL_TXT_KEYS]
     rows.append((f"`{M.REVISION_KEY}`", "revision (ignore it)",
                  "lowercase hex; changes with every update so caches see a flip back"))
     return _table(("key", "meaning", "value (all values are UTF-8 text)"), rows)

@@ -16,8 +16,14 @@ inside the running event loop of a command::
 
 By default the handler raises SIGINT in the process, so whatever handles Ctrl-C (the
 ``asyncio.run`` runner) handles the signal; pass ``stop`` to do something else instead
-(it is called in the event loop, once per signal). A second signal while shutting down
+(it is called in the event loop, once per signal). A second SIGTERM while shutting down
 acts like a second Ctrl-C (the runner then raises ``KeyboardInterrupt`` at once).
+
+A closed terminal often sends SIGHUP twice (the kernel to the foreground group, the
+shell to its jobs): a SIGHUP after the first shutdown signal is ignored, so the goodbyes
+are not cut short. On SIGHUP the standard output and error, when they are the dead
+terminal, are pointed at ``os.devnull``: a line printed while shutting down would
+otherwise fail (EIO) and end the process before its goodbyes.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -50,6 +57,22 @@ def _interrupt() -> None:
     if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL, None):
         raise KeyboardInterrupt
     signal.raise_signal(signal.SIGINT)
+
+
+def _detach_terminal() -> None:
+    """Point standard output and error at ``os.devnull`` where they are a terminal (the
+    one that just hung up); files and pipes are left alone."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        for fd in (1, 2):
+            with contextlib.suppress(OSError):
+                if os.isatty(fd):
+                    os.dup2(null, fd)
+    finally:
+        os.close(null)
 
 
 @dataclass
@@ -87,7 +110,14 @@ def install_shutdown(
     handle = ShutdownHandle(loop, tuple(signals))
 
     def on_signal(sig: int) -> None:
+        hangup = sig == getattr(signal, "SIGHUP", None)
+        repeated = bool(handle.received)
         handle.received.append(sig)
+        if hangup:
+            _detach_terminal()
+        if repeated and hangup:
+            log.info("signal %s received again: already shutting down", sig)
+            return
         log.info("signal %s received: shutting down", sig)
         try:
             action()

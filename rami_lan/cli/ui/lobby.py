@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 from collections.abc import Callable
 from types import SimpleNamespace
@@ -42,6 +43,7 @@ from rami_lan.ids import env_interfaces
 from rami_lan.profile import localized_nickname
 from rami_lan.textsafe import safe_text
 
+log = logging.getLogger(__name__)
 BrowserFactory = Callable[[], Any]
 LEVELS = ("debutant", "moyen", "expert")
 NO_BROWSE_ENV = "RAMI_LAN_NO_BROWSE"
@@ -155,10 +157,22 @@ def _short_fp(fp: str) -> str:
         return safe_text(fp, 16)
 
 
+PROBE_INTERVAL = 2.0
+"""Seconds between two reachability probes of each listed table (ghost tables leave the
+list: `rami_lan.net.discovery.TableBrowser`)."""
+
+
 def default_browser() -> Any:
     from rami_lan.net.discovery import TableBrowser
 
-    return TableBrowser(interfaces=env_interfaces())
+    return TableBrowser(interfaces=env_interfaces(), probe_interval=PROBE_INTERVAL)
+
+
+def item_key(item: tuple[str, Any]) -> tuple[str, str]:
+    """What a lobby row is, whatever its position: a table by its id, an entry by kind."""
+    kind, ad = item
+    return (kind, str(getattr(ad, "table_id", "") or getattr(ad, "service_name", ""))
+            if kind == "table" else "")
 
 
 class Lobby:
@@ -211,6 +225,14 @@ class Lobby:
         self.message: str | None = None
         self.busy = False
         self.host: Any = None
+        self.session: Any = None
+        """The seat being played from this lobby (closed at exit)."""
+        from rami_lan.net.seats import SeatStore
+
+        self.seat_store = SeatStore()
+        self.kept: dict[str, Any] = {}
+        """table id -> our `SeatCredentials` there (the lobby says "Rejoin")."""
+        self._browsed: list[Any] = []
         self.pending_join: Any = None
         self._new_form: Form | None = None  # built on first use: it needs the rules core
         self._solo_form_obj: Form | None = None
@@ -356,13 +378,27 @@ class Lobby:
         except KeyError:
             self.message = _("This invitation has expired.")
             return
-        if self.listener is not None:
-            self.listener.answer(inv.invitation_id, reply)
+        listener = self.listener
         ad = SimpleNamespace(
             addresses=inv.addresses, port=inv.port, fingerprint=inv.fingerprint or None,
             code_required=inv.code_required or inv.ticket is not None,
-            invitation=inv.invitation_id if inv.ticket is not None else None)
-        self.join(ad, inv.hello_code())
+            invitation=inv.invitation_id if inv.ticket is not None else None,
+            table_id=inv.table_id, service_name="")
+        code = inv.hello_code()
+        if listener is None:
+            self.join(ad, code)
+            return
+        if code is None and ad.code_required and inv.table_id not in self.kept:
+            listener.answer(inv.invitation_id, reply)  # the code form decides the rest
+            self.join(ad, code)
+            return
+
+        def answered(seated: bool) -> None:
+            # Told "accepted" only once seated: a refused join is not an acceptance.
+            listener.answer(inv.invitation_id, reply if seated else self.inbox.decline(
+                inv.invitation_id))
+
+        self._run_async(self._join(ad, code, answered))
 
     def decline_invite(self) -> None:
         if not self.invites or self.inbox is None:
@@ -399,9 +435,10 @@ class Lobby:
         try:
             while True:
                 snap = list(self.browser.snapshot())
-                if snap != self.tables:
-                    self.tables = snap
-                    self.index = min(self.index, len(self.items()) - 1)
+                if snap != self._browsed:
+                    self._browsed = snap
+                    self.refresh_kept()
+                    self.set_tables(snap)
                     self._invalidate()
                 # Redraw as soon as the browser reports a change (or every 0.25 s).
                 events = getattr(self.browser, "events", None)
@@ -413,6 +450,18 @@ class Lobby:
         finally:
             with contextlib.suppress(Exception):
                 await self.browser.stop()
+
+    def set_tables(self, tables: list[Any]) -> None:
+        """Show ``tables``; the highlight stays on the row the player chose (a table, by
+        its id) when rows appear or leave above it."""
+        items = self.items()
+        chosen = item_key(items[self.index]) if 0 <= self.index < len(items) else None
+        if not self.tables and self.index == 0:
+            chosen = None  # the first row before any table: the first table once one shows
+        # Our own seats first (stable sort: the browser's order otherwise).
+        self.tables = sorted(tables, key=lambda t: str(getattr(t, "table_id", "")) not in self.kept)
+        keys = [item_key(it) for it in self.items()]
+        self.index = keys.index(chosen) if chosen in keys else min(self.index, len(keys) - 1)
 
     def _invalidate(self) -> None:
         self.shell.app.invalidate()
@@ -445,6 +494,18 @@ class Lobby:
         elif kind == "quit":
             self.quit()
 
+    async def aclose(self, wait: float = 5.0) -> None:
+        """The program ends (Quit, SIGTERM, a closed terminal): the seat played here and
+        the table opened here say goodbye (its mDNS ad is withdrawn at once)."""
+        session, self.session = self.session, None
+        host, self.host = self.host, None
+        for close in (getattr(session, "close", None), getattr(host, "stop", None)):
+            if close is not None:
+                try:
+                    await asyncio.wait_for(close(), wait)
+                except Exception as exc:  # noqa: BLE001 - the next goodbye still goes
+                    log.info("closing at exit: %s", safe_text(str(exc) or type(exc).__name__, 120))
+
     def quit(self) -> None:
         if self._browse_task is not None:
             self._browse_task.cancel()
@@ -458,6 +519,9 @@ class Lobby:
         """Back from a table to the lobby."""
 
         async def back() -> None:
+            self.session = None
+            self.refresh_kept()
+            self.set_tables(list(self._browsed))
             if self.host is not None:
                 host, self.host = self.host, None
                 with contextlib.suppress(Exception):
@@ -472,6 +536,7 @@ class Lobby:
     def _show_table(self, session: Any, inviter: Any = None, intro: list[str] | None = None) -> None:
         from rami_lan.cli.ui.table_screen import TableScreen
 
+        self.session = session
         tid = getattr(session, "table_id", b"")
         tid = tid.hex() if isinstance(tid, bytes | bytearray) else ""
         self._set_busy(True, tid)
@@ -540,46 +605,93 @@ class Lobby:
 
         return open_session
 
-    async def _join(self, ad: Any, code: str | None) -> None:
+    async def _join(self, ad: Any, code: str | None,
+                    answered: Callable[[bool], None] | None = None) -> None:
+        seated = False
+        try:
+            seated = await self._join_table(ad, code)
+        finally:
+            if answered is not None:
+                answered(seated)
+
+    async def _join_table(self, ad: Any, code: str | None) -> bool:
+        """Join ``ad``'s table (our own seat again if we kept its credentials); True once
+        seated."""
         open_session = self._opener()
         if open_session is None:
             self.message = _("Joining a table is not available in this version yet.")
-            return
+            return False
         if not ad.addresses or not ad.port:
             self.message = _("This table has no address yet; try again in a moment.")
-            return
+            return False
         from rami_lan.net.client import FingerprintMismatch, JoinRefused, PakeFailed
 
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = {"seat_store": self.seat_store}
+        kept = self.kept.get(str(getattr(ad, "table_id", "")))
         invitation = getattr(ad, "invitation", None)
-        if invitation:
+        if kept is not None:  # back to our own seat: its token, and the code it was won with
+            extra["token"] = kept.token
+            code = code or kept.code
+            invitation = None
+        elif invitation:
             extra["invitation"] = invitation
         if getattr(self.profile, "player_id", None):
             extra["player_id"] = self.profile.player_id
-        try:
-            session = await open_session(
+        from rami_lan.cli.cmd_join import RETRY_WINDOW, join_retrying
+
+        try:  # a rate_limited refusal (a neighbour joining now) is waited out and retried
+            session = await join_retrying(lambda: open_session(
                 ad.addresses[0], ad.port, nickname=self.settings.nickname, lang=language(),
                 code=code or None, fingerprint=getattr(ad, "fingerprint", None) or None,
                 code_required=bool(getattr(ad, "code_required", False)), **extra,
-            )
+            ), RETRY_WINDOW)
         except FingerprintMismatch:
             self.message = _("The table's certificate is not the announced one: someone may "
                              "be intercepting the connection. Not joined.")
-            return
+            return False
         except PakeFailed:
             self.message = _("Wrong join code, or the connection is being intercepted.")
             if not invitation:
                 self._ask_code(ad)
-            return
+            return False
         except JoinRefused as e:
-            if e.code == "bad_code" and not invitation:
+            if kept is not None and e.code in ("bad_token", "in_progress"):
+                self.forget_seat(kept.table_id)  # the host no longer knows that seat
+                self.message = join_refused_text(e)
+            elif e.code == "bad_code" and not invitation:
                 self.message = (_("Wrong join code.") if code else
                                 _("This table needs a join code."))
                 self._ask_code(ad)
             else:
                 self.message = join_refused_text(e)
-            return
+            return False
+        except (ConnectionRefusedError, TimeoutError) as e:  # nothing listens there any more
+            log.info("could not join %s:%s: %s", ad.addresses[0], ad.port, e)
+            self.message = _("This table is gone: its host no longer answers.")
+            mark_gone = getattr(self.browser, "mark_gone", None)
+            if mark_gone is not None and getattr(ad, "service_name", ""):
+                mark_gone(ad)
+            return False
+        except OSError as e:
+            from rami_lan.cli.messages import os_error_text
+
+            self.message = _("Could not reach the table: {err}").format(err=os_error_text(e))
+            return False
         self._show_table(session)
+        return True
+
+    def refresh_kept(self) -> None:
+        """Read the seats kept on disk (`rami_lan.net.seats`): their tables say "Rejoin"."""
+        try:
+            self.kept = {c.table_id: c for c in self.seat_store.all()}
+        except Exception as exc:  # noqa: BLE001 - a bad seat folder never stops the lobby
+            log.info("kept seats unreadable: %s", safe_text(str(exc), 120))
+            self.kept = {}
+
+    def forget_seat(self, table_id: str) -> None:
+        self.seat_store.remove(table_id)
+        self.kept.pop(table_id, None)
+        self.set_tables(list(self.tables))
 
     def _ask_code(self, ad: Any) -> None:
         """Ask for the table's join code, then join again."""
@@ -595,6 +707,8 @@ class Lobby:
         return lim, False
 
     def open_table(self) -> None:
+        if self.busy or self.host is not None:  # a second Enter while it opens: one table
+            return
         self._run_async(self._open_table())
 
     async def _open_table(self) -> None:
@@ -876,15 +990,19 @@ class Lobby:
                 note = _("(no table found yet — looking…)")
             lines.add("class:dim", "  " + note)
             lines.nl()
+        any_private = any(getattr(t, "private_deal", False) for t in self.tables)
         for i, (kind, ad) in enumerate(self.items()):
             if kind != "table":
                 continue
             style = "class:lobby.current" if i == self.index else "class:lobby.item"
             seats = _("{taken}/{total} seats").format(taken=ad.seats_taken, total=ad.seats_total)
             code = _("code") if ad.code_required else ""
-            nw, hw = (20, 12) if self._w >= 80 else (10, 7)
+            nw, hw = ((18, 10) if any_private else (20, 12)) if self._w >= 80 else (10, 7)
+            private = " " + _("private") if getattr(ad, "private_deal", False) else ""
             text = (f"  {ad.name[:nw]:<{nw}} {ad.host[:hw]:<{hw}} {ad.variant:<9} "
-                    f"{seats:<10} {code:<5} {_('limit {n}').format(n=ad.point_limit)}")
+                    f"{seats:<10} {code:<5} {_('limit {n}').format(n=ad.point_limit)}{private}")
+            if str(getattr(ad, "table_id", "")) in self.kept:  # our own seat, kept on disk
+                text = "  " + _("Rejoin") + " · " + text[2:]
             lines.add(style, text[: self._w - 1], on_click(lambda i=i: self.activate(i)))
             lines.nl()
         if self.presence:
