@@ -231,6 +231,6 @@ def test_resume_refuses_an_edited_journal(tmp_path: Path, monkeypatch: pytest.Mo
     struct.pack_into(">I", data, pos + 4, zlib.crc32(bytes(data[pos + 28 : pos + 28 + n])))
     struct.pack_into(">I", data, pos + 24, zlib.crc32(bytes(data[pos : pos + 24])))
     path.write_bytes(bytes(data))
-    assert main(["host", "--resume", str(path), "--no-advertise"]) == 1
+    assert main(["host", "--resume", str(path), "--no-advertise"]) == 2  # a refused journal: exit 2
     err = capsys.readouterr().err
     assert "was edited" in err and "Traceback" not in err

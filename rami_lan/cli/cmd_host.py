@@ -225,7 +225,6 @@ def _resume(args: argparse.Namespace) -> int:
     from rami_lan.net.host import TableHost
     from rami_lan.net.journal import (
         JournalCorruptError,
-        JournalError,
         JournalLockedError,
         JournalTamperedError,
     )
@@ -244,15 +243,15 @@ def _resume(args: argparse.Namespace) -> int:
             print(_("This table is already running (its journal is locked)."), file=sys.stderr)
             return 1
         except JournalCorruptError as exc:
-            print(_("The journal is damaged: {err}").format(err=exc), file=sys.stderr)
-            return 1
+            print(_("The journal is damaged: {err}").format(err=_one_line(exc)), file=sys.stderr)
+            return 2
         except JournalTamperedError as exc:
             print(_("The journal was edited, or was not written by this host: {err}").format(
-                err=exc), file=sys.stderr)
-            return 1
-        except (JournalError, ValueError, KeyError, TypeError) as exc:
-            print(_("Could not resume the table: {err}").format(err=exc), file=sys.stderr)
-            return 1
+                err=_one_line(exc)), file=sys.stderr)
+            return 2
+        except Exception as exc:  # noqa: BLE001 - a journal that does not replay: one line, exit 2
+            print(_("Could not resume the table: {err}").format(err=_one_line(exc)), file=sys.stderr)
+            return 2
         print(_("Resuming table {name!r} from {path}.").format(
             name=host.config.name, path=path), flush=True)
         return await _main(host.config, None, local_owner(args.nick), host)
@@ -264,6 +263,14 @@ def _resume(args: argparse.Namespace) -> int:
 
         print(_("Could not open the table: {err}").format(err=os_error_text(exc)), file=sys.stderr)
         return 1
+
+
+def _one_line(exc: BaseException) -> str:
+    """An error about a journal as one clipped line (a crafted journal may hold anything)."""
+    from rami_lan.textsafe import clip
+
+    text = str(exc) or type(exc).__name__
+    return clip(" ".join(text.split()), 400)
 
 
 def _announce(host: Any, port: int) -> None:

@@ -13,7 +13,6 @@ traceback, for any file that cannot be replayed.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -72,18 +71,11 @@ def adapt_record(data: Any) -> dict[str, Any]:
 def read_json_file(path: str | Path) -> Any:
     """The JSON in a record file, read with bounds; raises OSError, UnicodeDecodeError,
     ``json.JSONDecodeError`` (the exceptions themselves, so the message can say what
-    went wrong: `rami_lan.cli.messages.record_error_text`) or ``ReplayError``."""
-    from rami_lan.net.record import MAX_RECORD_BYTES
-    from rami_lan.replay import ReplayError
+    went wrong: `rami_lan.cli.messages.record_error_text`) or ``ValueError`` (too large,
+    too many values, nested too deeply: `rami_lan.net.record.read_json`)."""
+    from rami_lan.net.record import read_json
 
-    with open(path, "rb") as file:
-        raw = file.read(MAX_RECORD_BYTES + 1)
-    if len(raw) > MAX_RECORD_BYTES:
-        raise ReplayError(_("larger than {n} bytes").format(n=MAX_RECORD_BYTES))
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except RecursionError:
-        raise ReplayError(_("nested too deeply")) from None
+    return read_json(path)
 
 
 def load_replay(path: str | Path) -> tuple[Any, bool]:

@@ -2,8 +2,11 @@
 
 Exit status 0 when every round matches the agreed shuffle, 1 on any mismatch (the
 report names each one), 2 when the file is not a readable match record (unreadable, not
-JSON, out of bounds: see `rami_lan.net.record.check_record`, or malformed in a way the
-checks trip over). Never a traceback: whatever the file holds, the answer is one of these.
+JSON, larger than the limits, checked before parsing: `rami_lan.net.record.read_json`;
+out of bounds: `rami_lan.net.record.check_record`; or malformed in a way only the replay
+shows), with one line on stderr. Never a traceback: whatever the file holds, the answer is
+one of these, in bounded time and memory. A void round is no mismatch: the report
+explains it ("round 3 void: ...", ``notes`` with ``--json``).
 """
 
 from __future__ import annotations
@@ -49,9 +52,14 @@ def run(args: argparse.Namespace) -> int:
         print(_("Invalid match record {path}: {err}").format(
             path=path, err=clip(f"{type(exc).__name__}: {exc}", 300)), file=sys.stderr)
         return 2
+    if report.invalid:  # malformed in a way only the replay shows: not a proven mismatch
+        print(_("Invalid match record {path}: {err}").format(
+            path=path, err=clip(report.invalid[0], 300)), file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps({"ok": report.ok, "rounds": report.rounds,
-                          "cards": report.checked_cards, "problems": report.problems}))
+                          "cards": report.checked_cards, "problems": report.problems,
+                          "notes": report.notes}))
     else:
         print(_("Match record {path}").format(path=path))
         print("\n".join(verify_report_lines(report)))

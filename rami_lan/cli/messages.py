@@ -550,6 +550,11 @@ def record_error_text(exc: BaseException) -> str:
 
     if isinstance(exc, OSError | UnicodeDecodeError | RecursionError | json.JSONDecodeError):
         return os_error_text(exc)
+    from rami_lan.net.record import MAX_RECORD_BYTES, RecordTooLargeError
+
+    if isinstance(exc, RecordTooLargeError):
+        return _("larger than {n} bytes").format(n=MAX_RECORD_BYTES) if exc.code == "size" \
+            else _("too large or nested too deeply to be a match record")
     if isinstance(exc, RecordBoundsError):
         return _("a field is missing, of the wrong type or out of bounds: {what}").format(
             what=clip(str(exc), 200))
@@ -623,6 +628,7 @@ def verify_report_lines(report: Any) -> list[str]:
     if report.rounds == 0 and not report.problems:
         lines.append(_("MISMATCH: {what}").format(what=_("the record holds no round")))
     lines += [_("MISMATCH: {what}").format(what=p) for p in report.problems]
+    lines += [_("NOTE: {what}").format(what=n) for n in getattr(report, "notes", ())]
     if report.ok:
         lines.append(_("OK: every round matches the agreed shuffle."))
     else:

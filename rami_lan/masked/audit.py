@@ -253,6 +253,7 @@ def audit_chain(
     *,
     unverifiable: frozenset[int] = frozenset(),
     partial: Mapping[int, PartialSecrets] | None = None,
+    every_step: bool = False,
 ) -> tuple[list[Fault], tuple[int, ...] | None]:
     """Recompute one deck from its public transcript and the published secrets.
 
@@ -260,6 +261,13 @@ def audit_chain(
     are missing or unusable, so the order can not be recomputed). Seats in
     ``unverifiable`` (they left, or never published) are not blamed for missing
     secrets; ``partial`` gives what is known of participants that left.
+
+    By default the last outputs of both passes are checked first (`_final_holds`: the
+    deck played is the one the secrets give) and the chain is recomputed only to name
+    who deviated. ``every_step=True`` recomputes every mask and lock step against the
+    output it was sent as, as ``rami-lan verify`` does: a recorded transcript whose
+    intermediate step was edited (while its last outputs were left alone) is a fault
+    of that step's participant, not a deck that "checks".
     """
     faults: list[Fault] = []
     n, m = len(record.card_ids), len(record.order)
@@ -276,7 +284,7 @@ def audit_chain(
             steps[seat] = known
         elif seat not in unverifiable:
             faults.append(problem)
-    if not faults and len(record.masks) == len(record.locks) == len(steps) == m:
+    if not every_step and not faults and len(record.masks) == len(record.locks) == len(steps) == m:
         order = _final_holds(tag, record, steps)
         if order is not None:
             return faults, order
@@ -369,6 +377,8 @@ def audit_transcript(
     tag: bytes,
     decks: Sequence[tuple[int, Sequence[int], Sequence[int]]],
     messages: Sequence[MaskedMessage],
+    *,
+    every_step: bool = False,
 ) -> AuditReport:
     """Audit a round from its public record alone (what ``rami-lan verify`` needs).
 
@@ -378,6 +388,12 @@ def audit_transcript(
     ``mk_audit``; private ``mk_key`` ones are not needed). A step recorded out of turn
     or twice is reported, not used. A participant that left is checked from its
     hand-over (round key, permutation, stock keys) and the keys revealed in play.
+
+    ``every_step=True`` (``rami-lan verify``) recomputes every mask and lock step (see
+    :func:`audit_chain`) and checks every key the transcript carries against the
+    commitment its owner sent with its lock pass: each key of a card reveal
+    (:attr:`FaultKind.BAD_REVEAL`, naming the revealer) and of a hand-over
+    (:attr:`FaultKind.WRONG_KEY`, naming the leaver).
     """
     masks: dict[int, list[tuple[bytes, ...]]] = {d: [] for d, _, _ in decks}
     locks: dict[int, list[tuple[bytes, ...]]] = {d: [] for d, _, _ in decks}
@@ -409,6 +425,8 @@ def audit_transcript(
         elif isinstance(msg, CardReveal):
             for seat, key in msg.keys:
                 public_keys.setdefault((msg.deck, seat), {})[msg.position] = key
+    if every_step:
+        faults += _check_transcript_keys(tag, orders_in, commits, messages)
     everyone = sorted({s for order in orders_in.values() for s in order})
     faults += [
         Fault(FaultKind.MISSING_AUDIT, s, None, f"seat {s} published no audit")
@@ -434,11 +452,52 @@ def audit_transcript(
                     keys = dict(public_keys.get((deck, seat), {}))
                     keys.update({j: k for d2, j, k in handover.keys if d2 == deck})
                     partial[seat] = PartialSecrets(round_key, perm, keys)
-        deck_faults, found = audit_chain(tag, record, secrets, unverifiable=missing, partial=partial)
+        deck_faults, found = audit_chain(tag, record, secrets, unverifiable=missing, partial=partial,
+                                         every_step=every_step)
         faults += deck_faults
         if found is not None:
             orders[deck] = found
     return AuditReport(tuple(_unique(faults)), orders)
+
+
+def _check_transcript_keys(
+    tag: bytes,
+    orders: Mapping[int, tuple[int, ...]],
+    commits: Mapping[int, Sequence[tuple[bytes, ...]]],
+    messages: Sequence[MaskedMessage],
+) -> list[Fault]:
+    """Every position key a recorded transcript carries (card reveals, hand-overs)
+    against its owner's commitment for that deck and position."""
+    faults: list[Fault] = []
+
+    def wrong(deck: int, seat: int, position: int, key: bytes) -> str | None:
+        order = orders.get(deck)
+        if order is None or seat not in order:
+            return f"seat {seat} does not shuffle deck {deck}"
+        i = order.index(seat)
+        if i >= len(commits.get(deck, ())):
+            return f"seat {seat} sent no lock pass (no commitments) for deck {deck}"
+        row = commits[deck][i]
+        if not 0 <= position < len(row):
+            return f"position {position} is outside deck {deck}"
+        if key_commitment(tag, deck, seat, position, key) != row[position]:
+            return f"seat {seat}'s key for position {position} of deck {deck} does not match its commitment"
+        return None
+
+    for msg in messages:
+        if isinstance(msg, CardReveal):
+            for seat, key in msg.keys:
+                problem = wrong(msg.deck, seat, msg.position, key)
+                if problem is not None:
+                    faults.append(Fault(FaultKind.BAD_REVEAL, msg.seat, msg.deck,
+                                        f"seat {msg.seat}'s reveal: {problem}", (msg.position,)))
+        elif isinstance(msg, Handover):
+            for deck, position, key in msg.keys:
+                problem = wrong(deck, msg.seat, position, key)
+                if problem is not None:
+                    faults.append(Fault(FaultKind.WRONG_KEY, msg.seat, deck,
+                                        f"seat {msg.seat}'s hand-over: {problem}", (position,)))
+    return faults
 
 
 def _check_cards(view: ViewRecord, orders: Mapping[int, tuple[int, ...]]) -> list[Fault]:

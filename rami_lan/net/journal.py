@@ -30,7 +30,8 @@ journal is a crash log, and a cut tail is what a crash leaves.) A version-1 jour
 (``RLJOURN1``, unauthenticated) is refused the same way. CRCs still tell a torn tail
 (a crash mid-append) from damage.
 
-Bounds: a ``snapshot`` body's host fields are checked before the host uses any of them
+Bounds: a body is decoded with at most ``MAX_ITEMS`` values in all (counted while it is
+decoded); a ``snapshot`` body's host fields are checked before the host uses any of them
 (:func:`check_snapshot`: ``port`` 0..65535, ``seq``, ``match_no``, seat numbers, the
 table's seats and timer, the embedded match record), so a crafted journal is refused
 with a :class:`JournalInvalidError` naming the field instead of raising deep inside
@@ -216,8 +217,25 @@ def _encode(kind: str, body: dict[str, Any], key: bytes, previous: bytes) -> tup
     return head + struct.pack(">I", zlib.crc32(head)) + data, tag
 
 
+class _TooMany(ValueError):
+    pass
+
+
 def _decode(data: bytes | memoryview) -> tuple[str, dict[str, Any]]:
-    value = msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True)
+    """A record body, decoded with bounds: at most :data:`MAX_ITEMS` values in all (counted
+    as each container is built, so a crafted body of millions of nils is refused before it
+    costs their memory), as `check_plain` allows when it is written."""
+    left = [MAX_ITEMS]
+
+    def count(container: Any) -> Any:
+        left[0] -= len(container) + 1
+        if left[0] < 0:
+            raise _TooMany(f"more than {MAX_ITEMS} values")
+        return container
+
+    value = msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True,
+                            max_array_len=MAX_ITEMS, max_map_len=MAX_ITEMS,
+                            list_hook=count, object_hook=count)
     if type(value) is not dict or set(value) != {"kind", "body"}:
         raise ValueError("not a record map")
     kind, body = value["kind"], value["body"]
@@ -390,14 +408,21 @@ def check_snapshot(body: dict[str, Any]) -> None:
     if record is not None:
         if type(record) is not dict:
             raise ValueError("record must be a map")
+        from rami_lan.net.record import check_record, check_round_entry
+
         data = record.get("data")
         if data is not None:
-            from rami_lan.net.record import check_record
-
             try:
                 check_record(data)
             except ValueError as exc:
                 raise ValueError(f"record.data: {exc}") from None
+        current = record.get("current")
+        if current is not None:
+            if type(data) is not dict:
+                raise ValueError("record.current without record.data")
+            from rami_lan.core.variants import get_variant
+
+            check_round_entry(current, "record.current", get_variant(data["variant"]), data["seats"])
 
 
 # --------------------------------------------------------------------------- cleanup

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from rami_lan.core.codec import event_from_plain, event_to_plain
 from rami_lan.core.errors import MalformedAction
-from rami_lan.core.events import Event, PlayersEliminated, RoundStarted
+from rami_lan.core.events import Event, PlayersEliminated, RoundStarted, RoundVoided
 from rami_lan.core.variants import Variant, get_variant
 from rami_lan.table import verifier as V
 from rami_lan.table.shuffle import (
@@ -66,6 +66,7 @@ __all__ = [
     "MatchRecord",
     "VerifyReport",
     "check_record",
+    "check_round_entry",
     "load_record",
     "save_record",
     "verify",
@@ -197,16 +198,22 @@ class VerifyReport:
     rounds: int = 0
     checked_cards: int = 0
     problems: list[str] = field(default_factory=list)
+    invalid: list[str] = field(default_factory=list)
+    """Why the record is malformed (``rami-lan verify`` exit 2), not a proven mismatch."""
+    notes: list[str] = field(default_factory=list)
+    """What the player should know of rounds that verified: "round 3 void: ..."."""
 
     @property
     def ok(self) -> bool:
-        return not self.problems and self.rounds > 0
+        return not self.problems and not self.invalid and self.rounds > 0
 
     def text(self) -> str:
         lines = [f"rounds checked: {self.rounds}, cards checked: {self.checked_cards}"]
         if self.rounds == 0 and not self.problems:
             lines.append("FAIL: the record holds no round")
+        lines += [f"INVALID: {p}" for p in self.invalid]
         lines += [f"FAIL: {p}" for p in self.problems]
+        lines += [f"NOTE: {n}" for n in self.notes]
         if self.ok:
             lines.append("OK: every round matches the agreed shuffle")
         return "\n".join(lines)
@@ -224,18 +231,52 @@ def save_record(folder: str | Path, name: str, data: Mapping[str, Any]) -> Path:
     return path
 
 
-def load_record(path: str | Path) -> dict[str, Any]:
-    """Read a record file (JSON) and check its shape (:func:`check_record`); raise
-    ValueError if it is not a record within bounds. At most :data:`MAX_RECORD_BYTES` are
-    read; deep nesting is refused, never a ``RecursionError``."""
+MAX_JSON_ITEMS = 2_500_000
+"""Most values a record file may hold (counted from its separators before parsing: a
+record of 32 MB of ``0,`` would otherwise cost over 130 MB of memory once parsed)."""
+
+
+class RecordTooLargeError(ValueError):
+    """A record file is larger than the limits, refused before it is parsed; ``code``:
+    ``size`` (bytes), ``items`` (values), ``depth`` (nesting) or ``file`` (not a file)."""
+
+    def __init__(self, text: str, code: str = "size") -> None:
+        super().__init__(text)
+        self.code = code
+
+
+def read_json(path: str | Path) -> Any:
+    """The JSON value in a record file, read with bounds before any parsing: at most
+    :data:`MAX_RECORD_BYTES` (the size is checked before reading), at most
+    :data:`MAX_JSON_ITEMS` values, nesting refused as ``ValueError`` (never a
+    ``RecursionError``). Raises OSError, UnicodeDecodeError, ``json.JSONDecodeError`` or
+    :class:`RecordTooLargeError`."""
+    with open(path, "rb") as file:
+        import os
+        import stat
+
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise RecordTooLargeError("not a regular file", "file")
+        if info.st_size > MAX_RECORD_BYTES:
+            raise RecordTooLargeError(f"larger than {MAX_RECORD_BYTES} bytes")
+        raw = file.read(MAX_RECORD_BYTES + 1)
+    if len(raw) > MAX_RECORD_BYTES:
+        raise RecordTooLargeError(f"larger than {MAX_RECORD_BYTES} bytes")
+    if raw.count(b",") + raw.count(b":") + raw.count(b"[") + raw.count(b"{") > MAX_JSON_ITEMS:
+        raise RecordTooLargeError(f"more than {MAX_JSON_ITEMS} values", "items")
+    raw.decode("utf-8")  # the error names the byte, as for a text file
     try:
-        with open(path, "rb") as file:
-            raw = file.read(MAX_RECORD_BYTES + 1)
-        if len(raw) > MAX_RECORD_BYTES:
-            raise ValueError(f"larger than {MAX_RECORD_BYTES} bytes")
-        data = json.loads(raw.decode("utf-8"))
+        return json.loads(raw)
     except RecursionError:
-        raise ValueError(f"can not read {path}: nested too deeply") from None
+        raise RecordTooLargeError("nested too deeply", "depth") from None
+
+
+def load_record(path: str | Path) -> dict[str, Any]:
+    """Read a record file (JSON, :func:`read_json`) and check its shape
+    (:func:`check_record`); raise ValueError if it is not a record within bounds."""
+    try:
+        data = read_json(path)
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"can not read {path}: {_clip(exc)}") from None
     if not isinstance(data, dict) or data.get("format") != RECORD_FORMAT:
@@ -271,9 +312,10 @@ def _int_field(m: Mapping[str, Any], name: str, low: int, high: int, *, optional
           f"{name} must be an int in {low}..{high}, not {_clip(value, 40)}")
 
 
-def _list_field(m: Mapping[str, Any], name: str, limit: int, *, optional: bool = True) -> list[Any]:
-    if name not in m or (optional and m[name] is None):
-        _need(optional, f"{name} is missing")
+def _list_field(m: Mapping[str, Any], name: str, limit: int, *, optional: bool = True,
+                nullable: bool = False) -> list[Any]:
+    if name not in m or (nullable and m[name] is None):
+        _need(optional or nullable, f"{name} is missing")
         return []
     value = m[name]
     _need(type(value) is list and len(value) <= limit,
@@ -297,13 +339,28 @@ def _hex_map(m: Mapping[str, Any], name: str) -> None:
 
 
 def _card_ref(value: Any) -> bool:
-    return value is None or (type(value) is dict and len(value) <= 4)
+    return value is None or (type(value) is dict and len(value) <= 4
+                             and type(value.get("card")) is int and 0 <= value["card"] < MAX_CARDS)
+
+
+def _hex_text(value: Any, what: str, *, size: int | None = None, limit: int = 256) -> None:
+    _need(type(value) is str and len(value) <= limit and len(value) % 2 == 0
+          and (size is None or len(value) == 2 * size) and _is_hex(value),
+          f"{what} must be {'' if size is None else f'{size} bytes of '}hex")
+
+
+def _is_hex(text: str) -> bool:
+    try:
+        bytes.fromhex(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _check_event(ev: Any, label: str) -> None:
-    _need(type(ev) is dict, f"{label}: every event is a map")
+    _need(type(ev) is dict and len(ev) <= 32, f"{label}: every event is a small map")
     kind = ev.get("type")
-    _need(kind is None or (type(kind) is str and len(kind) <= 64), f"{label}: bad event type")
+    _need(type(kind) is str and len(kind) <= 64, f"{label}: bad event type")
     if kind == "RoundStarted":
         players = _list_field(ev, "players", 4, optional=False)
         _ints(players, f"{label}: RoundStarted.players", 0, 7)
@@ -315,7 +372,7 @@ def _check_event(ev: Any, label: str) -> None:
         _int_field(ev, "seat", 0, 7, optional=False)
         _ints(_list_field(ev, "positions", 100, optional=False),
               f"{label}: CardsDealt.positions", 0, MAX_CARDS)
-        _need(all(_card_ref(c) for c in _list_field(ev, "cards", 100)),
+        _need(all(_card_ref(c) for c in _list_field(ev, "cards", 100, nullable=True)),
               f"{label}: bad dealt card")
     elif kind == "StockRefilled":
         _int_field(ev, "reshuffle", 0, 10_000, optional=False)
@@ -326,81 +383,227 @@ def _check_event(ev: Any, label: str) -> None:
         _int_field(ev, "reshuffle", 0, 10_000, optional=False)
         _int_field(ev, "position", 0, MAX_CARDS, optional=False)
         _need(_card_ref(ev.get("card")), f"{label}: bad drawn card")
+    elif kind == "RoundVoided":
+        _int_field(ev, "round_no", 0, 10**6, optional=False)
+        _int_field(ev, "seat", 0, 255, optional=False, nullable=True)
+        _need(type(ev.get("reason")) is str and len(ev["reason"]) <= 64,
+              f"{label}: RoundVoided.reason must be a short str")
 
 
 MAX_MASKED_MESSAGES = 20_000
 """Most broadcast masked-deck messages a private round may record."""
 MAX_MASKED_BYTES = 64 * 1024
 """Largest recorded masked-deck message (an audit publication is about 4.4 KB a deck)."""
+MAX_TOTAL_EVENTS = 400_000
+"""Events in a whole record (each one is decoded and replayed by `verify`)."""
+MAX_MASKED_DECKS = 64
+"""Masked decks of one private round (deck 0 and one per refill)."""
+MAX_PARTICIPANTS = 8
+"""Participants of one masked deck (4 seats and a dedicated host: 5 at most today)."""
+VOID_REASONS = frozenset({"player_gone", "host_restarted", "no_participant", "fault",
+                          "shuffle_stopped"})
+"""Why a round is void (``void.reason``): `verify` explains each one."""
+
+_TOP_FIELDS = frozenset({"format", "version", "table_id", "match_no", "name", "variant",
+                         "options", "seats", "players", "rounds", "result"})
+_ROUND_FIELDS = frozenset({"round_no", "round_tag", "host_seat", "participants", "commitments",
+                           "secrets", "excluded", "seed", "players", "dealer", "n_cards", "deck",
+                           "abandoned", "events", "actions", "played_by", "withdrawals", "masked",
+                           "replay_error", "void"})
+_ROUND_REQUIRED = ("round_no", "round_tag", "host_seat", "participants", "commitments", "secrets",
+                   "excluded", "seed", "players", "dealer", "n_cards", "deck", "abandoned", "events")
+"""What every host has written in every round (``actions``, ``played_by`` and
+``withdrawals`` came later: optional, of their type when present)."""
+
+
+def _fields(m: Mapping[str, Any], allowed: frozenset[str], what: str) -> None:
+    extra = [k for k in m if k not in allowed]
+    _need(not extra, f"{what}: unknown field {_clip(extra[0], 40) if extra else ''}")
+
+
+def _check_top(data: Mapping[str, Any]) -> Any:
+    """The record's header fields; returns its variant."""
+    from rami_lan.core.variants import get_variant
+
+    _fields(data, _TOP_FIELDS, "record")
+    _int_field(data, "version", 1, 1000)
+    _int_field(data, "seats", 2, 4, optional=False)
+    _int_field(data, "match_no", 1, 10**6, optional=False)
+    _hex_text(data.get("table_id"), "table_id", size=16)
+    for name in ("variant", "name"):
+        value = data.get(name)
+        _need((value is None and name == "name") or (type(value) is str and len(value) <= MAX_TEXT),
+              f"{name} must be a short str")
+    try:
+        variant = get_variant(data["variant"])
+    except ValueError:
+        raise RecordBoundsError(f"variant: unknown variant {_clip(data['variant'], 40)}") from None
+    options = data.get("options")
+    _need(type(options) is dict and set(options) <= {"limit", "quick", "knock"},
+          "options must be a map of limit, quick and knock")
+    _int_field(options, "limit", 1, 100_000, nullable=True)
+    _need(all(type(options.get(k, False)) is bool for k in ("quick", "knock")),
+          "options.quick and options.knock are bools")
+    seats = data["seats"]
+    players = _list_field(data, "players", 8, optional=False)
+    for p in players:
+        _need(type(p) is dict and set(p) <= {"seat", "nick", "kind"}, "every player is a map")
+        _int_field(p, "seat", 0, seats - 1, optional=False)
+        nick = p.get("nick")
+        _need(nick is None or (type(nick) is str and len(nick) <= MAX_TEXT), "bad nickname")
+        kind = p.get("kind")
+        _need(kind is None or (type(kind) is str and len(kind) <= 16), "bad player kind")
+    result = data.get("result")
+    if result is not None:
+        _need(type(result) is dict and set(result) <= {"winner", "totals", "reason"}, "bad result")
+        _int_field(result, "winner", 0, seats - 1, nullable=True)
+        totals = result.get("totals", {})
+        _need(type(totals) is dict and len(totals) <= seats
+              and all(type(k) is str and k.isdigit() and len(k) <= 1 and type(v) is int
+                      and -10**9 <= v <= 10**9 for k, v in totals.items()),
+              "result.totals must map seats to scores")
+        reason = result.get("reason")
+        _need(reason is None or (type(reason) is str and len(reason) <= MAX_TEXT), "bad result.reason")
+    return variant
+
+
+def _check_masked(masked: Any, label: str, variant: Any) -> None:
+    _need(type(masked) is dict and set(masked) <= {"decks", "gen_decks", "orders", "messages"},
+          f"{label}: masked is a map of decks, gen_decks, orders and messages")
+    decks = _list_field(masked, "decks", MAX_MASKED_DECKS, optional=False)
+    _need(bool(decks), f"{label}: masked.decks lists the round's masked decks")
+    seen: set[int] = set()
+    for d in decks:
+        _need(type(d) is list and len(d) == 3 and type(d[0]) is int and 0 <= d[0] < MAX_MASKED_DECKS
+              and type(d[1]) is list and 1 <= len(d[1]) <= variant.deck_size
+              and type(d[2]) is list and 1 <= len(d[2]) <= MAX_PARTICIPANTS,
+              f"{label}: masked.decks holds [deck, card ids, participants]")
+        _need(d[0] not in seen, f"{label}: masked deck {d[0]} is listed twice")
+        seen.add(d[0])
+        _ints(d[1], f"{label}: masked deck card ids", 0, variant.deck_size - 1)
+        _need(len(set(d[1])) == len(d[1]), f"{label}: a masked deck holds a card twice")
+        _ints(d[2], f"{label}: masked deck participants", 0, 255)
+        _need(len(set(d[2])) == len(d[2]), f"{label}: a masked deck lists a participant twice")
+    _need(decks[0][0] == 0, f"{label}: the first masked deck is deck 0")
+    gens = masked.get("gen_decks", {})
+    _need(type(gens) is dict and len(gens) <= 1024
+          and all(type(k) is str and k.isdigit() and len(k) <= 4
+                  and (v is None or (type(v) is int and v in seen)) for k, v in gens.items()),
+          f"{label}: masked.gen_decks maps stock generations to masked decks")
+    orders = masked.get("orders", {})
+    _need(type(orders) is dict and len(orders) <= MAX_MASKED_DECKS
+          and all(type(k) is str and k.isdigit() and len(k) <= 2 and type(v) is list
+                  and len(v) <= variant.deck_size for k, v in orders.items()),
+          f"{label}: masked.orders maps decks to card orders")
+    for v in orders.values():
+        _ints(v, f"{label}: masked.orders", 0, variant.deck_size - 1)
+    msgs = _list_field(masked, "messages", MAX_MASKED_MESSAGES, optional=False)
+    _need(all(type(h) is str and len(h) <= 2 * MAX_MASKED_BYTES for h in msgs),
+          f"{label}: masked.messages holds hex strings of at most {MAX_MASKED_BYTES} bytes")
+    from rami_lan.masked.messages import MessageError, from_plain
+
+    for h in msgs:
+        try:
+            from_plain(_unpack_masked(h), check_points=False)
+        except (MessageError, ValueError, TypeError) as exc:
+            raise RecordBoundsError(
+                f"{label}: a recorded masked message does not parse: {_clip(exc, 120)}") from None
+
+
+def _check_void(void: Any, label: str) -> None:
+    _need(type(void) is dict and set(void) <= {"reason", "seat", "stage"}
+          and type(void.get("reason")) is str and void["reason"] in VOID_REASONS,
+          f"{label}: void is a map with a known reason ({', '.join(sorted(VOID_REASONS))})")
+    _int_field(void, "seat", 0, 255, nullable=True)
+    stage = void.get("stage")
+    _need(stage is None or stage in ("shuffle", "play", "commit"), f"{label}: bad void.stage")
+
+
+def check_round_entry(rnd: Any, label: str, variant: Any, seats: int) -> None:
+    """Check one round entry (the one a host is building: a journal snapshot's
+    ``record.current``) as :func:`check_record` checks a recorded round, its number apart."""
+    _check_round(rnd, label, None, variant, seats)
+
+
+def _check_round(rnd: Any, label: str, index: int | None, variant: Any, seats: int) -> int:
+    """One round's fields; returns its number of events."""
+    from rami_lan.core.codec import action_from_plain, event_from_plain
+
+    _need(type(rnd) is dict, f"{label}: a round is a map")
+    _fields(rnd, _ROUND_FIELDS, label)
+    for name in _ROUND_REQUIRED:
+        _need(name in rnd, f"{label}: {name} is missing")
+    _int_field(rnd, "round_no", 1, MAX_ROUNDS, optional=False)
+    _need(index is None or rnd["round_no"] == index, f"{label}: round_no {rnd['round_no']} where "
+          f"round {index} was due (rounds are numbered 1, 2, 3... once each)")
+    _int_field(rnd, "host_seat", 0, 255)
+    _int_field(rnd, "dealer", 0, seats - 1, nullable=True)
+    _int_field(rnd, "n_cards", 0, MAX_CARDS)
+    _hex_text(rnd["round_tag"], f"{label}: round_tag")
+    _hex_text(rnd["seed"], f"{label}: seed", size=32)
+    for name in ("commitments", "secrets"):
+        value = rnd[name]
+        _need(type(value) is dict and len(value) <= MAX_PARTICIPANTS,
+              f"{label}: {name} must be a map of at most {MAX_PARTICIPANTS} seats")
+        for k, v in value.items():
+            _need(type(k) is str and k.isdigit() and len(k) <= 3 and int(k) <= 255,
+                  f"{label}: {name}: bad seat key")
+            _hex_text(v, f"{label}: {name}[{_clip(k, 8)}]", size=32)
+    _ints(_list_field(rnd, "participants", MAX_PARTICIPANTS), f"{label}: participants", 0, 255)
+    _ints(_list_field(rnd, "excluded", MAX_PARTICIPANTS), f"{label}: excluded", 0, 255)
+    _ints(_list_field(rnd, "players", 4), f"{label}: players", 0, seats - 1)
+    _ints(_list_field(rnd, "withdrawals", 8), f"{label}: withdrawals", 0, seats - 1)
+    deck = _list_field(rnd, "deck", variant.deck_size, optional=False)
+    _need(len(deck) in (0, variant.deck_size),
+          f"{label}: deck holds the variant's {variant.deck_size} cards (or none: a void round)")
+    _ints(deck, f"{label}: deck", 0, variant.deck_size - 1)
+    events = _list_field(rnd, "events", MAX_EVENTS, optional=False)
+    for ev in events:
+        _check_event(ev, label)
+        try:
+            event_from_plain(ev, variant)
+        except Exception as exc:  # noqa: BLE001 - any decoding failure is a malformed file
+            raise RecordBoundsError(f"{label}: an event does not decode ({_clip(exc, 80)})") from None
+    actions = _list_field(rnd, "actions", MAX_ACTIONS)
+    for a in actions:
+        _need(type(a) is dict and len(a) <= 16, f"{label}: every action is a small map")
+        try:
+            action_from_plain(a, variant)
+        except Exception as exc:  # noqa: BLE001
+            raise RecordBoundsError(f"{label}: an action does not decode ({_clip(exc, 80)})") from None
+    if "played_by" in rnd:
+        by = _list_field(rnd, "played_by", MAX_ACTIONS)
+        _need(len(by) == len(actions) and all(type(b) is str and len(b) <= 16 for b in by),
+              f"{label}: played_by names who chose each action")
+    _need(rnd.get("abandoned", False) in (True, False), f"{label}: abandoned is a bool")
+    err = rnd.get("replay_error")
+    _need(err is None or (type(err) is str and len(err) <= MAX_TEXT), f"{label}: bad replay_error")
+    if rnd.get("masked") is not None:
+        _check_masked(rnd["masked"], label, variant)
+    if rnd.get("void") is not None:
+        _check_void(rnd["void"], label)
+    return len(events)
 
 
 def check_record(data: Any) -> None:
     """Check a match record's shape and bounds before anything uses it.
 
     Raises :class:`RecordBoundsError` (a ``ValueError``) naming the first field of the
-    wrong type or out of bounds: ``seats`` 2..4, ``match_no`` 1..10**6, at most
-    :data:`MAX_ROUNDS` rounds, each with at most :data:`MAX_CARDS` deck cards,
-    :data:`MAX_EVENTS` events and :data:`MAX_ACTIONS` actions, and the fields of the
-    events that :func:`verify` reads (hand size, positions, reshuffle numbers...) in
-    their ranges. Whether the values are *right* is :func:`verify`'s question.
+    wrong type, missing, unknown or out of bounds: ``seats`` 2..4, ``match_no`` 1..10**6,
+    a known variant, at most :data:`MAX_ROUNDS` rounds numbered 1, 2, 3... once each,
+    each with its tag, 32-byte hex commitments, secrets and seed, at most the variant's
+    deck of cards, :data:`MAX_EVENTS` events and :data:`MAX_ACTIONS` actions that decode
+    (:data:`MAX_TOTAL_EVENTS` events in all), a private round's masked decks (distinct,
+    at most :data:`MAX_MASKED_DECKS`) and messages within bounds, a void round's reason.
+    Whether the values are *right* is :func:`verify`'s question.
     """
     _need(isinstance(data, dict), "a record is a map")
-    _int_field(data, "version", 1, 1000)
-    _int_field(data, "seats", 2, 4, optional=False)
-    _int_field(data, "match_no", 1, 10**6)
-    for name in ("table_id", "variant", "name"):
-        value = data.get(name)
-        _need(value is None or (type(value) is str and len(value) <= MAX_TEXT),
-              f"{name} must be a short str")
-    options = data.get("options")
-    _need(options is None or (type(options) is dict and len(options) <= 16),
-          "options must be a small map")
-    players = _list_field(data, "players", 8)
-    for p in players:
-        _need(type(p) is dict, "every player is a map")
-        _int_field(p, "seat", 0, 7, optional=False)
-        nick = p.get("nick")
-        _need(nick is None or (type(nick) is str and len(nick) <= MAX_TEXT), "bad nickname")
+    variant = _check_top(data)
     rounds = _list_field(data, "rounds", MAX_ROUNDS, optional=False)
+    total = 0
     for index, rnd in enumerate(rounds, start=1):
-        label = f"round {index}"
-        _need(type(rnd) is dict, f"{label}: a round is a map")
-        _int_field(rnd, "round_no", 0, 10**6)
-        _int_field(rnd, "host_seat", 0, 255, nullable=True)
-        _int_field(rnd, "dealer", 0, 7, nullable=True)
-        _int_field(rnd, "n_cards", 1, MAX_CARDS)
-        for name in ("round_tag", "seed"):
-            value = rnd.get(name)
-            _need(value is None or (type(value) is str and len(value) <= 256),
-                  f"{label}: {name} must be short hex")
-        _hex_map(rnd, "commitments")
-        _hex_map(rnd, "secrets")
-        _ints(_list_field(rnd, "participants", 8), f"{label}: participants", 0, 255)
-        _ints(_list_field(rnd, "excluded", 8), f"{label}: excluded", 0, 255)
-        _ints(_list_field(rnd, "players", 4), f"{label}: players", 0, 7)
-        _ints(_list_field(rnd, "withdrawals", 8), f"{label}: withdrawals", 0, 7)
-        _ints(_list_field(rnd, "deck", MAX_CARDS), f"{label}: deck", 0, MAX_CARDS - 1)
-        for ev in _list_field(rnd, "events", MAX_EVENTS):
-            _check_event(ev, label)
-        actions = _list_field(rnd, "actions", MAX_ACTIONS)
-        _need(all(type(a) is dict and len(a) <= 16 for a in actions),
-              f"{label}: every action is a small map")
-        by = _list_field(rnd, "played_by", MAX_ACTIONS)
-        _need(all(type(b) is str and len(b) <= 16 for b in by), f"{label}: bad played_by")
-        _need(rnd.get("abandoned") in (None, True, False), f"{label}: abandoned is a bool")
-        masked = rnd.get("masked")
-        if masked is not None:
-            _need(type(masked) is dict and len(masked) <= 8, f"{label}: masked is a small map")
-            decks = _list_field(masked, "decks", 64, optional=False)
-            _need(all(type(d) is list and len(d) == 3 and type(d[0]) is int
-                      and type(d[1]) is list and len(d[1]) <= MAX_CARDS
-                      and type(d[2]) is list and len(d[2]) <= 8 for d in decks),
-                  f"{label}: masked.decks holds [deck, card ids, participants]")
-            msgs = _list_field(masked, "messages", MAX_MASKED_MESSAGES, optional=False)
-            _need(all(type(h) is str and len(h) <= 2 * MAX_MASKED_BYTES for h in msgs),
-                  f"{label}: masked.messages holds hex strings of at most {MAX_MASKED_BYTES} bytes")
-    result = data.get("result")
-    _need(result is None or (type(result) is dict and len(result) <= 8), "bad result")
+        total += _check_round(rnd, f"round {index}", index, variant, data["seats"])
+        _need(total <= MAX_TOTAL_EVENTS, f"more than {MAX_TOTAL_EVENTS} events in all")
 
 
 def verify_file(path: str | Path) -> VerifyReport:
@@ -462,7 +665,7 @@ def verify(record: Mapping[str, Any]) -> VerifyReport:
             knock=bool(options.get("knock")))
         verifier = V.SeatVerifier(facts)
     except (_Bad, ValueError, KeyError, TypeError) as exc:
-        rep.problems.append(f"record header: {exc}")
+        rep.invalid.append(f"record header: {_clip(exc)}")
         return rep
     for index, rnd in enumerate(rounds):
         label = f"round {rnd.get('round_no', index + 1) if isinstance(rnd, dict) else index + 1}"
@@ -471,8 +674,10 @@ def verify(record: Mapping[str, Any]) -> VerifyReport:
         except _Bad as exc:
             rep.problems.append(f"{label}: {exc}")
         except (KeyError, TypeError, ValueError, IndexError, MalformedAction) as exc:
-            rep.problems.append(f"{label}: malformed ({type(exc).__name__}: {exc})")
+            rep.invalid.append(f"{label}: malformed ({type(exc).__name__}: {_clip(exc)})")
         rep.rounds += 1
+        if rep.invalid:
+            return rep  # a malformed file: no verdict on the rest
     verifier.feed(V.StreamEnded())
     for f in verifier.findings:
         rep.problems.append(f.text())
@@ -483,46 +688,85 @@ def verify(record: Mapping[str, Any]) -> VerifyReport:
     return rep
 
 
+VOID_TEXT = {
+    "player_gone": "a player holding hidden cards was gone for good (private dealing): no score",
+    "host_restarted": "the host restarted during the private round and could not take it up: "
+                      "no score",
+    "no_participant": "nobody was left to hold the masked deck's keys: no score",
+    "fault": "a participant broke the masked deck's rules: no score",
+    "shuffle_stopped": "the masked deck's shuffle could not be finished: no score",
+}
+"""Why a round is void, as `verify` explains it (``RoundVoided.reason``)."""
+
+
+def _check_void_round(rep: VerifyReport, rnd: Mapping[str, Any], void: Any,
+                      voided: list[RoundVoided], events: list[Event], label: str,
+                      round_no: int) -> None:
+    """A void round: one ``RoundVoided`` of this round, last in its log, that agrees with
+    the entry's ``void`` field; nothing of its play counts. Its explanation is a note."""
+    if not voided:
+        rep.problems.append(f"{label}: marked void, but its event log has no RoundVoided")
+        return
+    ev = voided[0]
+    if len(voided) > 1 or events[-1] is not ev:
+        rep.problems.append(f"{label}: RoundVoided must be the last event of the round, once")
+    if ev.round_no != round_no:
+        rep.problems.append(f"{label}: RoundVoided names round {ev.round_no}")
+    if void is not None and (void.get("reason") != ev.reason or void.get("seat") != ev.seat):
+        rep.problems.append(f"{label}: the entry's void reason is not its RoundVoided's")
+    if any(type(e).__name__ == "RoundEnded" for e in events):
+        rep.problems.append(f"{label}: a round can not both end and be void")
+    why = VOID_TEXT.get(ev.reason, ev.reason)
+    who = "" if ev.seat is None else f" (seat {ev.seat + 1})"
+    rep.notes.append(f"round {round_no} void: {why}{who}")
+
+
 def _masked_orders(rep: VerifyReport, tag: bytes, masked: Any, variant: Variant,
-                   label: str) -> V.MaskedOrders | None:
+                   label: str, *, voided: bool = False) -> V.MaskedOrders | None:
     """Recompute a private round's masked decks from the broadcast messages it recorded
     (`rami_lan.masked.audit.audit_transcript`): every shuffle step, lock and published
     key; the deck orders come from that, never from the record's own ``orders``."""
-    import msgpack
-
     from rami_lan.masked.audit import audit_transcript
     from rami_lan.masked.messages import MessageError, from_plain
 
     if not isinstance(masked, dict):
         raise _Bad("masked is not a map")
-    decks_in = masked.get("decks")
-    if not isinstance(decks_in, list) or not decks_in or len(decks_in) > 64:
-        raise _Bad("masked.decks must list the round's masked decks")
-    decks: list[tuple[int, list[int], list[int]]] = []
-    for item in decks_in:
-        d, ids, seats = item
-        _ints(list(ids), f"{label}: masked deck ids", 0, variant.deck_size - 1)
-        _ints(list(seats), f"{label}: masked deck participants", 0, 255)
-        decks.append((int(d), list(ids), list(seats)))
+    decks: list[tuple[int, list[int], list[int]]] = [
+        (int(d), list(ids), list(seats)) for d, ids, seats in masked["decks"]]
     if decks[0][0] != 0 or sorted(decks[0][1]) != list(range(variant.deck_size)):
         rep.problems.append(f"{label}: masked deck 0 does not hold every card once")
     messages = []
-    raw = masked.get("messages")
-    if not isinstance(raw, list) or len(raw) > 20_000:
-        raise _Bad("masked.messages must be a list")
-    for h in raw:
+    for h in masked["messages"]:
         try:
-            messages.append(from_plain(msgpack.unpackb(bytes.fromhex(h), raw=False)))
+            messages.append(from_plain(_unpack_masked(h), check_points=False))
         except (MessageError, ValueError, TypeError) as exc:
-            rep.problems.append(f"{label}: a recorded masked message does not parse: {exc}")
-            return None
-    report = audit_transcript(tag, decks, messages)
+            raise RecordBoundsError(
+                f"{label}: a recorded masked message does not parse: {_clip(exc, 120)}") from None
+    report = audit_transcript(tag, decks, messages, every_step=True)
     recorded = masked.get("orders") or {}
     for d, order in report.orders.items():
         if list(recorded.get(str(d), ())) != list(order):
             rep.problems.append(f"{label}: the recorded order of masked deck {d} is not the audited one")
     gens = {int(g): (None if d is None else int(d)) for g, d in (masked.get("gen_decks") or {}).items()}
     return V.MaskedOrders.from_report(tag, report, gens)
+
+
+def _unpack_masked(text: str) -> Any:
+    """One recorded masked message (hex of msgpack), decoded with bounds: at most
+    :data:`MAX_MASKED_BYTES`, no container larger than the message itself allows."""
+    import msgpack
+
+    raw = bytes.fromhex(text)
+    if len(raw) > MAX_MASKED_BYTES:
+        raise ValueError(f"larger than {MAX_MASKED_BYTES} bytes")
+    try:
+        return msgpack.unpackb(raw, raw=False, strict_map_key=True,
+                               max_str_len=len(raw), max_bin_len=len(raw),
+                               max_array_len=len(raw), max_map_len=len(raw) // 2 + 1)
+    except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
+        raise ValueError(str(exc) or type(exc).__name__) from None
+    except (ValueError, TypeError) as exc:
+        raise ValueError(str(exc) or type(exc).__name__) from None
 
 
 def _verify_round(
@@ -545,27 +789,36 @@ def _verify_round(
     seed = seed_from_secrets(tag, secrets)
     if rnd.get("seed") not in (None, seed.hex()):
         problems.append(f"{label}: the recorded seed is not the one the secrets give")
+    events = [event_from_plain(e, variant) for e in rnd.get("events") or []]
+    voided = [e for e in events if isinstance(e, RoundVoided)]
+    void = rnd.get("void")
+    if void is not None or voided:
+        _check_void_round(rep, rnd, void, voided, events, label, round_no)
     n = int(rnd.get("n_cards", variant.deck_size))
     if n != variant.deck_size:
         problems.append(f"{label}: {n} cards, the variant {variant.id} has {variant.deck_size}")
     masked = rnd.get("masked")
     orders: V.MaskedOrders | None = None
     if masked is not None:  # private dealing: the deck is the masked deck's, from its audit
-        orders = _masked_orders(rep, tag, masked, variant, label)
+        orders = _masked_orders(rep, tag, masked, variant, label, voided=bool(voided))
         deck = list(orders.orders.get(0, ())) if orders is not None else []
     else:
         deck = deck_order(seed, variant.deck_size)
     recorded = list(rnd.get("deck") or [])
     if rnd.get("replay_error"):
         problems.append(f"{label}: the host's own replay of the round failed: {rnd['replay_error']}")
-    if recorded != deck:
+    if voided and not recorded:
+        pass  # a void round: its deck may be unknown (a participant's secrets are gone)
+    elif recorded != deck:
         diff = [i for i in range(min(len(deck), len(recorded))) if deck[i] != recorded[i]]
+        what = "the audited masked deck" if masked is not None else "deck_order(seed)"
         problems.append(
-            f"{label}: the deck used is not deck_order(seed) "
-            f"(differs at positions {diff[:10]}{'...' if len(diff) > 10 else ''})"
+            f"{label}: the deck used is not {what} "
+            + (f"(differs at positions {diff[:10]}{'...' if len(diff) > 10 else ''})" if diff else
+               f"({len(recorded)} cards recorded, {len(deck)} expected)")
         )
-    events = [event_from_plain(e, variant) for e in rnd.get("events") or []]
-    if not any(isinstance(e, RoundStarted) for e in events) and not rnd.get("abandoned"):
+    if not any(isinstance(e, RoundStarted) for e in events) and not rnd.get("abandoned") \
+            and not voided:
         problems.append(f"{label}: the event log has no RoundStarted")
     verifier.feed(V.CommitmentsSeen(tag, commits, {s: "recorded" for s in excluded} or None))
     verifier.feed(V.EventsSeen(None, tuple(events)))
