@@ -83,6 +83,11 @@ SPECIAL = {"{kind} is not allowed in the {phase} phase": {"kind": "discard", "ph
            "may not take a joker back before opening ({need})": {"need": "needs a meld of their own first"}}
 
 
+TABLE_REASONS = ("Kh is not proven to be in the hand: reveal deck 0 position 12 first (private dealing)",
+                 "no round is being played", "not your seat")
+"""The table's own refusals (`rami_lan.table`), sent like the core's."""
+
+
 def core_messages() -> list[str]:
     """Every template of the rules core filled with sample values, as the host sends it
     (an `IllegalAction`: "seat 0 (play): <reason>")."""
@@ -93,7 +98,7 @@ def core_messages() -> list[str]:
             continue
         values = {**SAMPLES, **SPECIAL.get(msgid, {})}
         out.append("seat 0 (play): " + msgid.format(**values))
-    return out
+    return out + ["seat 0 (play): " + TABLE_REASONS[0], *TABLE_REASONS[1:]]
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
