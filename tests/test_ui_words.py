@@ -573,3 +573,14 @@ def test_new_table_from_the_lobby_waits_with_seats_code_and_fingerprint(no_brows
             d.keys("q")
 
     asyncio.run(main())
+
+
+def test_the_replay_help_lists_its_keys():
+    from rami_lan.replay import replay_help
+
+    for lang in ("en", "fr"):
+        i18n.set_language(lang)
+        text = " ".join(replay_help())
+        for key in ("→", "←", "l", "h", "PgDn", "PgUp", "1-9", "g", "v", "?", "F1", "q"):
+            assert re.search(rf"(?<!\w){re.escape(key)}(?!\w)", text), (lang, key)
+        assert ("Esc" if lang == "en" else "Échap") in text
