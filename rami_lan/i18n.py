@@ -283,7 +283,9 @@ def translate_message(message: str, depth: int = 0) -> str:
     The core is pure and speaks English with card codes (``6h Qs 5h``); players read
     French where chosen, and cards as cards (``6♥ D♠ 5♥``) in both languages. A message
     is matched against the templates of ``rules.po``; the values in it are translated in
-    turn (a nested reason), rendered as cards, or kept (numbers).
+    turn (a nested reason), rendered as cards, a suit letter as the suit's name, a run's
+    end and a meld kind as words (`_value_text`), or kept (numbers). The player's own
+    refusals are said in the second person by `rami_lan.cli.messages.own_refusal_text`.
     """
     if depth > 4:
         return message

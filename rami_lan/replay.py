@@ -410,12 +410,12 @@ class Replay:
 def replay_help() -> list[str]:
     """Translated key help for the replay screen (the keys suggested in docs/players.md)."""
     return [
-        _("→ / ←: next / previous action"),
+        _("→ / ← (l / h, Space): next / previous action"),
         _("PgDn / PgUp: next / previous round"),
         _("Home / End: start / end of the match"),
         _("1-9: round n · g: go to round…"),
         _("v: verify the record's fair shuffle"),
-        _("q: leave the replay"),
+        _("? / F1: this help · q / Esc: leave the replay"),
     ]
 
 

@@ -170,7 +170,7 @@ def test_texts_in_both_languages(replay: Replay) -> None:
         assert replay.nickname(1) == "joueur1"
         set_language("fr")
         assert replay.status_line(replay.round_start(1)).startswith("Relecture — manche 1 sur")
-        assert replay_help()[0] == "→ / ← : action suivante / précédente"
+        assert replay_help()[0] == "→ / ← (l / h, Espace) : action suivante / précédente"
         empty = Replay(ReplayRecord("rami", 2))
         assert empty.nickname(0) == "Place 1" and len(empty) == 1
     finally:

@@ -83,6 +83,11 @@ SPECIAL = {"{kind} is not allowed in the {phase} phase": {"kind": "discard", "ph
            "may not take a joker back before opening ({need})": {"need": "needs a meld of their own first"}}
 
 
+TABLE_REASONS = ("Kh is not proven to be in the hand: reveal deck 0 position 12 first (private dealing)",
+                 "no round is being played", "not your seat")
+"""The table's own refusals (`rami_lan.table`), sent like the core's."""
+
+
 def core_messages() -> list[str]:
     """Every template of the rules core filled with sample values, as the host sends it
     (an `IllegalAction`: "seat 0 (play): <reason>")."""
@@ -93,7 +98,7 @@ def core_messages() -> list[str]:
             continue
         values = {**SAMPLES, **SPECIAL.get(msgid, {})}
         out.append("seat 0 (play): " + msgid.format(**values))
-    return out
+    return out + ["seat 0 (play): " + TABLE_REASONS[0], *TABLE_REASONS[1:]]
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
@@ -568,3 +573,14 @@ def test_new_table_from_the_lobby_waits_with_seats_code_and_fingerprint(no_brows
             d.keys("q")
 
     asyncio.run(main())
+
+
+def test_the_replay_help_lists_its_keys():
+    from rami_lan.replay import replay_help
+
+    for lang in ("en", "fr"):
+        i18n.set_language(lang)
+        text = " ".join(replay_help())
+        for key in ("→", "←", "l", "h", "PgDn", "PgUp", "1-9", "g", "v", "?", "F1", "q"):
+            assert re.search(rf"(?<!\w){re.escape(key)}(?!\w)", text), (lang, key)
+        assert ("Esc" if lang == "en" else "Échap") in text

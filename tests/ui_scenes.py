@@ -16,6 +16,7 @@ from rami_lan.cli.ui.render import render_result, render_table
 from rami_lan.cli.ui.text import fragments_text
 from rami_lan.core import actions as A
 from rami_lan.core.match import MatchOptions
+from rami_lan.i18n import _ as tr
 from rami_lan.i18n import set_language
 
 SIZES = ((60, 18), (80, 24), (120, 40), (200, 50), (200, 60))
@@ -134,6 +135,25 @@ def _lobby(lang: str, mode: str = "main") -> Callable[[int, int], str]:
     return render
 
 
+def _waiting(lang: str) -> Callable[[int, int], str]:
+    """The host's screen before the match: two of four seats taken (issue 25)."""
+    def render(w: int, h: int) -> str:
+        from rami_lan.net.table_session import SessionUpdate
+
+        set_language(lang)
+        m = TableModel(seat=0, variant="rami")
+        m.intro = [tr("Join code: {code} (give it to the players you expect)").format(
+            code="K7WQ-22PX")]
+        m.apply(SessionUpdate(
+            connection="connected", nicknames={0: "Camille", 2: "Bot 3"},
+            connections={0: "you", 2: "bot"},
+            table={"seats": 4, "host_seat": 0, "fingerprint": "5EA1-07C3-9B42-D810",
+                   "bots": [[2, "expert"]], "name": "Chez Camille", "variant": "rami"}))
+        return screen_text(render_table(m, w, h))
+
+    return render
+
+
 class _Profile:
     nickname = "Camille"
     player_id = "0" * 32
@@ -158,4 +178,5 @@ def scenes() -> dict[str, Callable[[int, int], str]]:
         out[f"history-{lang}"] = _table("rami", lang, "history")
         out[f"scores-{lang}"] = _result(lang, "scores")
         out[f"result-{lang}"] = _result(lang)
+        out[f"waiting-{lang}"] = _waiting(lang)
     return out

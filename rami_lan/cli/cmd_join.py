@@ -84,6 +84,7 @@ class BrowseError(Exception):
 def run(args: argparse.Namespace) -> int:
     from rami_lan.cli.messages import interface_problem
     from rami_lan.cli.settings import clean_nickname, load_settings
+    from rami_lan.profile import localized_nickname
 
     problem = interface_problem(args.interface)
     if problem:
@@ -94,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         print(_("Bad address {addr}: the port must be between 1 and 65535.").format(
             addr=repr(safe_text(args.table, 64))), file=sys.stderr)
         return 2
-    nick = clean_nickname(args.nick or "") or load_settings().nickname
+    nick = clean_nickname(args.nick or "") or localized_nickname(load_settings().nickname)
     if args.bot and not args.nick:
         nick = f"bot-{args.bot}"
     try:

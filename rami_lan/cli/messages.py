@@ -249,7 +249,11 @@ _OWN: tuple[tuple[str, Callable[[dict[str, str]], str]], ...] = (
      lambda g: _("Before opening you may take {card} only to open with it this turn ({need} "
                  "points); with it your best opening makes {best}.").format(**g)),
     (r"may not knock now \(the window is closed or not theirs\)",
-     lambda g: _("You can not frapper now: only just after another player's discard.")),
+     lambda g: _("Frapper is possible only just after another player's discard.")),
+    (r"(?P<card>\S+) is not proven to be in the hand: reveal deck \d+ position \d+ first "
+     r"\(private dealing\)",
+     lambda g: _("The table has not seen {card} revealed yet (private dealing): try again in a "
+                 "moment.").format(**g)),
 )
 
 

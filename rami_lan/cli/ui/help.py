@@ -69,7 +69,7 @@ def table_keys(can_invite: bool = True) -> list[KeyLine]:
         ("s r", _("sort by suit / by rank")),
         ("d p", _("draw from the stock")),
         ("t", _("take the discard")),
-        ("+ = -", _("500: how deep to take in the discard pile")),
+        ("+ = -", _("how deep to take in the discard pile (500)")),
         ("m", _("lay down the selection (nothing selected: prepare the hinted melds)")),
         ("g", _("put the selection aside as one meld, to lay several at once")),
         ("↑ ↓ k j", _("choose a meld on the table")),
