@@ -109,6 +109,7 @@ class WireClient:
         self.token: bytes | None = None
         self.orders_given: set[bytes] = set()
         self.rounds_told: set[bytes] = set()
+        self.problems_told = 0
 
     def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None,
              **fields: Any) -> None:
@@ -135,6 +136,8 @@ class WireClient:
             self.policy = make_bot(self.level, seat=msg.seat, seed=self.seed)
             self.tracker = FairnessTracker(facts_from_welcome(msg.table_id, msg.table, msg.seat),
                                            self.t.evidence_dir)
+            if self.ms is not None:  # as `RemoteTableSession` does
+                self.ms.expect = self.tracker.verifier.expected_players
             return
         if self.owner:
             self.receive_as_owner(msg)
@@ -200,6 +203,10 @@ class WireClient:
         """Give the verifier each round's audited deck orders as soon as we have them."""
         ms = self.ms
         assert ms is not None
+        while len(ms.problems) > self.problems_told:  # refusals fail the round (the host named)
+            p = ms.problems[self.problems_told]
+            self.problems_told += 1
+            self.tracker.masked_refused(p.tag, p.kind, p.reason, p.evidence)
         if ms.must_hold():
             return  # in order: after the messages still held
         if ms.tag is not None and ms.tag not in self.rounds_told:

@@ -161,6 +161,7 @@ class RemoteTableSession:
         """Private dealing: this seat's side of the masked deck (None: not in use)."""
         self._orders_given: set[bytes] = set()
         self._faults_told = 0
+        self._problems_told = 0
         self._masked_tag: bytes | None = None
         self._auto_view: SeatView | None = None
         self._drawn: Any = None
@@ -425,6 +426,8 @@ class RemoteTableSession:
         if (self.masked is None and self.table.get("private_deal")
                 and self.seat != self.table.get("host_seat")):
             self.masked = MaskedSeat(self.seat, get_variant(self.variant), os.urandom)
+            if self.tracker is not None:
+                self.masked.expect = self.tracker.verifier.expected_players
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
         # Back after a drop, what we sent of the masked deck may have been lost: it goes
@@ -640,10 +643,8 @@ class RemoteTableSession:
                 await self._send(*(P.Masked(m=out) for out in outs))
             for item in ready:
                 await self._handle_held(item)
-        except MaskedSeatError as exc:
+        except MaskedSeatError as exc:  # `take` notes its refusals (`_masked_progress` tells)
             log.warning("private dealing: %s", exc)
-            self._queue.put_nowait(SessionUpdate(notice=Notice.of(
-                NoticeCode.PRIVATE_DEAL_FAULT, kind="HOST_MESSAGE", seat=self.table.get("host_seat"))))
         self._masked_progress()
         await self._masked_timeout()
 
@@ -682,6 +683,16 @@ class RemoteTableSession:
         ms = self.masked
         if ms is None:
             return
+        while len(ms.problems) > self._problems_told:
+            p = ms.problems[self._problems_told]
+            self._problems_told += 1
+            host = self.table.get("host_seat")
+            log.warning("private dealing: refused the host's %s: %s", p.kind, clip(p.reason, 300))
+            self._queue.put_nowait(SessionUpdate(notice=Notice.of(
+                NoticeCode.PRIVATE_DEAL_REFUSED, what=p.kind, seat=host if isinstance(host, int) else 255)))
+            if self.tracker is not None:
+                self.mismatches.extend(self.tracker.masked_refused(p.tag, p.kind, p.reason, p.evidence))
+                self._fair_report()
         while len(ms.faults) > self._faults_told:
             f = ms.faults[self._faults_told]
             self._faults_told += 1

@@ -546,7 +546,18 @@ class PrivateDealing:
         if not self._private_hidden_hands():
             return False
         self._held_action = (conn, action, seq)
-        self._private_route(mr.show(), now)
+        # The show carries the ending action's public events and the end's reason: each
+        # client's own replay must say they end the round before it reveals its hand. The
+        # cards the host holds that the action plays are revealed first (the proof).
+        at = next(k for k, e in enumerate(evs) if isinstance(e, E.RoundEnded))
+        ending, end = evs[:at], evs[at]
+        assert isinstance(end, E.RoundEnded)
+        self._private_before(self.match, ending, now)  # type: ignore[attr-defined]
+        from rami_lan.core.codec import event_to_plain
+
+        self._private_route(mr.show([event_to_plain(e.for_seat(None), self.variant)  # type: ignore[attr-defined]
+                                     for e in ending], str(getattr(end.reason, "value", end.reason)),
+                                    end.winner), now)
         return True
 
     # ------------------------------------------------------------------ outcome

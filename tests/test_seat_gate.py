@@ -1,0 +1,256 @@
+"""A seat gives away no key the rules don't: a cheating host asks, the honest seat refuses.
+
+A headless host, one bot seat and three wire clients play a private round
+(`tests/masked_table.py`). At a moment of the round, the host sends one client a message
+it forged in exactly one way: a show of every hand in the middle of the round, a resync
+with a draw by a seat that is not at the table or a void that did not happen, an events
+message with a made-up draw, a second deal. Each time the honest seat
+
+* sends nothing in answer (no key, no reveal, no audit),
+* refuses that very message (`MaskedSeat.problems`, naming the host) and its verifier
+  fails the round (``masked_refused``),
+* and the spying host, trying every subset of the keys its bytes hold on every
+  position it was not given, names no hidden card.
+
+On the code before this change, the same messages made the seat send keys (for the
+made-up draws), its whole audit (for the void) or every card of its hand (for the show).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from masked_table import MaskedTable, WireClient, can_name, knowledge, pack, unpack
+
+from rami_lan.core import events as E
+from rami_lan.core.codec import event_to_plain
+from rami_lan.core.variants import get_variant
+from rami_lan.net import protocol as P
+from rami_lan.table.masked_seat import MaskedSeat, MaskedSeatError
+from rami_lan.table.seat_gate import PublicReplay
+
+HOST = 255
+TAG = b"rami-lan/v1" + bytes(16) + (1).to_bytes(4, "big") + (1).to_bytes(4, "big")
+
+
+def _round_frames(frames: list[bytes]) -> list[bytes]:
+    last = 0
+    for k, wire in enumerate(frames):
+        if b"mk_round" in wire:
+            msg = unpack(wire)
+            if isinstance(msg, P.Masked) and msg.m.get("k") == "mk_round":
+                last = k
+    return frames[last:]
+
+
+def hidden(t: MaskedTable) -> set[tuple[int, int]]:
+    """The positions of the round whose card the host does not know now."""
+    p = t.machine._masked.p
+    _keys, finals = knowledge(_round_frames(t.host_seen), p)
+    return {(deck, j) for deck in finals for j in range(len(finals[deck])) if p.card_at(deck, j) is None}
+
+
+def host_names(t: MaskedTable, secret: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Every position of ``secret`` (hidden from the host before the attack) whose card
+    the host's bytes (and its own secrets) name now, or that its participant learnt."""
+    p = t.machine._masked.p
+    keys, finals = knowledge(_round_frames(t.host_seen), p)
+    n = t.variant.deck_size
+    return sorted(s for s in secret
+                  if p.card_at(*s) is not None or can_name(s, keys, finals, n) is not None)
+
+
+def _table(variant: str = "rami") -> MaskedTable:
+    t = MaskedTable(bots={3: "moyen"}, variant=variant, limit=None)
+    t.start()
+    return t
+
+
+def _at_turn(t: MaskedTable, turn: int) -> None:
+    def there() -> bool:
+        m = t.machine
+        r = m.match.round
+        return (not t.inbox and r is not None and m.match.phase in ("draw", "play")
+                and r.turn_no >= turn and all(c.ms.complete() for c in t.clients.values()))
+
+    t.run(until=there)
+    assert there()
+
+
+def _sent_after(t: MaskedTable, c: WireClient, before: int) -> list[str]:
+    """The masked kinds client ``c`` sent to the host since the inbox held ``before``."""
+    return [unpack(wire).m["k"] for conn, wire in list(t.inbox)[before:]
+            if conn == c.conn and isinstance(unpack(wire), P.Masked)]
+
+
+def _public(t: MaskedTable) -> list[dict[str, Any]]:
+    return [event_to_plain(e.for_seat(None), t.variant) for e in t.machine._masked_events]
+
+
+def _forge(t: MaskedTable, c: WireClient, kind: str) -> P.Message:
+    """The host's forged message of ``kind`` for client ``c``, now."""
+    gate = c.ms.gate
+    assert gate is not None
+    r = t.machine.match.round
+    turn = r.turn
+    other = next(s for s in r.players if s not in (turn, c.seat))
+    draw_by = {"sync_draw_254": 254, "events_draw_254": 254, "events_draw_out_of_turn": other}
+    if kind == "show_bare":
+        return P.Masked(m={"k": "mk_show"})
+    if kind == "show_made_up":  # the seat in turn "goes out" with a card it never revealed
+        card = r.hands[turn][0]
+        ev = E.Discarded(turn, card)
+        return P.Masked(m={"k": "mk_show", "events": [event_to_plain(ev, t.variant)],
+                           "reason": "out", "winner": turn})
+    if kind.startswith("sync_"):
+        events = _public(t)
+        if kind == "sync_draw_254":
+            events.append(event_to_plain(E.StockDrawn(254, None, gate.next_pos, gate.gen), t.variant))
+        elif kind == "sync_void_254":
+            events.append(event_to_plain(E.RoundVoided(t.machine.match.round_no, 254, "player_gone"),
+                                         t.variant))
+        elif kind == "sync_void_self":
+            events.append(event_to_plain(E.RoundVoided(t.machine.match.round_no, c.seat, "player_gone"),
+                                         t.variant))
+        elif kind == "sync_rewritten":  # an earlier draw (or deal) given to the host
+            k = next(i for i, e in enumerate(t.machine._masked_events)
+                     if isinstance(e, E.StockDrawn | E.CardsDealt))
+            events[k] = event_to_plain(replace(t.machine._masked_events[k].for_seat(None), seat=HOST),
+                                       t.variant)
+        return P.Masked(m={"k": "mk_sync", "events": events})
+    if kind in draw_by:
+        seat = draw_by[kind]
+        return P.Events(seq=t.machine.seq, events=[
+            event_to_plain(E.StockDrawn(seat, None, gate.next_pos, gate.gen), t.variant)])
+    if kind == "events_round_ended":  # the round "ends": every audit would go out
+        ev = E.RoundEnded(turn, False, "out", (), (), (), ())
+        return P.Events(seq=t.machine.seq, events=[event_to_plain(ev, t.variant)])
+    if kind == "second_deal":  # another deal of the round's deck (the same one is a resend)
+        seats = c.ms._layout  # type: ignore[union-attr]
+        n = len(r.players)
+        return P.Masked(m={"k": "mk_deal", "deck": 0, "seats": seats[1:-1] + seats[n - 1:n] + [None]})
+    raise AssertionError(kind)
+
+
+ATTACKS = ["show_bare", "show_made_up", "sync_draw_254", "sync_void_254", "sync_void_self",
+           "sync_rewritten", "events_draw_254", "events_draw_out_of_turn", "events_round_ended",
+           "second_deal"]
+
+
+@pytest.mark.parametrize("kind", ATTACKS)
+def test_a_forged_host_message_gets_nothing_and_names_the_host(kind: str, tmp_path: Any) -> None:
+    t = _table()
+    t.evidence_dir = tmp_path
+    _at_turn(t, 6)
+    secret = hidden(t)
+    assert len(secret) > 60 and host_names(t, secret) == []
+    c = t.clients[1]
+    if kind == "events_draw_out_of_turn" and t.machine.match.round.turn == c.seat:
+        c = t.clients[2]
+    before, refused = len(t.inbox), len(c.ms.problems)
+    c.receive(pack(_forge(t, c, kind)))
+    sent = _sent_after(t, c, before)
+    assert sent == [], sent
+    # The very message is refused, the host named (every message is the host's).
+    assert len(c.ms.problems) == refused + 1, c.ms.problems
+    assert c.ms.problems[-1].tag == t.machine._masked.p.tag
+    [r] = [r for r in c.tracker.verifier.rounds() if r.round_no == t.machine.match.round_no]
+    assert r.status == "failed" and any(f.code == "masked_refused" for f in r.findings)
+    # What went out reaches the host: it still names no hidden card.
+    while t.inbox:
+        t.handle(*t.inbox.popleft())
+    assert host_names(t, secret) == []
+
+
+def test_the_code_before_this_change_gave_cards_away() -> None:
+    """The positive control of the spy: an honest show at the round's end, made early by
+    asking the seat's participant directly, does name every card of the hand."""
+    t = _table()
+    _at_turn(t, 6)
+    secret = hidden(t)
+    c = t.clients[1]
+    ms = c.ms
+    out = []
+    mine = len(ms._mine)
+    assert mine >= 5
+    for cid in list(ms._mine):
+        out += ms._reveal(cid)
+    for m in out:
+        c.send("masked", m=m)
+    while t.inbox:
+        t.handle(*t.inbox.popleft())
+    assert len(host_names(t, secret)) == mine
+
+
+# --------------------------------------------------------------------------- spying host
+
+
+SPY_KINDS = ["show_bare", "show_made_up", "sync_draw_254", "sync_void_254", "sync_rewritten",
+             "events_draw_254", "events_round_ended", "second_deal"]
+
+
+@pytest.mark.parametrize("turn", [1, 9])
+def test_a_spying_host_that_tries_every_masked_message_kind_learns_no_hidden_card(turn: int) -> None:
+    """At a moment of the round, the host sends every client each forged kind in turn;
+    then the match goes on as if nothing happened. The host names no hidden card at any
+    point, and every client failed the round naming the host."""
+    t = _table()
+    _at_turn(t, turn)
+    secret = hidden(t)
+    for kind in SPY_KINDS:
+        for c in list(t.clients.values()):
+            c.receive(pack(_forge(t, c, kind)))
+        while t.inbox:
+            t.handle(*t.inbox.popleft())
+        assert host_names(t, secret) == [], kind
+    round_no = t.machine.match.round_no
+    for c in t.clients.values():
+        assert {p.kind for p in c.ms.problems} >= {"mk_show", "mk_sync", "events", "mk_deal"}
+        [r] = [r for r in c.tracker.verifier.rounds() if r.round_no == round_no]
+        assert r.status == "failed"
+
+
+# --------------------------------------------------------------------------- the seat alone
+
+
+def _seat(expect: tuple[int, ...] | None) -> MaskedSeat:
+    ms = MaskedSeat(1, get_variant("rami"), lambda n: bytes(range(n)))
+    ms.expect = lambda: expect
+    ms.on_masked({"k": "mk_round", "tag": TAG, "host": HOST, "participants": [0, 1, HOST], "n": 110})
+    return ms
+
+
+def test_a_deal_to_a_seat_that_does_not_play_is_refused() -> None:
+    # The round's players are 0, 1, 2 (seat 2 a bot): the host adds itself as a fourth.
+    layout = [(1, 2, HOST, 0)[k % 4] for k in range(4 * 13)] + [None]
+    ms = _seat((0, 1, 2))
+    with pytest.raises(MaskedSeatError, match="round's players"):
+        ms.on_masked({"k": "mk_deal", "deck": 0, "seats": layout})
+    assert [p.kind for p in ms.problems] == ["mk_deal"] and ms.p.recipients() == ()
+    # The same layout without a verifier's word: only seats of the table may be dealt.
+    honest = [(1, 2, 0)[k % 3] for k in range(3 * 13)] + [None]
+    assert _seat((0, 1, 2)).on_masked({"k": "mk_deal", "deck": 0, "seats": honest}) is not None
+
+
+def test_the_replay_admits_an_honest_turn_and_refuses_each_made_up_draw() -> None:
+    from rami_lan.core.cards import card_from_id
+
+    v = get_variant("rami")
+    g = PublicReplay(v, 1, frozenset({0, 1, HOST}), HOST)
+    g.layout = [(1, 2, 0)[k % 3] for k in range(39)] + [None]
+    assert g.admit(E.RoundStarted(1, 0, 1, (0, 1, 2), 13, 110 - 40, card_from_id(5, 2, 6))) == ""
+    for i, seat in enumerate((1, 2, 0)):
+        assert g.admit(E.CardsDealt(seat, None, tuple(k * 3 + i for k in range(13)))) == ""
+    assert "turn" in g.admit(E.StockDrawn(1, None, 40, 0))  # before any turn
+    assert g.admit(E.TurnStarted(1, 1)) == ""
+    assert "not play" in g.admit(E.StockDrawn(254, None, 40, 0))
+    assert "whose turn" in g.admit(E.StockDrawn(2, None, 40, 0))
+    assert "position" in g.admit(E.StockDrawn(1, None, 50, 0))
+    assert "did not time out" in g.admit(E.StockDrawn(1, None, 40, 0, "timeout"))
+    assert g.admit(E.StockDrawn(1, None, 40, 0)) == ""
+    assert "whose turn" in g.admit(E.StockDrawn(1, None, 41, 0))  # a second draw
+    assert "go out" in g.admit(E.RoundEnded(1, False, "out", (), (), (), ()))
+    assert "void" in g.admit(E.RoundVoided(1, 1, "player_gone"))  # it names us
+    assert g.admit(E.RoundVoided(1, 0, "player_gone")) == ""  # another remote participant
