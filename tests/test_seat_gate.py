@@ -28,6 +28,7 @@ from rami_lan.core import events as E
 from rami_lan.core.codec import event_to_plain
 from rami_lan.core.variants import get_variant
 from rami_lan.net import protocol as P
+from rami_lan.table import TableMachine
 from rami_lan.table.masked_seat import MaskedSeat, MaskedSeatError
 from rami_lan.table.seat_gate import PublicReplay
 
@@ -254,3 +255,72 @@ def test_the_replay_admits_an_honest_turn_and_refuses_each_made_up_draw() -> Non
     assert "go out" in g.admit(E.RoundEnded(1, False, "out", (), (), (), ()))
     assert "void" in g.admit(E.RoundVoided(1, 1, "player_gone"))  # it names us
     assert g.admit(E.RoundVoided(1, 0, "player_gone")) == ""  # another remote participant
+
+
+# --------------------------------------------------------------------------- views
+
+
+class _ViewLog(WireClient):
+    """Keeps each view's hand as the host sent it, with the positions mk_hand gave."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.raw: list[tuple[tuple[Any, ...], list[Any] | None]] = []
+        self.filled: list[tuple[Any, ...]] = []
+
+    def receive(self, wire: bytes) -> None:
+        from rami_lan.core.codec import view_from_plain
+
+        msg = unpack(wire)
+        if isinstance(msg, P.View) and self.ms is not None:
+            view = view_from_plain(msg.view)
+            if view.phase in ("draw", "play"):
+                self.raw.append((view.hand, None))
+        super().receive(wire)
+        if isinstance(msg, P.View) and self.view is not None and self.view.phase in ("draw", "play"):
+            self.filled.append(self.view.hand)
+
+
+def test_a_private_tables_views_carry_nil_for_the_cards_the_host_does_not_know() -> None:
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=None)
+    for conn, c in list(t.clients.items()):
+        t.clients[conn] = _ViewLog(t, conn, c.nick, c.level, c.seed)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 12)
+    for c in t.clients.values():
+        assert isinstance(c, _ViewLog) and c.raw and c.filled
+        # The host sends nil for every hidden card (it has none to give) and never a card
+        # of its model: at most the cards it knows (taken from the pile, played, revealed).
+        assert all(any(card is None for card in hand) for hand, _ in c.raw)
+        # The client's view holds its real hand: no nil is left.
+        assert all(card is not None for hand in c.filled for card in hand)
+        assert not c.ms.problems and not c.errors
+
+
+# --------------------------------------------------------------------------- blame
+
+
+class SubstitutingHost(TableMachine):
+    """Its mask pass of the round's deck has every point multiplied by a scalar of its own:
+    no position unmasks to a card any more."""
+
+    def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
+        from rami_lan.masked.group import mul
+
+        if plain.get("k") == "mk_mask" and plain.get("seat") == HOST and plain.get("deck") == 0:
+            two = (2).to_bytes(32, "little")
+            plain = dict(plain, points=[mul(two, p) for p in plain["points"]])
+        super()._private_send(seat, plain)
+
+
+def test_not_a_card_names_the_host_when_it_is_the_only_other_shuffler() -> None:
+    """Heads-up against the host's bot: only the host shuffled with us, so a card that
+    unmasks to no card is its doing (its own step or its relay). The seat names it at
+    once, and the host's later messages do not wait for a card that can never come."""
+    t = MaskedTable(seats=2, bots={1: "moyen"}, variant="rami", limit=1, machine_cls=SubstitutingHost)
+    t.start()
+    c = t.clients[1]
+    t.run(until=lambda: c.ms is not None and bool(c.ms.faults))
+    kinds = {(f.kind.name, f.seat) for f in c.ms.faults}
+    assert ("NOT_A_CARD", HOST) in kinds, kinds
+    assert c.ms.complete()  # nothing is held back for the card that can not be known

@@ -12,8 +12,8 @@ public ``StockRefilled``. So a host can not make us release a key for a position
 public game did not give to the seat it names.
 
 Our own hidden cards never come from the host (it does not know them): `fill_event`
-and `fill_view` put them into the events and views the host sent (``mk_hand`` says at
-which deck position each card of our hand lies). `complete` is False while a key for
+and `fill_view` put them into the events and views the host sent, where it put nil
+(``mk_hand`` says at which deck position each card of our hand lies). `complete` is False while a key for
 one of our cards is still on its way: the session holds the update back until then.
 At the round's end, the audit's card orders (`orders`) let the verifier replay the
 round with the rules (`rami_lan.table.verifier`).
@@ -35,7 +35,7 @@ from rami_lan.core.cards import Card, card_from_id, card_id
 from rami_lan.core.codec import event_from_plain
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import SeatView
-from rami_lan.masked.audit import AuditReport, Fault
+from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.group import card_table
 from rami_lan.masked.session import (
     AuditComplete,
@@ -98,6 +98,9 @@ class MaskedSeat:
         """Every host message refused (nothing was given for it; the host is named)."""
         self._gone = False
         """The round was voided by the host's restart: nothing more is given for it."""
+        self._broken: set[tuple[int, int]] = set()
+        """(deck, position) of ours a fault made unknowable (a wrong key, not a card): the
+        round fails, and the host's messages no longer wait for that card."""
         self.gate: PublicReplay | None = None
         """This round's public game as we saw it: what the rules give away now."""
         self.expect: Callable[[], tuple[int, ...] | None] | None = None
@@ -191,7 +194,7 @@ class MaskedSeat:
         """True when every card of ours the host has announced is known to us."""
         if self.p is None or self.p.phase not in (Phase.SHUFFLING, Phase.PLAYING) or self._gone:
             return True
-        return not self._later and not self.p.pending()
+        return not self._later and all(x in self._broken for x in self.p.pending())
 
     def refill_decks(self) -> dict[int, int | None]:
         """Stock generation -> masked deck number of the current round."""
@@ -413,8 +416,11 @@ class MaskedSeat:
         return ev
 
     def fill_view(self, view: SeatView) -> SeatView:
-        """Our real hand in place of the host's stand-ins (``mk_hand`` gave the positions)."""
+        """Our real hand in place of the host's nils (``mk_hand`` gave the positions: the
+        host does not know our hidden cards, so it sends nil for each)."""
         if self.p is None or self._hand_pos is None or view.phase not in ("draw", "play"):
+            if any(c is None for c in view.hand):  # nothing to fill them from: not shown
+                return replace(view, hand=tuple(c for c in view.hand if c is not None))
             return view
         if len(self._hand_pos) != len(view.hand):
             raise MaskedSeatError(f"mk_hand lists {len(self._hand_pos)} positions for a hand of "
@@ -422,6 +428,8 @@ class MaskedSeat:
         hand: list[Card] = []
         for card, pos in zip(view.hand, self._hand_pos, strict=True):
             if pos is None:
+                if card is None:
+                    raise MaskedSeatError("the view has no card where mk_hand says the host knows it")
                 hand.append(card)  # a card the host knows (taken from the pile): as sent
                 continue
             c = self.p.card_at(int(pos[0]), int(pos[1])) if _pos_ok(pos) else None
@@ -459,6 +467,7 @@ class MaskedSeat:
         self._assigned = set()
         self.gate = PublicReplay(self.variant, self.seat, frozenset(seats), host)
         self._gone = False
+        self._broken = set()
         try:
             return self._result(self.p.start_deck(0, range(n), sorted(seats)))
         except MaskedStateError as exc:
@@ -519,7 +528,15 @@ class MaskedSeat:
                 if self.gate is not None:
                     self.gate.card_public(ev.seat, self._cards[ev.card_id])
             elif isinstance(ev, FaultFound):
-                self.faults.append(ev.fault)
+                fault = ev.fault
+                if (fault.seat is None and fault.kind is FaultKind.NOT_A_CARD and self.p is not None
+                        and self.p.participants <= {self.seat, self.host}):
+                    # Only the host shuffled with us (and relayed every step): it is the one.
+                    fault = replace(fault, seat=self.host, evidence=fault.evidence + " (the host is "
+                                    "the only other participant: its own step or its relay)")
+                self.faults.append(fault)
+                if fault.deck is not None:  # never learnt: its update waits no longer
+                    self._broken.update((fault.deck, j) for j in fault.positions)
             elif isinstance(ev, AuditComplete):
                 if self.tag is not None:
                     self.reports[self.tag] = ev.report

@@ -8,7 +8,7 @@ kept apart so the machine's flow stays readable. The machine calls it at these p
 | the seed is known (commit-reveal done) | `_private_start`: ``mk_round`` to each, our mask pass |
 | deck 0 ready | `_private_layout`: ``mk_deal`` (who gets each position), key releases |
 | every host key known (turned-up card, bots' cards) | `_private_deal`: the model is dealt, journaled |
-| each change of the match | `_private_redact`, `_hand`, `_before`, `_note`, `_after` |
+| each change of the match | `_private_redact`, `_hand`, `_view`, `_before`, `_note`, `_after` |
 | an action would end the round | `_private_hold`: ``mk_show``, every hand revealed, then applied |
 | a blind seat's move timer runs out | ``mk_timeout``: its own client plays the automatic move |
 | a participant gone longer than ``masked_wait`` | `_private_void`: the round is void, the audit closes |
@@ -478,6 +478,19 @@ class PrivateDealing:
         if conn is not None:
             self._hand_told[conn] = pos
         self._private_send(seat, {"k": "mk_hand", "pos": pos})
+
+    def _private_view(self, m: MatchState, seat: int) -> Any:
+        """The view for ``seat``. A blind seat's own hidden cards are nil in it: the host
+        does not know them (its model holds stand-ins there); ``mk_hand`` says where each
+        lies, and the seat's client fills its real cards in."""
+        from rami_lan.core.views import view_for
+
+        view = view_for(m, seat)
+        mr = self._masked
+        if mr is None or seat not in mr.blind or not view.hand:
+            return view
+        return replace(view, hand=tuple(None if mr.position_of(self._card_no(c)) is not None else c
+                                        for c in view.hand))
 
     def _private_before(self, m: MatchState, evs: list[E.Event], now: float) -> None:
         """Cards the host holds that this change makes public: reveal them first."""
