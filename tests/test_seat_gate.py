@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from masked_table import MaskedTable, WireClient, can_name, knowledge, pack, unpack
 
+from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.codec import event_to_plain
 from rami_lan.core.variants import get_variant
@@ -324,3 +325,153 @@ def test_not_a_card_names_the_host_when_it_is_the_only_other_shuffler() -> None:
     kinds = {(f.kind.name, f.seat) for f in c.ms.faults}
     assert ("NOT_A_CARD", HOST) in kinds, kinds
     assert c.ms.complete()  # nothing is held back for the card that can not be known
+
+
+# --------------------------------------------------------------------------- the rules' own games
+
+
+class _Knocker:
+    """A bot that knocks whenever the window lets it (so that knocks are played)."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.bot, name)
+
+    def wants_knock(self, view: Any, new_events: Any = ()) -> bool:
+        self.bot.wants_knock(view, new_events)
+        return True
+
+
+class _Sleeper(_Knocker):
+    """A bot whose move timer runs out every third time it is asked (the table's
+    automatic move: ``TimedOut``, a draw for the timer, a discard)."""
+
+    asked = 0
+
+    def wants_knock(self, view: Any, new_events: Any = ()) -> bool:
+        return bool(self.bot.wants_knock(view, new_events))
+
+    def choose(self, view: Any, new_events: Any = ()) -> Any:
+        self.asked += 1
+        action = self.bot.choose(view, new_events)
+        return A.Timeout(view.seat) if self.asked % 3 == 0 else action
+
+
+def _replayed_games(variant: str, seed: int, knock: bool) -> tuple[int, int, int]:
+    """Bots play a plain match (the rules core, every card known); each round's public
+    events go through a `PublicReplay` as they come, each card played first made public by
+    its player (as its reveal would), and each round-ending action through `check_show`.
+    Returns (events admitted, shows accepted, knocks seen)."""
+    from rami_lan.bots import make_bot
+    from rami_lan.core.match import MatchOptions
+    from rami_lan.table import TableConfig
+    from rami_lan.table.seat_gate import _played
+    from rami_lan.table.selfplay import _SelfPlayTable
+
+    v = get_variant(variant)
+    counts = [0, 0, 0]
+    state: dict[str, Any] = {"g": None}
+
+    class Watched(_SelfPlayTable):
+        def _commit_change(self, m: Any, evs: list[E.Event], now: float) -> None:
+            for k, ev in enumerate(evs):
+                if isinstance(ev, E.RoundStarted):
+                    players = tuple(ev.players)
+                    i = players.index(ev.first_player)
+                    order = players[i:] + players[:i]
+                    g = state["g"] = PublicReplay(v, 0, frozenset(), None)
+                    g.layout = [order[p % len(order)] for p in range(ev.hand_size * len(order))] + [None]
+                g = state["g"]
+                if g is None or g.over:
+                    continue
+                for c in _played(ev):  # its player reveals it first
+                    if c not in g.known.get(ev.seat, []):  # type: ignore[attr-defined]
+                        g.card_public(ev.seat, c)  # type: ignore[attr-defined]
+                if k == 0 and any(isinstance(e, E.RoundEnded) for e in evs):
+                    at = next(j for j, e in enumerate(evs) if isinstance(e, E.RoundEnded))
+                    end = evs[at]
+                    assert isinstance(end, E.RoundEnded)
+                    ending = [e.for_seat(None) for e in evs[:at]]
+                    for e in ending:
+                        for c in _played(e):
+                            if c not in g.known.get(e.seat, []):  # type: ignore[attr-defined]
+                                g.card_public(e.seat, c)  # type: ignore[attr-defined]
+                    if ending:  # as the host's mk_show
+                        why = g.check_show(ending, end.reason, end.winner)
+                        assert why == "", (variant, seed, ending, end, why)
+                        counts[1] += 1
+                why = g.admit(ev.for_seat(None))
+                assert why == "", (variant, seed, ev, why)
+                counts[0] += 1
+                counts[2] += isinstance(ev, E.Knocked)
+            super()._commit_change(m, evs, now)
+
+    o = MatchOptions(None, False, knock)
+    n = 3
+    bots: list[Any] = [make_bot("moyen", seat=s, seed=seed + s) for s in range(n)]
+    if knock:
+        bots[1] = _Knocker(bots[1])
+    bots[2] = _Sleeper(bots[2])
+    config = TableConfig(name="gate", variant=v.id, seats=n, bots={s: "moyen" for s in range(n)},
+                         limit=o.limit, quick=o.quick, knock=o.knock, headless=True, advertise=False,
+                         bot_delay=0.0)
+    table = Watched(config, bots, seed, 3, lambda: 0.0)
+    table.start(0.0)
+    while not table.over:
+        table.tick(0.0, max_steps=1 << 30)
+    return counts[0], counts[1], counts[2]
+
+
+@pytest.mark.parametrize(("variant", "knock"), [("rami", True), ("classique", True), ("multi", False),
+                                                 ("500", False), ("40", False)])
+def test_the_replay_admits_every_event_of_games_played_by_the_rules(variant: str, knock: bool) -> None:
+    """No false refusal: every public event of real games (refills, knocks, timeouts and
+    every way a round ends) is admitted, and every round's end is a show the replay accepts.
+    (Seat 1 knocks whenever it may, seat 2's timer runs out every third move.)"""
+    from rami_lan.table.seat_gate import PublicReplay
+
+    refills = []
+    real = PublicReplay._StockRefilled
+
+    def counted(self: PublicReplay, ev: E.StockRefilled) -> str:
+        refills.append(ev.shuffled)
+        return real(self, ev)
+
+    admitted = shows = knocks = 0
+    PublicReplay._StockRefilled = counted  # type: ignore[method-assign]
+    try:
+        for seed in (1, 5):  # seed 5: the stock of multi runs out 20 times (turned over)
+            a, s, k = _replayed_games(variant, seed, knock)
+            admitted, shows, knocks = admitted + a, shows + s, knocks + k
+    finally:
+        PublicReplay._StockRefilled = real  # type: ignore[method-assign]
+    assert admitted > 200 and shows >= 2
+    if knock:
+        assert knocks > 0
+    if variant == "multi":
+        assert len(refills) >= 10
+
+
+class DealingInHost(TableMachine):
+    """Tells seat 0 alone that the bot's cards are dealt to the host's own seat 255."""
+
+    def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
+        if plain.get("k") == "mk_deal" and seat == 0:
+            plain = dict(plain, seats=[HOST if s == 3 else s for s in plain["seats"]])
+        super()._private_send(seat, plain)
+
+
+def test_a_deal_that_gives_the_host_a_players_cards_is_refused_at_once() -> None:
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=1, machine_cls=DealingInHost)
+    t.start()
+    victim = next(c for c in t.clients.values() if c.seat == 0)
+    t.run(until=lambda: victim.ms is not None and bool(victim.ms.problems))
+    [refusal] = victim.ms.problems
+    assert refusal.kind == "mk_deal" and "round's players" in refusal.reason
+    keys = [unpack(w).m for conn, w in t.inbox if conn == victim.conn and isinstance(unpack(w), P.Masked)]
+    assert not [m for m in keys if m["k"] == "mk_key"]  # not one deal key went out
+    assert victim.ms.p.recipients() == ()
+    [r] = victim.tracker.verifier.rounds()
+    assert r.status == "failed" and r.findings[0].code == "masked_refused"

@@ -92,8 +92,8 @@ class PublicReplay:
         """Why ``mk_deal``'s layout is not the deal of this round (empty: it is)."""
         players = sorted({s for s in seats if s is not None})
         n = len(players)
-        if n < 2 or any(not isinstance(s, int) or isinstance(s, bool) for s in players):
-            return "mk_deal names fewer than two players"
+        if not 2 <= n <= 4 or any(not isinstance(s, int) or isinstance(s, bool) for s in players):
+            return f"mk_deal names {n} players (a round has 2 to 4)"
         hs = self.variant.cards_per_player(n)
         first = list(seats[:n])
         if (len(seats) != hs * n + 1 or seats[-1] is not None or sorted(first) != players  # type: ignore[type-var]
