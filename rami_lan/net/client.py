@@ -161,6 +161,7 @@ class RemoteTableSession:
         self._pending_events: list[Event] = []
         self.seat_machine: SeatMachine | None = None
         """Private dealing: this seat's decisions, sans-I/O (None: not in use)."""
+        self._refused_rounds: set[bytes | None] = set()
         self._drawn: Any = None
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
@@ -658,10 +659,13 @@ class RemoteTableSession:
         """Tell the player and our verifier what a step of the seat machine found: host
         messages refused (the host named), faults, masked rounds begun, audited orders."""
         host = self.table.get("host_seat")
+        host = host if isinstance(host, int) else 255
         for p in step.refusals:
             log.warning("private dealing: refused the host's %s: %s", p.kind, clip(p.reason, 300))
-            self._queue.put_nowait(SessionUpdate(notice=Notice.of(
-                NoticeCode.PRIVATE_DEAL_REFUSED, what=p.kind, seat=host if isinstance(host, int) else 255)))
+            if p.tag not in self._refused_rounds:  # the player is told once a round
+                self._refused_rounds.add(p.tag)
+                self._queue.put_nowait(SessionUpdate(notice=Notice.of(
+                    NoticeCode.PRIVATE_DEAL_REFUSED, what=p.kind, seat=host)))
             if self.tracker is not None:
                 self.mismatches.extend(self.tracker.masked_refused(p.tag, p.kind, p.reason, p.evidence))
         for f in step.faults:
