@@ -35,8 +35,8 @@ from rami_lan.net.client import _owner_masked
 from rami_lan.net.fairness import FairnessTracker, facts_from_welcome
 from rami_lan.table import TableConfig, TableMachine
 from rami_lan.table import effects as F
-from rami_lan.table import verifier as V
 from rami_lan.table.masked_seat import MaskedSeat
+from rami_lan.table.seat_machine import SeatMachine
 from rami_lan.table.shuffle import commitment
 
 
@@ -93,6 +93,7 @@ class WireClient:
         self.seed = seed
         self.seat: int | None = None
         self.ms: MaskedSeat | None = None
+        """The seat's masked-deck side (its `SeatMachine`'s), from ``welcome`` on."""
         self.policy: Any = None
         self.view: Any = None
         self.events: list[E.Event] = []
@@ -107,8 +108,7 @@ class WireClient:
         self.entropy = Entropy(b"client" + nick.encode())
         self.tracker: Any = None
         self.token: bytes | None = None
-        self.orders_given: set[bytes] = set()
-        self.rounds_told: set[bytes] = set()
+        self.sm: SeatMachine | None = None
 
     def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None,
              **fields: Any) -> None:
@@ -131,27 +131,30 @@ class WireClient:
                 self.tracker.disconnected()
                 return
             self.seat = msg.seat
-            self.ms = None if self.owner else MaskedSeat(msg.seat, v, self.entropy)
             self.policy = make_bot(self.level, seat=msg.seat, seed=self.seed)
             self.tracker = FairnessTracker(facts_from_welcome(msg.table_id, msg.table, msg.seat),
                                            self.t.evidence_dir)
+            # As `RemoteTableSession` does: the seat's decisions are its `SeatMachine`'s.
+            self.sm = None if self.owner else SeatMachine(
+                msg.seat, v, self.entropy, expect=self.tracker.verifier.expected_players)
+            self.ms = None if self.sm is None else self.sm.masked
             return
         if self.owner:
             self.receive_as_owner(msg)
             return
-        assert ms is not None
+        assert ms is not None and self.sm is not None
         if isinstance(msg, P.Masked):
-            outs, ready = ms.take(msg.m)
+            step = self.sm.receive(msg.m)
         elif isinstance(msg, P.Events):
             evs = [event_from_plain(e, v) for e in msg.events if e.get("type") != "TableNotice"]
-            outs, ready = ms.take((msg, evs), evs)
+            step = self.sm.receive((msg, evs), evs)
         else:
-            outs, ready = ms.take(msg)
-        for out in outs:
+            step = self.sm.receive(msg)
+        for out in step.send:
             self.send("masked", m=out)
-        for item in ready:
+        for item in step.ready:
             self.process(item)
-        self.check_orders()
+        self.report(step)
 
     def receive_as_owner(self, msg: P.Message) -> None:
         """The host's own player, as `RemoteTableSession` takes ``mk_own`` / ``mk_orders``."""
@@ -196,20 +199,14 @@ class WireClient:
         elif isinstance(msg, P.Error):
             self.errors.append(f"{msg.code}: {msg.message}")
 
-    def check_orders(self) -> None:
-        """Give the verifier each round's audited deck orders as soon as we have them."""
-        ms = self.ms
-        assert ms is not None
-        if ms.must_hold():
-            return  # in order: after the messages still held
-        if ms.tag is not None and ms.tag not in self.rounds_told:
-            self.rounds_told.add(ms.tag)
-            self.tracker.masked_round(ms.tag)
-        for tag, report in ms.reports.items():
-            if tag in self.orders_given:
-                continue
-            self.orders_given.add(tag)
-            self.tracker.masked_orders(V.MaskedOrders.from_report(tag, report, ms.refill_decks()))
+    def report(self, step: Any) -> None:
+        """What the seat machine found, to the verifier (as `RemoteTableSession` does)."""
+        for p in step.refusals:  # refusals fail the round (the host named)
+            self.tracker.masked_refused(p.tag, p.kind, p.reason, p.evidence)
+        for tag in step.rounds:
+            self.tracker.masked_round(tag)
+        for orders in step.orders:
+            self.tracker.masked_orders(orders)
 
     def maybe_act(self) -> bool:
         """Play if it is our turn and we know our hand; True if something was sent."""
@@ -228,8 +225,11 @@ class WireClient:
         events, self.pending = self.pending, []
         self.events += events
         action = self.policy.choose(view, tuple(events))
-        for out in ms.reveals_for(action) if ms is not None else ():
+        step = self.sm.before_action(action) if self.sm is not None else None
+        for out in step.send if step is not None else ():
             self.send("masked", m=out)
+        if step is not None:
+            self.report(step)
         self.send("action", seq=self.t.seq_no(), action=action_to_plain(action, self.t.variant),
                   core_action=action)
         return True

@@ -280,3 +280,74 @@ def test_the_hosts_own_player_sees_only_true_cards_and_checks_every_round(tmp_pa
     own_draws = [e for e in seen if isinstance(e, StockDrawn) and e.seat == 0]
     assert own_draws and all(e.card is not None for e in own_draws)
     assert verify_file(host.record_path).ok
+
+
+class _ShowingHost:
+    """Mixed into the host's machine: once, in the middle of round 1, asks seat 0 to show
+    its hand (``mk_show`` while no action ends the round), then plays on honestly."""
+
+    shown = False
+
+    def _private_send(self, seat: int, plain: dict) -> None:
+        super()._private_send(seat, plain)  # type: ignore[misc]
+        r = self.match.round  # type: ignore[attr-defined]
+        if (not self.shown and seat == 0 and plain.get("k") == "mk_hand" and r is not None
+                and r.turn_no >= 5):
+            self.shown = True
+            super()._private_send(seat, {"k": "mk_show"})  # type: ignore[misc]
+
+
+async def _showing_match(tmp_path: Path) -> tuple[TableHost, list, list, list]:
+    from rami_lan.net.host import _HostMachine
+    from rami_lan.net.record import MatchRecord
+
+    class Cheat(_ShowingHost, _HostMachine):
+        pass
+
+    config = TableConfig(
+        name="private", variant="rami", seats=3, bots={2: "moyen"}, limit=1, headless=True,
+        advertise=False, interfaces=["127.0.0.1"], bot_delay=0.0, private_deal=True,
+        record_dir=tmp_path)
+    import secrets
+
+    machine = Cheat(config, secrets.token_bytes)
+    machine.record = MatchRecord.new(machine, config)
+    host = TableHost(config, machine=machine)
+    port = await host.start()
+    notices: list = []
+    try:
+        sessions = [await open_session("127.0.0.1", port, nickname=n, evidence_dir=tmp_path)
+                    for n in ("ana", "bo")]
+        put = sessions[0]._queue.put_nowait
+
+        def spy(up: object) -> None:
+            if getattr(up, "notice", None) is not None:
+                notices.append(up.notice)  # type: ignore[attr-defined]
+            put(up)  # type: ignore[arg-type]
+
+        sessions[0]._queue.put_nowait = spy  # type: ignore[method-assign]
+        bots = [BotClient(s, delay=0.0, seed=i) for i, s in enumerate(sessions)]
+        await asyncio.wait_for(asyncio.gather(*(b.run() for b in bots)), 120)
+        await host.wait_finished(20)
+        rounds = [s.fairness_rounds() for s in sessions]
+        problems = [list(s.masked.problems) for s in sessions]
+        for s in sessions:
+            await s.close()
+    finally:
+        await host.stop()
+    assert machine.shown
+    return host, rounds, problems, notices
+
+
+def test_a_host_that_asks_for_a_show_mid_round_gets_nothing_and_is_named(tmp_path: Path) -> None:
+    """The real client over loopback: the forged show gets no reveal, the player is told
+    (``private_deal_refused``, the host named), the round fails with its evidence on disk."""
+    from rami_lan.net.notices import NoticeCode
+
+    host, rounds, problems, notices = asyncio.run(_showing_match(tmp_path))
+    assert [p.kind for p in problems[0]] == ["mk_show"] and problems[1] == []
+    told = [n for n in notices if getattr(n, "code", None) is NoticeCode.PRIVATE_DEAL_REFUSED]
+    assert len(told) == 1 and told[0].get("seat") == 255
+    assert rounds[0][0].status == "failed" and "mk_show" in rounds[0][0].reason
+    assert rounds[0][0].evidence and "masked_refused" in Path(rounds[0][0].evidence).read_text()
+    assert rounds[1][0].status == "checked"  # the other seat saw an honest round

@@ -135,6 +135,11 @@ _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
     NoticeCode.CODE_NOT_ASKED: lambda n: _(
         "The table did not ask for the join code: the connection may be intercepted."),
     NoticeCode.PRIVATE_DEAL_FAULT: lambda n: _private_deal_fault(n),
+    NoticeCode.PRIVATE_DEAL_REFUSED: lambda n: _(
+        "Private dealing: the host asked for hidden cards the rules do not give away now, or "
+        "sent what does not fit the game ({what}). Nothing was given. This round can not be "
+        "trusted."
+    ).format(what=n.get("what", "?")),
     NoticeCode.TIMER_PLAYED: lambda n: _("Time is up: the automatic move is played for you."),
     NoticeCode.SEAT_HANDED_OVER: lambda n: _(
         "{who} left the table and gave their hand to the host: the host's bot plays it for "

@@ -19,7 +19,10 @@
   players' "Info joueur" cards (its own sent after ``welcome`` and after each match,
   the others' as ``SessionUpdate(cards={seat: plain})``);
 - ``match_id`` (``"<table id hex>:<match number>"``) names the match the same way for
-  every player and across reconnects, for the statistics.
+  every player and across reconnects, for the statistics;
+- private dealing: every decision is the sans-I/O `rami_lan.table.seat_machine.SeatMachine`'s
+  (the hold queue, what is given away, the timed-out automatic move, the hand-over);
+  this session sends what each of its steps says and tells the player and the verifier.
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ from rami_lan.net.notices import Notice, NoticeCode, host_notice
 from rami_lan.net.pake import PakeClient, PakeError
 from rami_lan.net.table_session import ConnectionState, SessionUpdate
 from rami_lan.table import verifier as V
-from rami_lan.table.masked_seat import MaskedSeat, MaskedSeatError
+from rami_lan.table.masked_seat import MaskedSeat
+from rami_lan.table.seat_machine import HAND_OVER_WAIT, SeatMachine, SeatStep
 from rami_lan.table.shuffle import commitment, new_secret
 from rami_lan.textsafe import clip, safe_text
 
@@ -63,8 +67,6 @@ __all__ = ["FingerprintMismatch", "JoinRefused", "PakeFailed", "RemoteTableSessi
 FingerprintMismatch = tls.FingerprintMismatch
 
 TABLE_NOTICE = "TableNotice"
-HAND_OVER_WAIT = 3.0
-"""Seconds a client leaving mid-round waits for a card of its own still on its way."""
 
 
 class JoinRefused(ConnectionError):
@@ -163,18 +165,20 @@ class RemoteTableSession:
         self._closing = False
         self._seq = 0
         self._pending_events: list[Event] = []
-        self.masked: MaskedSeat | None = None
-        """Private dealing: this seat's side of the masked deck (None: not in use)."""
-        self._orders_given: set[bytes] = set()
-        self._faults_told = 0
-        self._masked_tag: bytes | None = None
-        self._auto_view: SeatView | None = None
+        self.seat_machine: SeatMachine | None = None
+        """Private dealing: this seat's decisions, sans-I/O (None: not in use)."""
+        self._refused_rounds: set[bytes | None] = set()
         self._drawn: Any = None
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
         self.seat_store = seat_store
         self._local_address: str | None = None
         """Our IPv4 address on the connection to the table (where `_follow_table` browses)."""
+
+    @property
+    def masked(self) -> MaskedSeat | None:
+        """Private dealing: this seat's side of the masked deck (None: not in use)."""
+        return self.seat_machine.masked if self.seat_machine is not None else None
 
     @property
     def connected(self) -> bool:
@@ -220,13 +224,10 @@ class RemoteTableSession:
             msg = P.Knock(seq=self._seq)
         else:
             msg = P.Action(seq=self._seq, action=action_to_plain(action, self.variant))
-        if self.masked is not None:  # private dealing: our keys prove the cards are ours
-            try:
-                reveals = self.masked.reveals_for(action)
-            except MaskedSeatError as exc:
-                log.warning("private dealing: %s", exc)
-                reveals = []
-            await self._send(*(P.Masked(m=out) for out in reveals), msg)
+        if self.seat_machine is not None:  # private dealing: our keys prove the cards are ours
+            step = self.seat_machine.before_action(action)
+            await self._send(*(P.Masked(m=out) for out in step.send), msg)
+            self._masked_report(step)
         else:
             await self._send(msg)
         self._fair_out(msg, action=action)
@@ -319,16 +320,16 @@ class RemoteTableSession:
     async def _hand_over(self, wait: float = HAND_OVER_WAIT) -> None:
         """Leaving mid-round at a private table: give the host our hand and everyone our
         stock keys, so the round goes on without us (a card of ours still on its way is
-        waited for, up to ``wait`` seconds)."""
-        ms = self.masked
-        if ms is None:
+        waited for, up to ``wait`` seconds: `SeatMachine.leave`)."""
+        sm = self.seat_machine
+        if sm is None:
             return
-        deadline = asyncio.get_running_loop().time() + wait
-        outs = ms.hand_over()
-        while outs is None and asyncio.get_running_loop().time() < deadline:
+        loop = asyncio.get_running_loop()
+        outs = sm.leave(loop.time(), wait)
+        while outs is None:
             await asyncio.sleep(0.02)
-            outs = ms.hand_over()
-        if outs is None:
+            outs = sm.tick(loop.time())
+        if not outs and sm.masked.active:
             log.warning("private dealing: left before a card of ours came in: no hand-over "
                         "(the table waits for us, then voids the round)")
         elif outs:
@@ -454,9 +455,12 @@ class RemoteTableSession:
         self.variant = str(self.table.get("variant", "rami"))
         self.players = list(welcome.players)
         self._fair_start()
-        if (self.masked is None and self.table.get("private_deal")
+        if (self.seat_machine is None and self.table.get("private_deal")
                 and self.seat != self.table.get("host_seat")):
-            self.masked = MaskedSeat(self.seat, get_variant(self.variant), os.urandom)
+            tracker = self.tracker
+            self.seat_machine = SeatMachine(
+                self.seat, get_variant(self.variant), os.urandom,
+                expect=tracker.verifier.expected_players if tracker is not None else None)
         self._keep_seat()
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
@@ -674,83 +678,59 @@ class RemoteTableSession:
     # ------------------------------------------------------------------ messages
 
     async def _handle(self, msg: P.Message) -> None:
-        ms = self.masked
-        if ms is None:
+        sm = self.seat_machine
+        if sm is None:
             await self._handle_now(msg)
             return
         # Private dealing: masked-deck messages are used at once; every other message waits,
-        # in order, while a key for one of our own cards is still on its way.
-        try:
-            if isinstance(msg, P.Masked):
-                outs, ready = ms.take(msg.m)
-            elif isinstance(msg, P.Events):
-                decoded = self._decode_events(msg)
-                outs, ready = ms.take((msg, decoded), decoded)
+        # in order, while a key for one of our own cards is still on its way (`SeatMachine`).
+        if isinstance(msg, P.Masked):
+            step = sm.receive(msg.m)
+        elif isinstance(msg, P.Events):
+            decoded = self._decode_events(msg)
+            step = sm.receive((msg, decoded), decoded)
+        else:
+            step = sm.receive(msg)
+        if step.send:
+            await self._send(*(P.Masked(m=out) for out in step.send))
+        for item in step.ready:
+            if isinstance(item, tuple):
+                self._on_events(*item)
             else:
-                outs, ready = ms.take(msg)
-            if outs:
-                await self._send(*(P.Masked(m=out) for out in outs))
-            for item in ready:
-                await self._handle_held(item)
-        except MaskedSeatError as exc:
-            log.warning("private dealing: %s", exc)
-            self._queue.put_nowait(SessionUpdate(notice=Notice.of(
-                NoticeCode.PRIVATE_DEAL_FAULT, kind="HOST_MESSAGE", seat=self.table.get("host_seat"))))
-        self._masked_progress()
-        await self._masked_timeout()
-
-    async def _masked_timeout(self) -> None:
-        """Private dealing: our move timer ran out (the host asked with ``mk_timeout``);
-        the host can not play our hidden hand, so we play the automatic move ourselves, as
-        the rules choose it (`core.shadow.automatic_move`: draw, then discard the card
-        drawn), or any legal draw or discard if the turn's obligations forbid that one."""
-        ms, view = self.masked, self.view
-        if (ms is None or view is None or ms.timeout_turn is None or not view.my_turn
-                or view.turn_no != ms.timeout_turn or ms.must_hold() or view is self._auto_view):
-            return
-        from rami_lan.core.shadow import automatic_move, is_legal_for_view
-        from rami_lan.table.policy import fallback_action
-
-        action = automatic_move(view, self._drawn)
-        if action is None or not is_legal_for_view(view, action):
-            action = fallback_action(view)
-        self._auto_view = view
+                await self._handle_now(item)
+        self._masked_report(step)
+        action = sm.timeout_move(self.view, self._drawn)
         if action is not None:
-            if view.phase == "draw":
+            # Our move timer ran out (``mk_timeout``): the host can not play our hidden
+            # hand, so we play the automatic move ourselves.
+            if self.view is not None and self.view.phase == "draw":
                 self._queue.put_nowait(SessionUpdate(notice=Notice.of(NoticeCode.TIMER_PLAYED)))
             await self.act(action)
 
-    async def _handle_held(self, item: Any) -> None:
-        ms = self.masked
-        assert ms is not None
-        if isinstance(item, tuple):
-            msg, decoded = item
-            self._on_events(msg, [e if isinstance(e, dict) else ms.fill_event(e) for e in decoded])
-        else:
-            await self._handle_now(item)
-
-    def _masked_progress(self) -> None:
-        """Faults found while playing; each round's audited orders to our verifier."""
-        ms = self.masked
-        if ms is None:
-            return
-        while len(ms.faults) > self._faults_told:
-            f = ms.faults[self._faults_told]
-            self._faults_told += 1
+    def _masked_report(self, step: SeatStep) -> None:
+        """Tell the player and our verifier what a step of the seat machine found: host
+        messages refused (the host named), faults, masked rounds begun, audited orders."""
+        host = self.table.get("host_seat")
+        host = host if isinstance(host, int) else 255
+        for p in step.refusals:
+            log.warning("private dealing: refused the host's %s: %s", p.kind, clip(p.reason, 300))
+            if p.tag not in self._refused_rounds:  # the player is told once a round
+                self._refused_rounds.add(p.tag)
+                self._queue.put_nowait(SessionUpdate(notice=Notice.of(
+                    NoticeCode.PRIVATE_DEAL_REFUSED, what=p.kind, seat=host)))
+            if self.tracker is not None:
+                self.mismatches.extend(self.tracker.masked_refused(p.tag, p.kind, p.reason, p.evidence))
+        for f in step.faults:
             log.warning("private dealing: %s by seat %s: %s", f.kind.name, f.seat, f.evidence)
             self._queue.put_nowait(SessionUpdate(notice=Notice.of(
                 NoticeCode.PRIVATE_DEAL_FAULT, kind=f.kind.name, seat=f.seat)))
-        if ms.tag is not None and ms.tag != self._masked_tag and self.tracker is not None:
-            self._masked_tag = ms.tag
-            self.tracker.masked_round(ms.tag)
-        if ms.must_hold():
-            return  # in order: after the messages still held (a void round's event, say)
-        for tag, report in ms.reports.items():
-            if tag in self._orders_given or self.tracker is None:
-                continue
-            self._orders_given.add(tag)
-            self.mismatches.extend(self.tracker.masked_orders(
-                V.MaskedOrders.from_report(tag, report, ms.refill_decks())))
+        if self.tracker is None:
+            return
+        for tag in step.rounds:
+            self.tracker.masked_round(tag)
+        for orders in step.orders:
+            self.mismatches.extend(self.tracker.masked_orders(orders))
+        if step.refusals or step.rounds or step.orders:
             self._fair_report()
 
     async def _handle_now(self, msg: P.Message) -> None:
@@ -846,7 +826,7 @@ class RemoteTableSession:
                 continue
             decoded.append(ev)
             if isinstance(ev, StockDrawn) and ev.seat == self.seat and ev.card is not None:
-                self._drawn = ev.card  # the automatic move discards it (`_masked_timeout`)
+                self._drawn = ev.card  # the automatic move discards it (`SeatMachine.timeout_move`)
             self._observe(ev)
             if isinstance(ev, MatchEnded):
                 # Our statistics change once the UI recorded the match: report them again.

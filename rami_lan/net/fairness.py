@@ -191,6 +191,14 @@ class FairnessTracker:
             "gen_decks": {str(k): v for k, v in item.gen_decks.items()}, "faults": list(item.faults)})
         return self._feed([item])
 
+    def masked_refused(self, tag: bytes | None, kind: str, reason: str, evidence: Any = None
+                       ) -> list[V.Finding]:
+        """Private dealing: our seat refused a host message (``evidence``: that message,
+        kept in the log): the round fails naming the host."""
+        self._log_note("masked_refused", {"tag": tag, "kind": kind, "reason": reason,
+                                          "message": _evidence(evidence, self.facts.variant)})
+        return self._feed([V.MaskedRefused(tag, kind, reason)])
+
     def disconnected(self) -> None:
         self._feed([V.Disconnected()])
 
@@ -284,6 +292,18 @@ class FairnessTracker:
             self.evidence[r.round_no] = str(path)
         except OSError as exc:
             log.error("could not write the fairness evidence %s: %s", path, exc)
+
+
+def _evidence(value: Any, variant: str) -> Any:
+    """A refused message as plain data (an event object as its wire form)."""
+    if value is None or isinstance(value, dict | list | str | int | bytes):
+        return value
+    try:
+        from rami_lan.core.codec import event_to_plain
+
+        return event_to_plain(value, variant) if hasattr(value, "for_seat") else repr(value)[:2000]
+    except Exception:  # noqa: BLE001 - evidence is best kept as text then
+        return repr(value)[:2000]
 
 
 def _plain(value: Any) -> Any:

@@ -50,6 +50,10 @@ class NoticeCode(enum.StrEnum):
     """Private dealing: a participant broke the masked-deck protocol: ``kind`` (a
     `rami_lan.masked.audit.FaultKind` name, or ``HOST_MESSAGE``), ``seat`` (who; None:
     the audit will tell)."""
+    PRIVATE_DEAL_REFUSED = "private_deal_refused"
+    """Private dealing: the host asked this seat for a key, a reveal or its audit the
+    rules do not give away now, or sent what does not fit the game we saw: nothing was
+    given. ``what`` (the message's kind), ``seat`` (the host's)."""
     SEAT_HANDED_OVER = "seat_handed_over"
     """Private dealing, from the host: ``seat`` left mid-round and gave the host its hand;
     the host's bot plays that seat for the rest of the round."""

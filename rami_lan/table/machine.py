@@ -409,7 +409,7 @@ class TableMachine(PrivateDealing):
         self._private_resync(conn, seat)
         self._private_hand(self.match, seat)
         if not self._private_owner_holds(seat, self.match, []):  # else: once its card is known
-            self._send(conn, _msg("view", seq=self.seq, view=view_for(self.match, seat)))
+            self._send(conn, _msg("view", seq=self.seq, view=self._private_view(self.match, seat)))
         if ctx is not None and ctx.finished:
             secrets = ctx.secrets()
             if secrets:
@@ -573,7 +573,7 @@ class TableMachine(PrivateDealing):
                 self._send(conn, _msg("events", seq=self.seq,
                                       events=[self._private_redact(e, seat) for e in evs]))
             self._private_hand(m, seat)
-            self._send(conn, _msg("view", seq=self.seq, view=view_for(m, seat)))
+            self._send(conn, _msg("view", seq=self.seq, view=self._private_view(m, seat)))
         self._private_after(evs, noted, now)
         self._note_turn(now)
         if ctx is not None and not ctx.finished and any(isinstance(e, RoundEnded) for e in evs):

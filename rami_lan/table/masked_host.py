@@ -220,9 +220,13 @@ class MaskedRound:
         self.calls.append(["reveal", deck, position])
         return self._call("reveal", deck, position, None)
 
-    def show(self) -> Routed:
-        """Round end: ask every participant to reveal the rest of its hand."""
-        return Routed([Delivery(None, {"k": SHOW})])
+    def show(self, events: Sequence[dict[str, Any]] = (), reason: str = "", winner: int | None = None
+             ) -> Routed:
+        """Round end: ask every participant to reveal the rest of its hand. ``events``:
+        the ending action's public events (plain), ``reason`` and ``winner`` the end's
+        (each participant checks with its own replay that they end the round now)."""
+        return Routed([Delivery(None, {"k": SHOW, "events": list(events), "reason": reason,
+                                       "winner": winner})])
 
     def publish_audit(self) -> Routed:
         if self.p.phase not in (Phase.PLAYING, Phase.SHUFFLING):

@@ -12,8 +12,8 @@ public ``StockRefilled``. So a host can not make us release a key for a position
 public game did not give to the seat it names.
 
 Our own hidden cards never come from the host (it does not know them): `fill_event`
-and `fill_view` put them into the events and views the host sent (``mk_hand`` says at
-which deck position each card of our hand lies). `complete` is False while a key for
+and `fill_view` put them into the events and views the host sent, where it put nil
+(``mk_hand`` says at which deck position each card of our hand lies). `complete` is False while a key for
 one of our cards is still on its way: the session holds the update back until then.
 At the round's end, the audit's card orders (`orders`) let the verifier replay the
 round with the rules (`rami_lan.table.verifier`).
@@ -21,9 +21,10 @@ round with the rules (`rami_lan.table.verifier`).
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import msgpack
@@ -34,7 +35,7 @@ from rami_lan.core.cards import Card, card_from_id, card_id
 from rami_lan.core.codec import event_from_plain
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import SeatView
-from rami_lan.masked.audit import AuditReport, Fault
+from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.group import card_table
 from rami_lan.masked.session import (
     AuditComplete,
@@ -48,12 +49,27 @@ from rami_lan.masked.session import (
     Phase,
     Result,
 )
+from rami_lan.table.seat_gate import PublicReplay
 
-__all__ = ["MaskedSeat", "MaskedSeatError"]
+__all__ = ["MaskedSeat", "MaskedSeatError", "Refusal"]
 
 
 class MaskedSeatError(ValueError):
     """The host's masked-deck message does not fit the public game (evidence in the text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A host message this seat refused: it gave nothing for it, and the round fails
+    naming the host (every message reaches us through the host).
+
+    ``kind``: the message's kind (``mk_show``, ``mk_sync``, ``mk_deal``, ``events``...);
+    ``reason``: why (English); ``evidence``: the message itself, as received (plain)."""
+
+    tag: bytes | None
+    kind: str
+    reason: str
+    evidence: Any = None
 
 
 class MaskedSeat:
@@ -78,8 +94,17 @@ class MaskedSeat:
         self.faults: list[Fault] = []
         self.reports: dict[bytes, AuditReport] = {}
         """Round tag -> that round's audit report."""
-        self.problems: list[str] = []
-        """What the host sent that did not fit the public game (the host is named)."""
+        self.problems: list[Refusal] = []
+        """Every host message refused (nothing was given for it; the host is named)."""
+        self._gone = False
+        """The round was voided by the host's restart: nothing more is given for it."""
+        self._broken: set[tuple[int, int]] = set()
+        """(deck, position) of ours a fault made unknowable (a wrong key, not a card): the
+        round fails, and the host's messages no longer wait for that card."""
+        self.gate: PublicReplay | None = None
+        """This round's public game as we saw it: what the rules give away now."""
+        self.expect: Callable[[], tuple[int, ...] | None] | None = None
+        """The next round's players as our verifier derives them (None: not known)."""
         self._held: deque[Any] = deque()
         self._seen: set[bytes] = set()
         self.timeout_turn: int | None = None
@@ -104,14 +129,21 @@ class MaskedSeat:
         with the views; an events message's assignments are made at once (keys follow)."""
         out: list[dict[str, Any]] = []
         if isinstance(item, dict) and item.get("k") != "mk_hand":
-            return self.on_masked(item), self.release()
+            try:
+                out = self.on_masked(item)
+            except MaskedSeatError:
+                out = []  # refused (`problems`): nothing given
+            return out, self.release()
         if events is not None:
-            out += self.on_events([e for e in events if not isinstance(e, dict)])
+            try:
+                out += self.on_events([e for e in events if not isinstance(e, dict)])
+            except MaskedSeatError:
+                pass  # refused (`problems`); the message itself goes on, in order
         ready: list[Any] = []
         if self.must_hold():
             self.hold(item)
         elif isinstance(item, dict):
-            self._set_hand(item)
+            self._set_hand_checked(item)
         else:
             ready.append(item)
         return out, ready + self.release()
@@ -131,10 +163,20 @@ class MaskedSeat:
         while self._held and self.complete():
             item = self._held.popleft()
             if isinstance(item, dict) and item.get("k") == "mk_hand":
-                self._set_hand(item)
+                self._set_hand_checked(item)
             else:
                 out.append(item)
         return out
+
+    def _set_hand_checked(self, plain: dict[str, Any]) -> None:
+        try:
+            self._set_hand(plain)
+        except MaskedSeatError as exc:
+            self._refuse("mk_hand", str(exc), plain)
+
+    def _refuse(self, kind: str, reason: str, evidence: Any = None) -> None:
+        """Note a refused host message (the client tells the player and its verifier)."""
+        self.problems.append(Refusal(self.tag, kind, reason, evidence))
 
     def _set_hand(self, plain: dict[str, Any]) -> None:
         pos = plain.get("pos")
@@ -150,9 +192,9 @@ class MaskedSeat:
 
     def complete(self) -> bool:
         """True when every card of ours the host has announced is known to us."""
-        if self.p is None or self.p.phase not in (Phase.SHUFFLING, Phase.PLAYING):
+        if self.p is None or self.p.phase not in (Phase.SHUFFLING, Phase.PLAYING) or self._gone:
             return True
-        return not self._later and not self.p.pending()
+        return not self._later and all(x in self._broken for x in self.p.pending())
 
     def refill_decks(self) -> dict[int, int | None]:
         """Stock generation -> masked deck number of the current round."""
@@ -169,7 +211,15 @@ class MaskedSeat:
         return list(self._sent_log)
 
     def on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
-        """A ``masked`` message from the host; raises `MaskedSeatError` if refused."""
+        """A ``masked`` message from the host; raises `MaskedSeatError` if refused (and
+        notes it in `problems`: nothing was given for it)."""
+        try:
+            return self._on_masked_checked(plain)
+        except MaskedSeatError as exc:
+            self._refuse(str(plain.get("k"))[:20] if isinstance(plain, dict) else "?", str(exc), plain)
+            raise
+
+    def _on_masked_checked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
         kind = plain.get("k")
         if kind != "mk_hand":
             fingerprint = msgpack.packb(plain, use_bin_type=True)
@@ -179,15 +229,7 @@ class MaskedSeat:
                 self._seen = set()
             self._seen.add(fingerprint)
         if kind == "mk_sync":
-            events = plain.get("events")
-            if not isinstance(events, list):
-                raise MaskedSeatError("mk_sync without events")
-            try:
-                decoded = [event_from_plain(e, self.variant) for e in events]
-            except (ValueError, TypeError, KeyError) as exc:  # MalformedAction is a ValueError
-                raise MaskedSeatError(f"mk_sync holds an undecodable event: {exc}") from exc
-            again = self.resend()
-            return again + self.on_events(decoded)
+            return self._on_sync(plain)
         return self._step("masked deck", lambda: self._on_masked(plain))
 
     def _on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
@@ -196,6 +238,8 @@ class MaskedSeat:
             return self._on_round(plain)
         if self.p is None:
             raise MaskedSeatError(f"{kind} before any masked round")
+        if self._gone:
+            return []  # the round is void at the host (it restarted): nothing more of it
         if kind == "mk_deal":
             return self._on_deal(plain)
         if kind == "mk_hand":  # in order with the views: see `hold`
@@ -213,18 +257,62 @@ class MaskedSeat:
                 return self._result(self.p.close_audit())
             return []
         if kind == "mk_show":
-            out: list[dict[str, Any]] = []
-            for cid in list(self._mine):
-                out += self._reveal(cid)
-            return out
+            return self._on_show(plain)
         try:
             return self._result(self.p.receive_plain(plain))
         except ValueError as exc:  # a malformed message, or one that does not fit the protocol
             raise MaskedSeatError(f"masked deck: {exc}") from exc
 
+    def _decode(self, plain: dict[str, Any], what: str) -> list[E.Event]:
+        events = plain.get("events")
+        if not isinstance(events, list):
+            raise MaskedSeatError(f"{what} without events")
+        try:
+            return [event_from_plain(e, self.variant) for e in events]
+        except (ValueError, TypeError, KeyError) as exc:  # MalformedAction is a ValueError
+            raise MaskedSeatError(f"{what} holds an undecodable event: {exc}") from exc
+
+    def _on_sync(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
+        """The host resyncs us after a reconnect: the round's public events so far. Those
+        we saw must be the ones we saw; the rest pass through our replay (as any events
+        message) before anything leaves; then what we sent this round goes again."""
+        decoded = self._decode(plain, "mk_sync")
+        gate = self.gate
+        if self.p is None or gate is None:
+            raise MaskedSeatError("mk_sync before any masked round")
+        seen = gate.events
+        head = [e.for_seat(None) for e in decoded[:len(seen)]]
+        if head != seen:
+            k = next((i for i, (a, b) in enumerate(zip(head, seen, strict=False)) if a != b), len(head))
+            raise MaskedSeatError(f"mk_sync: event {k} of the round is not the one we saw "
+                                  f"({type(head[k]).__name__ if k < len(head) else 'missing'})")
+        fresh = decoded[len(seen):]
+        if fresh and not gate.over:
+            trial = copy.deepcopy(gate)
+            _n, why = trial.admit_all(fresh)
+            if why:
+                raise MaskedSeatError(f"mk_sync: {why}")
+        again = self.resend()
+        return again + (self.on_events(fresh) if fresh and not gate.over else [])
+
+    def _on_show(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
+        """``mk_show``: an action would end the round; every hand is shown first. Only if
+        our replay says the announced action (its public events, each card proven to be
+        in its player's hand) ends the round by the rules now."""
+        if self.gate is None or self.p is None or self.p.phase is not Phase.PLAYING:
+            raise MaskedSeatError("mk_show while no masked round is being played")
+        why = self.gate.check_show(self._decode(plain, "mk_show"), plain.get("reason"), plain.get("winner"))
+        if why:
+            raise MaskedSeatError(why)
+        out: list[dict[str, Any]] = []
+        for cid in list(self._mine):
+            out += self._reveal(cid)
+        return out
+
     def on_events(self, events: Sequence[E.Event]) -> list[dict[str, Any]]:
-        """Public events of the round, in order: the assignments they make (an event seen
-        before, from a resync after a reconnect, makes none)."""
+        """Public events of the round, in order, each admitted by our replay of the game
+        first (`PublicReplay`): the assignments they make. The first event the rules do
+        not allow now is refused (`problems`): it and the rest of the message give nothing."""
         return self._step("the public events do not fit the masked deck",
                           lambda: self._on_events(events))
 
@@ -259,17 +347,17 @@ class MaskedSeat:
 
     def _on_events(self, events: Sequence[E.Event]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
-        if self.p is None or self.p.phase in (Phase.COMPLETE, Phase.AUDITING, Phase.IDLE):
+        gate = self.gate
+        if self.p is None or gate is None or self.p.phase in (Phase.COMPLETE, Phase.AUDITING, Phase.IDLE):
             return out
         for ev in events:
-            if isinstance(ev, E.CardsDealt):
-                if self._layout is not None and any(
-                        p >= len(self._layout) or self._layout[p] != ev.seat for p in ev.positions):
-                    self.problems.append(f"the deal gave seat {ev.seat} positions {list(ev.positions)}, "
-                                         "not those the host's mk_deal announced")
-            elif isinstance(ev, E.StockRefilled):
-                if ev.reshuffle in self._gen_deck:
-                    continue  # seen before (a resync)
+            if gate.over:
+                break  # the round's scoring, eliminations: nothing masked is left to give
+            why = gate.admit(ev)
+            if why:
+                self._refuse("events", why, ev)
+                break
+            if isinstance(ev, E.StockRefilled):
                 if not ev.shuffled:
                     self._gen_deck[ev.reshuffle] = None
                     continue
@@ -285,10 +373,12 @@ class MaskedSeat:
             elif isinstance(ev, E.RoundEnded | E.RoundVoided):
                 if self.p.phase not in (Phase.PLAYING, Phase.SHUFFLING):
                     continue
+                if isinstance(ev, E.RoundVoided) and ev.seat is None:
+                    self._gone = True  # the host lost the round (a restart): no audit for it
+                    break
                 for cid in list(self._mine):  # the hand is shown (the host asked with mk_show)
                     self._mine.pop(cid, None)
-                if self.p.phase in (Phase.PLAYING, Phase.SHUFFLING):
-                    out += self._result(self.p.publish_audit())
+                out += self._result(self.p.publish_audit())
         return out
 
     def _reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
@@ -326,8 +416,11 @@ class MaskedSeat:
         return ev
 
     def fill_view(self, view: SeatView) -> SeatView:
-        """Our real hand in place of the host's stand-ins (``mk_hand`` gave the positions)."""
+        """Our real hand in place of the host's nils (``mk_hand`` gave the positions: the
+        host does not know our hidden cards, so it sends nil for each)."""
         if self.p is None or self._hand_pos is None or view.phase not in ("draw", "play"):
+            if any(c is None for c in view.hand):  # nothing to fill them from: not shown
+                return replace(view, hand=tuple(c for c in view.hand if c is not None))
             return view
         if len(self._hand_pos) != len(view.hand):
             raise MaskedSeatError(f"mk_hand lists {len(self._hand_pos)} positions for a hand of "
@@ -335,6 +428,8 @@ class MaskedSeat:
         hand: list[Card] = []
         for card, pos in zip(view.hand, self._hand_pos, strict=True):
             if pos is None:
+                if card is None:
+                    raise MaskedSeatError("the view has no card where mk_hand says the host knows it")
                 hand.append(card)  # a card the host knows (taken from the pile): as sent
                 continue
             c = self.p.card_at(int(pos[0]), int(pos[1])) if _pos_ok(pos) else None
@@ -370,6 +465,9 @@ class MaskedSeat:
         self._mine = {}
         self._sent_log = []
         self._assigned = set()
+        self.gate = PublicReplay(self.variant, self.seat, frozenset(seats), host)
+        self._gone = False
+        self._broken = set()
         try:
             return self._result(self.p.start_deck(0, range(n), sorted(seats)))
         except MaskedStateError as exc:
@@ -379,17 +477,18 @@ class MaskedSeat:
         seats = plain.get("seats")
         if plain.get("deck") != 0 or not isinstance(seats, list) or self._layout is not None:
             raise MaskedSeatError("mk_deal is not the one deal of deck 0")
-        players = sorted({s for s in seats if s is not None})
-        n = len(players)
-        if n < 2 or any(not isinstance(s, int) for s in players):
-            raise MaskedSeatError("mk_deal names fewer than two players")
-        hs = self.variant.cards_per_player(n)
-        first = seats[:n]
-        if (len(seats) != hs * n + 1 or seats[-1] is not None or sorted(first) != players
-                or any(seats[k] != first[k % n] for k in range(hs * n))
-                or first != _rotation(players, first[0])):
-            raise MaskedSeatError("mk_deal is not a deal one card at a time round the table")
+        gate = self.gate
+        assert gate is not None
+        if self.expect is not None:
+            try:
+                gate.expected_players = self.expect()
+            except Exception:  # noqa: BLE001 - our verifier can not tell: the layout alone decides
+                gate.expected_players = None
+        why = gate.check_layout(seats)
+        if why:
+            raise MaskedSeatError(why)
         self._layout = list(seats)
+        gate.layout = list(seats)
         out: list[dict[str, Any]] = []
         for j, seat in enumerate(seats):
             out += self._assign(0, j, seat)
@@ -426,8 +525,18 @@ class MaskedSeat:
                 self._mine[ev.card_id] = (ev.deck, ev.position)
             elif isinstance(ev, CardPublic):
                 self._mine.pop(ev.card_id, None)
+                if self.gate is not None:
+                    self.gate.card_public(ev.seat, self._cards[ev.card_id])
             elif isinstance(ev, FaultFound):
-                self.faults.append(ev.fault)
+                fault = ev.fault
+                if (fault.seat is None and fault.kind is FaultKind.NOT_A_CARD and self.p is not None
+                        and self.p.participants <= {self.seat, self.host}):
+                    # Only the host shuffled with us (and relayed every step): it is the one.
+                    fault = replace(fault, seat=self.host, evidence=fault.evidence + " (the host is "
+                                    "the only other participant: its own step or its relay)")
+                self.faults.append(fault)
+                if fault.deck is not None:  # never learnt: its update waits no longer
+                    self._broken.update((fault.deck, j) for j in fault.positions)
             elif isinstance(ev, AuditComplete):
                 if self.tag is not None:
                     self.reports[self.tag] = ev.report

@@ -8,7 +8,7 @@ kept apart so the machine's flow stays readable. The machine calls it at these p
 | the seed is known (commit-reveal done) | `_private_start`: ``mk_round`` to each, our mask pass |
 | deck 0 ready | `_private_layout`: ``mk_deal`` (who gets each position), key releases |
 | every host key known (turned-up card, bots' cards) | `_private_deal`: the model is dealt, journaled |
-| each change of the match | `_private_redact`, `_hand`, `_before`, `_note`, `_after` |
+| each change of the match | `_private_redact`, `_hand`, `_view`, `_before`, `_note`, `_after` |
 | an action would end the round | `_private_hold`: ``mk_show``, every hand revealed, then applied |
 | a blind seat's move timer runs out | ``mk_timeout``: its own client plays the automatic move |
 | a participant gone longer than ``masked_wait`` | `_private_void`: the round is void, the audit closes |
@@ -479,6 +479,19 @@ class PrivateDealing:
             self._hand_told[conn] = pos
         self._private_send(seat, {"k": "mk_hand", "pos": pos})
 
+    def _private_view(self, m: MatchState, seat: int) -> Any:
+        """The view for ``seat``. A blind seat's own hidden cards are nil in it: the host
+        does not know them (its model holds stand-ins there); ``mk_hand`` says where each
+        lies, and the seat's client fills its real cards in."""
+        from rami_lan.core.views import view_for
+
+        view = view_for(m, seat)
+        mr = self._masked
+        if mr is None or seat not in mr.blind or not view.hand:
+            return view
+        return replace(view, hand=tuple(None if mr.position_of(self._card_no(c)) is not None else c
+                                        for c in view.hand))
+
     def _private_before(self, m: MatchState, evs: list[E.Event], now: float) -> None:
         """Cards the host holds that this change makes public: reveal them first."""
         mr = self._masked
@@ -546,7 +559,18 @@ class PrivateDealing:
         if not self._private_hidden_hands():
             return False
         self._held_action = (conn, action, seq)
-        self._private_route(mr.show(), now)
+        # The show carries the ending action's public events and the end's reason: each
+        # client's own replay must say they end the round before it reveals its hand. The
+        # cards the host holds that the action plays are revealed first (the proof).
+        at = next(k for k, e in enumerate(evs) if isinstance(e, E.RoundEnded))
+        ending, end = evs[:at], evs[at]
+        assert isinstance(end, E.RoundEnded)
+        self._private_before(self.match, ending, now)  # type: ignore[attr-defined]
+        from rami_lan.core.codec import event_to_plain
+
+        self._private_route(mr.show([event_to_plain(e.for_seat(None), self.variant)  # type: ignore[attr-defined]
+                                     for e in ending], str(getattr(end.reason, "value", end.reason)),
+                                    end.winner), now)
         return True
 
     # ------------------------------------------------------------------ outcome

@@ -67,6 +67,7 @@ __all__ = [
     "RoundFairness",
     "SecretsSeen",
     "MaskedOrders",
+    "MaskedRefused",
     "audited_refills",
     "MaskedRoundSeen",
     "SeatVerifier",
@@ -222,6 +223,17 @@ class MaskedOrders:
         return cls(tag, dict(report.orders), dict(gen_decks), faults)
 
 
+@dataclass(frozen=True, slots=True)
+class MaskedRefused:
+    """Private dealing: our seat refused a host message of round ``tag`` (``kind``, why:
+    ``reason``): it asked for a key, a reveal or an audit the rules do not give away
+    now, or did not fit what we saw. Nothing was given; the round fails naming the host."""
+
+    tag: bytes | None
+    kind: str
+    reason: str
+
+
 def audited_refills(cards: Sequence[Card], orders: Mapping[int, Sequence[int]],
                     gen_decks: Mapping[int, int | None]) -> tuple[tuple[Card, ...], ...]:
     """Each refill's order (stock generations 1, 2, ...) from a round's audited masked
@@ -236,7 +248,7 @@ def audited_refills(cards: Sequence[Card], orders: Mapping[int, Sequence[int]],
 Input = (
     CommitAsked | CommitSent | CommitmentsSeen | RevealSent | EventsSeen | ViewSeen
     | ActionSent | Refused | SecretsSeen | Disconnected | StreamEnded | MaskedOrders
-    | MaskedRoundSeen
+    | MaskedRoundSeen | MaskedRefused
 )
 
 
@@ -386,6 +398,24 @@ class SeatVerifier:
     def expected_tag(self) -> bytes:
         """The tag of the next round to set up, derived from table, match and round."""
         return round_tag(self.facts.table_id, self.facts.match_no, self._next_round_no())
+
+    def expected_players(self) -> tuple[int, ...] | None:
+        """The next round's players as the rules give them from what we saw (withdrawals
+        and eliminations applied); None when we can not tell (continuity lost, a round
+        not yet judged, events missed)."""
+        m, cur = self._m, self._cur
+        if m is None or self._lost or _GAP in self._between:
+            return None
+        if cur is not None and cur.started and self._done_for != cur.round_no:
+            return None  # the last round is not continued yet: ``_m`` is the match before it
+        for item in self._between:
+            if isinstance(item, E.PlayersEliminated) and m.phase in ("between", "waiting"):
+                for seat in item.seats:
+                    try:
+                        m, _evs = withdraw(m, seat)
+                    except IllegalAction:
+                        return None
+        return tuple(m.next_players())
 
     def can_commit(self, tag: bytes, seat: int) -> bool:
         """May we answer this commit request (an expected, never used, fresh tag)?"""
@@ -1303,6 +1333,15 @@ class SeatVerifier:
 
 _GAP = object()
 
+
+def _on_masked_refused(self: SeatVerifier, msg: MaskedRefused) -> None:
+    r = self._rounds.get(self._tags[msg.tag]) if msg.tag in self._tags else None
+    r = r or self._cur or self._open_round(self._next_round_no())
+    self._fail(r, "masked_refused", f"the host's {msg.kind} asked this seat for what the rules do "
+               f"not give away now, or did not fit the game we saw: {msg.reason}; nothing was given",
+               seen=msg.kind)
+
+
 _HANDLERS: dict[type, Any] = {
     CommitAsked: SeatVerifier._on_commit_asked,
     CommitSent: SeatVerifier._on_commit_sent,
@@ -1317,6 +1356,7 @@ _HANDLERS: dict[type, Any] = {
     StreamEnded: SeatVerifier._on_stream_ended,
     MaskedOrders: SeatVerifier._on_masked_orders,
     MaskedRoundSeen: SeatVerifier._on_masked_round,
+    MaskedRefused: _on_masked_refused,
 }
 
 
