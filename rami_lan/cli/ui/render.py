@@ -47,6 +47,13 @@ class Drags(Protocol):
     def release(self, target: tuple) -> None: ...
 
 
+def _dragged_over(model: TableModel, kind: str, index: int) -> bool:
+    """A card is being dragged over this meld (or discard pile, index 0)."""
+    over = model.drag_over
+    return model.drag_index is not None and over is not None and over[0] == kind and (
+        kind == "discard" or over[1] == index)
+
+
 def drag_target(clicks: Clicks | None, target: tuple, click: Callable[[], None] | None):  # type: ignore[no-untyped-def]
     """A mouse handler for something a card can be dragged from or dropped on.
 
@@ -354,10 +361,11 @@ def piles_rows(model: TableModel, width: int, max_rows: int, clicks: Clicks | No
     stock_h = _h(clicks, lambda: clicks.stock())  # type: ignore[union-attr]
     pile_h = drag_target(clicks, ("discard", 0), None)  # a card dropped on the label goes there too
     label = _("Discard pile") + " "
+    lstyle = "class:label" + (" class:drag" if _dragged_over(model, "discard", 0) else "")
     head: Row = [("class:label", _("Stock") + " "),
                  ("class:stock", f"[▒▒ {v.stock_size}]", stock_h) if stock_h
                  else ("class:stock", f"[▒▒ {v.stock_size}]"),
-                 ("", "   "), ("class:label", label, pile_h) if pile_h else ("class:label", label)]
+                 ("", "   "), (lstyle, label, pile_h) if pile_h else (lstyle, label)]
     if not v.discard:
         empty = _("(empty)")
         return [[*head, ("class:dim", empty, pile_h) if pile_h else ("class:dim", empty)]]
@@ -409,6 +417,8 @@ def meld_item(model: TableModel, index: int, four: bool, clicks: Clicks | None) 
     m = v.melds[index]
     chosen = index == model.target
     sel = " class:meld.target" if chosen else ""
+    if _dragged_over(model, "meld", index):
+        sel = " class:drag"
     body_h = drag_target(clicks, ("meld", index, None),
                          lambda: clicks.meld(index))  # type: ignore[union-attr]
 
@@ -534,8 +544,9 @@ def meld_box(model: TableModel, index: int, four: bool, clicks: Clicks | None) -
     pad_l = " " * (1 + len(num))
     top: Row = [f("", pad_l), f(frame, "┌" + "┬".join("─" * len(t) for _s, t in faces) + "┐"),
                 f("", " ")]
-    mid: Row = [arrow("low", "◀"), f("class:meld.label" + (" class:meld.target" if chosen else ""),
-                                     num)]
+    over = " class:drag" if _dragged_over(model, "meld", index) else ""
+    mid: Row = [arrow("low", "◀"), f("class:meld.label" + (" class:meld.target" if chosen else "")
+                                     + over, num)]
     for style, text in faces:
         mid += [f(frame, "│"), f(style, text)]
     mid += [f(frame, "│"), arrow("high", "▶")]
