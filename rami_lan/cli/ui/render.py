@@ -7,6 +7,7 @@ out for 80x24 with four players; wider terminals get more room for the melds.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import groupby
 from typing import Protocol
 
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
@@ -643,15 +644,11 @@ def _same_meld_next(model: TableModel, i: int, hinted: dict) -> bool:
 
 
 def _cells_to_row(cells: list[tuple]) -> Row:
-    """Cells ``(style, char[, handler])`` -> fragments (neighbours alike are merged)."""
+    """Cells ``(style, char, handler or None)`` -> fragments (neighbours alike merged)."""
     row: Row = []
-    for c in cells:
-        if row and row[-1][0] == c[0] and (row[-1][2] if len(row[-1]) > 2 else None) is (
-                c[2] if len(c) > 2 else None):
-            last = row[-1]
-            row[-1] = (last[0], last[1] + c[1], *last[2:])
-        else:
-            row.append(c if len(c) > 2 and c[2] is not None else (c[0], c[1]))
+    for (style, h), group in groupby(cells, key=lambda c: (c[0], c[2])):
+        text = "".join(c[1] for c in group)
+        row.append((style, text, h) if h is not None else (style, text))
     return row
 
 
@@ -698,13 +695,13 @@ def hand_fan_rows(model: TableModel, clicks: Clicks | None, four: bool, width: i
     ch = fan_card_height(height)
     total = 1 + strip * (n - 1) + full
     left = max(1, (width - total) // 2 + 1)
-    grid_w = left + strip * (n - 1) + full
+    grid_w = strip * (n - 1) + full  # the cards' cells; the left margin is one fragment
     rows_n = ch + 1
     grid: list[list[tuple]] = [[("", " ", None)] * grid_w for _r in range(rows_n)]
     handlers = [drag_target(clicks, ("card", i), lambda i=i: clicks.card(i))  # type: ignore[union-attr]
                 for i in range(n)]
     for i, card in enumerate(hand):
-        x0 = left + strip * i
+        x0 = strip * i
         y0 = 0 if card in model.selected else 1
         h = handlers[i]
         extra = _hand_style(model, card, i, hinted, staged)
@@ -731,13 +728,14 @@ def hand_fan_rows(model: TableModel, clicks: Clicks | None, four: bool, width: i
             for x in range(x0, x0 + (full if i == n - 1 else strip)):
                 if grid[y][x][0] == "" and grid[y][x][2] is None:
                     grid[y][x] = ("", " ", h)
-    rows = [_cells_to_row(r) for r in grid]
-    marks: list[tuple] = [("", " " * left)]
+    margin = ("", " " * left)
+    rows = [[margin, *_cells_to_row(r)] for r in grid]
+    marks: list[tuple] = []
     for i in range(n):
         w = full if i == n - 1 else strip
         for style, c in mark_cells(model, i, w, 1, hinted, staged, _same_meld_next(model, i, hinted)):
-            marks.append((style, c, handlers[i]) if handlers[i] else (style, c))
-    rows.append(_cells_to_row(marks))
+            marks.append((style, c, handlers[i]))
+    rows.append([margin, *_cells_to_row(marks)])
     return rows
 
 
@@ -760,7 +758,7 @@ def hand_chip_rows(model: TableModel, width: int, clicks: Clicks | None, four: b
     for chunk in lines_of:
         up: Row = [("", " ")]
         down: Row = [("", " ")]
-        marks: list[tuple] = [("", " ")]
+        marks: list[tuple] = [("", " ", None)]
         for k, i in enumerate(chunk):
             card = hand[i]
             w = chip_width(card)
@@ -775,7 +773,7 @@ def hand_chip_rows(model: TableModel, width: int, clicks: Clicks | None, four: b
                 down += c
             joined = _same_meld_next(model, i, hinted) and k + 1 < len(chunk)
             cells = mark_cells(model, i, w + 1, w // 2, hinted, staged, joined)
-            marks += [(st, ch_, h) if h else (st, ch_) for st, ch_ in cells]
+            marks += [(st, ch_, h) for st, ch_ in cells]
             for r in (up, down):
                 r.append(("", " "))
         out += [up, down, _cells_to_row(marks)]
