@@ -278,7 +278,22 @@ SCREENS = {
     "40-chips": lambda: screen(_model("40"), 80, 24),
     "classique-four-colours": lambda: render_table(_model("classique"), 120, 40, None, True),
     "result": lambda: render_result(ui_scenes.result_model("en"), 80, None, False, 24),
+    "lobby": lambda: _lobby("main"),
+    "solo-form": lambda: _lobby("solo"),
 }
+
+
+def _lobby(mode: str) -> list:
+    from rami_lan.cli.settings import Settings
+    from rami_lan.cli.ui.lobby import Lobby
+    from rami_lan.cli.ui.shell import Shell
+
+    set_language("en")
+    lobby = Lobby(Shell(), Settings(nickname="Camille"), browser_factory=None,
+                  presence=False, profile=ui_scenes._Profile())
+    if mode == "solo":
+        lobby.open_solo()
+    return lobby.fragments(100)
 
 
 def _selected_screen() -> list:
