@@ -131,6 +131,15 @@ def test_multi_shows_no_joker_and_no_elimination_controls():
     m.panel = "scores"
     sheet = fragments_text(render_table(m, 120, 40))
     assert "★ won the round" in sheet and "eliminated" not in sheet
+    # the key says why instead of sending what the table would refuse
+    from ui_drag_scene import SceneSession
+
+    from rami_lan.cli.ui.table_screen import TableScreen
+
+    screen = TableScreen(SceneSession(m), stats=None)
+    screen.model.__dict__.update(copy.deepcopy(m).__dict__)
+    screen.do("recover")
+    assert not screen.sent and "no joker" in (screen.model.why or "")
     # the variants that have them keep them
     rami = fragments_text(render_table(_model("rami"), 120, 40))
     assert "[Joker c]" in rami

@@ -38,7 +38,7 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
 from rami_lan.cli.messages import chat_refusal_text, player_status_text
 from rami_lan.cli.ui.model import TableModel
-from rami_lan.cli.ui.render import render_result, render_table
+from rami_lan.cli.ui.render import has_joker_recovery, render_result, render_table
 from rami_lan.cli.ui.shell import Shell, popup
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
@@ -580,6 +580,8 @@ class TableScreen:
             if a is None:
                 m.error = _("select one card and a meld on the table")
             self.send(a)
+        elif name == "recover" and not has_joker_recovery(m.variant):
+            m.why = _("This variant has no joker to take back.")
         elif name == "recover":
             a = m.recover_action()
             if a is None:
