@@ -183,5 +183,14 @@ def test_card_colours_change_from_the_table_and_are_remembered(tmp_path):
             d.keys("C")
             await until(lambda: not screen.four_colour, what="two colours again")
             assert load_settings(path).four_colour is False
+            # the header's [Colours C] button does the same with the mouse (seed 001)
+            await d.settle()
+            from test_ui_helpers import locate
+
+            btn = locate(screen.fragments(), lambda t: t in ("[Colours C]", "[C]"))
+            assert btn is not None
+            d.click(*btn)
+            await until(lambda: screen.four_colour, what="four colours by a click")
+            assert load_settings(path).four_colour is True
 
     asyncio.run(main())

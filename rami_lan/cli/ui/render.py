@@ -101,6 +101,7 @@ def header_buttons(model: TableModel) -> list[tuple[str, str]]:
     out = [("history", "a"), ("scores", "n"), ("info", "i"), ("chat", ":")]
     if model.can_invite:
         out.append(("invite", "v"))
+    out.append(("colours", "C"))  # the card colours, from the table (seed 001)
     return out
 
 
@@ -129,6 +130,8 @@ def render_header(
     right = _("? help") + " "
     room = width - len(left) - len(clock) - len(conn) - len(right) - 1
     names = header_buttons(model)
+    if width < 70:  # narrow: the colours stay on their key, the others keep their room
+        names = [n for n in names if n[0] != "colours"]
     # Every button with its label if they all fit, else the keys alone, else fewer.
     for k in range(len(names), -1, -1):  # the first buttons keep their labels longest
         buttons = [f"[{button_label(n)} {key}]" if i < k else f"[{key}]"
@@ -144,7 +147,7 @@ def render_header(
         lines.add("class:header.warn", conn)
     if clock:
         lines.add("class:header.clock" + (".low" if secs is not None and secs <= 5 else ""), clock)
-    for (name, _key), text in zip(header_buttons(model), buttons, strict=False):
+    for (name, _key), text in zip(names, buttons, strict=False):
         handler = on_click(lambda n=name: clicks.button(n)) if clicks is not None else None
         lines.add("class:button", text, handler)
         lines.add("class:header", " ")
@@ -816,6 +819,7 @@ def button_label(name: str) -> str:
         "stage": _("Put aside"),
         "scores": _("Scores"),
         "help": _("Help"),
+        "colours": _("Colours"),
     }[name]
 
 

@@ -612,6 +612,8 @@ class TableScreen:
             self.open_panel(name)
         elif name == "close":
             m.panel = None
+        elif name == "colours":
+            self.toggle_colours()
         self._invalidate()
 
     def open_panel(self, name: str) -> None:
