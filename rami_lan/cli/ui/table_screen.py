@@ -99,9 +99,11 @@ class DragControl(FormattedTextControl):
             if getattr(self._handler_at(mouse_event), "drop_target", None) is None:
                 if mouse_event.event_type == MouseEventType.MOUSE_UP:
                     screen.drag_cancel()
-                elif screen.model.drag_over is not None:
+                    return None
+                if screen.model.drag_over is not None:  # left a target: redraw once
                     screen.model.drag_over = None
-                return None
+                    return None
+                return NotImplemented  # nothing changed: no new frame
         return super().mouse_handler(mouse_event)
 
 
