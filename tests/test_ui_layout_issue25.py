@@ -131,6 +131,15 @@ def test_multi_shows_no_joker_and_no_elimination_controls():
     m.panel = "scores"
     sheet = fragments_text(render_table(m, 120, 40))
     assert "★ won the round" in sheet and "eliminated" not in sheet
+    # the key says why instead of sending what the table would refuse
+    from ui_drag_scene import SceneSession
+
+    from rami_lan.cli.ui.table_screen import TableScreen
+
+    screen = TableScreen(SceneSession(m), stats=None)
+    screen.model.__dict__.update(copy.deepcopy(m).__dict__)
+    screen.do("recover")
+    assert not screen.sent and "no joker" in (screen.model.why or "")
     # the variants that have them keep them
     rami = fragments_text(render_table(_model("rami"), 120, 40))
     assert "[Joker c]" in rami
@@ -174,5 +183,14 @@ def test_card_colours_change_from_the_table_and_are_remembered(tmp_path):
             d.keys("C")
             await until(lambda: not screen.four_colour, what="two colours again")
             assert load_settings(path).four_colour is False
+            # the header's [Colours C] button does the same with the mouse (seed 001)
+            await d.settle()
+            from test_ui_helpers import locate
+
+            btn = locate(screen.fragments(), lambda t: t in ("[Colours C]", "[C]"))
+            assert btn is not None
+            d.click(*btn)
+            await until(lambda: screen.four_colour, what="four colours by a click")
+            assert load_settings(path).four_colour is True
 
     asyncio.run(main())

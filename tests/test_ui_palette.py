@@ -278,7 +278,30 @@ SCREENS = {
     "40-chips": lambda: screen(_model("40"), 80, 24),
     "classique-four-colours": lambda: render_table(_model("classique"), 120, 40, None, True),
     "result": lambda: render_result(ui_scenes.result_model("en"), 80, None, False, 24),
+    "rami-dragging": lambda: _dragging_screen(),
+    "lobby": lambda: _lobby("main"),
+    "solo-form": lambda: _lobby("solo"),
 }
+
+
+def _dragging_screen() -> list:
+    m = _model()
+    m.drag_index = next(i for i, c in enumerate(m.hand) if c.rank == 8 and c.suit == "s")
+    m.drag_over = ("meld", 1, "low")
+    return screen(m, 120, 40)
+
+
+def _lobby(mode: str) -> list:
+    from rami_lan.cli.settings import Settings
+    from rami_lan.cli.ui.lobby import Lobby
+    from rami_lan.cli.ui.shell import Shell
+
+    set_language("en")
+    lobby = Lobby(Shell(), Settings(nickname="Camille"), browser_factory=None,
+                  presence=False, profile=ui_scenes._Profile())
+    if mode == "solo":
+        lobby.open_solo()
+    return lobby.fragments(100)
 
 
 def _selected_screen() -> list:

@@ -7,6 +7,7 @@ out for 80x24 with four players; wider terminals get more room for the melds.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import groupby
 from typing import Protocol
 
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
@@ -45,6 +46,13 @@ class Drags(Protocol):
     def press(self, target: tuple) -> None: ...
     def hover(self, target: tuple) -> bool: ...
     def release(self, target: tuple) -> None: ...
+
+
+def _dragged_over(model: TableModel, kind: str, index: int) -> bool:
+    """A card is being dragged over this meld (or discard pile, index 0)."""
+    over = model.drag_over
+    return model.drag_index is not None and over is not None and over[0] == kind and (
+        kind == "discard" or over[1] == index)
 
 
 def drag_target(clicks: Clicks | None, target: tuple, click: Callable[[], None] | None):  # type: ignore[no-untyped-def]
@@ -93,6 +101,7 @@ def header_buttons(model: TableModel) -> list[tuple[str, str]]:
     out = [("history", "a"), ("scores", "n"), ("info", "i"), ("chat", ":")]
     if model.can_invite:
         out.append(("invite", "v"))
+    out.append(("colours", "C"))  # the card colours, from the table (seed 001)
     return out
 
 
@@ -121,6 +130,8 @@ def render_header(
     right = _("? help") + " "
     room = width - len(left) - len(clock) - len(conn) - len(right) - 1
     names = header_buttons(model)
+    if width < 70:  # narrow: the colours stay on their key, the others keep their room
+        names = [n for n in names if n[0] != "colours"]
     # Every button with its label if they all fit, else the keys alone, else fewer.
     for k in range(len(names), -1, -1):  # the first buttons keep their labels longest
         buttons = [f"[{button_label(n)} {key}]" if i < k else f"[{key}]"
@@ -136,7 +147,7 @@ def render_header(
         lines.add("class:header.warn", conn)
     if clock:
         lines.add("class:header.clock" + (".low" if secs is not None and secs <= 5 else ""), clock)
-    for (name, _key), text in zip(header_buttons(model), buttons, strict=False):
+    for (name, _key), text in zip(names, buttons, strict=False):
         handler = on_click(lambda n=name: clicks.button(n)) if clicks is not None else None
         lines.add("class:button", text, handler)
         lines.add("class:header", " ")
@@ -354,10 +365,11 @@ def piles_rows(model: TableModel, width: int, max_rows: int, clicks: Clicks | No
     stock_h = _h(clicks, lambda: clicks.stock())  # type: ignore[union-attr]
     pile_h = drag_target(clicks, ("discard", 0), None)  # a card dropped on the label goes there too
     label = _("Discard pile") + " "
+    lstyle = "class:label" + (" class:drag" if _dragged_over(model, "discard", 0) else "")
     head: Row = [("class:label", _("Stock") + " "),
                  ("class:stock", f"[▒▒ {v.stock_size}]", stock_h) if stock_h
                  else ("class:stock", f"[▒▒ {v.stock_size}]"),
-                 ("", "   "), ("class:label", label, pile_h) if pile_h else ("class:label", label)]
+                 ("", "   "), (lstyle, label, pile_h) if pile_h else (lstyle, label)]
     if not v.discard:
         empty = _("(empty)")
         return [[*head, ("class:dim", empty, pile_h) if pile_h else ("class:dim", empty)]]
@@ -409,6 +421,8 @@ def meld_item(model: TableModel, index: int, four: bool, clicks: Clicks | None) 
     m = v.melds[index]
     chosen = index == model.target
     sel = " class:meld.target" if chosen else ""
+    if _dragged_over(model, "meld", index):
+        sel = " class:drag"
     body_h = drag_target(clicks, ("meld", index, None),
                          lambda: clicks.meld(index))  # type: ignore[union-attr]
 
@@ -534,8 +548,9 @@ def meld_box(model: TableModel, index: int, four: bool, clicks: Clicks | None) -
     pad_l = " " * (1 + len(num))
     top: Row = [f("", pad_l), f(frame, "┌" + "┬".join("─" * len(t) for _s, t in faces) + "┐"),
                 f("", " ")]
-    mid: Row = [arrow("low", "◀"), f("class:meld.label" + (" class:meld.target" if chosen else ""),
-                                     num)]
+    over = " class:drag" if _dragged_over(model, "meld", index) else ""
+    mid: Row = [arrow("low", "◀"), f("class:meld.label" + (" class:meld.target" if chosen else "")
+                                     + over, num)]
     for style, text in faces:
         mid += [f(frame, "│"), f(style, text)]
     mid += [f(frame, "│"), arrow("high", "▶")]
@@ -632,15 +647,11 @@ def _same_meld_next(model: TableModel, i: int, hinted: dict) -> bool:
 
 
 def _cells_to_row(cells: list[tuple]) -> Row:
-    """Cells ``(style, char[, handler])`` -> fragments (neighbours alike are merged)."""
+    """Cells ``(style, char, handler or None)`` -> fragments (neighbours alike merged)."""
     row: Row = []
-    for c in cells:
-        if row and row[-1][0] == c[0] and (row[-1][2] if len(row[-1]) > 2 else None) is (
-                c[2] if len(c) > 2 else None):
-            last = row[-1]
-            row[-1] = (last[0], last[1] + c[1], *last[2:])
-        else:
-            row.append(c if len(c) > 2 and c[2] is not None else (c[0], c[1]))
+    for (style, h), group in groupby(cells, key=lambda c: (c[0], c[2])):
+        text = "".join(c[1] for c in group)
+        row.append((style, text, h) if h is not None else (style, text))
     return row
 
 
@@ -687,13 +698,13 @@ def hand_fan_rows(model: TableModel, clicks: Clicks | None, four: bool, width: i
     ch = fan_card_height(height)
     total = 1 + strip * (n - 1) + full
     left = max(1, (width - total) // 2 + 1)
-    grid_w = left + strip * (n - 1) + full
+    grid_w = strip * (n - 1) + full  # the cards' cells; the left margin is one fragment
     rows_n = ch + 1
     grid: list[list[tuple]] = [[("", " ", None)] * grid_w for _r in range(rows_n)]
     handlers = [drag_target(clicks, ("card", i), lambda i=i: clicks.card(i))  # type: ignore[union-attr]
                 for i in range(n)]
     for i, card in enumerate(hand):
-        x0 = left + strip * i
+        x0 = strip * i
         y0 = 0 if card in model.selected else 1
         h = handlers[i]
         extra = _hand_style(model, card, i, hinted, staged)
@@ -720,13 +731,14 @@ def hand_fan_rows(model: TableModel, clicks: Clicks | None, four: bool, width: i
             for x in range(x0, x0 + (full if i == n - 1 else strip)):
                 if grid[y][x][0] == "" and grid[y][x][2] is None:
                     grid[y][x] = ("", " ", h)
-    rows = [_cells_to_row(r) for r in grid]
-    marks: list[tuple] = [("", " " * left)]
+    margin = ("", " " * left)
+    rows = [[margin, *_cells_to_row(r)] for r in grid]
+    marks: list[tuple] = []
     for i in range(n):
         w = full if i == n - 1 else strip
         for style, c in mark_cells(model, i, w, 1, hinted, staged, _same_meld_next(model, i, hinted)):
-            marks.append((style, c, handlers[i]) if handlers[i] else (style, c))
-    rows.append(_cells_to_row(marks))
+            marks.append((style, c, handlers[i]))
+    rows.append([margin, *_cells_to_row(marks)])
     return rows
 
 
@@ -749,7 +761,7 @@ def hand_chip_rows(model: TableModel, width: int, clicks: Clicks | None, four: b
     for chunk in lines_of:
         up: Row = [("", " ")]
         down: Row = [("", " ")]
-        marks: list[tuple] = [("", " ")]
+        marks: list[tuple] = [("", " ", None)]
         for k, i in enumerate(chunk):
             card = hand[i]
             w = chip_width(card)
@@ -764,7 +776,7 @@ def hand_chip_rows(model: TableModel, width: int, clicks: Clicks | None, four: b
                 down += c
             joined = _same_meld_next(model, i, hinted) and k + 1 < len(chunk)
             cells = mark_cells(model, i, w + 1, w // 2, hinted, staged, joined)
-            marks += [(st, ch_, h) if h else (st, ch_) for st, ch_ in cells]
+            marks += [(st, ch_, h) for st, ch_ in cells]
             for r in (up, down):
                 r.append(("", " "))
         out += [up, down, _cells_to_row(marks)]
@@ -807,6 +819,7 @@ def button_label(name: str) -> str:
         "stage": _("Put aside"),
         "scores": _("Scores"),
         "help": _("Help"),
+        "colours": _("Colours"),
     }[name]
 
 

@@ -38,7 +38,7 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
 from rami_lan.cli.messages import chat_refusal_text, level_name, player_status_text, quit_confirmation
 from rami_lan.cli.ui.model import TableModel
-from rami_lan.cli.ui.render import render_result, render_table
+from rami_lan.cli.ui.render import has_joker_recovery, render_result, render_table
 from rami_lan.cli.ui.shell import Shell, popup
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
@@ -99,9 +99,11 @@ class DragControl(FormattedTextControl):
             if getattr(self._handler_at(mouse_event), "drop_target", None) is None:
                 if mouse_event.event_type == MouseEventType.MOUSE_UP:
                     screen.drag_cancel()
-                elif screen.model.drag_over is not None:
+                    return None
+                if screen.model.drag_over is not None:  # left a target: redraw once
                     screen.model.drag_over = None
-                return None
+                    return None
+                return NotImplemented  # nothing changed: no new frame
         return super().mouse_handler(mouse_event)
 
 
@@ -580,6 +582,8 @@ class TableScreen:
             if a is None:
                 m.error = _("select one card and a meld on the table")
             self.send(a)
+        elif name == "recover" and not has_joker_recovery(m.variant):
+            m.why = _("This variant has no joker to take back.")
         elif name == "recover":
             a = m.recover_action()
             if a is None:
@@ -610,6 +614,8 @@ class TableScreen:
             self.open_panel(name)
         elif name == "close":
             m.panel = None
+        elif name == "colours":
+            self.toggle_colours()
         self._invalidate()
 
     def open_panel(self, name: str) -> None:
