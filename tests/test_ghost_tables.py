@@ -225,3 +225,19 @@ def test_a_probed_table_comes_back_when_it_answers_again() -> None:
     run(main(), 30)
 
 
+
+
+def test_join_by_name_of_a_gone_table_says_so(tmp_path: Path) -> None:
+    async def main() -> subprocess.CompletedProcess[str]:
+        ghost = TableAd(table_id="dead00112233beef", name="Ghost join", host="Gone", variant="rami",
+                        seats_taken=1, seats_total=2, point_limit=100)
+        async with TableAdvertiser(ghost, closed_port(), interfaces=["127.0.0.1"]):
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(None, lambda: subprocess.run(
+                [sys.executable, "-m", "rami_lan.cli.main", "join", "Ghost join", "--bot", "debutant"],
+                env=_env(tmp_path), capture_output=True, text=True, timeout=30))
+
+    out = run(main(), 60)
+    assert out.returncode == 1
+    assert "This table is gone" in out.stderr
+    assert "Errno" not in out.stderr and "refused" not in out.stderr

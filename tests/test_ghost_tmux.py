@@ -66,3 +66,43 @@ def test_a_table_opened_from_a_lobby_leaves_when_its_terminal_closes(tmux, tmp_p
     took = run(main(), 60)
     assert took < 3
     assert os.path.isdir(tmp_path / "ana")
+
+
+@pytest.mark.parametrize("how", ["hangup", "sigterm"])
+def test_a_playing_host_whose_terminal_closes_withdraws_its_table(tmux, tmp_path, how):
+    """``rami-lan host`` with its owner playing full screen: a closed terminal (or SIGTERM)
+    leaves the table screen and takes the goodbye path (the signal used to become a Ctrl-C
+    key press inside the full-screen app, which only arms "press again to leave")."""
+    name = f"Owner {secrets.token_hex(2)}"
+    home = tmp_path / "own"
+    cmd = " ".join(shlex.quote(x) for x in [
+        "env", f"RAMI_LAN_CONFIG_DIR={home}", f"RAMI_LAN_DATA_DIR={home}", f"RAMI_LAN_LOG_DIR={home}",
+        "RAMI_LAN_INTERFACES=127.0.0.1", "LANG=C.UTF-8", sys.executable, "-m", "rami_lan.cli.main",
+        "host", "--name", name, "--seats", "2", "--interface", "127.0.0.1", "--lang", "en"])
+    tmux.run("new-session", "-d", "-s", "t", "-x", "100", "-y", "30", cmd + "; sleep 30")
+
+    async def main() -> float:
+        browser = TableBrowser(interfaces=["127.0.0.1"])
+        await browser.start()
+        try:
+            await poll_until(lambda: any(t.name == name for t in browser.snapshot()),
+                             "the table is listed", 20)
+            tmux.wait_for(r"Waiting|fingerprint|Stock", 10)
+            if how == "hangup":
+                tmux.run("kill-session", "-t", "t")
+            else:
+                import signal
+                import subprocess
+
+                pane = tmux.run("list-panes", "-t", "t", "-F", "#{pane_pid}").strip()
+                kids = subprocess.run(["pgrep", "-P", pane], capture_output=True,
+                                      text=True).stdout.split()
+                pid = next(int(p) for p in [*kids, pane]
+                           if b"rami_lan.cli.main" in Path(f"/proc/{p}/cmdline").read_bytes())
+                os.kill(pid, signal.SIGTERM)
+            return await poll_until(lambda: not any(t.name == name for t in browser.snapshot()),
+                                    "the table leaves the list", 3)
+        finally:
+            await browser.stop()
+
+    assert run(main(), 60) < 3

@@ -150,3 +150,41 @@ def test_an_invitation_is_accepted_only_once_seated(refuse: str | None, answer: 
 
     asyncio.run(main())
     assert [str(a.answer) for a in answers] == [answer]
+
+
+def test_the_owners_invitation_to_a_dropped_player_takes_the_kept_seat() -> None:
+    from rami_lan.net.presence import InviteReply
+
+    SeatStore().save(KEPT)
+    calls: list[dict[str, Any]] = []
+    answers: list[Any] = []
+
+    async def main() -> None:
+        make, box = _lobby_with(calls)
+        async with running(make, timeout=20) as d:
+            _shell, lobby = box
+            await until(lambda: "Rejoin" in text(lobby))
+            inv = SimpleNamespace(invitation_id="e" * 32, addresses=("127.0.0.1",), port=4242,
+                                  fingerprint="", code_required=True, ticket=None,
+                                  table_id=KEPT.table_id, hello_code=lambda: None)
+
+            class Inbox:
+                busy = False
+
+                def accept(self, inv_id: str) -> Any:
+                    return inv, InviteReply(inv_id, "accept")
+
+                def decline(self, inv_id: str) -> Any:
+                    return InviteReply(inv_id, "decline")
+
+            lobby.inbox = Inbox()
+            lobby.listener = SimpleNamespace(answer=lambda _id, reply: answers.append(reply))
+            lobby.invites = [inv]
+            lobby.accept_invite()
+            await until(lambda: bool(answers), 10, "the answer")
+            lobby.listener = None
+            d.keys("q")
+
+    asyncio.run(main())
+    assert calls[0]["token"] == KEPT.token and calls[0]["code"] == KEPT.code
+    assert [str(a.answer) for a in answers] == ["accept"]

@@ -68,6 +68,13 @@ def lan() -> Iterator[dict[str, str]]:
         subprocess.run(["ip", "link", "del", bridge], capture_output=True, timeout=10)
 
 
+def _ns_environ() -> dict[str, str]:
+    """The environment of a process inside the test's own namespaces: without the
+    session's loopback-only ``$RAMI_LAN_INTERFACES`` (conftest), so it uses the
+    namespace's veth as a LAN would."""
+    return {k: v for k, v in os.environ.items() if k != "RAMI_LAN_INTERFACES"}
+
+
 def _cmd(ns: str, *args: str) -> list[str]:
     return ["ip", "netns", "exec", ns, sys.executable, "-m", "rami_lan.cli.main", *args]
 
@@ -75,7 +82,7 @@ def _cmd(ns: str, *args: str) -> list[str]:
 def _probe(ns: str, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         ["ip", "netns", "exec", ns, sys.executable, str(ROOT / "tests" / "netns_mdns_probe.py"), *args],
-        env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        env={**_ns_environ(), "PYTHONPATH": str(ROOT)}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, text=True,
     )
 
@@ -162,7 +169,7 @@ def test_match_across_namespaces(lan: dict[str, str], tmp_path: Path) -> None:
 
 
 def _match_across_namespaces(lan: dict[str, str], tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LANG": "C"}
+    env = {**_ns_environ(), "PYTHONPATH": str(ROOT), "LANG": "C"}
     name = f"netns {secrets.token_hex(2)}"
     host = subprocess.Popen(
         _cmd(lan["host"], "--lang", "en", "host", "--headless", "--name", name, "--seats", "2",

@@ -66,10 +66,10 @@ def _env(home: Path) -> dict[str, str]:
             "RAMI_LAN_LOG_DIR": str(home / "logs")}
 
 
-def _join(home: Path, port: int) -> subprocess.Popen[str]:
+def _join(home: Path, port: int, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "rami_lan.cli.main", "join", f"127.0.0.1:{port}", "--bot", "debutant"],
-        env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [sys.executable, "-m", "rami_lan.cli.main", "join", f"127.0.0.1:{port}", "--bot", "debutant",
+         *extra], env=_env(home), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 async def _line(proc: subprocess.Popen[str], pattern: str, timeout: float) -> tuple[str, float]:
@@ -87,18 +87,19 @@ async def _line(proc: subprocess.Popen[str], pattern: str, timeout: float) -> tu
             return line, time.monotonic() - start
 
 
-async def _kill_and_relaunch(tmp_path: Path) -> dict[str, object]:
+async def _kill_and_relaunch(tmp_path: Path, code: str | None = None) -> dict[str, object]:
+    coded = ("--code", code) if code else ()
     host = start_host_process(_env(tmp_path / "host"), "--name", "Crash", "--seats", "2",
-                              "--no-private-deal", "--limit", "50", "--no-advertise",
-                              "--interface", "127.0.0.1", "--away-delay", "30")
+                              "--no-private-deal", "--no-advertise",
+                              "--interface", "127.0.0.1", "--away-delay", "30", *coded)
     procs: list[subprocess.Popen[str]] = []
     try:
         port = await read_host_port(host)
         ana, ben = tmp_path / "ana", tmp_path / "ben"
-        a = _join(ana, port)
+        a = _join(ana, port, *coded)
         procs.append(a)
         seated, _t = await _line(a, "Seated at seat", 20)
-        b = _join(ben, port)
+        b = _join(ben, port, *coded)
         procs.append(b)
         await _line(b, "Seated at seat", 20)
         files = list((ana / "data" / "seats").glob("*.json"))
@@ -111,7 +112,7 @@ async def _kill_and_relaunch(tmp_path: Path) -> dict[str, object]:
         procs.append(again)
         back, took = await _line(again, "Back in your seat", 5)
         print(f"relaunched client back in its seat in {took:.2f} s")
-        rounds, _t = await _line(again, "Rounds played:", 120)
+        rounds, _t = await _line(again, "Rounds played:", 240)
         loop = asyncio.get_running_loop()
         status = await loop.run_in_executor(None, lambda: again.wait(30))
         await loop.run_in_executor(None, lambda: b.wait(30))
@@ -124,8 +125,12 @@ async def _kill_and_relaunch(tmp_path: Path) -> dict[str, object]:
             p.communicate(timeout=10)
 
 
-def test_a_killed_client_relaunched_is_back_in_its_seat(tmp_path: Path) -> None:
-    out = run(_kill_and_relaunch(tmp_path), 180)
+@pytest.mark.parametrize("code", [None, "kept"])
+def test_a_killed_client_relaunched_is_back_in_its_seat(tmp_path: Path, code: str | None) -> None:
+    # "kept": a code table, relaunched without --code: the kept code runs SPAKE2 again.
+    from rami_lan.net.pake import generate_code
+
+    out = run(_kill_and_relaunch(tmp_path, generate_code() if code else None), 300)
     seat = str(out["seated"]).split("seat ")[1].split(";")[0]
     assert f"(seat {seat})" in str(out["back"])  # the same seat
     assert float(out["took"]) < 5  # type: ignore[arg-type]

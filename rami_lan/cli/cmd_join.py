@@ -155,6 +155,10 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
         return 4
     except (OSError, ConnectionError, TimeoutError, ValueError, OverflowError) as exc:
         # OSError: unreachable; ValueError: the peer broke the protocol (ProtocolError).
+        if isinstance(exc, ConnectionRefusedError) and _split_address(args.table) is None:
+            # Found on the LAN, nothing listens: a record left by a host that died.
+            print(_("This table is gone: its host no longer answers."), file=sys.stderr)
+            return 1
         err = os_error_text(exc) if isinstance(exc, OSError) else str(exc)
         print(_("Could not connect to {host}:{port}: {err}").format(
             host=safe_text(host, 64), port=port, err=safe_text(err)), file=sys.stderr)

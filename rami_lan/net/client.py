@@ -744,6 +744,8 @@ class RemoteTableSession:
             except (MalformedAction, TypeError, KeyError, ValueError) as exc:
                 log.warning("bad view from the host: %s", exc)
                 return
+            if self.view.match_over:
+                self.forget_seat()  # also when we came back after its MatchEnded
             events, self._pending_events = tuple(self._pending_events), []
             self._queue.put_nowait(SessionUpdate(view=self.view, events=events))
             self._fair_in(msg)
