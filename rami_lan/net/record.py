@@ -175,7 +175,20 @@ class MatchRecord:
         cur["secrets"] = _hexmap(secrets)
         cur["excluded"] = list(excluded)
         cur["abandoned"] = abandoned
+        voided = [e for e in cur.get("events", ()) if isinstance(e, dict) and e.get("type") == "RoundVoided"]
+        if voided:  # a void round: a well-formed entry `verify` explains, not an abandoned one
+            ev = voided[-1]
+            cur["void"] = {"reason": ev.get("reason"), "seat": ev.get("seat")}
+            cur["abandoned"] = False
+            cur["n_cards"] = get_variant(str(self.data.get("variant"))).deck_size
+            cur["events"] = [e for e in cur["events"] if e is not ev] + [ev]  # last, once
         self.data["rounds"].append(cur)
+
+    def void_current(self, round_no: int, reason: str, variant: Variant) -> None:
+        """The round being recorded is void before its end (a restarted host could not
+        take a private round up): its ``RoundVoided`` goes into its event log."""
+        if self._current is not None:
+            self._current["events"].append(event_to_plain(RoundVoided(round_no, None, reason), variant))
 
     def finish(self, m: MatchState) -> None:
         self.data["result"] = {
