@@ -27,8 +27,8 @@ def _verifies(t: RecordingTable) -> Any:
     return report
 
 
-def _table(private: bool, **kw: Any) -> RecordingTable:
-    return RecordingTable(variant="rami", seats=4, bots={3: "moyen"}, limit=50, private=private, **kw)
+def _table(private: bool, limit: int = 50, **kw: Any) -> RecordingTable:
+    return RecordingTable(variant="rami", seats=4, bots={3: "moyen"}, limit=limit, private=private, **kw)
 
 
 MOMENTS = {
@@ -117,3 +117,23 @@ def test_a_record_with_a_void_round_replays(tmp_path: Any) -> None:
     assert replay.final_state.totals == t.machine.match.totals
     after = replay.state_at(replay.round_start(round_no))  # the round after the void one
     assert after.round_no == round_no + 1
+
+
+@pytest.mark.parametrize("private", [False, True], ids=["plain", "private"])
+def test_eliminated_seats_leave_a_record_that_verifies(private: bool) -> None:
+    t = _table(private, limit=100)  # a longer match: seats reach the limit, are eliminated
+    t.start()
+    t.run()
+    rec = t.record
+    assert any(e["type"] == "PlayersEliminated" for r in rec["rounds"] for e in r["events"])
+    _verifies(t)
+
+
+def test_a_hand_over_to_the_host_bot_leaves_a_record_that_verifies() -> None:
+    t = _table(True)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 6)
+    t.leave(2)  # the player quits: its client hands its hand over, the host's bot plays on
+    t.run()
+    assert any(b == "bot" for r in t.record["rounds"] for b in r.get("played_by", ()))
+    _verifies(t)
