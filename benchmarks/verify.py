@@ -12,6 +12,7 @@ preemptions do not count; the wall-clock figures are printed too.
 Prints one JSON object; times in ms. Target: p99 <= 5 ms per round at its end.
 
     cd /work/main && python -m benchmarks.verify [--matches 4] [--seats 3]
+    cd /work/main && python -m benchmarks.verify --records   # whole files: see verify_records
 """
 
 from __future__ import annotations
@@ -53,7 +54,15 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--matches", type=int, default=4)
     ap.add_argument("--seats", type=int, default=3)
+    ap.add_argument("--records", action="store_true",
+                    help="instead: `rami-lan verify` time and peak memory on whole record files, "
+                         "the largest legal one and crafted oversized ones (benchmarks.verify_records)")
     args = ap.parse_args(argv)
+    if args.records:
+        from benchmarks.verify_records import main as records_main
+
+        records_main([])
+        return
     end_ms: list[float] = []
     end_wall: list[float] = []
     online_ms: list[float] = []

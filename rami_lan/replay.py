@@ -102,11 +102,24 @@ class RoundRecord:
     """Plain actions (``action_to_plain``), in the order the host accepted them."""
     withdrawals: tuple[int, ...] = ()
     """Seats that left the match after this round ended (between rounds)."""
+    void: bool = False
+    """A void round (private dealing: a player gone for good...): nothing of it counts,
+    it uses a round number and its dealer (``deck``, ``seed`` and ``actions`` empty)."""
 
     @classmethod
     def from_plain(cls, data: object) -> RoundRecord:
         if not isinstance(data, Mapping):
             raise ReplayError("a round is a map")
+        if data.get("void") is not None:
+            if data.get("void") is not True:
+                raise ReplayError("void must be true")
+            withdrawals = data.get("withdrawals", [])
+            if not isinstance(withdrawals, list | tuple) or len(withdrawals) > 4:
+                raise ReplayError("withdrawals must be a list of seats")
+            dealer = data.get("dealer")
+            return cls(deck=(), seed=bytes(32), dealer=0 if dealer is None else _int(dealer, "dealer", 0, 3),
+                       actions=(), void=True,
+                       withdrawals=tuple(_int(s, "withdrawn seat", 0, 3) for s in withdrawals))
         deck = data.get("deck")
         if not isinstance(deck, list | tuple) or not 1 <= len(deck) <= 1000:
             raise ReplayError("deck must be a list of card ids")
@@ -127,6 +140,8 @@ class RoundRecord:
         )
 
     def to_plain(self) -> dict[str, Any]:
+        if self.void:
+            return {"void": True, "dealer": self.dealer, "withdrawals": list(self.withdrawals)}
         return {
             "deck": list(self.deck),
             "seed": self.seed.hex(),
@@ -249,6 +264,12 @@ class Replay:
         self._steps: list[Step] = [Step("start", 0)]
         self._round_starts: list[int] = []
         for index, rnd in enumerate(record.rounds, start=1):
+            if rnd.void:  # its number and dealer are used; nothing else of it counts
+                from dataclasses import replace
+
+                m = replace(m, round_no=m.round_no + 1, dealer=rnd.dealer)
+                m = self._withdraw_all(m, rnd, index)
+                continue
             try:
                 deck = [card_from_id(c, variant.n_decks, variant.n_jokers) for c in rnd.deck]
                 m, evs = start_round(m, deck, rnd.seed, rnd.dealer)
@@ -265,13 +286,17 @@ class Replay:
                 self._push(
                     m, Step("action", m.round_no, action, getattr(action, "seat", None), tuple(evs))
                 )
-            for seat in rnd.withdrawals:
-                try:
-                    m, evs = withdraw(m, seat)
-                except (RulesError, IndexError) as exc:
-                    raise ReplayError(f"round {index}: withdrawal of seat {seat}: {exc}") from None
-                self._push(m, Step("withdraw", m.round_no, None, seat, tuple(evs)))
+            m = self._withdraw_all(m, rnd, index)
         self._pos = 0
+
+    def _withdraw_all(self, m: MatchState, rnd: RoundRecord, index: int) -> MatchState:
+        for seat in rnd.withdrawals:
+            try:
+                m, evs = withdraw(m, seat)
+            except (RulesError, IndexError) as exc:
+                raise ReplayError(f"round {index}: withdrawal of seat {seat}: {exc}") from None
+            self._push(m, Step("withdraw", m.round_no, None, seat, tuple(evs)))
+        return m
 
     def _push(self, m: MatchState, step: Step) -> None:
         self._states.append(m)

@@ -98,7 +98,11 @@ def test_every_crafted_journal_is_refused_with_one_line(private: bool, moment: s
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     from rami_lan.cli import cmd_host
 
-    async def opened(*_args: Any, **_kw: Any) -> int:
+    async def opened(config: Any, start_after: Any, owner: Any, host: Any = None, **_kw: Any) -> int:
+        try:  # what the opened table does first: a journal that passed must go on cleanly
+            host.machine.resumed(100.0)
+        finally:
+            host.files.journal.close()
         raise AssertionError("a crafted journal was resumed")
 
     monkeypatch.setattr(cmd_host, "_main", opened)
@@ -148,3 +152,28 @@ def test_a_crafted_journal_body_of_millions_of_values_is_refused_before_its_memo
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 2 * len(data) + 40 * J.MAX_ITEMS, peak
+
+
+def test_the_real_commands_answer_crafted_files_with_one_line(records: dict[str, Any],
+                                                              tmp_path: Path) -> None:
+    """As a player runs them (fresh processes): a crafted record, a crafted journal."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, RAMI_LAN_CONFIG_DIR=str(tmp_path / "cfg"), LANG="C.UTF-8")
+    bad = dict(records["plain"], rounds=[records["plain"]["rounds"][0]] * 2)  # round 1 twice
+    rec = tmp_path / "dup.json"
+    rec.write_text(json.dumps(bad))
+    snap, journaled = _journal_at(False, "mid-round")
+    snap = dict(snap, seats=[snap["seats"][0]] * len(snap["seats"]))  # one seat three times
+    folder = tmp_path / "cfg" / "tables"
+    folder.mkdir(parents=True)
+    journal = folder / "t.journal"
+    _write_journal(journal, snap, journaled)
+    for argv in (["verify", str(rec)], ["replay", str(rec)],
+                 ["host", "--resume", str(journal), "--no-advertise"]):
+        done = subprocess.run([sys.executable, "-m", "rami_lan.cli.main", *argv], env=env,
+                              capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+        assert done.returncode == 2, (argv, done.stdout, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr, done.stderr

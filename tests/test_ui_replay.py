@@ -42,6 +42,11 @@ async def played_match(seed: str, seats: int = 3, limit: int = 1):
     return record, state
 
 
+ROUND_FIELDS = {"round_tag": "00" * 36, "host_seat": 255, "participants": [], "commitments": {},
+                "secrets": {}, "excluded": [], "players": [], "n_cards": 110}
+"""The fields every host writes in a round (`rami_lan.net.record.check_record` wants them)."""
+
+
 def host_record(rec: dict) -> dict:
     """The same match in the host's record shape (rami-lan-record, with actions)."""
     return {
@@ -49,7 +54,7 @@ def host_record(rec: dict) -> dict:
         "variant": rec["variant"], "options": rec["options"], "seats": rec["seats"],
         "players": [{"seat": s, "nick": n, "kind": "human"} for s, n in
                     enumerate(rec["nicknames"])],
-        "rounds": [{"round_no": i + 1, "deck": r["deck"], "seed": r["seed"],
+        "rounds": [{**ROUND_FIELDS, "round_no": i + 1, "deck": r["deck"], "seed": r["seed"],
                     "dealer": r["dealer"], "actions": r["actions"], "abandoned": False,
                     "events": []} for i, r in enumerate(rec["rounds"])],
         "result": None,
@@ -129,9 +134,10 @@ def test_replay_screen_walks_a_whole_match_forward_and_back(tmp_path):
 def test_replay_command_errors_and_adapter(tmp_path, capsys):
     from rami_lan.cli import cmd_replay
 
-    old = {"format": "rami-lan-record", "variant": "rami", "seats": 2, "options": {},
-           "players": [], "rounds": [{"deck": [], "seed": "00", "dealer": 0,
-                                      "abandoned": False, "events": []}]}
+    old = {"format": "rami-lan-record", "table_id": "00" * 16, "match_no": 1, "variant": "rami",
+           "seats": 2, "options": {}, "players": [],
+           "rounds": [{**ROUND_FIELDS, "round_no": 1, "deck": [], "seed": "00" * 32, "dealer": 0,
+                       "abandoned": False, "events": []}]}
     with pytest.raises(ReplayError, match="no actions"):
         adapt_record(old)
     bad = tmp_path / "bad.json"

@@ -42,6 +42,10 @@ def adapt_record(data: Any) -> dict[str, Any]:
         for x in data["rounds"]:
             if x.get("abandoned"):
                 break  # an abandoned round ends the replay
+            if x.get("void") is not None:  # nothing of it counts: only its number and dealer
+                rounds.append({"void": True, "dealer": x["dealer"],
+                               "withdrawals": x.get("withdrawals", [])})
+                continue
             if "actions" not in x:
                 raise ReplayError(_("this record has no actions (written by an older "
                                     "rami-lan): `rami-lan verify` can still check it"))

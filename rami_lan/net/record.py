@@ -175,7 +175,20 @@ class MatchRecord:
         cur["secrets"] = _hexmap(secrets)
         cur["excluded"] = list(excluded)
         cur["abandoned"] = abandoned
+        voided = [e for e in cur.get("events", ()) if isinstance(e, dict) and e.get("type") == "RoundVoided"]
+        if voided:  # a void round: a well-formed entry `verify` explains, not an abandoned one
+            ev = voided[-1]
+            cur["void"] = {"reason": ev.get("reason"), "seat": ev.get("seat")}
+            cur["abandoned"] = False
+            cur["n_cards"] = get_variant(str(self.data.get("variant"))).deck_size
+            cur["events"] = [e for e in cur["events"] if e is not ev] + [ev]  # last, once
         self.data["rounds"].append(cur)
+
+    def void_current(self, round_no: int, reason: str, variant: Variant) -> None:
+        """The round being recorded is void before its end (a restarted host could not
+        take a private round up): its ``RoundVoided`` goes into its event log."""
+        if self._current is not None:
+            self._current["events"].append(event_to_plain(RoundVoided(round_no, None, reason), variant))
 
     def finish(self, m: MatchState) -> None:
         self.data["result"] = {
@@ -394,6 +407,8 @@ MAX_MASKED_MESSAGES = 20_000
 """Most broadcast masked-deck messages a private round may record."""
 MAX_MASKED_BYTES = 64 * 1024
 """Largest recorded masked-deck message (an audit publication is about 4.4 KB a deck)."""
+MAX_FAILING_ROUNDS = 3
+"""`verify` stops after this many rounds with a problem (the verdict is known)."""
 MAX_TOTAL_EVENTS = 400_000
 """Events in a whole record (each one is decoded and replayed by `verify`)."""
 MAX_MASKED_DECKS = 64
@@ -667,8 +682,10 @@ def verify(record: Mapping[str, Any]) -> VerifyReport:
     except (_Bad, ValueError, KeyError, TypeError) as exc:
         rep.invalid.append(f"record header: {_clip(exc)}")
         return rep
+    failing = 0
     for index, rnd in enumerate(rounds):
         label = f"round {rnd.get('round_no', index + 1) if isinstance(rnd, dict) else index + 1}"
+        before = len(rep.problems) + len(verifier.findings)
         try:
             _verify_round(rep, verifier, rnd, table_id, match_no, variant, label)
         except _Bad as exc:
@@ -678,6 +695,13 @@ def verify(record: Mapping[str, Any]) -> VerifyReport:
         rep.rounds += 1
         if rep.invalid:
             return rep  # a malformed file: no verdict on the rest
+        failing += len(rep.problems) + len(verifier.findings) > before
+        if failing >= MAX_FAILING_ROUNDS and index + 1 < len(rounds):
+            # The verdict is known: a crafted record of 32 MB of failing private rounds
+            # costs no more than these (a whole legal one is checked to its end).
+            rep.problems.append(f"verification stopped after {failing} rounds that do not match: "
+                                f"the {len(rounds) - index - 1} rounds after them were not checked")
+            break
     verifier.feed(V.StreamEnded())
     for f in verifier.findings:
         rep.problems.append(f.text())

@@ -620,6 +620,7 @@ class PrivateDealing:
             cur["n_cards"] = v.deck_size
             record.end_round(self.match, ctx.secrets(), ctx.excluded(), abandoned=True)  # type: ignore[attr-defined]
             self._out.append(F.WriteRecord(record.to_plain()))  # type: ignore[attr-defined]
+            self._private_record_journaled()
             return
         cards = self._cards
         orders = dict(report.orders)
@@ -646,6 +647,14 @@ class PrivateDealing:
         }
         record.end_round(self.match, ctx.secrets(), ctx.excluded())  # type: ignore[attr-defined]
         self._out.append(F.WriteRecord(record.to_plain()))  # type: ignore[attr-defined]
+        self._private_record_journaled()
+
+    def _private_record_journaled(self) -> None:
+        """The round's record entry is complete (its audit is in): a new snapshot holds
+        it, so a host killed between this round's end and the next deal resumes with it
+        (the snapshot at the round's end holds the entry still empty)."""
+        if self._journal_on:  # type: ignore[attr-defined]
+            self._out.append(F.JournalSnapshot(self.snapshot(self.match, self.seq)))  # type: ignore[attr-defined]
 
     def _private_void_at(self) -> tuple[float | None, int | None]:
         """When the masked round in progress is void (a participant gone too long)."""
@@ -677,7 +686,12 @@ class PrivateDealing:
 
                 v = self.variant  # type: ignore[attr-defined]
                 self._cards = [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)]
+            record = self.record  # type: ignore[attr-defined]
+            if record is not None and record._current is None:  # its entry: void, numbered
+                record.begin_round(self, ctx.tag, ctx.commit, [], self._masked_seed)
             self.match, _evs = start_round(self.match, list(self._cards), self._masked_seed)  # type: ignore[attr-defined]
+            if record is not None:
+                record.set_round_players(self.match)  # type: ignore[attr-defined]
             self._model_deck = []
             ctx.started = True
             self.stage = Stage.PLAYING

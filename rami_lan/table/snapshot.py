@@ -476,6 +476,8 @@ def _restore(cls: Any, snap: dict[str, Any], records: Sequence[Any],
         t.match = replace(t.match, round=None, round_no=int(void["round_no"]),
                           dealer=int(void["dealer"]))
         t._resume_void = int(void["round_no"])
+        if t.record is not None:  # the record says so too: a well-formed void entry
+            t.record.void_current(t._resume_void, "host_restarted", t.variant)
     return t
 
 
