@@ -172,6 +172,7 @@ class RemoteTableSession:
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
         self.seat_store = seat_store
+        self._seat_hold: int | None = None
         self._local_address: str | None = None
         """Our IPv4 address on the connection to the table (where `_follow_table` browses)."""
 
@@ -250,11 +251,15 @@ class RemoteTableSession:
             self.seat_store.save(cred)
         except OSError as exc:
             log.warning("could not keep the seat's credentials: %s", clip(str(exc), 200))
+        if self._seat_hold is None:  # ours while this session lives (`SeatStore.hold`)
+            self._seat_hold = self.seat_store.hold(cred.table_id)
 
     def forget_seat(self) -> None:
         """The match is over for us (ended, left, token refused): no seat to come back to."""
         if self.seat_store is not None and self.table_id:
             self.seat_store.remove(self.table_id.hex())
+            self.seat_store.release(self._seat_hold)
+            self._seat_hold = None
 
     async def send_chat(self, text: str) -> None:
         """Say something at the table. The chat rules are checked here first (the host
@@ -354,6 +359,9 @@ class RemoteTableSession:
             with contextlib.suppress(BaseException):
                 await self._task
         self._fair_end()
+        if self.seat_store is not None:  # the seat file stays (a relaunch takes it back)
+            self.seat_store.release(self._seat_hold)
+            self._seat_hold = None
         self._set_connection("closed")
         self._queue.put_nowait(None)
 

@@ -15,6 +15,12 @@ token (``refused bad_token``). A file older than :data:`MAX_AGE` is stale and re
 the folder is read; an unreadable or malformed one is skipped (and removed): a file
 never stops ``join`` or the lobby.
 
+A live client **holds** its seat file (an exclusive ``flock`` on ``<table id>.lock`` beside
+it, for as long as the session is open; the kernel lets it go when the process dies, a
+``kill -9`` included): a seat held by a running client is never offered to another one,
+so two players sharing a home folder (or a second terminal) never take each other's
+seat; only a seat whose client is gone is.
+
 `rami-lan join TABLE` and the lobby look the table up here (by table id, or by the name
 or ``HOST:PORT`` the player typed) and reconnect with the token; the lobby marks such a
 table "Rejoin" and lists it first.
@@ -27,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import re
 import time
 from collections.abc import Callable
@@ -153,6 +160,50 @@ class SeatStore:
     def remove(self, table_id: str) -> None:
         with contextlib.suppress(OSError, ValueError):
             self._path(table_id).unlink()
+        with contextlib.suppress(OSError, ValueError):
+            self._lock_path(table_id).unlink()
+
+    def _lock_path(self, table_id: str) -> Path:
+        return self._path(table_id).with_suffix(".lock")
+
+    def hold(self, table_id: str) -> int | None:
+        """Hold the seat of ``table_id`` for this live session: the open, locked file
+        descriptor (give it back with `release`), or None if another live client holds
+        it (or locks are not available here: then nothing is held)."""
+        try:
+            import fcntl
+
+            from rami_lan.paths import private_dir
+
+            private_dir(self.folder)
+            fd = os.open(self._lock_path(table_id), os.O_RDWR | os.O_CREAT, 0o600)
+        except (ImportError, OSError, ValueError):
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return None
+        return fd
+
+    @staticmethod
+    def release(fd: int | None) -> None:
+        """Give back a seat held with `hold`."""
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def in_use(self, table_id: str) -> bool:
+        """Whether a live client (another process, or another session of this one)
+        holds the seat of ``table_id`` now."""
+        fd = self.hold(table_id)
+        if fd is None:
+            try:
+                return self._lock_path(table_id).exists()
+            except ValueError:
+                return False
+        self.release(fd)
+        return False
 
     def get(self, table_id: str) -> SeatCredentials | None:
         try:
@@ -162,12 +213,14 @@ class SeatStore:
         return self._read(path)
 
     def all(self) -> list[SeatCredentials]:
-        """Every valid, fresh seat file, newest first (stale or bad ones are removed)."""
+        """Every valid, fresh seat file whose client is gone, newest first (stale or bad
+        ones are removed; one held by a live client is left out, not removed)."""
         try:
             paths = list(self.folder.glob("*.json"))
         except OSError:
             return []
-        found = [c for c in (self._read(p) for p in paths[:256]) if c is not None]
+        found = [c for c in (self._read(p) for p in paths[:256])
+                 if c is not None and not self.in_use(c.table_id)]
         return sorted(found, key=lambda c: c.saved_at, reverse=True)
 
     def find(self, wanted: str) -> SeatCredentials | None:
