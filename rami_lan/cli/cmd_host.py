@@ -271,6 +271,8 @@ def _announce(host: Any, port: int) -> None:
 
 
 def _announcement(host: Any, port: int) -> list[str]:
+    from rami_lan.cli.cmd_join import private_deal_line
+
     config = host.config
     return [
         _("Table {name!r} open on port {port} ({variant}, {seats} seats).").format(
@@ -280,12 +282,6 @@ def _announcement(host: Any, port: int) -> list[str]:
         private_deal_line(bool(getattr(config, "private_deal", False))),
     ]
 
-
-def private_deal_line(on: bool) -> str:
-    """Whether the table deals privately, for the host's and ``join``'s output."""
-    if on:
-        return _("Private dealing: on (the host sees only its own cards and its bots').")
-    return _("Private dealing: off (the host can see the whole deck).")
 
 
 async def _main(config: Any, start_after: float | None, owner: Any, host: Any = None,

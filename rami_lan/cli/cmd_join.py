@@ -13,8 +13,7 @@ import argparse
 import asyncio
 import contextlib
 import sys
-import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from rami_lan.cli.messages import (
@@ -27,6 +26,7 @@ from rami_lan.cli.messages import (
 )
 from rami_lan.i18n import _, language
 from rami_lan.ids import env_interfaces
+from rami_lan.net.joining import RETRY_WINDOW, join_retrying
 from rami_lan.textsafe import safe_name, safe_text
 
 LEVELS = ("debutant", "moyen", "expert")
@@ -207,37 +207,18 @@ async def rejoin(kept: Any, store: Any, args: argparse.Namespace, interfaces: An
         return None
 
 
+def private_deal_line(on: bool) -> str:
+    """Whether the table deals privately, for the host's and ``join``'s output."""
+    if on:
+        return _("Private dealing: on (the host sees only its own cards and its bots').")
+    return _("Private dealing: off (the host can see the whole deck).")
+
+
 def _print_private_deal(session: Any) -> None:
     """Say whether the table deals privately (``welcome.table.private_deal``)."""
-    from rami_lan.cli.cmd_host import private_deal_line
-
     table = getattr(session, "table", None)
     if isinstance(table, dict):
         print(private_deal_line(bool(table.get("private_deal"))), flush=True)
-
-
-RETRY_WINDOW = 10.0
-"""Seconds (beyond ``--timeout``) in which a ``rate_limited`` refusal is waited out and the
-join tried again (docs/protocol.md, "Admission and retries")."""
-
-
-async def join_retrying(connect: Callable[[], Awaitable[Any]], window: float,
-                        clock: Callable[[], float] = time.monotonic) -> Any:
-    """``await connect()``; after a ``rate_limited`` refusal, wait the delay the host gave
-    (``JoinRefused.retry_after``; 1 s if it gave none) and try again, as long as that wait
-    ends within ``window`` seconds of the first attempt. Any other outcome is the
-    caller's (the last refusal is raised when the window is spent)."""
-    from rami_lan.net.client import JoinRefused
-
-    end = clock() + window
-    while True:
-        try:
-            return await connect()
-        except JoinRefused as exc:
-            wait = exc.retry_after if exc.retry_after is not None else 1.0
-            if exc.code != "rate_limited" or clock() + wait > end:
-                raise
-        await asyncio.sleep(wait)
 
 
 async def run_bot(session: Any, level: str) -> int:

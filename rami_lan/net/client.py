@@ -247,6 +247,7 @@ class RemoteTableSession:
             return
         try:
             self.seat_store.save(cred)
+            self.seat_store.hold(cred.table_id)  # in use: not offered to another client
         except OSError as exc:
             log.warning("could not keep the seat's credentials: %s", clip(str(exc), 200))
 
@@ -353,6 +354,8 @@ class RemoteTableSession:
             with contextlib.suppress(BaseException):
                 await self._task
         self._fair_end()
+        if self.seat_store is not None and self.table_id:
+            self.seat_store.release(self.table_id.hex())  # kept, free for a relaunch
         self._set_connection("closed")
         self._queue.put_nowait(None)
 
@@ -528,6 +531,8 @@ class RemoteTableSession:
         if not self._closing:
             self._closing = True
             self._fair_end()
+            if self.seat_store is not None and self.table_id:
+                self.seat_store.release(self.table_id.hex())
             self._set_connection("closed")
             self._queue.put_nowait(None)
 

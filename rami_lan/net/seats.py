@@ -19,6 +19,12 @@ never stops ``join`` or the lobby.
 or ``HOST:PORT`` the player typed) and reconnect with the token; the lobby marks such a
 table "Rejoin" and lists it first.
 
+A seat in use is not offered: the live session holds an exclusive ``flock`` on
+``<table id>.lock`` beside its file (:meth:`SeatStore.hold`), which the kernel drops when
+the process dies; :meth:`SeatStore.all` and :meth:`SeatStore.find` leave out a seat
+whose lock is held, so a second ``rami-lan join`` of the same player at the same table
+joins as a newcomer instead of taking the first one's seat over.
+
 The keys of a private deal are not here (the seat machine keeps its own journal).
 """
 
@@ -27,12 +33,18 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import os
 import re
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Final
+
+try:
+    import fcntl
+except ImportError:  # Windows: no seat locks (a second client could take the seat over)
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["MAX_AGE", "SeatCredentials", "SeatStore"]
 
@@ -136,6 +148,8 @@ class SeatStore:
             folder = data_dir() / SEATS_DIR
         self.folder = Path(folder)
         self._clock = clock
+        self._held: dict[str, int] = {}
+        """table id -> the open lock file this process holds (`hold`)."""
 
     def _path(self, table_id: str) -> Path:
         if not _TABLE_ID.fullmatch(table_id):
@@ -153,6 +167,46 @@ class SeatStore:
     def remove(self, table_id: str) -> None:
         with contextlib.suppress(OSError, ValueError):
             self._path(table_id).unlink()
+        self.release(table_id)
+
+    def hold(self, table_id: str) -> None:
+        """This process plays the seat: take its lock (kept until `release` or death)."""
+        if table_id in self._held or fcntl is None:
+            return
+        try:
+            fd = os.open(self._path(table_id).with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        except (OSError, ValueError):
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return
+        self._held[table_id] = fd
+
+    def release(self, table_id: str) -> None:
+        fd = self._held.pop(table_id, None)
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def in_use(self, table_id: str) -> bool:
+        """Whether another process (or another session here) holds the seat's lock."""
+        if table_id in self._held:
+            return True
+        if fcntl is None:
+            return False
+        try:
+            fd = os.open(self._path(table_id).with_suffix(".lock"), os.O_RDONLY)
+        except (OSError, ValueError):
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        finally:
+            os.close(fd)
+        return False
 
     def get(self, table_id: str) -> SeatCredentials | None:
         try:
@@ -162,12 +216,14 @@ class SeatStore:
         return self._read(path)
 
     def all(self) -> list[SeatCredentials]:
-        """Every valid, fresh seat file, newest first (stale or bad ones are removed)."""
+        """Every valid, fresh seat file whose seat is not in use, newest first (stale or
+        bad ones are removed)."""
         try:
             paths = list(self.folder.glob("*.json"))
         except OSError:
             return []
-        found = [c for c in (self._read(p) for p in paths[:256]) if c is not None]
+        found = [c for c in (self._read(p) for p in paths[:256])
+                 if c is not None and not self.in_use(c.table_id)]
         return sorted(found, key=lambda c: c.saved_at, reverse=True)
 
     def find(self, wanted: str) -> SeatCredentials | None:
