@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from aio_helpers import read_host_port, run, start_host_process
 
-from rami_lan.cli.cmd_join import join_retrying
 from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
 from rami_lan.net.client import JoinRefused, open_session
 from rami_lan.net.host import TableConfig, TableHost
+from rami_lan.net.joining import join_retrying
 from rami_lan.net.pake import generate_code
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,7 +111,7 @@ async def _cli_two_players(tmp_path: Path) -> list[tuple[int | None, str, str]]:
             return subprocess.Popen(
                 [sys.executable, "-m", "rami_lan.cli.main", "join", f"127.0.0.1:{port}",
                  "--bot", "debutant", "--nick", nick, "--code", with_code],
-                env=_env(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                env=_env(tmp_path / nick), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
         oops = join("oops", "WRNG-CODE")  # a wrong code: this address must wait 1 s
         await loop.run_in_executor(None, lambda: oops.wait(20))

@@ -138,3 +138,33 @@ def test_a_killed_client_relaunched_is_back_in_its_seat(tmp_path: Path, code: st
     assert "Rounds played: " in str(out["rounds"])
     assert out["status"] in (0, 5)  # the match finished (5: a round not fully checked)
     assert out["left"] == []  # the match ended: the credentials are removed
+
+
+def test_a_seat_in_use_is_not_offered_to_a_second_client(tmp_path: Path) -> None:
+    """A live session holds its seat's lock: a second ``join`` of the same player (same
+    data folder) is not handed that seat (it would take it over); once the holder is
+    gone (a crash drops the lock), the seat is offered again."""
+    store = SeatStore(tmp_path / "seats")
+    store.save(_cred())
+    store.hold("ab" * 8)
+    other = SeatStore(tmp_path / "seats")  # another process's view of the folder
+    assert other.in_use("ab" * 8) and other.find("127.0.0.1:4242") is None
+    code = (
+        "import fcntl, os, sys, time\n"
+        f"fd = os.open({str(tmp_path / 'seats' / ('ef' * 8 + '.lock'))!r}, os.O_RDWR | os.O_CREAT)\n"
+        "fcntl.flock(fd, fcntl.LOCK_EX)\nprint('held', flush=True)\ntime.sleep(60)\n")
+    store.save(_cred(table_id="ef" * 8, port=4343))
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        assert other.find("127.0.0.1:4343") is None
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(10)
+        found = other.find("127.0.0.1:4343")
+        assert found is not None and found.table_id == "ef" * 8
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+        holder.communicate(timeout=10)
+    store.release("ab" * 8)
+    assert other.find("127.0.0.1:4242") is not None

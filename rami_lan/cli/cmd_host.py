@@ -279,7 +279,7 @@ def _announce(host: Any, port: int) -> None:
 
 
 def _announcement(host: Any, port: int) -> list[str]:
-    from rami_lan.cli.messages import private_deal_line
+    from rami_lan.cli.cmd_join import private_deal_line
 
     config = host.config
     return [

@@ -26,7 +26,7 @@ from rami_lan.cli.messages import (
 )
 from rami_lan.i18n import _, language, ngettext
 from rami_lan.ids import env_interfaces
-from rami_lan.net.retry import RETRY_WINDOW, join_retrying
+from rami_lan.net.joining import RETRY_WINDOW, join_retrying
 from rami_lan.textsafe import safe_name, safe_text
 
 LEVELS = ("debutant", "moyen", "expert")
@@ -208,10 +208,15 @@ async def rejoin(kept: Any, store: Any, args: argparse.Namespace, interfaces: An
         return None
 
 
+def private_deal_line(on: bool) -> str:
+    """Whether the table deals privately, for the host's and ``join``'s output."""
+    if on:
+        return _("Private dealing: on (the host sees only its own cards and its bots').")
+    return _("Private dealing: off (the host can see the whole deck).")
+
+
 def _print_private_deal(session: Any) -> None:
     """Say whether the table deals privately (``welcome.table.private_deal``)."""
-    from rami_lan.cli.messages import private_deal_line
-
     table = getattr(session, "table", None)
     if isinstance(table, dict):
         print(private_deal_line(bool(table.get("private_deal"))), flush=True)

@@ -643,10 +643,3 @@ def verify_report_lines(report: Any) -> list[str]:
     else:
         lines.append(_("FAILED: this record does not match the fair shuffle."))
     return lines
-
-
-def private_deal_line(on: bool) -> str:
-    """Whether the table deals privately, for the host's and ``join``'s output."""
-    if on:
-        return _("Private dealing: on (the host sees only its own cards and its bots').")
-    return _("Private dealing: off (the host can see the whole deck).")

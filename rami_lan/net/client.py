@@ -172,7 +172,6 @@ class RemoteTableSession:
         self._last_sent = 0.0
         self._ping_task: asyncio.Task[None] | None = None
         self.seat_store = seat_store
-        self._seat_hold: int | None = None
         self._local_address: str | None = None
         """Our IPv4 address on the connection to the table (where `_follow_table` browses)."""
 
@@ -249,17 +248,14 @@ class RemoteTableSession:
             return
         try:
             self.seat_store.save(cred)
+            self.seat_store.hold(cred.table_id)  # in use: not offered to another client
         except OSError as exc:
             log.warning("could not keep the seat's credentials: %s", clip(str(exc), 200))
-        if self._seat_hold is None:  # ours while this session lives (`SeatStore.hold`)
-            self._seat_hold = self.seat_store.hold(cred.table_id)
 
     def forget_seat(self) -> None:
         """The match is over for us (ended, left, token refused): no seat to come back to."""
         if self.seat_store is not None and self.table_id:
             self.seat_store.remove(self.table_id.hex())
-            self.seat_store.release(self._seat_hold)
-            self._seat_hold = None
 
     async def send_chat(self, text: str) -> None:
         """Say something at the table. The chat rules are checked here first (the host
@@ -359,9 +355,8 @@ class RemoteTableSession:
             with contextlib.suppress(BaseException):
                 await self._task
         self._fair_end()
-        if self.seat_store is not None:  # the seat file stays (a relaunch takes it back)
-            self.seat_store.release(self._seat_hold)
-            self._seat_hold = None
+        if self.seat_store is not None and self.table_id:
+            self.seat_store.release(self.table_id.hex())  # kept, free for a relaunch
         self._set_connection("closed")
         self._queue.put_nowait(None)
 
@@ -540,6 +535,8 @@ class RemoteTableSession:
         if not self._closing:
             self._closing = True
             self._fair_end()
+            if self.seat_store is not None and self.table_id:
+                self.seat_store.release(self.table_id.hex())
             self._set_connection("closed")
             self._queue.put_nowait(None)
 

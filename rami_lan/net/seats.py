@@ -15,15 +15,15 @@ token (``refused bad_token``). A file older than :data:`MAX_AGE` is stale and re
 the folder is read; an unreadable or malformed one is skipped (and removed): a file
 never stops ``join`` or the lobby.
 
-A live client **holds** its seat file (an exclusive ``flock`` on ``<table id>.lock`` beside
-it, for as long as the session is open; the kernel lets it go when the process dies, a
-``kill -9`` included): a seat held by a running client is never offered to another one,
-so two players sharing a home folder (or a second terminal) never take each other's
-seat; only a seat whose client is gone is.
-
 `rami-lan join TABLE` and the lobby look the table up here (by table id, or by the name
 or ``HOST:PORT`` the player typed) and reconnect with the token; the lobby marks such a
 table "Rejoin" and lists it first.
+
+A seat in use is not offered: the live session holds an exclusive ``flock`` on
+``<table id>.lock`` beside its file (:meth:`SeatStore.hold`), which the kernel drops when
+the process dies; :meth:`SeatStore.all` and :meth:`SeatStore.find` leave out a seat
+whose lock is held, so a second ``rami-lan join`` of the same player at the same table
+joins as a newcomer instead of taking the first one's seat over.
 
 The keys of a private deal are not here (the seat machine keeps its own journal).
 """
@@ -40,6 +40,11 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Final
+
+try:
+    import fcntl
+except ImportError:  # Windows: no seat locks (a second client could take the seat over)
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["MAX_AGE", "SeatCredentials", "SeatStore"]
 
@@ -143,6 +148,8 @@ class SeatStore:
             folder = data_dir() / SEATS_DIR
         self.folder = Path(folder)
         self._clock = clock
+        self._held: dict[str, int] = {}
+        """table id -> the open lock file this process holds (`hold`)."""
 
     def _path(self, table_id: str) -> Path:
         if not _TABLE_ID.fullmatch(table_id):
@@ -160,49 +167,45 @@ class SeatStore:
     def remove(self, table_id: str) -> None:
         with contextlib.suppress(OSError, ValueError):
             self._path(table_id).unlink()
-        with contextlib.suppress(OSError, ValueError):
-            self._lock_path(table_id).unlink()
+        self.release(table_id)
 
-    def _lock_path(self, table_id: str) -> Path:
-        return self._path(table_id).with_suffix(".lock")
-
-    def hold(self, table_id: str) -> int | None:
-        """Hold the seat of ``table_id`` for this live session: the open, locked file
-        descriptor (give it back with `release`), or None if another live client holds
-        it (or locks are not available here: then nothing is held)."""
+    def hold(self, table_id: str) -> None:
+        """This process plays the seat: take its lock (kept until `release` or death)."""
+        if table_id in self._held or fcntl is None:
+            return
         try:
-            import fcntl
-
-            from rami_lan.paths import private_dir
-
-            private_dir(self.folder)
-            fd = os.open(self._lock_path(table_id), os.O_RDWR | os.O_CREAT, 0o600)
-        except (ImportError, OSError, ValueError):
-            return None
+            fd = os.open(self._path(table_id).with_suffix(".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        except (OSError, ValueError):
+            return
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            return None
-        return fd
+            return
+        self._held[table_id] = fd
 
-    @staticmethod
-    def release(fd: int | None) -> None:
-        """Give back a seat held with `hold`."""
+    def release(self, table_id: str) -> None:
+        fd = self._held.pop(table_id, None)
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
     def in_use(self, table_id: str) -> bool:
-        """Whether a live client (another process, or another session of this one)
-        holds the seat of ``table_id`` now."""
-        fd = self.hold(table_id)
-        if fd is None:
-            try:
-                return self._lock_path(table_id).exists()
-            except ValueError:
-                return False
-        self.release(fd)
+        """Whether another process (or another session here) holds the seat's lock."""
+        if table_id in self._held:
+            return True
+        if fcntl is None:
+            return False
+        try:
+            fd = os.open(self._path(table_id).with_suffix(".lock"), os.O_RDONLY)
+        except (OSError, ValueError):
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        finally:
+            os.close(fd)
         return False
 
     def get(self, table_id: str) -> SeatCredentials | None:
@@ -213,8 +216,8 @@ class SeatStore:
         return self._read(path)
 
     def all(self) -> list[SeatCredentials]:
-        """Every valid, fresh seat file whose client is gone, newest first (stale or bad
-        ones are removed; one held by a live client is left out, not removed)."""
+        """Every valid, fresh seat file whose seat is not in use, newest first (stale or
+        bad ones are removed)."""
         try:
             paths = list(self.folder.glob("*.json"))
         except OSError:

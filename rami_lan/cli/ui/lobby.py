@@ -637,7 +637,7 @@ class Lobby:
             extra["invitation"] = invitation
         if getattr(self.profile, "player_id", None):
             extra["player_id"] = self.profile.player_id
-        from rami_lan.net.retry import RETRY_WINDOW, join_retrying
+        from rami_lan.net.joining import RETRY_WINDOW, join_retrying
 
         try:  # a rate_limited refusal (a neighbour joining now) is waited out and retried
             session = await join_retrying(lambda: open_session(

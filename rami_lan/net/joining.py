@@ -1,18 +1,22 @@
-"""Joining a table again after a ``rate_limited`` refusal, within a window of time.
+"""Joining a table again after a ``rate_limited`` refusal, within a window.
 
-Used by ``rami-lan join`` and the lobby: the host's refusal carries its retry delay as
-data (``JoinRefused.retry_after``, docs/protocol.md "Admission and retries")."""
+The host's admission limits count per address (docs/protocol.md, "Admission and
+retries"): two players behind one address joining a code table a moment apart, or a
+player right after a wrong code, are refused ``rate_limited`` with the wait as data
+(``refused.retry_ms``, `JoinRefused.retry_after`). `join_retrying` waits it out and tries
+again; ``rami-lan join`` and the lobby use it.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
 __all__ = ["RETRY_WINDOW", "join_retrying"]
 
-RETRY_WINDOW = 10.0
+RETRY_WINDOW: Final = 10.0
 """Seconds (beyond ``--timeout``) in which a ``rate_limited`` refusal is waited out and the
 join tried again (docs/protocol.md, "Admission and retries")."""
 
