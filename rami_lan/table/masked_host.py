@@ -129,6 +129,8 @@ class MaskedRound:
         """Seat -> every message it sent this round (a reconnect sends them again)."""
         self.broadcast: list[dict[str, Any]] = []
         """Every masked message sent to all (for the record and `rami-lan verify`)."""
+        self._relayed: set[tuple[int, int, int]] = set()
+        """(deck, position, sender) of every key the host passed on to another seat."""
         self.calls: list[list[Any]] = []
         """Every call that changed this round, in order, as plain data: the host's journal
         keeps them, and `replay` makes the same round again after a restart (with the
@@ -170,6 +172,31 @@ class MaskedRound:
             w = self._where.get(c)
             out.append(None if w is None else [w[0], w[1]])
         return out
+
+    def owed(self) -> dict[int, str]:
+        """Participant seat (never the host) -> the first masked message it owes now: its
+        step of the shuffle in progress, or a key release a position waits for (to the
+        host, to all, or relayed by the host to another seat). Its audit is not in here
+        (the audit has its own deadline)."""
+        out: dict[int, str] = {}
+        turn = self.p.shuffle_turn()
+        if turn is not None and turn[1] != self.host_seat:
+            out[turn[1]] = f"its {turn[2]} pass of deck {turn[0]}"
+        for deck, j, holder, sender, came in self.p.key_debts():
+            if sender == self.host_seat or sender not in self.blind or sender in out:
+                continue
+            if came is None:
+                came = (deck, j, sender) in self._relayed
+            if not came:
+                to = "everyone" if holder is None else f"seat {holder}"
+                out[sender] = f"its key for position {j} of deck {deck} (for {to})"
+        return out
+
+    def owed_to(self, seat: int) -> bool:
+        """Is a key on its way to ``seat`` still missing (relayed by the host)?"""
+        return any(holder == seat and sender in self.blind and sender != self.host_seat
+                   and (deck, j, sender) not in self._relayed
+                   for deck, j, holder, sender, _came in self.p.key_debts())
 
     # ------------------------------------------------------------------ local calls
 
@@ -265,9 +292,23 @@ class MaskedRound:
             return fed
         if isinstance(msg, KeyRelease) and msg.to is not None and msg.to != self.host_seat:
             if msg.to not in self.blind:
+                got.discard(fingerprint)
                 raise ValueError(f"no participant at seat {msg.to}")
-            out.deliveries.append(Delivery(msg.to, msg.to_plain()))
+            slot = (msg.deck, msg.position, seat)
+            if slot in self._relayed:
+                return out  # one key per sender and position: a second one goes nowhere
+            try:  # checked before it goes on: a wrong key is named here, never relayed
+                fault = self.p.check_relayed_key(msg)
+            except MaskedProtocolError as exc:
+                got.discard(fingerprint)
+                raise ValueError(f"masked deck: {exc}") from exc
             self.calls.append(["in", seat, plain])
+            if fault is not None:
+                self.faults.append(fault)
+                out.faults.append(fault)
+                return out
+            self._relayed.add(slot)
+            out.deliveries.append(Delivery(msg.to, msg.to_plain()))
             return out
         plain_msg = msg.to_plain()
         logged = not isinstance(msg, KeyRelease)
@@ -280,6 +321,18 @@ class MaskedRound:
                 self.broadcast.pop()
             got.discard(fingerprint)
             raise
+        if isinstance(msg, KeyRelease) and fed.faults:
+            # A wrong key (to the host, or for all) is named here and goes no further.
+            self.calls.append(["in", seat, plain])
+            self._merge(out, fed)
+            return out
+        if isinstance(msg, Handover) and fed.faults:
+            # A hand-over with a wrong key changes nothing: it is not relayed, the seat
+            # stays a participant (and still owes what it owed); the fault names it.
+            self.broadcast.pop()
+            self.calls.append(["in", seat, plain])
+            self._merge(out, fed)
+            return out
         if not (isinstance(msg, KeyRelease) and msg.to == self.host_seat):
             out.deliveries.append(Delivery(None, plain_msg, skip=seat))
         self._merge(out, fed)

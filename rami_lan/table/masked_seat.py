@@ -329,6 +329,8 @@ class MaskedSeat:
         """Our real hand in place of the host's stand-ins (``mk_hand`` gave the positions)."""
         if self.p is None or self._hand_pos is None or view.phase not in ("draw", "play"):
             return view
+        if self.p.phase not in (Phase.SHUFFLING, Phase.PLAYING):
+            return view  # a view held from a round that is over (void) by now: nothing to fill
         if len(self._hand_pos) != len(view.hand):
             raise MaskedSeatError(f"mk_hand lists {len(self._hand_pos)} positions for a hand of "
                                   f"{len(view.hand)} cards")
