@@ -311,3 +311,88 @@ def test_a_player_who_left_is_shown_as_left_never_as_a_fault(tmp_path: Any) -> N
     late = [d for c, d in m.notices if c == "private_deal_late"]
     assert late and all(d["seat"] == gone.seat and d["left"] is True for d in late)
     assert not [d for c, d in m.notices if c == "private_audit_faults"]
+
+
+class Idle(WireClient):
+    """The host's own player, who never moves (it answers between rounds only)."""
+
+    def maybe_act(self) -> bool:
+        if self.view is not None and self.view.my_turn and self.view.phase in ("draw", "play"):
+            return False
+        return super().maybe_act()
+
+
+class SlowKeys(WireClient):
+    """Holds its key releases back until the test lets them go (a slow machine)."""
+
+    holding = False
+
+    def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None, **f: Any) -> None:
+        m = f.get("m") or {}
+        if self.holding and kind == "masked" and m.get("k") == "mk_key" \
+                and m["to"] not in (None, self.t.machine.host_seat):
+            self.held.append((kind, own_secret, core_action, f))
+            return
+        super().send(kind, own_secret, core_action, **f)
+
+    def let_go(self) -> None:
+        self.holding = False
+        held, self.held = self.held, []
+        for kind, secret, action, f in held:
+            super().send(kind, secret, action, **f)
+
+
+def _owner_table(tmp_path: Any, timer: int = 15) -> GriefTable:
+    t = GriefTable(bots={3: "moyen"}, variant="rami", limit=50, machine_cls=NoticingMachine,
+                   evidence_dir=tmp_path, owner=True, timer=timer)
+    return t
+
+
+def test_the_host_players_move_timer_plays_its_automatic_move(tmp_path: Any) -> None:
+    """The host's own seat, whose timer runs out in the draw phase: the automatic move
+    (draw, then throw the drawn card away) is played even though the drawn card is
+    masked from the host until the others' keys come (the draw first, the rest once
+    the card is known); the turn passes, and every seat checks the round."""
+    t = _owner_table(tmp_path)
+    o = t.clients[1]
+    t.clients[1] = Idle(t, 1, o.nick, o.level, o.seed, owner=True)
+    t.start()
+    m = t.machine
+    t.run(until=lambda: any(isinstance(e, E.TimedOut) and e.seat == 0
+                            for c in t.clients.values() for e in c.pending + c.events)
+          and m._timeout_half is None and not t.inbox)
+    timed = [e for c in t.clients.values() if c.seat == 1 for e in c.pending + c.events
+             if isinstance(e, E.TimedOut | E.StockDrawn | E.Discarded) and e.seat == 0]
+    kinds = [type(e).__name__ for e in timed]
+    assert kinds[:3] == ["TimedOut", "StockDrawn", "Discarded"], kinds
+    assert m.match.round is not None and m.match.round.turn != 0 or m.match.phase != "draw"
+    assert m.deadline() is None or m.deadline() >= t.now  # no deadline left in the past
+    t.run(until=lambda: m.match.round_no >= 2)
+    for c in t.clients.values():
+        first = c.tracker.rounds()[0]
+        assert first.status == "checked", (c.seat, first.reason)
+
+
+def test_the_move_timer_starts_once_the_player_has_its_cards(tmp_path: Any) -> None:
+    """A slow participant's keys take 6 s to come: the first player's move timer starts
+    when its hand is known, not at the deal (its first frame shows the whole timer)."""
+    t = GriefTable(bots={3: "moyen"}, variant="rami", limit=50, machine_cls=NoticingMachine,
+                   evidence_dir=tmp_path, timer=15)
+    slow = []
+    for conn in (1, 2, 3):  # the remote participants hold their keys for each other
+        o = t.clients[conn]
+        c = t.clients[conn] = SlowKeys(t, conn, o.nick, o.level, o.seed)
+        c.held, c.holding = [], True
+        slow.append(c)
+    t.start()
+    m = t.machine
+    t.run(until=lambda: m.stage.value == "playing" and not t.inbox)
+    r = m.match.round
+    assert r is not None and r.turn in m._masked.blind  # (this table's seed: a remote seat begins)
+    assert m._turn_waiting and m._auto_deadline()[0] is None
+    dealt_at = t.now
+    t.now += 6.0
+    for c in slow:
+        c.let_go()
+    t.run(until=lambda: not t.inbox and not m._turn_waiting)
+    assert m.move_deadline() == pytest.approx(dealt_at + 6.0 + t.config.timer)

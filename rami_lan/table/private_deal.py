@@ -700,9 +700,8 @@ class PrivateDealing:
         since = self._owed_since
         for s in [s for s in since if s not in owed]:
             del since[s]
-        for s, what in owed.items():
-            if s not in since:
-                since[s] = (now, what)
+        for s, what in owed.items():  # since: the first moment of an unbroken debt
+            since[s] = (since[s][0] if s in since else now, what)
         if self._turn_waiting and not self._private_mover_waits():
             self._turn_waiting = False
             self._turn_started = max(self._turn_started, now)  # type: ignore[has-type]
