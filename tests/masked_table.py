@@ -228,7 +228,7 @@ class WireClient:
         events, self.pending = self.pending, []
         self.events += events
         action = self.policy.choose(view, tuple(events))
-        for out in ms.reveals_for(action) if ms is not None else ():
+        for out in ms.reveals_for(action, view) if ms is not None else ():
             self.send("masked", m=out)
         self.send("action", seq=self.t.seq_no(), action=action_to_plain(action, self.t.variant),
                   core_action=action)

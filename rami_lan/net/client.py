@@ -213,7 +213,7 @@ class RemoteTableSession:
             msg = P.Action(seq=self._seq, action=action_to_plain(action, self.variant))
         if self.masked is not None:  # private dealing: our keys prove the cards are ours
             try:
-                reveals = self.masked.reveals_for(action)
+                reveals = self.masked.reveals_for(action, self.view)
             except MaskedSeatError as exc:
                 log.warning("private dealing: %s", exc)
                 reveals = []

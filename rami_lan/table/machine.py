@@ -528,7 +528,7 @@ class TableMachine(PrivateDealing):
             if conn is not None:
                 self._error(conn, "illegal", str(exc), seq)
             return False
-        unproven = self._private_unproven(evs)
+        unproven = self._private_claim(action) or self._private_unproven(evs)
         if unproven and isinstance(action, A.Timeout) and self._private_split(action, evs, now):
             return True  # the draw first; the rest once the drawn card is known
         if unproven:

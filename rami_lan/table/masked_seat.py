@@ -228,10 +228,12 @@ class MaskedSeat:
         return self._step("the public events do not fit the masked deck",
                           lambda: self._on_events(events))
 
-    def reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
-        """Before sending ``action``: reveal every card of ours it puts on the table."""
+    def reveals_for(self, action: A.Action, view: SeatView | None = None) -> list[dict[str, Any]]:
+        """Before sending ``action``: reveal every card of ours it puts on the table (a
+        take from the pile that must be used this turn, with ``view``: the cards it will
+        be used with, which the host must see to rule on the take, as a plain host does)."""
         # not ours to reveal: a MaskedSeatError, and the host refuses the play itself
-        return self._step("can not reveal", lambda: self._reveals_for(action))
+        return self._step("can not reveal", lambda: self._reveals_for(action, view))
 
     def hand_over(self) -> list[dict[str, Any]] | None:
         """Leaving the table for good mid-round: our hand to the host (which plays our seat
@@ -291,11 +293,15 @@ class MaskedSeat:
                     out += self._result(self.p.publish_audit())
         return out
 
-    def _reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
+    def _reveals_for(self, action: A.Action, view: SeatView | None = None) -> list[dict[str, Any]]:
         if self.p is None or self.p.phase is not Phase.PLAYING:
             return []
         cards: list[Card] = []
-        if isinstance(action, A.LayDown):
+        if isinstance(action, A.DrawDiscard) and view is not None:
+            from rami_lan.table.private_claims import take_proof
+
+            cards = take_proof(view, action)
+        elif isinstance(action, A.LayDown):
             cards = [c for meld in action.melds for c in meld.cards]
         elif isinstance(action, A.LayOff | A.Discard):
             cards = [action.card]

@@ -567,6 +567,21 @@ class PrivateDealing:
                             f"position {where[1]} first (private dealing)")
         return ""
 
+    def _private_claim(self, action: Any) -> str:
+        """Why a blind seat's take from the pile is refused (empty: it is not): judged as a
+        plain host judges it, on the cards of its hand revealed to the host
+        (`rami_lan.table.private_claims`)."""
+        from rami_lan.core import actions as A
+        from rami_lan.table.private_claims import take_refusal
+
+        mr = self._masked
+        r = self.match.round  # type: ignore[attr-defined]
+        if mr is None or r is None or not isinstance(action, A.DrawDiscard) or action.seat not in mr.blind:
+            return ""
+        hand = r.hands[action.seat]
+        known = [c for c in hand if mr.position_of(self._card_no(c)) is None]
+        return take_refusal(self.match, action, known, len(hand) - len(known))  # type: ignore[attr-defined]
+
     def _private_hold(self, conn: int | None, action: Any, seq: int | None, evs: list[E.Event],
                       now: float) -> bool:
         """An action would end the round while blind hands are unseen: show them first."""
