@@ -348,7 +348,7 @@ class LyingAudit(Participant):
         else:
             keys = (_other(d.position_keys[0]),) + d.position_keys[1:]
             d = DeckSecretsRecord(d.deck, d.round_key, d.permutation, keys)
-        lie = AuditPublication(pub.seat, (d,), pub.sent)
+        lie = AuditPublication(pub.seat, (d,), pub.sent, pub.tag)
         return Result((Outgoing(None, lie),), result.events)
 
 

@@ -396,3 +396,77 @@ def test_the_move_timer_starts_once_the_player_has_its_cards(tmp_path: Any) -> N
         c.let_go()
     t.run(until=lambda: not t.inbox and not m._turn_waiting)
     assert m.move_deadline() == pytest.approx(dealt_at + 6.0 + t.config.timer)
+
+
+class LyingAudit(WireClient):
+    """Its audit's "sent" list claims a key release to another seat it never sent."""
+
+    def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None, **f: Any) -> None:
+        m = f.get("m") or {}
+        if kind == "masked" and m.get("k") == "mk_audit":
+            other = next(s for s in (0, 1, 2) if s != self.seat)
+            f = dict(f, m=dict(m, sent=[*m["sent"], ["mk_key", 0, 70, other]]))
+        super().send(kind, own_secret, core_action, **f)
+
+
+def test_a_lying_audit_frames_nobody_and_its_liar_leaves_the_private_deal(tmp_path: Any) -> None:
+    """The host relayed every message, so it knows the claim is false: it names the liar
+    (``FALSE_CLAIM``), and after two rounds the liar leaves the private deal. The honest
+    clients take the claim for what it is, its author's word: an unproven claim, never a
+    fault of the host ("DROPPED by seat 255" is gone), so every round checks for them."""
+    t, g = _play(LyingAudit, tmp_path)
+    m = t.machine
+    faults = [d for c, d in m.notices if c == "private_deal_fault"]
+    assert faults and {d["seat"] for d in faults} == {g.seat}
+    assert {d["kind"] for d in faults} == {"FALSE_CLAIM"}
+    assert g.seat in m._private_out and len(m._strikes[g.seat]) == 2 and not m.deadlines
+    honest = [c for c in t.clients.values() if c is not g]
+    for c in honest:
+        for r in c.tracker.rounds():
+            assert r.status in ("checked", "pending"), (r.round_no, r.reason)
+        assert all(not rep.faults for rep in c.ms.reports.values())
+    assert any(rep.claims for c in honest for rep in c.ms.reports.values())
+
+
+def test_a_hand_over_with_a_wrong_key_changes_nothing(tmp_path: Any) -> None:
+    """A leaving player's hand-over carries one wrong stock key: the host names it and
+    takes nothing of it (the seat stays a participant, nobody is told it left)."""
+    t = GriefTable(bots={3: "moyen"}, variant="rami", limit=50, machine_cls=NoticingMachine,
+                   evidence_dir=tmp_path)
+    t.start()
+    m = t.machine
+    t.run(until=lambda: m.match.round is not None and m.match.round.turn_no >= 4 and not t.inbox)
+    c = t.clients[2]
+    outs = c.ms.hand_over()
+    assert outs
+    for out in outs:
+        if out["k"] == "mk_handover":
+            deck, pos, key = out["keys"][0]
+            out = dict(out, keys=[[deck, pos, bytes([key[0] ^ 1]) + key[1:]], *out["keys"][1:]])
+        c.send("masked", m=out)
+    while t.inbox:
+        t.handle(*t.inbox.popleft())
+    assert c.seat in m._masked.blind and c.seat not in m._handed_over
+    assert any(f.kind is FaultKind.WRONG_KEY and f.seat == c.seat for f in m._masked.faults)
+    for other in t.clients.values():
+        if other is not c:
+            assert c.seat not in other.ms.p._left  # the hand-over never reached them
+
+
+def test_an_audit_of_another_round_is_refused() -> None:
+    """``mk_audit`` carries its round's tag: a late audit is never taken as the next
+    round's (it once made an honest seat look like a BAD_MASK cheat)."""
+    from rami_lan.masked.memory import MemoryTable, deal
+    from rami_lan.masked.session import MaskedProtocolError
+
+    def tag(n: int) -> bytes:
+        return b"rami-lan/v1" + bytes(16) + (1).to_bytes(4, "big") + n.to_bytes(4, "big")
+
+    old, new = MemoryTable(tag(1), (0, 1, 2), 0, 12), MemoryTable(tag(2), (0, 1, 2), 0, 12)
+    for table in (old, new):
+        table.start_deck(0, range(12))
+        deal(table, (1, 2, 0), 2)
+    late = old.participants[1].publish_audit().outgoing[0].message
+    assert late.tag == tag(1)
+    with pytest.raises(MaskedProtocolError, match="another round"):
+        new.participants[2].receive(late)

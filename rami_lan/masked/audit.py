@@ -77,6 +77,7 @@ class FaultKind(StrEnum):
     WITHHELD = "a key that had to be released was never sent"
     DROPPED = "a key message was sent but never delivered by the relay"
     MISSING_AUDIT = "no audit publication"
+    FALSE_CLAIM = "an audit lists a message its sender never sent (the relay's log)"
     BAD_SECRETS = "audit publication does not fit the deck"
     DEAL_MISMATCH = "a card seen in play differs from the recomputed deck"
 

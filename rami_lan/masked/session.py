@@ -315,6 +315,10 @@ class Participant:
                     out.append((d.deck, j, holder, s, (s in have) if ours else None))
         return tuple(out)
 
+    def received_log(self) -> frozenset[ReceivedKey]:
+        """Every key message (release, reveal, gift) that reached us, by its sender."""
+        return frozenset(self._received)
+
     def missing_audits(self) -> frozenset[int]:
         """Participants whose audit publication has not come (in the audit phase)."""
         if self._phase is not Phase.AUDITING:
@@ -456,6 +460,7 @@ class Participant:
                 for d in self._decks
             ),
             tuple(self._sent),
+            self.tag,
         )
         self._audits[self.seat] = pub
         self._phase = Phase.AUDITING
@@ -715,6 +720,8 @@ class Participant:
     def _on_audit(self, msg: AuditPublication) -> Result:
         if self._phase not in (Phase.SHUFFLING, Phase.PLAYING, Phase.AUDITING):
             raise MaskedProtocolError(f"an audit publication can not be taken in phase {self._phase.value}")
+        if msg.tag != self.tag:
+            raise MaskedProtocolError(f"seat {msg.seat}'s audit is of another round ({msg.tag.hex()[:16]})")
         if msg.seat not in self.participants or msg.seat in self._audits:
             raise MaskedProtocolError(f"unexpected audit publication from seat {msg.seat}")
         self._audits[msg.seat] = msg

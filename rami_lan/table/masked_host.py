@@ -31,6 +31,7 @@ import msgpack
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.group import HashRandom
 from rami_lan.masked.messages import (
+    AuditPublication,
     CardReveal,
     HandGift,
     Handover,
@@ -339,7 +340,30 @@ class MaskedRound:
         if isinstance(msg, Handover):  # it gave us its hand: its seat is no longer blind
             self.blind = self.blind - {seat}
             out.left.append(seat)
+        if isinstance(msg, AuditPublication):
+            false = self._false_claims(seat, msg)
+            if false:  # the relay saw every message: a "sent" it never got is the sender's lie
+                fault = Fault(FaultKind.FALSE_CLAIM, seat, None,
+                              f"seat {seat}'s audit lists {len(false)} message(s) the host never got "
+                              f"from it: {false[:4]}")
+                self.faults.append(fault)
+                out.faults.append(fault)
         self.calls.append(["in", seat, plain])
+        return out
+
+    def _false_claims(self, seat: int, pub: AuditPublication) -> list[tuple[str, int, int, int | None]]:
+        """The entries of ``seat``'s audit "sent" list that never reached the host (every
+        message passes through it: to another seat it was relayed, else the host's own
+        participant took it)."""
+        received = {(r.kind, r.deck, r.position, r.sender) for r in self.p.received_log()}
+        out = []
+        for s in pub.sent:
+            if s.kind == KeyRelease.KIND and s.to is not None and s.to != self.host_seat:
+                ok = (s.deck, s.position, seat) in self._relayed
+            else:
+                ok = (s.kind, s.deck, s.position, seat) in received
+            if not ok:
+                out.append((s.kind, s.deck, s.position, s.to))
         return out
 
     def replay(self, calls: Iterable[Sequence[Any]]) -> Routed:

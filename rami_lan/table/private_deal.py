@@ -228,6 +228,8 @@ class PrivateDealing:
         self._private_owner_flush()
         for fault in routed.faults:
             self._private_fault(fault)
+            if fault.seat is not None and fault.seat in mr.participants and fault.seat != self.host_seat:  # type: ignore[attr-defined]
+                self._private_strike(fault.seat, fault.kind.name, late=False)  # proven: a fault
         for seat in routed.left:
             self._private_left(seat)
         if 0 in routed.ready and self._model_deck is None:
@@ -768,16 +770,19 @@ class PrivateDealing:
         self._private_strike(seat, what)
         self._private_void(seat, now)
 
-    def _private_strike(self, seat: int, what: str) -> None:
-        """A missed deadline: named once a round; the second round it happens in a match,
-        the seat leaves the private deal (the host's bot plays it from the next round)."""
+    def _private_strike(self, seat: int, what: str, late: bool = True) -> None:
+        """A missed deadline (``late``) or a proven fault (named already): once a round;
+        the second round it happens in a match, the seat leaves the private deal (the
+        host's bot plays it from the next round)."""
         rounds = self._strikes.setdefault(seat, set())
         round_no = self.match.round_no  # type: ignore[attr-defined]
         if round_no in rounds:
             return
         rounds.add(round_no)
         gone = self.seats[seat].conn is None  # type: ignore[attr-defined]
-        if gone:
+        if not late:
+            pass
+        elif gone:
             self._notice(f"seat {seat + 1} left: the table waited for {what}",  # type: ignore[attr-defined]
                          "private_deal_late", seat=seat, left=True)
         else:
