@@ -130,6 +130,9 @@ class MaskedRound:
         """Seat -> every message it sent this round (a reconnect sends them again)."""
         self.broadcast: list[dict[str, Any]] = []
         """Every masked message sent to all (for the record and `rami-lan verify`)."""
+        self._heard: set[tuple[str, int, int, int, int | None]] = set()
+        """(kind, deck, position, sender, to) of every key message a seat sent the host,
+        used, refused or dropped as a duplicate alike (what an audit's "sent" may list)."""
         self._relayed: set[tuple[int, int, int]] = set()
         """(deck, position, sender) of every key the host passed on to another seat."""
         self.calls: list[list[Any]] = []
@@ -278,6 +281,10 @@ class MaskedRound:
         if author != seat:
             raise ValueError(f"a message from seat {seat} must be written by seat {seat}, not {author}")
         out = Routed()
+        if isinstance(msg, KeyRelease | CardReveal | HandGift):  # heard, whatever comes of it
+            to = (msg.to if isinstance(msg, KeyRelease)
+                  else self.host_seat if isinstance(msg, HandGift) else None)
+            self._heard.add((msg.KIND, msg.deck, msg.position, seat, to))
         fingerprint = msgpack.packb(msg.to_plain(), use_bin_type=True)
         got = self._got.setdefault(seat, set())
         if fingerprint in got:
@@ -353,18 +360,9 @@ class MaskedRound:
 
     def _false_claims(self, seat: int, pub: AuditPublication) -> list[tuple[str, int, int, int | None]]:
         """The entries of ``seat``'s audit "sent" list that never reached the host (every
-        message passes through it: to another seat it was relayed, else the host's own
-        participant took it)."""
-        received = {(r.kind, r.deck, r.position, r.sender) for r in self.p.received_log()}
-        out = []
-        for s in pub.sent:
-            if s.kind == KeyRelease.KIND and s.to is not None and s.to != self.host_seat:
-                ok = (s.deck, s.position, seat) in self._relayed
-            else:
-                ok = (s.kind, s.deck, s.position, seat) in received
-            if not ok:
-                out.append((s.kind, s.deck, s.position, s.to))
-        return out
+        message passes through it, whoever it is for)."""
+        return [(s.kind, s.deck, s.position, s.to) for s in pub.sent
+                if (s.kind, s.deck, s.position, seat, s.to) not in self._heard]
 
     def replay(self, calls: Iterable[Sequence[Any]]) -> Routed:
         """Make ``calls`` (a journal's `calls`) again, in order, on a new round built with
