@@ -143,6 +143,8 @@ class TableMachine(PrivateDealing):
         self._turn_started = 0.0
         self._knock_asked: tuple[int, int] | None = None
         self._stage_deadline: float | None = None
+        self._timeout_refused: tuple[int, int] | None = None
+        """The turn whose automatic move the core refused (its deadline is not asked again)."""
         self._players_sent: dict[int, list[dict[str, Any]]] = {}
         self._notice_at: float | None = None
         self._out: list[F.Effect] = []
@@ -640,6 +642,8 @@ class TableMachine(PrivateDealing):
                 at = min(at, self._changed_at + self._bot_delay(st))
             return (at, s, "bot")
         if self.config.timer > 0:
+            if self._timeout_refused == self._turn_key:
+                return (None, -1, "")  # the core refused it this turn: no deadline to spin on
             return (self._turn_started + self.config.timer, s, "timeout")
         return (None, -1, "")
 
@@ -740,8 +744,8 @@ class TableMachine(PrivateDealing):
         elif what == "prompt":
             self._prompted = self._turn_key
             self._private_send(seat, {"k": "mk_timeout", "turn": self.match.round.turn_no})  # type: ignore[union-attr]
-        elif what == "timeout":
-            self.try_apply(None, A.Timeout(seat), None, now)
+        elif what == "timeout" and not self.try_apply(None, A.Timeout(seat), None, now):
+            self._timeout_refused = self._turn_key  # (a bug of ours: never a busy loop)
         return True
 
     # ------------------------------------------------------------------ match flow
