@@ -305,6 +305,10 @@ class MaskedSeat:
             cards = [c for meld in action.melds for c in meld.cards]
         elif isinstance(action, A.LayOff | A.Discard):
             cards = [action.card]
+            if isinstance(action, A.Discard) and view is not None:
+                from rami_lan.table.private_claims import discard_proof
+
+                cards += discard_proof(view, action)
         elif isinstance(action, A.RecoverJoker):
             cards = list(action.cards)
         out: list[dict[str, Any]] = []

@@ -32,7 +32,7 @@ from rami_lan.core.solver import best_partition_with
 from rami_lan.core.variants import Variant, get_variant
 from rami_lan.core.views import SeatView
 
-__all__ = ["needs_proof", "take_proof", "take_refusal"]
+__all__ = ["discard_proof", "discard_refusal", "needs_proof", "take_proof", "take_refusal"]
 
 
 def needs_proof(v: Variant, opened: bool, depth: int) -> bool:
@@ -94,4 +94,37 @@ def take_refusal(m: MatchState, action: A.DrawDiscard, known: Sequence[Card], n_
         apply(seen, action)
     except IllegalAction as exc:
         return f"{exc.reason} (private dealing: with the cards of the hand shown)"
+    return ""
+
+
+def discard_proof(view: SeatView, action: A.Discard) -> list[Card]:
+    """The cards of our hand to reveal before discarding a joker where the variant allows
+    that only from a hand of jokers: the other jokers (none if the hand holds another
+    card: the discard is refused anyway, and nothing of ours is shown for it)."""
+    v = get_variant(view.variant)
+    if not action.card.is_joker or v.joker_discard_allowed or len(view.hand) <= 1:
+        return []
+    rest = [c for c in view.hand if not _same(c, action.card)]
+    return rest if all(c.is_joker for c in rest) else []
+
+
+def discard_refusal(m: MatchState, action: A.Discard, n_unknown: int) -> str:
+    """Why a private host refuses a blind seat's discard of a joker (empty: it may): as a
+    plain host, once every other card of the hand is shown (``n_unknown``: cards of the
+    hand it can not see), for a joker may be discarded only from a hand of jokers."""
+    r = m.round
+    v = m.variant
+    seat = action.seat
+    if r is None or seat not in r.blind or not action.card.is_joker or v.joker_discard_allowed:
+        return ""
+    if len(r.hands[seat]) <= 1:
+        return ""
+    if n_unknown:
+        return ("may not discard a joker (only as the last card, to go out, or from a hand of "
+                "jokers: reveal them first, private dealing)")
+    seen = replace(m, round=replace(r, blind=r.blind - {seat}))
+    try:
+        apply(seen, action)
+    except IllegalAction as exc:
+        return exc.reason
     return ""

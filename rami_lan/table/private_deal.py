@@ -574,14 +574,19 @@ class PrivateDealing:
         plain host judges it, on the cards of its hand revealed to the host
         (`rami_lan.table.private_claims`)."""
         from rami_lan.core import actions as A
-        from rami_lan.table.private_claims import take_refusal
+        from rami_lan.table.private_claims import discard_refusal, take_refusal
 
         mr = self._masked
         r = self.match.round  # type: ignore[attr-defined]
-        if mr is None or r is None or not isinstance(action, A.DrawDiscard) or action.seat not in mr.blind:
+        if (mr is None or r is None or not isinstance(action, A.DrawDiscard | A.Discard)
+                or action.seat not in mr.blind):
             return ""
         hand = r.hands[action.seat]
         known = [c for c in hand if mr.position_of(self._card_no(c)) is None]
+        if isinstance(action, A.Discard):  # (its own card is revealed with it: not counted)
+            unknown = sum(1 for c in hand
+                          if c != action.card and mr.position_of(self._card_no(c)) is not None)
+            return discard_refusal(self.match, action, unknown)  # type: ignore[attr-defined]
         return take_refusal(self.match, action, known, len(hand) - len(known))  # type: ignore[attr-defined]
 
     def _private_hold(self, conn: int | None, action: Any, seq: int | None, evs: list[E.Event],
