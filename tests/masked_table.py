@@ -225,7 +225,7 @@ class WireClient:
         events, self.pending = self.pending, []
         self.events += events
         action = self.policy.choose(view, tuple(events))
-        step = self.sm.before_action(action) if self.sm is not None else None
+        step = self.sm.before_action(action, view) if self.sm is not None else None
         for out in step.send if step is not None else ():
             self.send("masked", m=out)
         if step is not None:

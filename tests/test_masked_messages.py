@@ -39,6 +39,7 @@ SAMPLES: list[MaskedMessage] = [
         0,
         (DeckSecretsRecord(0, K, (2, 0, 1), (K, K3, K)),),
         (SentRecord("mk_key", 0, 1, 2), SentRecord("mk_reveal", 0, 4, None)),
+        b"rami-lan/v1 round tag",
     ),
 ]
 

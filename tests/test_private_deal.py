@@ -247,20 +247,20 @@ class MovingHost(TableMachine):
         super()._private_send(seat, plain)
 
 
-def test_a_host_that_drops_a_reveal_is_named_by_the_audit(tmp_path: Any) -> None:
+def test_a_host_that_drops_a_reveal_leaves_an_unproven_claim(tmp_path: Any) -> None:
     t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=1, machine_cls=DroppingHost,
                     evidence_dir=tmp_path)
     t.start()
     t.run()
     assert t.machine.dropped == 1  # type: ignore[attr-defined]
+    # The limit of attribution without receipts (docs/fair_shuffle.md): the sender's
+    # "sent" list alone can not tell a dropping host from a lying sender, so the victim
+    # notes an unproven claim and names nobody; every round still checks from the audit.
     victim = next(c for c in t.clients.values() if c.seat == 1)
     report = next(iter(victim.ms.reports.values()))
-    assert HOST in report.named and {f.kind for f in report.faults} == {FaultKind.DROPPED}
-    assert [r.status for r in victim.tracker.rounds()] == ["failed"]
-    assert "DROPPED by seat 255" in victim.tracker.rounds()[0].reason
-    for c in t.clients.values():  # the others saw every reveal: their round checks
-        if c is not victim:
-            assert [r.status for r in c.tracker.rounds()] == ["checked"]
+    assert report.fair and report.claims and "mk_reveal" in report.claims[0]
+    for c in t.clients.values():
+        assert [r.status for r in c.tracker.rounds()] == ["checked"]
 
 
 def test_a_host_whose_mask_pass_moves_a_point_is_named_by_every_client(tmp_path: Any) -> None:
@@ -316,14 +316,17 @@ def test_a_client_that_sends_a_wrong_key_is_named_at_once(tmp_path: Any) -> None
     t.clients[1] = WrongKeyClient(t, 1, liar.nick, liar.level, liar.seed)
     t.start()
 
+    # The host checks a key meant for another seat before it passes it on: the liar is
+    # named there, and the key reaches nobody (the recipient never holds a wrong key).
     def named() -> bool:
-        return any(f.kind is FaultKind.WRONG_KEY for c in t.clients.values() if c.ms
-                   for f in c.ms.faults)
+        m = t.machine._masked
+        return m is not None and any(f.kind is FaultKind.WRONG_KEY for f in m.faults)
 
     t.run(until=named)
     assert WrongKeyClient.lied and named()
-    fault = next(f for c in t.clients.values() for f in c.ms.faults)
+    fault = next(f for f in t.machine._masked.faults if f.kind is FaultKind.WRONG_KEY)
     assert fault.seat == t.clients[1].seat
+    assert not any(c.ms.faults for c in t.clients.values() if c.ms)
 
 
 def test_a_client_that_skips_its_shuffle_is_named_at_once(tmp_path: Any) -> None:

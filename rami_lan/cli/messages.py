@@ -149,6 +149,15 @@ _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
         "{who} is gone: nobody else can play their hidden cards, so this round is void (no "
         "score). The next round is dealt."
     ).format(who=_seat_name(n.get("seat"))),
+    NoticeCode.PRIVATE_DEAL_LATE: lambda n: (_(
+        "{who} left: the table went on without what it waited for from them.")
+        if n.get("left") else _(
+        "{who} did not send a private-dealing message in time (the table waited one deadline)."
+    )).format(who=_seat_name(n.get("seat"))),
+    NoticeCode.PRIVATE_DEAL_BENCHED: lambda n: _(
+        "{who} missed private-dealing deadlines in two rounds: they leave the private deal, "
+        "and the host's bot plays their seat from the next round."
+    ).format(who=_seat_name(n.get("seat"))),
     NoticeCode.PRIVATE_AUDIT_FAULTS: _audit_faults,
     NoticeCode.LEFT_OUT_OF_SHUFFLE: _left_out,
     NoticeCode.POSSIBLE_INTERCEPTION: lambda n: _(

@@ -371,23 +371,31 @@ class AuditPublication(MaskedMessage):
     seat: int
     decks: tuple[DeckSecretsRecord, ...]
     sent: tuple[SentRecord, ...]
+    tag: bytes = b""
+    """The round tag it is the audit of: a late audit is never taken as another round's."""
 
     def to_plain(self) -> dict[str, Any]:
         return {
             "k": self.KIND,
             "seat": self.seat,
+            "tag": self.tag,
             "decks": [d.to_plain() for d in self.decks],
             "sent": [s.to_plain() for s in self.sent],
         }
 
     @classmethod
     def parse(cls, plain: dict[str, Any]) -> AuditPublication:
-        _keys(plain, {"k", "seat", "decks", "sent"})
+        # (a record written before audits carried their tag holds none: it still parses,
+        # and a participant refuses an audit whose tag is not its round's)
+        _keys(plain, {"k", "seat", "decks", "sent"} | ({"tag"} if "tag" in plain else set()))
+        tag = plain.get("tag", b"")
+        if not isinstance(tag, bytes) or not len(tag) <= 255 or ("tag" in plain and not tag):
+            raise MessageError("tag must be the round tag: 1 .. 255 bytes")
         decks = tuple(DeckSecretsRecord.parse(d) for d in _list("decks", plain["decks"], 0, MAX_DECKS))
         if len({d.deck for d in decks}) != len(decks):
             raise MessageError("a deck's secrets are listed twice")
         sent = tuple(SentRecord.parse(s) for s in _list("sent", plain["sent"], 0, MAX_SENT))
-        return cls(_seat("seat", plain["seat"]), decks, sent)
+        return cls(_seat("seat", plain["seat"]), decks, sent, tag)
 
 
 _PARSERS: dict[str, Callable[[dict[str, Any]], MaskedMessage]] = {

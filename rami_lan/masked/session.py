@@ -282,6 +282,68 @@ class Participant:
                     out.append((d.deck, j))
         return tuple(out)
 
+    def shuffle_turn(self) -> tuple[int, int, str] | None:
+        """(deck, seat, "mask" or "lock"): whose step the shuffle in progress waits for
+        (None: no shuffle waits)."""
+        if self._phase is not Phase.SHUFFLING or not self._decks or self._decks[-1].ready:
+            return None
+        d = self._decks[-1]
+        if len(d.masks) < len(d.order):
+            return (d.deck, d.order[len(d.masks)], "mask")
+        return (d.deck, d.order[len(d.locks)], "lock")
+
+    def key_debts(self) -> tuple[tuple[int, int, int | None, int, bool | None], ...]:
+        """Every key release the round owes now: (deck, position, holder, sender, in),
+        for each assigned position not yet public and each participant still at the table
+        but its holder. ``in``: whether it reached us (None: it is for another seat, so
+        only the relay's own log can tell)."""
+        out: list[tuple[int, int, int | None, int, bool | None]] = []
+        for d in self._decks:
+            if not d.ready:
+                continue
+            for j in sorted(d.recipients):
+                if j in d.public:
+                    continue
+                holder = self._holder(d, j)
+                ours = holder in (self.seat, None)
+                if ours and j in d.cards:
+                    continue
+                have = {**d.handed.get(j, {}), **d.keys.get(j, {})}
+                for s in d.order:
+                    if s == holder or s in self._left:
+                        continue
+                    out.append((d.deck, j, holder, s, (s in have) if ours else None))
+        return tuple(out)
+
+    def received_log(self) -> frozenset[ReceivedKey]:
+        """Every key message (release, reveal, gift) that reached us, by its sender."""
+        return frozenset(self._received)
+
+    def missing_audits(self) -> frozenset[int]:
+        """Participants whose audit publication has not come (in the audit phase)."""
+        if self._phase is not Phase.AUDITING:
+            return frozenset()
+        return frozenset(self.participants - self._left - set(self._audits))
+
+    def check_relayed_key(self, msg: KeyRelease) -> Fault | None:
+        """The relay, before it passes on a key meant for another seat: it must fit the
+        protocol (raises `MaskedProtocolError`) and match its sender's commitment (else
+        the fault, and the key goes nowhere). The relay's state does not change."""
+        d = self._ready_deck_remote(msg.deck)
+        if msg.seat not in d.order or msg.seat in self._left:
+            raise MaskedProtocolError(f"seat {msg.seat} holds no key of deck {msg.deck}")
+        if msg.position not in d.recipients or msg.position in d.public:
+            raise MaskedProtocolError(f"position {msg.position} of deck {msg.deck} is not waiting for keys")
+        if msg.to != self._holder(d, msg.position) or msg.to == msg.seat:
+            raise MaskedProtocolError(f"position {msg.position} of deck {msg.deck} is not for seat {msg.to}")
+        if key_commitment(self.tag, msg.deck, msg.seat, msg.position, msg.key) != d.commitment_of(
+                msg.seat, msg.position):
+            return Fault(FaultKind.WRONG_KEY, msg.seat, msg.deck,
+                         f"seat {msg.seat} released key {msg.key.hex()} for position {msg.position} of deck "
+                         f"{msg.deck} to seat {msg.to}; it does not match the commitment of its lock pass",
+                         (msg.position,))
+        return None
+
     # ------------------------------------------------------------------ local calls
 
     def start_deck(self, deck: int, card_ids: Sequence[int], order: Sequence[int]) -> Result:
@@ -398,6 +460,7 @@ class Participant:
                 for d in self._decks
             ),
             tuple(self._sent),
+            self.tag,
         )
         self._audits[self.seat] = pub
         self._phase = Phase.AUDITING
@@ -657,6 +720,8 @@ class Participant:
     def _on_audit(self, msg: AuditPublication) -> Result:
         if self._phase not in (Phase.SHUFFLING, Phase.PLAYING, Phase.AUDITING):
             raise MaskedProtocolError(f"an audit publication can not be taken in phase {self._phase.value}")
+        if msg.tag != self.tag:
+            raise MaskedProtocolError(f"seat {msg.seat}'s audit is of another round ({msg.tag.hex()[:16]})")
         if msg.seat not in self.participants or msg.seat in self._audits:
             raise MaskedProtocolError(f"unexpected audit publication from seat {msg.seat}")
         self._audits[msg.seat] = msg

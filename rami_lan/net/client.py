@@ -225,7 +225,7 @@ class RemoteTableSession:
         else:
             msg = P.Action(seq=self._seq, action=action_to_plain(action, self.variant))
         if self.seat_machine is not None:  # private dealing: our keys prove the cards are ours
-            step = self.seat_machine.before_action(action)
+            step = self.seat_machine.before_action(action, self.view)
             await self._send(*(P.Masked(m=out) for out in step.send), msg)
             self._masked_report(step)
         else:

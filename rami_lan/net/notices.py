@@ -60,6 +60,12 @@ class NoticeCode(enum.StrEnum):
     PRIVATE_ROUND_VOID = "private_round_void"
     """Private dealing, from the host: ``seat`` (None: unknown) is gone for good, so this
     round is void (no score); the next round is dealt."""
+    PRIVATE_DEAL_LATE = "private_deal_late"
+    """Private dealing, from the host: ``seat`` did not send a masked message it owed
+    before its deadline (``left``: its connection is gone: it left)."""
+    PRIVATE_DEAL_BENCHED = "private_deal_benched"
+    """Private dealing, from the host: ``seat`` missed its deadlines in two rounds: it
+    leaves the private deal, and the host's bot plays its seat from the next round."""
     PRIVATE_AUDIT_FAULTS = "private_audit_faults"
     """Private dealing, from the host: the round's audit found ``count`` faults; ``seats``
     (a list) were named."""
@@ -99,7 +105,8 @@ class Notice:
 HOST_NOTICE_CODES: dict[str, NoticeCode] = {
     c.value: c for c in (NoticeCode.SEAT_HANDED_OVER, NoticeCode.PRIVATE_ROUND_VOID,
                          NoticeCode.PRIVATE_AUDIT_FAULTS, NoticeCode.PRIVATE_DEAL_FAULT,
-                         NoticeCode.LEFT_OUT_OF_SHUFFLE)
+                         NoticeCode.LEFT_OUT_OF_SHUFFLE, NoticeCode.PRIVATE_DEAL_LATE,
+                         NoticeCode.PRIVATE_DEAL_BENCHED)
 }
 """Codes a host's table notice may carry: the client words those facts itself."""
 
@@ -128,6 +135,8 @@ def host_notice(code: object, data: object) -> Notice | None:
     if "kind" in data:
         kind = data["kind"]
         out["kind"] = kind if isinstance(kind, str) and kind in FaultKind.__members__ else "?"
+    if "left" in data:
+        out["left"] = data["left"] is True
     if "count" in data:
         out["count"] = small(data["count"], 9999) or 0
     if "reason" in data:

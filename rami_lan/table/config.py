@@ -62,7 +62,7 @@ class TableConfig:
     (and its bots'). Off: the commit-reveal deck, which the host can see."""
     audit_timeout: float = 30.0
     """Private dealing: seconds to wait for every participant's audit after a round."""
-    masked_wait: float = 60.0
+    masked_wait: float = 30.0
     """Private dealing: seconds a round waits for a participant who dropped (or who does
     not answer its move timer) before it is void: nobody else can play its hidden cards."""
 

@@ -143,6 +143,8 @@ class TableMachine(PrivateDealing):
         self._turn_started = 0.0
         self._knock_asked: tuple[int, int] | None = None
         self._stage_deadline: float | None = None
+        self._timeout_refused: tuple[int, int] | None = None
+        """The turn whose automatic move the core refused (its deadline is not asked again)."""
         self._players_sent: dict[int, list[dict[str, Any]]] = {}
         self._notice_at: float | None = None
         self._out: list[F.Effect] = []
@@ -280,6 +282,7 @@ class TableMachine(PrivateDealing):
 
     def _flush(self, now: float) -> list[F.Effect]:
         self._maybe_notice(now)
+        self._private_watch(now)
         self._private_checkpoint()
         self._out.append(F.Wake(self.deadline()))
         out, self._out = self._out, []
@@ -498,6 +501,12 @@ class TableMachine(PrivateDealing):
         if isinstance(action, A.Timeout) or action.seat != seat:
             self._error(conn, "not_your_seat", f"you play seat {seat} only", seq)
             return self._flush(now)
+        if self._private_benched(seat):
+            self._error(conn, "illegal", "your seat left the private deal: the host's bot plays it", seq)
+            return self._flush(now)
+        if self._timeout_half is not None and self._timeout_half[0] == seat:
+            self._error(conn, "illegal", "your move timer ran out: the automatic move is being played", seq)
+            return self._flush(now)
         self.try_apply(conn, action, seq, now)
         return self._flush(now)
 
@@ -521,7 +530,9 @@ class TableMachine(PrivateDealing):
             if conn is not None:
                 self._error(conn, "illegal", str(exc), seq)
             return False
-        unproven = self._private_unproven(evs)
+        unproven = self._private_claim(action) or self._private_unproven(evs)
+        if unproven and isinstance(action, A.Timeout) and self._private_split(action, evs, now):
+            return True  # the draw first; the rest once the drawn card is known
         if unproven:
             self.last_refusal = IllegalAction(getattr(action, "seat", None), self.match.phase, unproven)
             if conn is not None:
@@ -586,6 +597,8 @@ class TableMachine(PrivateDealing):
         if key != self._turn_key:
             self._turn_key = key
             self._turn_started = now
+            # Private dealing: the move timer starts once the player has its cards.
+            self._turn_waiting = key is not None and self._masked is not None and self._private_mover_waits()
 
     # ------------------------------------------------------------------ automatic play
 
@@ -601,7 +614,8 @@ class TableMachine(PrivateDealing):
         if self.stage is not Stage.PLAYING or r is None or m.phase not in ("draw", "play"):
             return (None, -1, "")
         mr = self._masked
-        if mr is not None and (mr.waiting() or self._held_action is not None):
+        if mr is not None and (mr.waiting() or self._held_action is not None
+                               or self._timeout_half is not None):
             return (None, -1, "")  # a key the host waits for (a bot's card), or a showdown
         if (m.phase == "draw" and r.knock_window and self._knock_asked != self._turn_key):
             for s in r.knock_window:
@@ -610,15 +624,16 @@ class TableMachine(PrivateDealing):
                     return (self._changed_at + self._bot_delay(st), s, "ask")
         s = r.turn
         st = self.seats[s]
-        if st.kind == "bot":
+        if st.kind == "bot" or self._private_benched(s):
             return (self._changed_at + self._bot_delay(st), s, "bot")
+        if self._turn_waiting:
+            return (None, -1, "")  # its cards are on their way: its move timer starts then
         if mr is not None and s in mr.blind:
             # Nobody but the player can play its hidden hand: when the move timer runs out,
-            # its own client is asked to play the automatic move (once per turn).
+            # its own client is asked to play the automatic move (once per turn); it owes
+            # that move from then on (`_private_owed`: a deadline, then the round is void).
             if self.config.timer > 0 and st.conn is not None and self._prompted != self._turn_key:
                 return (self._turn_started + self.config.timer, s, "prompt")
-            if self.config.timer > 0 and st.conn is not None:  # asked, and still no move
-                return (self._turn_started + self.config.timer + self.config.masked_wait, s, "void")
             return (None, -1, "")
         if st.conn is None:
             wait = float(self.config.timer) if self.config.timer > 0 else self.config.away_delay
@@ -627,6 +642,8 @@ class TableMachine(PrivateDealing):
                 at = min(at, self._changed_at + self._bot_delay(st))
             return (at, s, "bot")
         if self.config.timer > 0:
+            if self._timeout_refused == self._turn_key:
+                return (None, -1, "")  # the core refused it this turn: no deadline to spin on
             return (self._turn_started + self.config.timer, s, "timeout")
         return (None, -1, "")
 
@@ -683,7 +700,8 @@ class TableMachine(PrivateDealing):
     def tick(self, now: float, max_steps: int = 1) -> list[F.Effect]:
         """Do what is due at ``now``: at most ``max_steps`` moves of the table's own."""
         steps = 0
-        while steps < max_steps and not self.over:
+        # Once the match is over, the last round's audit still has its deadline.
+        while steps < max_steps and (not self.over or (self._audit_wait and self.stage is Stage.OVER)):
             if not self._step(now):
                 break
             steps += 1
@@ -692,8 +710,8 @@ class TableMachine(PrivateDealing):
     def _step(self, now: float) -> bool:
         """One due thing; False when nothing is due."""
         void_at, void_seat = self._private_void_at()
-        if void_at is not None and now >= void_at:
-            self._private_void(void_seat, now)
+        if void_at is not None and void_seat is not None and now >= void_at:
+            self._private_late(void_seat, now)
             return True
         if self._audit_wait and self._audit_deadline is not None and now >= self._audit_deadline:
             self._audit_deadline = None
@@ -723,13 +741,11 @@ class TableMachine(PrivateDealing):
             self._ask_knocks(now)
         elif what == "bot":
             self._bot_move(seat, now)
-        elif what == "void":
-            self._private_void(seat, now)
         elif what == "prompt":
             self._prompted = self._turn_key
             self._private_send(seat, {"k": "mk_timeout", "turn": self.match.round.turn_no})  # type: ignore[union-attr]
-        elif what == "timeout":
-            self.try_apply(None, A.Timeout(seat), None, now)
+        elif what == "timeout" and not self.try_apply(None, A.Timeout(seat), None, now):
+            self._timeout_refused = self._turn_key  # (a bug of ours: never a busy loop)
         return True
 
     # ------------------------------------------------------------------ match flow
@@ -742,6 +758,8 @@ class TableMachine(PrivateDealing):
 
     def _begin_match(self, now: float) -> None:
         self._start_requested = True
+        self._strikes.clear()
+        self._private_out.clear()
         for st in self.seats.values():
             if st.kind == "human" and st.token is None:
                 st.kind = "bot"

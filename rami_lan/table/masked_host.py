@@ -31,6 +31,7 @@ import msgpack
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.group import HashRandom
 from rami_lan.masked.messages import (
+    AuditPublication,
     CardReveal,
     HandGift,
     Handover,
@@ -129,6 +130,11 @@ class MaskedRound:
         """Seat -> every message it sent this round (a reconnect sends them again)."""
         self.broadcast: list[dict[str, Any]] = []
         """Every masked message sent to all (for the record and `rami-lan verify`)."""
+        self._heard: set[tuple[str, int, int, int, int | None]] = set()
+        """(kind, deck, position, sender, to) of every key message a seat sent the host,
+        used, refused or dropped as a duplicate alike (what an audit's "sent" may list)."""
+        self._relayed: set[tuple[int, int, int]] = set()
+        """(deck, position, sender) of every key the host passed on to another seat."""
         self.calls: list[list[Any]] = []
         """Every call that changed this round, in order, as plain data: the host's journal
         keeps them, and `replay` makes the same round again after a restart (with the
@@ -170,6 +176,31 @@ class MaskedRound:
             w = self._where.get(c)
             out.append(None if w is None else [w[0], w[1]])
         return out
+
+    def owed(self) -> dict[int, str]:
+        """Participant seat (never the host) -> the first masked message it owes now: its
+        step of the shuffle in progress, or a key release a position waits for (to the
+        host, to all, or relayed by the host to another seat). Its audit is not in here
+        (the audit has its own deadline)."""
+        out: dict[int, str] = {}
+        turn = self.p.shuffle_turn()
+        if turn is not None and turn[1] != self.host_seat:
+            out[turn[1]] = f"its {turn[2]} pass of deck {turn[0]}"
+        for deck, j, holder, sender, came in self.p.key_debts():
+            if sender == self.host_seat or sender not in self.blind or sender in out:
+                continue
+            if came is None:
+                came = (deck, j, sender) in self._relayed
+            if not came:
+                to = "everyone" if holder is None else f"seat {holder}"
+                out[sender] = f"its key for position {j} of deck {deck} (for {to})"
+        return out
+
+    def owed_to(self, seat: int) -> bool:
+        """Is a key on its way to ``seat`` still missing (relayed by the host)?"""
+        return any(holder == seat and sender in self.blind and sender != self.host_seat
+                   and (deck, j, sender) not in self._relayed
+                   for deck, j, holder, sender, _came in self.p.key_debts())
 
     # ------------------------------------------------------------------ local calls
 
@@ -254,6 +285,10 @@ class MaskedRound:
         if author != seat:
             raise ValueError(f"a message from seat {seat} must be written by seat {seat}, not {author}")
         out = Routed()
+        if isinstance(msg, KeyRelease | CardReveal | HandGift):  # heard, whatever comes of it
+            to = (msg.to if isinstance(msg, KeyRelease)
+                  else self.host_seat if isinstance(msg, HandGift) else None)
+            self._heard.add((msg.KIND, msg.deck, msg.position, seat, to))
         fingerprint = msgpack.packb(msg.to_plain(), use_bin_type=True)
         got = self._got.setdefault(seat, set())
         if fingerprint in got:
@@ -269,9 +304,23 @@ class MaskedRound:
             return fed
         if isinstance(msg, KeyRelease) and msg.to is not None and msg.to != self.host_seat:
             if msg.to not in self.blind:
+                got.discard(fingerprint)
                 raise ValueError(f"no participant at seat {msg.to}")
-            out.deliveries.append(Delivery(msg.to, msg.to_plain()))
+            slot = (msg.deck, msg.position, seat)
+            if slot in self._relayed:
+                return out  # one key per sender and position: a second one goes nowhere
+            try:  # checked before it goes on: a wrong key is named here, never relayed
+                fault = self.p.check_relayed_key(msg)
+            except MaskedProtocolError as exc:
+                got.discard(fingerprint)
+                raise ValueError(f"masked deck: {exc}") from exc
             self.calls.append(["in", seat, plain])
+            if fault is not None:
+                self.faults.append(fault)
+                out.faults.append(fault)
+                return out
+            self._relayed.add(slot)
+            out.deliveries.append(Delivery(msg.to, msg.to_plain()))
             return out
         plain_msg = msg.to_plain()
         logged = not isinstance(msg, KeyRelease)
@@ -284,14 +333,40 @@ class MaskedRound:
                 self.broadcast.pop()
             got.discard(fingerprint)
             raise
+        if isinstance(msg, KeyRelease) and fed.faults:
+            # A wrong key (to the host, or for all) is named here and goes no further.
+            self.calls.append(["in", seat, plain])
+            self._merge(out, fed)
+            return out
+        if isinstance(msg, Handover) and fed.faults:
+            # A hand-over with a wrong key changes nothing: it is not relayed, the seat
+            # stays a participant (and still owes what it owed); the fault names it.
+            self.broadcast.pop()
+            self.calls.append(["in", seat, plain])
+            self._merge(out, fed)
+            return out
         if not (isinstance(msg, KeyRelease) and msg.to == self.host_seat):
             out.deliveries.append(Delivery(None, plain_msg, skip=seat))
         self._merge(out, fed)
         if isinstance(msg, Handover):  # it gave us its hand: its seat is no longer blind
             self.blind = self.blind - {seat}
             out.left.append(seat)
+        if isinstance(msg, AuditPublication):
+            false = self._false_claims(seat, msg)
+            if false:  # the relay saw every message: a "sent" it never got is the sender's lie
+                fault = Fault(FaultKind.FALSE_CLAIM, seat, None,
+                              f"seat {seat}'s audit lists {len(false)} message(s) the host never got "
+                              f"from it: {false[:4]}")
+                self.faults.append(fault)
+                out.faults.append(fault)
         self.calls.append(["in", seat, plain])
         return out
+
+    def _false_claims(self, seat: int, pub: AuditPublication) -> list[tuple[str, int, int, int | None]]:
+        """The entries of ``seat``'s audit "sent" list that never reached the host (every
+        message passes through it, whoever it is for)."""
+        return [(s.kind, s.deck, s.position, s.to) for s in pub.sent
+                if (s.kind, s.deck, s.position, seat, s.to) not in self._heard]
 
     def replay(self, calls: Iterable[Sequence[Any]]) -> Routed:
         """Make ``calls`` (a journal's `calls`) again, in order, on a new round built with

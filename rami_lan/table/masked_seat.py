@@ -316,10 +316,12 @@ class MaskedSeat:
         return self._step("the public events do not fit the masked deck",
                           lambda: self._on_events(events))
 
-    def reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
-        """Before sending ``action``: reveal every card of ours it puts on the table."""
+    def reveals_for(self, action: A.Action, view: SeatView | None = None) -> list[dict[str, Any]]:
+        """Before sending ``action``: reveal every card of ours it puts on the table (a
+        take from the pile that must be used this turn, with ``view``: the cards it will
+        be used with, which the host must see to rule on the take, as a plain host does)."""
         # not ours to reveal: a MaskedSeatError, and the host refuses the play itself
-        return self._step("can not reveal", lambda: self._reveals_for(action))
+        return self._step("can not reveal", lambda: self._reveals_for(action, view))
 
     def hand_over(self) -> list[dict[str, Any]] | None:
         """Leaving the table for good mid-round: our hand to the host (which plays our seat
@@ -381,14 +383,22 @@ class MaskedSeat:
                 out += self._result(self.p.publish_audit())
         return out
 
-    def _reveals_for(self, action: A.Action) -> list[dict[str, Any]]:
+    def _reveals_for(self, action: A.Action, view: SeatView | None = None) -> list[dict[str, Any]]:
         if self.p is None or self.p.phase is not Phase.PLAYING:
             return []
         cards: list[Card] = []
-        if isinstance(action, A.LayDown):
+        if isinstance(action, A.DrawDiscard) and view is not None:
+            from rami_lan.table.private_claims import take_proof
+
+            cards = take_proof(view, action)
+        elif isinstance(action, A.LayDown):
             cards = [c for meld in action.melds for c in meld.cards]
         elif isinstance(action, A.LayOff | A.Discard):
             cards = [action.card]
+            if isinstance(action, A.Discard) and view is not None:
+                from rami_lan.table.private_claims import discard_proof
+
+                cards += discard_proof(view, action)
         elif isinstance(action, A.RecoverJoker):
             cards = list(action.cards)
         out: list[dict[str, Any]] = []
@@ -422,6 +432,8 @@ class MaskedSeat:
             if any(c is None for c in view.hand):  # nothing to fill them from: not shown
                 return replace(view, hand=tuple(c for c in view.hand if c is not None))
             return view
+        if self.p.phase not in (Phase.SHUFFLING, Phase.PLAYING):
+            return view  # a view held from a round that is over (void) by now: nothing to fill
         if len(self._hand_pos) != len(view.hand):
             raise MaskedSeatError(f"mk_hand lists {len(self._hand_pos)} positions for a hand of "
                                   f"{len(view.hand)} cards")

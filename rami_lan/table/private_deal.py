@@ -33,7 +33,7 @@ import msgpack
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card, card_id
 from rami_lan.core.match import MatchState, start_round
-from rami_lan.masked.audit import AuditReport, Fault
+from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.table import effects as F
 from rami_lan.table.masked_host import MaskedRound, Routed, deal_assignments, host_randomness
 from rami_lan.table.stage import Stage
@@ -43,6 +43,18 @@ __all__ = ["PrivateDealing"]
 
 VOID_AUDIT_WAIT = 5.0
 """Seconds a void round waits for the present participants' audits before closing it."""
+
+STEP_WAIT = 20.0
+"""Seconds a participant has to send a masked message it owes (its shuffle step, a key
+release, the reveal of its hand at the round's end, the automatic move its move timer
+asked for) when the table has no move timer; with one, the move timer's seconds."""
+
+STRIKES_OUT = 2
+"""Missed deadlines (rounds) after which a participant leaves the private deal: from the
+next round its seat is played by the host's bot."""
+
+_TIMEOUT_REST = "timeout-rest"
+"""The held action of a timed-out turn whose drawn card is still masked (`_private_split`)."""
 
 
 class PrivateDealing:
@@ -91,6 +103,18 @@ class PrivateDealing:
         """Private dealing: each round's audit report (`rami_lan.masked.audit.AuditReport`)."""
         self._owner_held: list[tuple[int, list[E.Event]]] = []
         """The host's own seat: (seq, events) held while a card it drew is still masked."""
+        self._owed_since: dict[int, tuple[float, str]] = {}
+        """Participant -> since when it owes a masked message without a break, and what."""
+        self._strikes: dict[int, set[int]] = {}
+        """Participant -> the rounds (numbers) in which it missed a deadline, this match."""
+        self._private_out: set[int] = set()
+        """Seats out of the private deal (missed `STRIKES_OUT` deadlines): the host's bot
+        plays them from the next round; they are no participant any more."""
+        self._timeout_half: tuple[int, Any, MatchState] | None = None
+        """A timed-out turn split in two (its drawn card is masked): (seat, turn key, the
+        match before the timeout), the second half played once the card is known."""
+        self._turn_waiting = False
+        """The turn's player still waits for its cards: its move timer starts when they are in."""
 
     # ------------------------------------------------------------------ start
 
@@ -100,7 +124,8 @@ class PrivateDealing:
         return tuple(
             s for s in sorted(self.seats)  # type: ignore[attr-defined]
             if self.seats[s].kind == "human" and self.seats[s].conn is not None  # type: ignore[attr-defined]
-            and s != self.host_seat and not self.seats[s].left)  # type: ignore[attr-defined]
+            and s != self.host_seat and not self.seats[s].left  # type: ignore[attr-defined]
+            and s not in self._private_out)
 
     def _private_start(self, ctx: Any, seed: bytes, now: float) -> bool:
         """Begin a masked round (True), or say the round is dealt as before (False)."""
@@ -119,6 +144,8 @@ class PrivateDealing:
         self._model_deck = None
         self._held_action = None
         self._handed_over = set()
+        self._owed_since = {}
+        self._timeout_half = None
         self.stage = Stage.SHUFFLE
         self._private_greet(mr)
         self._private_route(mr.start(), now)
@@ -201,6 +228,8 @@ class PrivateDealing:
         self._private_owner_flush()
         for fault in routed.faults:
             self._private_fault(fault)
+            if fault.seat is not None and fault.seat in mr.participants and fault.seat != self.host_seat:  # type: ignore[attr-defined]
+                self._private_strike(fault.seat, fault.kind.name, late=False)  # proven: a fault
         for seat in routed.left:
             self._private_left(seat)
         if 0 in routed.ready and self._model_deck is None:
@@ -243,7 +272,12 @@ class PrivateDealing:
         elif self._held_action is not None and not self._private_hidden_hands():
             conn, action, seq = self._held_action
             self._held_action = None
-            self.try_apply(conn, action, seq, now)  # type: ignore[attr-defined]
+            if action == _TIMEOUT_REST:
+                self._private_rest(now)
+            else:
+                self.try_apply(conn, action, seq, now)  # type: ignore[attr-defined]
+        elif self._timeout_half is not None and self._held_action is None:
+            self._private_rest(now)
 
     # ------------------------------------------------------------------ the deal
 
@@ -391,12 +425,10 @@ class PrivateDealing:
 
         if self._model_deck:
             self._model_deck = [sw(c) for c in self._model_deck]  # type: ignore[misc]
-        m = self.match  # type: ignore[attr-defined]
-        r = m.round
-        if r is not None and r.phase != "over":
-            r = replace(r, hands=tuple(tuple(sw(c) for c in h) for h in r.hands),  # type: ignore[misc]
-                        stock=tuple(sw(c) for c in r.stock), drawn=sw(r.drawn))  # type: ignore[misc]
-            self.match = replace(m, round=r)  # type: ignore[attr-defined]
+        self.match = _swapped(self.match, sw)  # type: ignore[attr-defined]
+        if self._timeout_half is not None:
+            seat, key, before = self._timeout_half
+            self._timeout_half = (seat, key, _swapped(before, sw))
         for buf in [*self._bot_events.values(), *(evs for _, evs in self._owner_held)]:  # type: ignore[attr-defined]
             for k, ev in enumerate(buf):
                 if isinstance(ev, E.StockDrawn) and ev.card in (a, b):
@@ -550,6 +582,26 @@ class PrivateDealing:
                             f"position {where[1]} first (private dealing)")
         return ""
 
+    def _private_claim(self, action: Any) -> str:
+        """Why a blind seat's take from the pile is refused (empty: it is not): judged as a
+        plain host judges it, on the cards of its hand revealed to the host
+        (`rami_lan.table.private_claims`)."""
+        from rami_lan.core import actions as A
+        from rami_lan.table.private_claims import discard_refusal, take_refusal
+
+        mr = self._masked
+        r = self.match.round  # type: ignore[attr-defined]
+        if (mr is None or r is None or not isinstance(action, A.DrawDiscard | A.Discard)
+                or action.seat not in mr.blind):
+            return ""
+        hand = r.hands[action.seat]
+        known = [c for c in hand if mr.position_of(self._card_no(c)) is None]
+        if isinstance(action, A.Discard):  # (its own card is revealed with it: not counted)
+            unknown = sum(1 for c in hand
+                          if c != action.card and mr.position_of(self._card_no(c)) is not None)
+            return discard_refusal(self.match, action, unknown)  # type: ignore[attr-defined]
+        return take_refusal(self.match, action, known, len(hand) - len(known))  # type: ignore[attr-defined]
+
     def _private_hold(self, conn: int | None, action: Any, seq: int | None, evs: list[E.Event],
                       now: float) -> bool:
         """An action would end the round while blind hands are unseen: show them first."""
@@ -592,11 +644,16 @@ class PrivateDealing:
                 "faults": [f"{f.kind.name} by seat {f.seat}: {f.evidence}"[:500]
                            for f in report.faults][:64]})
         self._private_record(report)
-        if not report.fair:
-            named = ", ".join(str(s + 1) for s in sorted(report.named)) or "-"
-            self._notice(f"private dealing: the round's audit found {len(report.faults)} "  # type: ignore[attr-defined]
-                         f"fault(s); seats named: {named}", "private_audit_faults",
-                         count=len(report.faults), seats=sorted(report.named))
+        # A participant that left (or missed its audit's deadline) was told as such when
+        # it happened: its missing audit is no fault of the round's dealing.
+        faults = [f for f in report.faults
+                  if not (f.kind is FaultKind.MISSING_AUDIT and f.seat is not None
+                          and (self._private_struck(f.seat) or self.seats[f.seat].conn is None))]  # type: ignore[attr-defined]
+        if faults:
+            named = sorted({f.seat for f in faults if f.seat is not None})
+            self._notice(f"private dealing: the round's audit found {len(faults)} fault(s); seats "  # type: ignore[attr-defined]
+                         f"named: {', '.join(str(s + 1) for s in named) or '-'}", "private_audit_faults",
+                         count=len(faults), seats=named)
         if self._audit_wait:
             self._audit_wait = False
             self._private_resume(now)
@@ -656,23 +713,202 @@ class PrivateDealing:
         if self._journal_on:  # type: ignore[attr-defined]
             self._out.append(F.JournalSnapshot(self.snapshot(self.match, self.seq)))  # type: ignore[attr-defined]
 
-    def _private_void_at(self) -> tuple[float | None, int | None]:
-        """When the masked round in progress is void (a participant gone too long)."""
+    # ------------------------------------------------------------------ liveness
+
+    def _private_step_wait(self) -> float:
+        """Seconds a participant has for a masked message it owes (`STEP_WAIT`, or the
+        move timer where the table has one)."""
+        timer = self.config.timer  # type: ignore[attr-defined]
+        return float(timer) if timer > 0 else STEP_WAIT
+
+    def _private_owed(self) -> dict[int, str]:
+        """Participant -> what the table waits for from it now (empty: nobody). Only what
+        nobody else can send: its shuffle step, its key releases, the reveal of its hand
+        at the round's end, and (blind seat) its own move once its move timer asked for
+        it, or at once while its connection is gone."""
+        mr = self._masked
+        if mr is None or mr.phase.value not in ("shuffling", "playing"):
+            return {}
+        m = self.match  # type: ignore[attr-defined]
+        r = m.round
+        if self.stage is not Stage.SHUFFLE and (  # type: ignore[has-type]
+                self.stage is not Stage.PLAYING or r is None or m.phase not in ("draw", "play")):  # type: ignore[has-type]
+            return {}
+        owed = mr.owed()
+        if self._held_action is not None and r is not None:
+            for s in sorted(mr.blind):
+                if s not in owed and any(mr.position_of(self._card_no(c)) is not None for c in r.hands[s]):
+                    owed[s] = "the reveal of its hand (the round's end)"
+        if self.stage is Stage.PLAYING and r is not None and r.turn in mr.blind and r.turn not in owed:  # type: ignore[has-type]
+            st = self.seats[r.turn]  # type: ignore[attr-defined]
+            if st.conn is None and r.turn not in self._handed_over:
+                owed[r.turn] = "its move"
+            elif self._prompted == self._turn_key:  # type: ignore[attr-defined]
+                owed[r.turn] = "its automatic move (its move timer ran out)"
+        return owed
+
+    def _private_watch(self, now: float) -> None:
+        """After each input: who owes what since when; the turn's move timer starts once
+        its player has its cards; a void round's audit closes once only the one it was
+        void for is missing."""
+        owed = self._private_owed()
+        since = self._owed_since
+        for s in [s for s in since if s not in owed]:
+            del since[s]
+        for s, what in owed.items():  # since: the first moment of an unbroken debt
+            since[s] = (since[s][0] if s in since else now, what)
+        if self._turn_waiting and not self._private_mover_waits():
+            self._turn_waiting = False
+            self._turn_started = max(self._turn_started, now)  # type: ignore[has-type]
+        mr = self._masked
+        if self._audit_wait and self._void_audit and mr is not None:
+            missing = mr.p.missing_audits()
+            if missing and all(self._private_struck(s) or self.seats[s].conn is None  # type: ignore[attr-defined]
+                               for s in missing):
+                self._audit_deadline = min(self._audit_deadline or now, now)
+
+    def _private_mover_waits(self) -> bool:
+        """Does the player whose turn it is still wait for cards of its hand (its keys)?"""
         mr = self._masked
         m = self.match  # type: ignore[attr-defined]
-        dealing = self.stage is Stage.SHUFFLE  # type: ignore[has-type]
-        if (mr is None or mr.phase.value not in ("shuffling", "playing")
-                or not (dealing or (m.round is not None and m.phase in ("draw", "play")))):
-            return (None, None)
-        wait = self.config.masked_wait  # type: ignore[attr-defined]
-        gone = [(at + wait, s) for s, at in self._away_since.items()  # type: ignore[attr-defined]
-                if s in mr.blind and self.seats[s].conn is None]  # type: ignore[attr-defined]
-        return min(gone) if gone else (None, None)
+        r = m.round
+        if mr is None or r is None or m.phase not in ("draw", "play"):
+            return False
+        s = r.turn
+        if s in mr.blind:
+            return mr.owed_to(s) or self.stage is not Stage.PLAYING  # type: ignore[has-type]
+        if s == self.host_seat:  # type: ignore[attr-defined]
+            return bool(self._owner_held) or self._private_owner_hidden(m)
+        return False
+
+    def _private_struck(self, seat: int) -> bool:
+        """Did ``seat`` miss a deadline in this round already (it is waited for no more)?"""
+        return self.match.round_no in self._strikes.get(seat, set())  # type: ignore[attr-defined]
+
+    def _private_void_at(self) -> tuple[float | None, int | None]:
+        """When the first participant owing a message runs out of time, and which (a
+        seat that already missed a deadline this round: at once; a gone one: no sooner
+        than `masked_wait` after it left)."""
+        wait = self._private_step_wait()
+        best: tuple[float | None, int | None] = (None, None)
+        for s, (at, _what) in self._owed_since.items():
+            due = at if self._private_struck(s) else at + wait
+            away = self._away_since.get(s)
+            if away is not None and self.seats[s].conn is None and not self._private_struck(s):  # type: ignore[attr-defined]
+                due = max(due, away + self.config.masked_wait)  # type: ignore[attr-defined]
+            if best[0] is None or due < best[0]:
+                best = (due, s)
+        return best
+
+    def _private_late(self, seat: int, now: float) -> None:
+        """``seat`` did not send what it owed in time: it is named (as "left" if its
+        connection is gone), and the round, which can not go on without it, is void."""
+        what = self._owed_since.get(seat, (now, "a masked message"))[1]
+        self._owed_since.pop(seat, None)
+        self._private_strike(seat, what)
+        self._private_void(seat, now)
+
+    def _private_strike(self, seat: int, what: str, late: bool = True) -> None:
+        """A missed deadline (``late``) or a proven fault (named already): once a round;
+        the second round it happens in a match, the seat leaves the private deal (the
+        host's bot plays it from the next round)."""
+        rounds = self._strikes.setdefault(seat, set())
+        round_no = self.match.round_no  # type: ignore[attr-defined]
+        if round_no in rounds:
+            return
+        rounds.add(round_no)
+        gone = self.seats[seat].conn is None  # type: ignore[attr-defined]
+        if not late:
+            pass
+        elif gone:
+            self._notice(f"seat {seat + 1} left: the table waited for {what}",  # type: ignore[attr-defined]
+                         "private_deal_late", seat=seat, left=True)
+        else:
+            self._notice(f"seat {seat + 1} did not send {what} in time",  # type: ignore[attr-defined]
+                         "private_deal_late", seat=seat, left=False)
+        if len(rounds) >= STRIKES_OUT and seat not in self._private_out:
+            self._private_out.add(seat)
+            self._notice(f"seat {seat + 1} missed private-dealing deadlines in {len(rounds)} rounds: it "  # type: ignore[attr-defined]
+                         "leaves the private deal, and the host's bot plays its seat from the next round",
+                         "private_deal_benched", seat=seat)
+
+    def _private_benched(self, seat: int) -> bool:
+        """Is ``seat`` out of the private deal (played by the host's bot)?"""
+        return seat in self._private_out
+
+    # ------------------------------------------------------------------ a timed-out turn
+
+    def _private_split(self, action: Any, evs: list[E.Event], now: float) -> bool:
+        """A move timer ran out for a seat the host holds (its own player's, a bot's) and
+        the automatic move would throw away the card it draws, still masked: the draw goes
+        out first (the events up to it), the rest once the drawn card's keys are in. The
+        record has the one ``timeout`` action. False: not that case."""
+        mr = self._masked
+        m = self.match  # type: ignore[attr-defined]
+        if mr is None or m.phase != "draw" or action.seat in mr.blind:
+            return False
+        k = next((i for i, e in enumerate(evs)
+                  if isinstance(e, E.StockDrawn) and e.seat == action.seat), None)
+        if k is None or self._private_unproven(evs[:k + 1]):
+            return False
+        from rami_lan.core import actions as A
+
+        try:
+            m_draw, _evs = self.apply_core(m, A.DrawStock(action.seat))  # type: ignore[attr-defined]
+        except Exception:  # noqa: BLE001 - the stock could not be drawn: no split
+            return False
+        full, _ = self.apply_core(m, action)  # type: ignore[attr-defined]
+        r = m_draw.round
+        rf = full.round
+        if r is None or rf is None:
+            return False
+        half = replace(m_draw, round=replace(r, timeouts=rf.timeouts, away=rf.away, must_use=()))
+        self._private_log_action(action)
+        self._timeout_half = (action.seat, None, m)
+        self._commit_change(half, evs[:k + 1], now)  # type: ignore[attr-defined]
+        self._timeout_half = (action.seat, self._turn_key, self._timeout_half[2])  # type: ignore[attr-defined]
+        self._private_progress(now)
+        return True
+
+    def _private_rest(self, now: float) -> None:
+        """The drawn card of a split timeout is known: the rest of the automatic move."""
+        half = self._timeout_half
+        mr = self._masked
+        if half is None or mr is None:
+            return
+        seat, _key, before = half
+        r = self.match.round  # type: ignore[attr-defined]
+        if r is None or r.drawn is None or mr.position_of(self._card_no(r.drawn)) is not None:
+            return  # still masked
+        from rami_lan.core import actions as A
+
+        m, evs = self.apply_core(before, A.Timeout(seat))  # type: ignore[attr-defined]
+        k = next(i for i, e in enumerate(evs) if isinstance(e, E.StockDrawn) and e.seat == seat)
+        rest = evs[k + 1:]
+        if self._private_hold(None, _TIMEOUT_REST, None, rest, now):
+            return  # every hand is shown first
+        self._timeout_half = None
+        self._commit_change(m, rest, now)  # type: ignore[attr-defined]
+
+    def _private_log_action(self, action: Any) -> None:
+        """An action the table applies goes into the record and the journal."""
+        from rami_lan.core.codec import action_to_plain
+
+        if self.record is not None or self._journal_on:  # type: ignore[attr-defined]
+            plain = action_to_plain(action, self.variant)  # type: ignore[attr-defined]
+            if self._mj is not None:
+                self._mj_actions.append([plain, "timer"])
+            else:
+                self._journal("tick", {"seq": self.seq + 1})  # type: ignore[attr-defined]
+            if self.record is not None:  # type: ignore[attr-defined]
+                self.record.log_action(plain, "timer")  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ a void round
 
     def _private_void(self, seat: int | None, now: float) -> None:
-        """A participant is gone for good: nobody can play its hidden cards, so the round
-        is void (no score). Every present participant publishes its audit; the next
-        round is dealt once it is in (the gone participant's is missing: it is named)."""
+        """A participant is gone, or did not answer in time: nobody can play its hidden
+        cards, so the round is void (no score). Every present participant publishes its
+        audit; the next round is dealt once it is in (the missing are named)."""
         mr, ctx = self._masked, self._round  # type: ignore[attr-defined]
         if mr is None or ctx is None:
             return
@@ -695,10 +931,14 @@ class PrivateDealing:
             self._model_deck = []
             ctx.started = True
             self.stage = Stage.PLAYING
-        self._notice(f"seat {seat + 1 if seat is not None else '?'} is gone: this private round "  # type: ignore[attr-defined]
+        gone = seat is None or self.seats[seat].conn is None  # type: ignore[attr-defined]
+        who = f"seat {seat + 1}" if seat is not None else "a participant"
+        self._notice(f"{who} {'is gone' if gone else 'did not answer'}: this private round "  # type: ignore[attr-defined]
                      "is void (no score); the next round is dealt", "private_round_void", seat=seat)
         self._held_action = None
-        m, evs = void_round(self.match, seat)  # type: ignore[attr-defined]
+        self._timeout_half = None
+        self._owed_since = {}
+        m, evs = void_round(self.match, seat, "player_gone" if gone else "no_answer")  # type: ignore[attr-defined]
         self._commit_change(m, evs, now)  # type: ignore[attr-defined]
         self._audit_wait = True
         self._void_audit = True
@@ -711,11 +951,13 @@ class PrivateDealing:
         """The audit's time is up: close it with what came (the missing are named)."""
         mr = self._masked
         assert mr is not None
-        if self._void_audit:
-            self._void_audit = False
-            for s in mr.blind:  # the present participants close theirs too
-                if self.seats[s].conn is not None:  # type: ignore[attr-defined]
-                    self._private_send(s, {"k": "mk_close"})
+        for s in sorted(mr.p.missing_audits()):  # each named once a round, "left" if gone
+            if s != self.host_seat and not self._private_struck(s):  # type: ignore[attr-defined]
+                self._private_strike(s, "its audit")
+        self._void_audit = False
+        for s in mr.blind:  # the present participants close theirs too (the missing named)
+            if self.seats[s].conn is not None:  # type: ignore[attr-defined]
+                self._private_send(s, {"k": "mk_close"})
         self._private_route(mr.close_audit(), now)
 
     def _private_resume(self, now: float) -> None:
@@ -727,6 +969,16 @@ class PrivateDealing:
         if self._setup_after_audit:
             self._setup_after_audit = False
             self._setup_round(now)  # type: ignore[attr-defined]
+
+
+def _swapped(m: MatchState, sw: Any) -> MatchState:
+    """``m`` with the model's swap ``sw`` (card -> card) made in its round's hands and stock."""
+    r = m.round
+    if r is None or r.phase == "over":
+        return m
+    r = replace(r, hands=tuple(tuple(sw(c) for c in h) for h in r.hands),
+                stock=tuple(sw(c) for c in r.stock), drawn=sw(r.drawn))
+    return replace(m, round=r)
 
 
 def _event_cards(ev: E.Event) -> list[Card]:

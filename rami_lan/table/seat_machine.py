@@ -96,11 +96,13 @@ class SeatMachine:
         step = SeatStep(send=list(outs), ready=[self._filled(x) for x in ready])
         return self._progress(step)
 
-    def before_action(self, action: A.Action) -> SeatStep:
+    def before_action(self, action: A.Action, view: SeatView | None = None) -> SeatStep:
         """Before sending ``action``: the reveals proving its cards are ours (none for a
-        card that is not ours to reveal: the host then refuses the play itself)."""
+        card that is not ours to reveal: the host then refuses the play itself); with
+        ``view``, also the cards a take from the pile must be used with this turn (the
+        host rules on the take with them, as a plain host does)."""
         try:
-            return self._progress(SeatStep(send=self.masked.reveals_for(action)))
+            return self._progress(SeatStep(send=self.masked.reveals_for(action, view)))
         except MaskedSeatError:
             return self._progress(SeatStep())
 
