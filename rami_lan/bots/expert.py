@@ -4,7 +4,13 @@ Everything of `expert_v2` (opponent model, concealment, race and end-game discar
 the ``40`` rules, the ``500`` pile-feed check) plus the changes of this pass, each
 measured against `expert_v2` with paired runs (docs/bots.md, "Sixth pass"):
 
-- **Determinized search in ``500``** (perfect-information Monte Carlo): at the draw
+- **Holding melds in ``500``** (`hold500`): every card laid is a lay-off target that
+  scores for the opponent, so the expert keeps its new melds in hand while no opponent
+  is close to going out (the danger of `expert_v1`: below 0.35, i.e. every opponent
+  holds four cards or more), still laying off and taking jokers back, and lays
+  everything once an opponent is down to three cards or when the hand goes out this turn.
+  Paired dev runs against `expert_v2`: 73, 68 and 63 of 100 matches (seeds 13-15).
+- **Determinized search in ``500``** (built, measured, off: it loses) (perfect-information Monte Carlo): at the draw
   (the stock or a depth of the pile) and at the discard, each candidate is played out
   to the end of the round over `pimc_worlds` deals of the hidden cards consistent with
   everything public (`rami_lan.bots.sampler`: the opponents' known pile cards, their
@@ -27,6 +33,7 @@ from rami_lan.bots.expert_v2 import OPEN_HAZARD, PER_VARIANT, ExpertV2, Opponent
 from rami_lan.bots.rollout import paired_gain
 from rami_lan.bots.rollout500 import Round500
 from rami_lan.bots.sampler import World, sample_world, unseen_counts
+from rami_lan.bots.tactics import can_go_out
 from rami_lan.core import actions as A
 from rami_lan.core.cards import Card
 from rami_lan.core.melds import hand_points
@@ -71,6 +78,25 @@ class Expert(ExpertV2):
             return base
         gain, se = paired_gain(rows[i], rows[base])
         return i if gain >= self.pimc_margin and gain >= self.pimc_z * se else base
+
+    # --- 500: holding melds (no lay-off targets for the others) -------------------------
+
+    hold500 = 0.35  # 500: keep melds in hand while the danger stays below this (0: off)
+    hold500_lay_offs = False  # ... and the lay-offs too
+
+    def play(self, view: SeatView) -> A.Action | None:
+        v = self.variant(view)
+        if (
+            self.hold500
+            and v.scoring == "laid_minus_hand"
+            and not any(c in view.hand for c in view.must_use)
+            and self.danger(view) < self.hold500
+            and not can_go_out(v, view.melds, list(view.hand), True)
+        ):
+            if self.hold500_lay_offs:
+                return self.recover_action(view)
+            return self.recover_action(view) or self.lay_off_action(view)
+        return super().play(view)
 
     # --- 500: the draw ------------------------------------------------------------------
 
@@ -129,7 +155,10 @@ class Expert(ExpertV2):
                 else:
                     hands[self.seat] = [*view.hand, *view.discard[-d:]]
                     stock, pile = w.stock, list(view.discard[:-d])
-                rows[j].append(game.playout(self.seat, order, hands, stock, pile, first_draw=False))
+                top = view.discard[-1] if d == 1 else None
+                rows[j].append(
+                    game.playout(self.seat, order, hands, stock, pile, first_draw=False, taken=top)
+                )
         b = depths.index(base.depth if isinstance(base, A.DrawDiscard) else 0)
         d = depths[self.pick_choice(rows, b)]
         return A.DrawDiscard(self.seat, d) if d else A.DrawStock(self.seat)

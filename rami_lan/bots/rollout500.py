@@ -154,9 +154,12 @@ class Round500:
         pile: Sequence[Card],
         first_draw: bool = True,
         laid: Mapping[int, int] | None = None,
+        taken: Card | None = None,
     ) -> float:
         """Play on from ``order[0]``'s turn (its draw, or with ``first_draw`` False its
-        lay and discard: it has drawn); the outcome for ``me`` (module docstring)."""
+        lay and discard: it has drawn, ``taken`` being the single top card it took, which
+        it may not discard this turn); the outcome for ``me`` (module docstring)."""
+        first_taken = taken
         hs = {s: list(h) for s, h in hands.items()}
         pts = {s: 0 for s in hs}
         if laid:
@@ -169,9 +172,10 @@ class Round500:
         for _ in range(self.max_turns):
             for s in order:
                 h = hs[s]
-                taken: Card | None = None
+                taken = None
                 if skip_draw:
                     skip_draw = False
+                    taken = first_taken
                 else:
                     d = self.draw_choice(h, pl, avail)
                     if d:
