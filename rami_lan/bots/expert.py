@@ -10,14 +10,15 @@ measured against `expert_v2` with paired runs (docs/bots.md, "Sixth pass"):
   holds four cards or more), still laying off and taking jokers back, and lays
   everything once an opponent is down to three cards or when the hand goes out this turn.
   Paired dev runs against `expert_v2`: 73, 68 and 63 of 100 matches (seeds 13-15).
-- **Determinized search in ``500``** (built, measured, off: it loses) (perfect-information Monte Carlo): at the draw
-  (the stock or a depth of the pile) and at the discard, each candidate is played out
-  to the end of the round over `pimc_worlds` deals of the hidden cards consistent with
-  everything public (`rami_lan.bots.sampler`: the opponents' known pile cards, their
-  hand sizes, the stock size), with the fast policy of `rami_lan.bots.rollout500`, and
-  scored as the match pays: points laid minus points left in hand, both sides. The
-  candidate with the best mean replaces the rule-of-thumb move when it gains at least
-  `pimc_margin` points and `pimc_z` standard errors of the paired difference.
+- **Determinized search in ``500``** (built, measured, off: it does not pay;
+  perfect-information Monte Carlo): at the draw (the stock or a depth of the pile) and
+  at the discard, each candidate is played out to the end of the round over
+  `pimc_worlds` deals of the hidden cards consistent with everything public
+  (`rami_lan.bots.sampler`: the opponents' known pile cards, their hand sizes, the
+  stock size), with the fast policy of `rami_lan.bots.rollout500`, and scored as the
+  match pays: points laid minus points left in hand, both sides. The candidate with
+  the best mean replaces the rule-of-thumb move when it gains at least `pimc_margin`
+  points and `pimc_z` standard errors of the paired difference.
 - The deals come from a random source **derived from the game state** (`state_rng`:
   the bot's seed, the round, the turn, its hand, the pile, the stock size), never from
   a global one, so a seeded match replays exactly.
