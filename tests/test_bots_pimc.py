@@ -131,3 +131,39 @@ def test_the_500_search_is_legal_and_replays_exactly(monkeypatch):
         return h.hexdigest()
 
     assert digest() == digest()
+
+
+def _play500(hand, opp_cards, table=()):
+    """Seat 0's play phase in a heads-up 500 round (it has drawn)."""
+    from rami_lan.core.views import PlayerInfo, SeatView
+
+    players = (PlayerInfo(0, True, len(hand), True, 0, False, 0, False),
+               PlayerInfo(1, True, opp_cards, True, 0, False, 0, False))
+    return SeatView(
+        seat=0, variant="500", phase="play", round_no=1, turn_no=6, turn=0, dealer=1,
+        hand=tuple(hand), players=players, melds=tuple(table), discard=(), discard_size=4,
+        stock_size=30, knock_window=(), taken=None, must_use=(), last_result=None,
+        limit=500, quick=False, knock=False, match_over=False, winner=None, tiebreak=(),
+    )
+
+
+def test_expert_500_holds_its_melds_until_an_opponent_is_close():
+    """500: a meld laid is a lay-off target that scores for the opponent. With the
+    opponent on seven cards the expert keeps 2c 3c 4c and 9h 9s 9c in hand and
+    discards (expert_v2 lays them); with the opponent on three cards it lays them; it
+    still lays off on the table while holding; and it lays everything when the hand
+    goes out this turn (here: melds, the 8s laid off, the Qh discarded)."""
+    from rami_lan.core import actions as A
+    from rami_lan.core.melds import build_run
+
+    hand = parse_cards("2c 3c 4c 9h 9s 9c Qh 8s")
+    far, close = _play500(hand, 7), _play500(hand, 3)
+    assert isinstance(make_bot("expert_v2", 0, 1).choose(far, []), A.LayDown)
+    held = make_bot("expert", 0, 1).choose(far, [])
+    assert isinstance(held, A.Discard) and held.card in parse_cards("Qh 8s")
+    assert isinstance(make_bot("expert", 0, 1).choose(close, []), A.LayDown)
+    table = (build_run(V500, parse_cards("5s 6s 7s"), 1),)
+    longer = parse_cards("2c 3c 4c 9h 9s 9c Qh Kd 8s")  # cannot go out this turn
+    lay_off = make_bot("expert", 0, 1).choose(_play500(longer, 7, table), [])
+    assert isinstance(lay_off, A.LayOff) and lay_off.card == parse_cards("8s")[0]
+    assert isinstance(make_bot("expert", 0, 1).choose(_play500(hand, 7, table), []), A.LayDown)

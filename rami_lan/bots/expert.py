@@ -83,7 +83,7 @@ class Expert(ExpertV2):
     # --- 500: holding melds (no lay-off targets for the others) -------------------------
 
     hold500 = 0.35  # 500: keep melds in hand while the danger stays below this (0: off)
-    hold500_lay_offs = False  # ... and the lay-offs too
+    hold500_lay_offs = False  # ... and the lay-offs too (measured: no better)
 
     def play(self, view: SeatView) -> A.Action | None:
         v = self.variant(view)
