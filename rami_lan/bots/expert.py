@@ -83,7 +83,6 @@ class Expert(ExpertV2):
     # --- 500: holding melds (no lay-off targets for the others) -------------------------
 
     hold500 = 0.35  # 500: keep melds in hand while the danger stays below this (0: off)
-    hold500_lay_offs = False  # ... and the lay-offs too (measured: no better)
 
     def play(self, view: SeatView) -> A.Action | None:
         v = self.variant(view)
@@ -94,8 +93,6 @@ class Expert(ExpertV2):
             and self.danger(view) < self.hold500
             and not can_go_out(v, view.melds, list(view.hand), True)
         ):
-            if self.hold500_lay_offs:
-                return self.recover_action(view)
             return self.recover_action(view) or self.lay_off_action(view)
         return super().play(view)
 
