@@ -23,7 +23,7 @@ VARIANT_IDS = sorted(VARIANTS)
 
 def test_make_bot_levels_and_think_delay():
     assert list(LEVELS) == ["debutant", "moyen", "expert"]  # what the UI offers
-    assert set(MEASURE_LEVELS) == {"expert_v1", "conceal"}
+    assert set(MEASURE_LEVELS) == {"expert_v1", "expert_v2", "conceal"}
     for level in ALL_LEVELS:
         bot = make_bot(level, 2, seed=5)
         assert isinstance(bot, Bot) and bot.level == level and bot.seat == 2
@@ -513,10 +513,18 @@ PAIRINGS = [
     ("expert", "expert_v1", 0.65, 0.55),
     ("expert", "conceal", 0.55, 0.45),
     ("moyen", "debutant", 0.80, 0.70),
+    # issue 26: the sixth pass's expert against the expert of the first five passes
+    ("expert", "expert_v2", 0.60, 0.50),
 ]
 # cells measured short of the target (seed 2024, 200 matches; docs/bots.md "Measured"):
-# none since the fifth pass (`40` expert against expert_v1 was 62.0 % [55.1, 68.4])
-SHORT: dict[tuple[str, str, str], str] = {}
+# none since the fifth pass (`40` expert against expert_v1 was 62.0 % [55.1, 68.4]) but
+# expert against expert_v2 outside 500, where the sixth pass kept nothing: the expert
+# plays move for move as expert_v2 there, so a seat-swapped run splits 50/50 (the
+# issue's target outside 500 and classique is "not below"; classique is short of 60 %)
+_SAME = "plays as expert_v2 here (sixth pass, docs/bots.md): 100/200 = 50.0 % [43.1, 56.9], seed 2026"
+SHORT: dict[tuple[str, str, str], str] = {
+    ("expert", "expert_v2", v): _SAME for v in ("rami", "classique", "multi", "40")
+}
 
 
 def _strength_cases():

@@ -6,8 +6,8 @@ legal action; `Bot.wants_knock(view, new_events=())` answers the frapper window;
 `Bot.think_delay` is the pause a live host should await before applying the action
 (0 by default). The interface is documented in docs/bots.md ("Writing a bot").
 
-`MEASURE_LEVELS` are not offered in the UI: ``expert_v1`` (the previous expert, kept to
-measure the new one against) and ``conceal`` (a reference opponent that hides its
+`MEASURE_LEVELS` are not offered in the UI: ``expert_v1`` and ``expert_v2`` (the first
+and second experts, kept to measure the new one against) and ``conceal`` (a reference opponent that hides its
 melds until it can go out in one turn). `make_bot` builds those too.
 """
 
@@ -18,12 +18,13 @@ from rami_lan.bots.conceal import Conceal
 from rami_lan.bots.debutant import Debutant
 from rami_lan.bots.expert import Expert
 from rami_lan.bots.expert_v1 import ExpertV1
+from rami_lan.bots.expert_v2 import ExpertV2
 from rami_lan.bots.moyen import Moyen
 
 LEVELS: dict[str, type[Bot]] = {"debutant": Debutant, "moyen": Moyen, "expert": Expert}
 """The levels offered to players (UI, host, solo)."""
 
-MEASURE_LEVELS: dict[str, type[Bot]] = {"expert_v1": ExpertV1, "conceal": Conceal}
+MEASURE_LEVELS: dict[str, type[Bot]] = {"expert_v1": ExpertV1, "expert_v2": ExpertV2, "conceal": Conceal}
 """Levels kept for measurement only (`rami-lan simulate`), not offered in the UI."""
 
 ALL_LEVELS: dict[str, type[Bot]] = {**LEVELS, **MEASURE_LEVELS}
@@ -47,6 +48,7 @@ __all__ = [
     "Debutant",
     "Expert",
     "ExpertV1",
+    "ExpertV2",
     "Moyen",
     "make_bot",
 ]

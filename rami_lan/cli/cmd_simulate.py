@@ -6,7 +6,7 @@ interval, round wins, mean rounds per match, decision times and rounds per secon
 ``--json`` prints one JSON object instead (keys documented in docs/bots.md).
 
 A player is a level (``debutant``, ``moyen``, ``expert``, and the measurement levels
-``expert_v1``, ``conceal``) or a plug-in ``path/to/mybot.py:MyBot`` (`rami_lan.bots.plugin`).
+``expert_v1``, ``expert_v2``, ``conceal``) or a plug-in ``path/to/mybot.py:MyBot`` (`rami_lan.bots.plugin`).
 Decision times are process (CPU) time, so a busy machine does not inflate them.
 """
 
@@ -22,7 +22,7 @@ from typing import Any
 from rami_lan.i18n import _, ngettext
 from rami_lan.ids import BOT_LEVELS, VARIANT_IDS
 
-LEVELS = (*BOT_LEVELS, "expert_v1", "conceal")
+LEVELS = (*BOT_LEVELS, "expert_v1", "expert_v2", "conceal")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -32,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default="expert,moyen",
         help=_(
             "comma-separated players, 2 to 4: bot levels (debutant, moyen, expert, "
-            "expert_v1, conceal) or plug-ins path/to/bot.py:Name"
+            "expert_v1, expert_v2, conceal) or plug-ins path/to/bot.py:Name"
         ),
     )
     p.add_argument("--matches", type=int, default=100, help=_("number of matches"))
