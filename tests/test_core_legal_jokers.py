@@ -57,7 +57,7 @@ def test_two_owed_jokers_with_one_place_left_is_refused() -> None:
     assert second not in list(R.legal_actions(st, 0))
     i18n.set_language("fr")
     try:
-        assert "doivent tous être utilisés" in i18n.translate_message(str(e.value))
+        assert "doivent tous être déposés" in i18n.translate_message(str(e.value))
     finally:
         i18n.set_language("en")
     # the owed joker still has its place: the turn goes on
