@@ -122,9 +122,11 @@ class AwayAtShuffle(WireClient):
         mr = self.t.machine._masked
         if isinstance(msg, P.Welcome) and (mr is None or self.seat not in mr.participants):
             # Back in a round dealt without it: the round it left is over for its client.
-            from rami_lan.table.masked_seat import MaskedSeat
+            from rami_lan.table.seat_machine import SeatMachine
 
-            self.ms = MaskedSeat(self.seat, self.t.variant, self.entropy)
+            self.sm = SeatMachine(self.seat, self.t.variant, self.entropy,
+                                  expect=self.tracker.verifier.expected_players)
+            self.ms = self.sm.masked
         if isinstance(msg, P.Masked) and msg.m.get("k") == "mk_round" and self.conn in self.t.clients:
             self.back_at = self.t.now + 62.0
             self.t.away.append(self)

@@ -353,6 +353,12 @@ class MaskedSeat:
         if self.p is None or gate is None or self.p.phase in (Phase.COMPLETE, Phase.AUDITING, Phase.IDLE):
             return out
         for ev in events:
+            if isinstance(ev, E.RoundStarted) and gate.started and ev.round_no != gate.round_no:
+                # The next round is dealt without us in its masked deck (we left the private
+                # deal, or a round we refused): the last one is over for us, nothing of it
+                # is given any more, and this round's views are the host's (its bot plays).
+                self._drop_round()
+                return out
             if gate.over:
                 break  # the round's scoring, eliminations: nothing masked is left to give
             why = gate.admit(ev)
@@ -454,6 +460,16 @@ class MaskedSeat:
 
     def _id(self, card: Card) -> int:
         return card_id(card, self.variant.n_decks)
+
+    def _drop_round(self) -> None:
+        """Forget the masked round we took part in (it is over for us): no key, reveal
+        or audit of it leaves any more, and views are used as the host sends them."""
+        self.p = None
+        self.gate = None
+        self._hand_pos = None
+        self._later = []
+        self._mine = {}
+        self._sent_log = []
 
     def _on_round(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
         tag, host, seats, n = plain.get("tag"), plain.get("host"), plain.get("participants"), plain.get("n")

@@ -56,6 +56,8 @@ class PublicReplay:
     """The round's players as the seat's verifier derives them (None: not known)."""
     layout: list[int | None] | None = None
     started: bool = False
+    round_no: int | None = None
+    """The match's round number of this masked round's deal (``RoundStarted``)."""
     over: bool = False
     players: tuple[int, ...] = ()
     first: int | None = None
@@ -175,6 +177,7 @@ class PublicReplay:
         if ev.hand_size != hs or ev.first_player not in players:
             return "the deal is not the variant's"
         self.started, self.players, self.first = True, players, ev.first_player
+        self.round_no = ev.round_no
         self.counts = {s: 0 for s in players}
         self.known = {s: [] for s in players}
         self.gen, self.next_pos, self.gen_size, self.gen_stock = 0, n * hs + 1, self.variant.deck_size, None
