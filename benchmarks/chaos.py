@@ -1,0 +1,123 @@
+"""The long chaos run (issue 29 item 7): N seeds of `tests/chaos.py`, plain and private
+tables, real ``rami-lan`` processes on 127.0.0.1 killed (``-9``), hung up (SIGHUP),
+stopped (SIGSTOP longer than the move timer) and restarted (the host with
+``--resume``) about ten times a match. Prints one JSON object: events by kind and by
+kind:target, rounds played / void, matches finished, seats handed to the bot because
+a restarted player could not regain its seat, and every failure (by the kind of the
+last event before it, and in full per match).
+
+    python -m benchmarks.chaos --seeds 20            # seeds 1..20, plain and private
+    python -m benchmarks.chaos --seeds 5 --private   # private tables only
+    python -m benchmarks.chaos --seed 7 --plain --keep /tmp/chaos7   # one match, kept
+
+Run it with ``nice -n 15``; one match takes 10-90 s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from chaos import KINDS, TARGETS, ChaosConfig, ChaosResult, run_match  # noqa: E402
+
+
+def _suspect(res: ChaosResult) -> str:
+    """The kind:target of the last event before the match went wrong (or "none")."""
+    if not res.events:
+        return "none"
+    e = res.events[-1]
+    return f"{e.kind}:{e.target}"
+
+
+def summarize(results: list[ChaosResult]) -> dict[str, Any]:
+    events: Counter[str] = Counter()
+    by_target: Counter[str] = Counter()
+    failures_by_kind: Counter[str] = Counter()
+    problems_by_kind: Counter[str] = Counter()
+    matches: list[dict[str, Any]] = []
+    played = void = finished = handed = 0
+    for res in results:
+        c = res.counts()
+        events.update(c["events"])
+        by_target.update(c["events_by_target"])
+        played += c["rounds_played"]
+        void += c["rounds_void"]
+        finished += int(c["finished"])
+        handed += len(c["handed_to_bot"])
+        if c["problems"]:
+            kinds = {e.kind for e in res.events} or {"none"}
+            for k in kinds:
+                failures_by_kind[k] += 1
+            for p in c["problems"]:
+                problems_by_kind[p.split(":")[0][:80]] += 1
+        c["events_list"] = [e.to_plain() for e in res.events]
+        c["suspect"] = _suspect(res) if c["problems"] else ""
+        matches.append(c)
+    return {
+        "matches": len(results), "matches_finished": finished,
+        "matches_failed": sum(1 for m in matches if m["problems"]),
+        "events": dict(events), "events_by_target": dict(by_target),
+        "rounds_played": played, "rounds_void": void, "seats_handed_to_bot": handed,
+        "failed_matches_with_event_kind": dict(failures_by_kind),
+        "problems_by_kind": dict(problems_by_kind),
+        "per_match": matches,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=10, help="seeds 1..N (default 10)")
+    ap.add_argument("--seed", type=int, action="append", help="this seed (repeatable)")
+    kind = ap.add_mutually_exclusive_group()
+    kind.add_argument("--plain", action="store_true", help="plain tables only")
+    kind.add_argument("--private", action="store_true", help="private tables only")
+    ap.add_argument("--events", type=int, default=10, help="events a match (default 10)")
+    ap.add_argument("--kinds", default=",".join(KINDS), help="event kinds (kill,hup,stop)")
+    ap.add_argument("--targets", default=",".join(TARGETS), help="targets (host,p1,p2)")
+    ap.add_argument("--timer", type=int, default=1, help="move timer, seconds (default 1)")
+    ap.add_argument("--keep", type=Path, default=None, help="keep every match's files here")
+    args = ap.parse_args(argv)
+    seeds = args.seed or list(range(1, args.seeds + 1))
+    privates = [False] if args.plain else [True] if args.private else [False, True]
+    base = args.keep or Path(tempfile.mkdtemp(prefix="rami-chaos-"))
+    results = []
+    start = time.monotonic()
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")  # the driver's finally ends its processes
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+    for seed in seeds:
+        for private in privates:
+            cfg = ChaosConfig(seed=seed, private=private, events=args.events, timer=args.timer,
+                              kinds=tuple(args.kinds.split(",")),
+                              targets=tuple(args.targets.split(",")))
+            res = run_match(cfg, base / f"{seed}-{'private' if private else 'plain'}")
+            results.append(res)
+            c = res.counts()
+            print(json.dumps({"seed": seed, "private": private, "finished": c["finished"],
+                              "events": c["events"], "problems": len(c["problems"]),
+                              "elapsed_s": c["elapsed_s"]}), file=sys.stderr, flush=True)
+    out = summarize(results)
+    out["elapsed_s"] = round(time.monotonic() - start, 1)
+    out["files"] = str(base) if args.keep else None
+    print(json.dumps(out, indent=1, sort_keys=False))
+    if args.keep is None:
+        shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
