@@ -228,6 +228,11 @@ class ChaosResult:
                     found.append(f"{role} reports rounds {sorted(undisturbed)} unchecked though "
                                  "nothing happened to it then")
         owner = "\n".join(self.owner_lines)
+        for name, text in self.outputs().items():
+            if not name.endswith(".out"):
+                continue
+            for m in re.finditer(r"Round (\d+): fair shuffle and rulings checked \(0 events", text):
+                found.append(f"{name} calls round {m.group(1)} checked with 0 events replayed")
         if "FAILED" in owner or "named:" in owner:
             found.append("the host's player accuses someone: "
                          + str([ln for ln in self.owner_lines if "FAILED" in ln or "named" in ln][:4]))

@@ -22,7 +22,7 @@ import pytest
 from chaos import ChaosConfig, ChaosResult, Event, Proc, run_match
 
 CASES = {
-    "plain": ChaosConfig(seed=3, private=False, events=5, timer=1, gap=(0.3, 1.0)),
+    "plain": ChaosConfig(seed=25, private=False, events=5, timer=1, gap=(0.3, 1.0)),
     "private-stops": ChaosConfig(seed=8, private=True, events=4, timer=1, gap=(0.3, 1.0),
                                  kinds=("stop",)),
 }
