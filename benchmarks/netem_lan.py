@@ -165,13 +165,32 @@ class Timed:
                     if done not in self._result_view:
                         self._result_view.add(done)
                         self._mark("result_view", round=done)
-            fr = up.fairness_round
-            if fr is not None and fr.status == "checked" and fr.round_no not in self._verdict:
-                self._verdict.add(fr.round_no)
-                self._mark("verdict", round=fr.round_no)
-            if fr is not None and fr.status not in ("checked", "pending"):
-                self._mark("verdict_bad", round=fr.round_no, status=fr.status, reason=fr.reason[:200])
+            for fr in (*up.fairness_rounds, *([up.fairness_round] if up.fairness_round else [])):
+                if fr.status == "checked" and fr.round_no not in self._verdict:
+                    self._verdict.add(fr.round_no)
+                    self._mark("verdict", round=fr.round_no)
+                if fr.status not in ("checked", "pending") and fr.round_no not in self._verdict:
+                    self._verdict.add(fr.round_no)
+                    self._mark("verdict_bad", round=fr.round_no, status=fr.status,
+                               reason=fr.reason[:200])
             yield up
+
+
+async def drain(session: Timed, timeout: float) -> None:
+    """After the bot's last move: the updates still on their way (the last round's
+    verdict may follow the match-over view), until every round is judged."""
+    def judged() -> bool:  # every round's verdict seen in an update, as a screen sees it
+        rounds = session.fairness_rounds()
+        return all(r.status != "pending" and r.round_no in session._verdict for r in rounds)
+
+    async def more() -> None:
+        async for _up in session.updates():
+            if judged():
+                return
+
+    if not judged():
+        with contextlib.suppress(asyncio.TimeoutError, TimeoutError):
+            await asyncio.wait_for(more(), timeout)
 
 
 async def client_main(args: argparse.Namespace) -> int:
@@ -189,10 +208,12 @@ async def client_main(args: argparse.Namespace) -> int:
         summary = await asyncio.wait_for(
             BotClient(session, level="moyen", seed=args.seed, delay=args.bot_delay).run(), 300)
         ok = summary.finished
+        await drain(session, 3.0)
     finally:
+        rounds = [(r.round_no, r.status) for r in session.fairness_rounds()]
         await session.close()
         Path(args.out).write_text(json.dumps({"seat": session.seat, "finished": ok,
-                                              "marks": session.marks}))
+                                              "fairness": rounds, "marks": session.marks}))
     return 0 if ok else 1
 
 

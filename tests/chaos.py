@@ -60,9 +60,8 @@ TARGETS = ("host", "p1", "p2")
 OWNER = "Hote"
 NICKS = {"p1": "Bruno", "p2": "Chloe"}
 
-VOID_WORDS = ("left", "drop", "disconnect", "gone", "away", "resum", "crash", "timer", "time",
-              "wait", "missing", "absent", "answer")
-"""Words one of which a void round's reason contains when a departure caused it."""
+VOID_REASONS = ("player_gone", "host_restarted")
+"""The reasons of a `RoundVoided` that a departure (or the host's restart) explains."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +90,9 @@ class ChaosConfig:
     isolate: bool = True
     """Run every process in a network namespace of its own loopback (when root and ``ip
     netns`` work): no other table on this machine can see or join this one."""
+    across: bool = False
+    """Root only: the host and each player in a namespace of its own, joined by a bridge
+    (mDNS and TLS across veth links) instead of one loopback."""
 
 
 @dataclass
@@ -188,18 +190,37 @@ class ChaosResult:
                 out |= {e.round_no - 1, e.round_no, e.round_no + 1}
         return out
 
+    def seat_of(self, role: str) -> int | None:
+        """The 0-based seat a player role sat at ("Seated at seat N" in its output)."""
+        if role == "host":
+            return 0
+        for p in self.procs:
+            if p.role == role:
+                with contextlib.suppress(OSError):
+                    m = re.search(r"Seated at seat (\d+)", p.out.read_text(errors="replace"))
+                    if m:
+                        return int(m.group(1)) - 1
+        return None
+
     def _void_problems(self) -> list[str]:
         found = []
         disturbed = self._disturbed_rounds()
         for r in self.void_rounds():
             n = r.get("round_no")
-            why = str(r.get("void_reason") or r.get("reason") or "")
+            voids = [e for e in r.get("events") or []
+                     if isinstance(e, dict) and e.get("type") == "RoundVoided"]
+            why = str(voids[-1].get("reason")) if voids else ""
+            seat = voids[-1].get("seat") if voids else None
             if not self.config.private:
                 found.append(f"round {n} is void at a plain table (reason {why!r})")
             if n not in disturbed:
                 found.append(f"round {n} is void though nobody was disturbed then (reason {why!r})")
-            if why and not any(w in why.lower() for w in VOID_WORDS):
+            if why not in VOID_REASONS:
                 found.append(f"round {n} is void for a reason that names no departure: {why!r}")
+            hit = {self.seat_of(e.target) for e in self.events if e.round_no in (n - 1, n, n + 1)}
+            if why == "player_gone" and seat is not None and seat not in hit:
+                found.append(f"round {n} is void naming seat {seat + 1}, which was not disturbed "
+                             f"(disturbed: {sorted(s + 1 for s in hit if s is not None)})")
         return found
 
     def _verdict_problems(self) -> list[str]:
@@ -282,23 +303,76 @@ def _totals_problems(record: dict[str, Any]) -> list[str]:
 # ------------------------------------------------------------------------- driver
 
 
-def _make_netns() -> str | None:
-    """A fresh network namespace with its loopback up, or None (not root, no ``ip``)."""
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return None
-    name = f"rlch{secrets.token_hex(3)}"
-    try:
-        subprocess.run(["ip", "netns", "add", name], check=True, capture_output=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    try:
-        subprocess.run(["ip", "-n", name, "link", "set", "lo", "up"], check=True,
-                       capture_output=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=10)
-        return None
-    return name
+def _ip(*args: str) -> None:
+    subprocess.run(["ip", *args], check=True, capture_output=True, timeout=10)
 
+
+class Namespaces:
+    """Where each role runs: nowhere special (None), one namespace of its own loopback
+    for all, or (``across``) one namespace per role on a private bridge. Made here,
+    removed by `down`; `up` returns False (nothing left behind) when it can not be made."""
+
+    SUBNET = "10.234.0"
+
+    def __init__(self, across: bool) -> None:
+        tag = secrets.token_hex(2)
+        self.across = across
+        self.ns: dict[str, str] = {}
+        self.addr: dict[str, str] = {}
+        self.bridge = f"rlchbr{tag}" if across else ""
+        self._tag = tag
+        self._made: list[str] = []
+        self._bridge_made = False
+
+    def up(self) -> bool:
+        if not hasattr(os, "geteuid") or os.geteuid() != 0:
+            return False
+        try:
+            if not self.across:
+                name = f"rlch{self._tag}"
+                _ip("netns", "add", name)
+                self._made.append(name)
+                _ip("-n", name, "link", "set", "lo", "up")
+                self.ns = {r: name for r in ("host", *TARGETS[1:])}
+                return True
+            _ip("link", "add", self.bridge, "type", "bridge")
+            self._bridge_made = True
+            _ip("link", "set", self.bridge, "up")
+            for i, role in enumerate(TARGETS):
+                name = f"rlch{self._tag}{role}"
+                addr = f"{self.SUBNET}.{i + 1}"
+                _ip("netns", "add", name)
+                self._made.append(name)
+                _ip("link", "add", f"v{name}", "type", "veth", "peer", "name", f"e{name}")
+                _ip("link", "set", f"v{name}", "master", self.bridge)
+                _ip("link", "set", f"v{name}", "up")
+                _ip("link", "set", f"e{name}", "netns", name)
+                _ip("-n", name, "link", "set", "lo", "up")
+                _ip("-n", name, "link", "set", f"e{name}", "up")
+                _ip("-n", name, "addr", "add", f"{addr}/24", "dev", f"e{name}")
+                _ip("-n", name, "route", "add", "224.0.0.0/4", "dev", f"e{name}")
+                self.ns[role] = name
+                self.addr[role] = addr
+            return True
+        except (OSError, subprocess.SubprocessError):
+            self.down()
+            return False
+
+    def down(self) -> None:
+        for name in self._made:
+            subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=10)
+        self._made = []
+        if self._bridge_made:
+            subprocess.run(["ip", "link", "del", self.bridge], capture_output=True, timeout=10)
+            self._bridge_made = False
+        self.ns, self.addr = {}, {}
+
+    def prefix(self, role: str) -> list[str]:
+        name = self.ns.get(role)
+        return ["ip", "netns", "exec", name] if name else []
+
+    def interface(self, role: str) -> str:
+        return self.addr.get(role, "127.0.0.1")
 
 
 class Table:
@@ -315,7 +389,9 @@ class Table:
         self.owner_done = threading.Event()
         self.lock = threading.Lock()
         self.n = Counter[str]()
-        self.netns = _make_netns() if cfg.isolate else None
+        self.lan = Namespaces(cfg.across)
+        if cfg.isolate or cfg.across:
+            self.lan.up()
         self.restarted: dict[str, Event] = {}
         """The event that last restarted each player (a refusal is noted on it)."""
 
@@ -325,7 +401,7 @@ class Table:
         home = self.folder / role
         env = {k: v for k, v in os.environ.items() if not k.startswith("RAMI_LAN_")}
         env.update(PYTHONPATH=str(ROOT), LANG="C.UTF-8", LC_ALL="C.UTF-8",
-                   RAMI_LAN_INTERFACES="127.0.0.1",
+                   RAMI_LAN_INTERFACES=self.lan.interface(role),
                    RAMI_LAN_CONFIG_DIR=str(home / "cfg"), RAMI_LAN_DATA_DIR=str(home / "data"),
                    RAMI_LAN_LOG_DIR=str(home / "logs"), XDG_CONFIG_HOME=str(home / "xdg"),
                    XDG_DATA_HOME=str(home / "xdg"), PYTHONUNBUFFERED="1")
@@ -335,7 +411,7 @@ class Table:
         self.n[role] += 1
         out = self.folder / f"{role}.{self.n[role]}.out"
         fh = out.open("wb")
-        prefix = ["ip", "netns", "exec", self.netns] if self.netns else []
+        prefix = self.lan.prefix(role)
         popen = subprocess.Popen(
             [*prefix, sys.executable, "-m", "rami_lan.cli.main", "--lang", "en", *args],
             env=self.env(role), stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
@@ -350,8 +426,8 @@ class Table:
         return proc
 
     def start_host(self, resume: bool = False) -> Proc:
-        common = ["--interface", "127.0.0.1", "--bot-delay", str(self.cfg.bot_delay), "--away-delay", "1",
-                  "--nick", OWNER]
+        common = ["--interface", self.lan.interface("host"), "--bot-delay", str(self.cfg.bot_delay),
+                  "--away-delay", "1", "--nick", OWNER]
         if resume:
             args = ["host", "--resume", *common]
         else:
@@ -367,7 +443,7 @@ class Table:
     def start_player(self, role: str) -> Proc:
         return self._spawn(role, ["join", self.name, "--bot", self.cfg.level, "--nick", NICKS[role],
                                   "--bot-delay", str(self.cfg.bot_delay),
-                                  "--timeout", "10", "--interface", "127.0.0.1"])
+                                  "--timeout", "10", "--interface", self.lan.interface(role)])
 
     # ------------------------------------------------------------ the owner's seat
 
@@ -519,8 +595,7 @@ class Table:
             for p in self.live.values():
                 if p.popen.poll() is None:
                     self.kill(p)
-            if self.netns:
-                subprocess.run(["ip", "netns", "del", self.netns], capture_output=True, timeout=10)
+            self.lan.down()
             res.elapsed = time.monotonic() - self.t0
         return res
 
