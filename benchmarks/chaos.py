@@ -10,6 +10,7 @@ last event before it, and in full per match).
     python -m benchmarks.chaos --seeds 5 --private   # private tables only
     python -m benchmarks.chaos --seed 7 --plain --keep /tmp/chaos7   # one match, kept
     python -m benchmarks.chaos --seeds 2 --across    # each participant in its own netns
+    python -m benchmarks.chaos --summarize /tmp/runs  # sum up the result.json files kept
 
 Run it with ``nice -n 15``; one match takes 30-150 s on 2 cores (a private match in which
 a player is killed waits out the 60 s masked-deck deadline).
@@ -34,23 +35,16 @@ sys.path.insert(0, str(ROOT / "tests"))
 from chaos import KINDS, TARGETS, ChaosConfig, ChaosResult, run_match  # noqa: E402
 
 
-def _suspect(res: ChaosResult) -> str:
-    """The kind:target of the last event before the match went wrong (or "none")."""
-    if not res.events:
-        return "none"
-    e = res.events[-1]
-    return f"{e.kind}:{e.target}"
-
-
-def summarize(results: list[ChaosResult]) -> dict[str, Any]:
+def summarize(matches: list[dict[str, Any]]) -> dict[str, Any]:
+    """The counts of many matches (each `ChaosResult.counts()` with its ``events_list``,
+    as ``result.json`` holds it)."""
     events: Counter[str] = Counter()
     by_target: Counter[str] = Counter()
     failures_by_kind: Counter[str] = Counter()
+    failures_by_event: Counter[str] = Counter()
     problems_by_kind: Counter[str] = Counter()
-    matches: list[dict[str, Any]] = []
     played = void = finished = handed = 0
-    for res in results:
-        c = res.counts()
+    for c in matches:
         events.update(c["events"])
         by_target.update(c["events_by_target"])
         played += c["rounds_played"]
@@ -58,23 +52,27 @@ def summarize(results: list[ChaosResult]) -> dict[str, Any]:
         finished += int(c["finished"])
         handed += len(c["handed_to_bot"])
         if c["problems"]:
-            kinds = {e.kind for e in res.events} or {"none"}
-            for k in kinds:
+            listed = c.get("events_list") or []
+            for k in {e["kind"] for e in listed} or {"none"}:
                 failures_by_kind[k] += 1
+            for k in {f"{e['kind']}:{e['target']}" for e in listed}:
+                failures_by_event[k] += 1
             for p in c["problems"]:
                 problems_by_kind[p.split(":")[0][:80]] += 1
-        c["events_list"] = [e.to_plain() for e in res.events]
-        c["suspect"] = _suspect(res) if c["problems"] else ""
-        matches.append(c)
     return {
-        "matches": len(results), "matches_finished": finished,
+        "matches": len(matches), "matches_finished": finished,
         "matches_failed": sum(1 for m in matches if m["problems"]),
         "events": dict(events), "events_by_target": dict(by_target),
         "rounds_played": played, "rounds_void": void, "seats_handed_to_bot": handed,
         "failed_matches_with_event_kind": dict(failures_by_kind),
+        "failed_matches_with_event": dict(failures_by_event),
         "problems_by_kind": dict(problems_by_kind),
         "per_match": matches,
     }
+
+
+def _counts(res: ChaosResult) -> dict[str, Any]:
+    return {**res.counts(), "events_list": [e.to_plain() for e in res.events]}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,7 +89,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--across", action="store_true",
                     help="root: host and players in namespaces of their own on a bridge")
     ap.add_argument("--keep", type=Path, default=None, help="keep every match's files here")
+    ap.add_argument("--summarize", type=Path, default=None,
+                    help="no run: sum up the result.json files kept under this folder")
     args = ap.parse_args(argv)
+    if args.summarize is not None:
+        kept = [json.loads(p.read_text()) for p in sorted(args.summarize.glob("**/result.json"))]
+        print(json.dumps(summarize(kept), indent=1))
+        return 0
     seeds = args.seed or list(range(1, args.seeds + 1))
     privates = [False] if args.plain else [True] if args.private else [False, True]
     base = args.keep or Path(tempfile.mkdtemp(prefix="rami-chaos-"))
@@ -114,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({"seed": seed, "private": private, "finished": c["finished"],
                               "events": c["events"], "problems": len(c["problems"]),
                               "elapsed_s": c["elapsed_s"]}), file=sys.stderr, flush=True)
-    out = summarize(results)
+    out = summarize([_counts(r) for r in results])
     out["elapsed_s"] = round(time.monotonic() - start, 1)
     out["files"] = str(base) if args.keep else None
     print(json.dumps(out, indent=1, sort_keys=False))
