@@ -28,6 +28,8 @@ Event kinds: ``kill`` (SIGKILL, then a restart: ``host --resume`` for the host, 
 restart) and ``stop`` (SIGSTOP for longer than the move timer, then SIGCONT). A player
 whose restart is refused (its seat can not be regained yet) is left to the host's bot:
 its seat is then reported in `ChaosResult.handed_to_bot` and it is no longer a target.
+A player whose client ended by itself (a host that hangs up closes the table for its
+players) is relaunched once, as its player would (`ChaosResult.relaunched`).
 
 Every process is started by this module and ended by its pid only. Network rule:
 127.0.0.1 only (``--interface 127.0.0.1``, ``RAMI_LAN_INTERFACES=127.0.0.1``); as root,
@@ -59,6 +61,9 @@ KINDS = ("kill", "hup", "stop")
 TARGETS = ("host", "p1", "p2")
 OWNER = "Hote"
 NICKS = {"p1": "Bruno", "p2": "Chloe"}
+
+REFUSED_WITHIN = 8.0
+"""A restarted player's process that ends this soon was refused its seat."""
 
 VOID_REASONS = ("player_gone", "host_restarted")
 """The reasons of a `RoundVoided` that a departure (or the host's restart) explains."""
@@ -119,6 +124,7 @@ class Proc:
     out: Path
     started: float
     resumed: bool = False
+    relaunched: bool = False
 
 
 @dataclass
@@ -135,6 +141,8 @@ class ChaosResult:
     verify_rc: int | None = None
     verify_out: str = ""
     handed_to_bot: list[str] = field(default_factory=list)
+    relaunched: list[str] = field(default_factory=list)
+    """Players relaunched because their client ended by itself (the host closed the table)."""
     owner_lines: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     elapsed: float = 0.0
@@ -269,6 +277,7 @@ class ChaosResult:
             "rounds_played": len(rounds) - len(self.void_rounds()),
             "rounds_void": len(self.void_rounds()),
             "finished": self.finished, "handed_to_bot": list(self.handed_to_bot),
+            "relaunched": list(self.relaunched),
             "verify_rc": self.verify_rc, "elapsed_s": round(self.elapsed, 1),
             "problems": self.problems(),
         }
@@ -544,20 +553,36 @@ class Table:
         return ev
 
     def note_refusals(self) -> None:
-        """A restarted player whose process ended before the match did could not get its
-        seat back: the seat is the host's bot's from now on (reported, no more events)."""
-        for role, ev in list(self.restarted.items()):
-            proc = self.live[role]
+        """Players whose process ended before the match did. A fresh restart that ends
+        (within `REFUSED_WITHIN` s) could not get its seat back: the seat is the host's
+        bot's from now on (reported, no more events). A client that ended by itself
+        (the host hung up and told it the table closed) is relaunched once, as its
+        player would."""
+        for role in ("p1", "p2"):
+            proc = self.live.get(role)
+            if proc is None or role in self.result.handed_to_bot:
+                continue
             rc = proc.popen.poll()
-            if rc is None or self.match_over() or role in self.result.handed_to_bot:
+            if rc is None or self.match_over():
                 continue
             time.sleep(0.3)  # the owner may just be reading "The match is over."
             if self.match_over():
                 continue
             text = proc.out.read_text(errors="replace").strip().splitlines()
-            self.result.handed_to_bot.append(role)
-            ev.outcome += f"; the restart ended (exit {rc}): {' | '.join(text[-2:])[:200]}"
-            del self.restarted[role]
+            last = " | ".join(text[-2:])[:200]
+            lived = time.monotonic() - self.t0 - proc.started
+            ev = self.restarted.pop(role, None)
+            if ev is not None and (lived < REFUSED_WITHIN or proc.relaunched):
+                self.result.handed_to_bot.append(role)
+                ev.outcome += f"; {role}'s restart ended (exit {rc}): {last}"
+                continue
+            cause = self.result.events[-1] if self.result.events else None
+            if cause is not None:
+                cause.outcome += f"; {role} ended by itself (exit {rc}: {last}): relaunched"
+            self.result.relaunched.append(role)
+            new = self.start_player(role)
+            new.relaunched = True
+            self.restarted[role] = cause or Event("relaunch", role, lived, self.round_no)
 
     def match_over(self) -> bool:
         return self.owner_done.is_set()
