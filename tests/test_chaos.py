@@ -58,8 +58,13 @@ def test_the_checks_pass_a_good_match_and_name_each_broken_promise(tmp_path: Pat
     assert any("totals do not add up" in p for p in wrong.problems())
     void = _result(tmp_path)
     void.rounds()[1]["abandoned"] = True
+    void.rounds()[1]["events"] = [{"type": "RoundVoided", "round_no": 2, "seat": 1, "reason": "x"}]
     assert any("void at a plain table" in p for p in void.problems())
     assert any("nobody was disturbed" in p for p in void.problems())
+    assert any("names no departure: 'x'" in p for p in void.problems())
+    void.rounds()[1]["events"][0]["reason"] = "player_gone"
+    void.events.append(Event("stop", "host", 1.0, 2))
+    assert any("naming seat 2, which was not disturbed" in p for p in void.problems())
     bad = _result(tmp_path)
     bad.verify_rc = 1
     (tmp_path / "p1.1.out").write_text("Round 1: fairness check FAILED: named: Bruno\n"
