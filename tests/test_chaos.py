@@ -8,7 +8,8 @@ fairness verdicts, a record ``rami-lan verify`` accepts, no traceback anywhere a
 journal left (`tests/chaos.py` says what each check means).
 
 Kept here to what passes today (docs/testing.md lists what the long run still finds):
-the plain table takes every kind of event on every participant; the private table takes
+the plain table takes every kind of event on every participant (as root, the host and
+each player in a network namespace of its own, on a bridge); the private table takes
 everyone's stops (a host resumed mid-round makes its own player's fresh client fail the
 round, and a killed private player can not regain its seat yet: its round then waits out
 the 60 s masked-deck deadline).
@@ -22,7 +23,7 @@ import pytest
 from chaos import ChaosConfig, ChaosResult, Event, Proc, run_match
 
 CASES = {
-    "plain": ChaosConfig(seed=25, private=False, events=5, timer=1, gap=(0.3, 1.0)),
+    "plain": ChaosConfig(seed=25, private=False, events=5, timer=1, gap=(0.3, 1.0), across=True),
     "private-stops": ChaosConfig(seed=8, private=True, events=4, timer=1, gap=(0.3, 1.0),
                                  kinds=("stop",)),
 }
