@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -291,6 +292,19 @@ def _announcement(host: Any, port: int) -> list[str]:
     ]
 
 
+async def _let_the_match_end(host: Any) -> None:
+    """The owner's screen is closed once the match is over, but the table may still owe
+    the last round's secrets (a private table's audit, then the record): wait for that
+    (at most the audit's deadline, and a little) before closing, or every other player
+    would fail that round. A match left before its end is not waited for."""
+    match = getattr(host, "match", None)
+    if match is None or not getattr(match, "over", False) or host.finished.is_set():
+        return
+    wait = float(getattr(host.config, "audit_timeout", 30.0)) + 5.0
+    with contextlib.suppress(TimeoutError, asyncio.TimeoutError):
+        await host.wait_finished(wait)
+
+
 async def _main(config: Any, start_after: float | None, owner: Any, host: Any = None,
                 code_line: str = "") -> int:
     from rami_lan.cli.open_table import open_table
@@ -321,7 +335,9 @@ async def _main(config: Any, start_after: float | None, owner: Any, host: Any = 
         intro = _announcement(host, table.port)
         if code_line:
             intro.insert(0, code_line)
-        return await play_in_terminal(table.session, intro)
+        rc = await play_in_terminal(table.session, intro)
+        await _let_the_match_end(host)
+        return rc
     finally:
         if starter is not None:
             starter.cancel()

@@ -41,6 +41,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("seconds to look for the table on the LAN (default 3)"))
     parser.add_argument("--interface", action="append", metavar="IP",
                         help=_("only browse on this local address (repeatable; default all)"))
+    # Tests and benchmarks: the --bot's think delay in seconds (default: the level's own).
+    parser.add_argument("--bot-delay", type=float, default=None, help=argparse.SUPPRESS)
 
 
 def _split_address(text: str) -> tuple[str, int] | None:
@@ -168,7 +170,7 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
             known.remember(args.table, session.fingerprint)
     try:
         if args.bot:
-            return await run_bot(session, args.bot)
+            return await run_bot(session, args.bot, getattr(args, "bot_delay", None))
         return await play_in_terminal(session)
     finally:
         await session.close()
@@ -222,8 +224,9 @@ def _print_private_deal(session: Any) -> None:
         print(private_deal_line(bool(table.get("private_deal"))), flush=True)
 
 
-async def run_bot(session: Any, level: str) -> int:
-    """Let a bot play ``session`` until the match ends; print a summary."""
+async def run_bot(session: Any, level: str, delay: float | None = None) -> int:
+    """Let a bot play ``session`` until the match ends; print a summary (``delay``: the
+    bot's think delay, None: its level's own)."""
     from rami_lan.net.bot_client import BotClient
 
     print(_("Seated at seat {seat}; a bot ({level}) plays.").format(seat=session.seat + 1,
@@ -232,7 +235,7 @@ async def run_bot(session: Any, level: str) -> int:
     if fp:
         print(_("Table fingerprint: {fp}").format(fp=fp), flush=True)
     _print_private_deal(session)
-    summary = await BotClient(session, level=level).run()
+    summary = await BotClient(session, level=level, delay=delay).run()
     print(_("Rounds played: {n}").format(n=summary.rounds))
     if summary.totals:
         totals = ", ".join(f"{s + 1}: {t}" for s, t in sorted(summary.totals.items()))
@@ -375,6 +378,32 @@ async def play_in_terminal(session: Any, intro: Sequence[str] = ()) -> int:
     return await _line_client(session)
 
 
+def _stdin_lines(loop: asyncio.AbstractEventLoop, stream: Any = None) -> asyncio.Queue[str]:
+    """The lines typed on ``stream`` (stdin), "" at its end, read by a daemon thread: a
+    read still blocked when the match ends (or on SIGHUP) must not keep the process alive,
+    as a read in the loop's default executor did (``asyncio.run`` waits for it)."""
+    import threading
+
+    queue: asyncio.Queue[str] = asyncio.Queue()
+    source = sys.stdin if stream is None else stream
+
+    def pump() -> None:
+        while True:
+            try:
+                line = source.readline()
+            except (OSError, ValueError):
+                line = ""
+            try:
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+            except RuntimeError:  # the loop is closed: nobody reads any more
+                return
+            if not line:
+                return
+
+    threading.Thread(target=pump, name="rami-lan-stdin", daemon=True).start()
+    return queue
+
+
 async def _line_client(session: Any) -> int:
     loop = asyncio.get_running_loop()
     names: dict[int, str] = {}
@@ -385,9 +414,11 @@ async def _line_client(session: Any) -> int:
         print(_("Table fingerprint: {fp}").format(fp=fp))
     _print_private_deal(session)
 
+    lines = _stdin_lines(loop)
+
     async def reader() -> None:
         while True:
-            line = await loop.run_in_executor(None, sys.stdin.readline)
+            line = await lines.get()
             if not line:
                 await session.close()
                 return

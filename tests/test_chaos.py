@@ -1,0 +1,90 @@
+"""The chaos test, short form (issue 29 item 7; the long one is ``benchmarks/chaos.py``).
+
+Real ``rami-lan`` processes on 127.0.0.1 (the host with its own player, two ``join --bot``
+players, a bot of the host), disturbed by a seeded schedule of kills, hang-ups and
+stops with restarts, the host resumed from its journal. Each match must finish with
+totals that add up, no round void without a departure, nobody named for a crash, honest
+fairness verdicts, a record ``rami-lan verify`` accepts, no traceback anywhere and no
+journal left (`tests/chaos.py` says what each check means).
+
+Kept here to what passes today (docs/testing.md lists what the long run still finds):
+the plain table takes every kind of event on every participant (as root, the host and
+each player in a network namespace of its own, on a bridge); the private table takes
+everyone's stops (a host resumed mid-round makes its own player's fresh client fail the
+round, and a killed private player can not regain its seat yet: its round then waits out
+the 60 s masked-deck deadline).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from chaos import ChaosConfig, ChaosResult, Event, Proc, run_match
+
+CASES = {
+    "plain": ChaosConfig(seed=25, private=False, events=5, timer=1, gap=(0.3, 1.0), across=True),
+    "private-stops": ChaosConfig(seed=8, private=True, events=4, timer=1, gap=(0.3, 1.0),
+                                 kinds=("stop",)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_match_survives_chaos(case: str, tmp_path: Path) -> None:
+    cfg = CASES[case]
+    res = run_match(cfg, tmp_path)
+    report = [e.to_plain() for e in res.events]
+    assert res.events, "no event happened: the match ended first"
+    assert not res.problems(), (res.problems(), report)
+    assert res.finished and res.verify_rc == 0
+    played = len(res.rounds()) - len(res.void_rounds())
+    assert played >= 1, report
+
+
+# ------------------------------------------------------------ the checks can fail
+
+
+def _result(tmp_path: Path, **record: object) -> ChaosResult:
+    rounds = [{"round_no": 1, "events": [{"type": "RoundEnded", "scores": [[0, 10], [1, 0]]}]},
+              {"round_no": 2, "events": [{"type": "RoundEnded", "scores": [[0, 5], [1, 7]]}]}]
+    plain = {"rounds": rounds, "result": {"totals": {"0": 15, "1": 7}}, **record}
+    res = ChaosResult(ChaosConfig(seed=0), tmp_path, finished=True, record=plain, verify_rc=0)
+    res.exits = {"host": 0, "p1": 0, "p2": 0}
+    return res
+
+
+def test_the_checks_pass_a_good_match_and_name_each_broken_promise(tmp_path: Path) -> None:
+    assert _result(tmp_path).problems() == []
+    wrong = _result(tmp_path, result={"totals": {"0": 15, "1": 8}})
+    assert any("totals do not add up" in p for p in wrong.problems())
+    void = _result(tmp_path)
+    void.rounds()[1]["abandoned"] = True
+    void.rounds()[1]["events"] = [{"type": "RoundVoided", "round_no": 2, "seat": 1, "reason": "x"}]
+    assert any("void at a plain table" in p for p in void.problems())
+    assert any("nobody was disturbed" in p for p in void.problems())
+    assert any("names no departure: 'x'" in p for p in void.problems())
+    void.rounds()[1]["events"][0]["reason"] = "player_gone"
+    void.events.append(Event("stop", "host", 1.0, 2))
+    assert any("naming seat 2, which was not disturbed" in p for p in void.problems())
+    bad = _result(tmp_path)
+    bad.verify_rc = 1
+    (tmp_path / "p1.1.out").write_text("Round 1: fairness check FAILED: named: Bruno\n"
+                                       "Traceback (most recent call last):\n")
+    bad.procs.append(Proc("p1", None, tmp_path / "p1.1.out", 0.0))  # type: ignore[arg-type]
+    found = bad.problems()
+    assert any("verify exited 1" in p for p in found)
+    assert any("accuses someone" in p for p in found)
+    assert any("traceback in p1.1.out" in p for p in found)
+    (tmp_path / "host" / "cfg" / "tables").mkdir(parents=True)
+    (tmp_path / "host" / "cfg" / "tables" / "x.journal").write_text("")
+    assert any("journal is still there" in p for p in _result(tmp_path).problems())
+
+
+def test_an_unchecked_round_is_honest_only_where_that_player_was_disturbed(tmp_path: Path) -> None:
+    res = _result(tmp_path)
+    res.exits["p1"] = 5
+    (tmp_path / "p1.1.out").write_text("Round 2: not checked: the session ended first\n")
+    res.procs.append(Proc("p1", None, tmp_path / "p1.1.out", 0.0))  # type: ignore[arg-type]
+    assert any("unchecked though nothing happened" in p for p in res.problems())
+    res.events.append(Event("kill", "p1", 3.0, 2))
+    assert res.problems() == []
