@@ -228,7 +228,18 @@ def _check_snap(snap: Any, get_variant: Any, levels: Sequence[str], who: Sequenc
     masked = snap.get("masked")
     if masked is not None:
         keys = ("key", "tag", "participants", "n", "seed", "m0")
-        _map(masked, "masked", set(keys), keys)
+        _map(masked, "masked", {*keys, "calls", "events"}, keys)
+        if "calls" in masked:  # the round is over, its audit awaited
+            calls = _list(masked["calls"], "masked.calls", MAX_PRIVATE_CALLS)
+            _need(all(type(c) is list and 1 <= len(c) <= 8 and type(c[0]) is str for c in calls),
+                  "masked.calls holds [name, arguments...] lists")
+            from rami_lan.core.codec import event_from_plain
+
+            for e in _list(masked.get("events", []), "masked.events", 100_000):
+                try:
+                    event_from_plain(e, variant)
+                except Exception as exc:  # noqa: BLE001 - the core's decoder
+                    raise _Schema(f"masked.events: an event does not decode ({str(exc)[:120]})") from None
         _bytes(masked["key"], "masked.key", 32)
         _bytes(masked["tag"], "masked.tag", limit=64)
         parts = _list(masked["participants"], "masked.participants", 8)
@@ -461,8 +472,10 @@ def _restore(cls: Any, snap: dict[str, Any], records: Sequence[Any],
             t.seq = max(t.seq, int(b["seq"]))
     if private is not None:
         stage = t.stage
-        try:  # a private round was being played: go on with it
+        try:  # a private round was being played (or its audit awaited): go on with it
             t._private_restore(private, private_bodies)
+            if t._audit_wait:  # the participants are resynced first, then send theirs again
+                t._audit_deadline = now + t.config.resume_grace + t.config.audit_timeout
             return t
         except Exception as exc:  # noqa: BLE001 - a journal that does not fit: the round is void
             log.warning("could not take up the private round from the journal (%s: %s): it is void",
