@@ -185,7 +185,7 @@ def _check_snap(snap: Any, get_variant: Any, levels: Sequence[str], who: Sequenc
         raise _Schema("table.variant is not a known variant") from None
     _int(table["seats"], "table.seats", 2, 4)
     n = table["seats"]
-    bots = _list(table["bots"], "table.bots", n - 1)
+    bots = _list(table["bots"], "table.bots", n)
     for b in bots:
         _need(type(b) is list and len(b) == 2, "table.bots holds [seat, level] pairs")
         _int(b[0], "table.bots seat", 0, n - 1)
