@@ -215,6 +215,9 @@ class VerifyReport:
     """Why the record is malformed (``rami-lan verify`` exit 2), not a proven mismatch."""
     notes: list[str] = field(default_factory=list)
     """What the player should know of rounds that verified: "round 3 void: ..."."""
+    voids: list[tuple[int, str, int | None]] = field(default_factory=list)
+    """Each void round as (round number, ``RoundVoided.reason``, seat or None): the notes'
+    facts, for a screen that words them in its player's language."""
 
     @property
     def ok(self) -> bool:
@@ -743,6 +746,7 @@ def _check_void_round(rep: VerifyReport, rnd: Mapping[str, Any], void: Any,
     why = VOID_TEXT.get(ev.reason, ev.reason)
     who = "" if ev.seat is None else f" (seat {ev.seat + 1})"
     rep.notes.append(f"round {round_no} void: {why}{who}")
+    rep.voids.append((round_no, ev.reason, ev.seat))
 
 
 def _masked_orders(rep: VerifyReport, tag: bytes, masked: Any, variant: Variant,
