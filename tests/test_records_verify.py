@@ -36,6 +36,8 @@ MOMENTS = {
     "during the shuffle": lambda m: m.stage is Stage.SHUFFLE and m.match.round_no >= 1,
     "mid-round": lambda m: m.match.round is not None and m.match.round_no >= 1
     and m.match.phase in ("draw", "play") and m.match.round.turn_no >= 4,
+    "after the round's end, its audit awaited": lambda m: m.match.round_no >= 1 and m._audit_wait
+    and m.match.phase == "between",
     "between rounds": lambda m: m.stage is Stage.BETWEEN and not m._audit_wait,
 }
 
@@ -43,8 +45,8 @@ MOMENTS = {
 @pytest.mark.parametrize("private", [False, True], ids=["plain", "private"])
 @pytest.mark.parametrize("moment", list(MOMENTS))
 def test_a_host_killed_at_any_moment_leaves_a_record_that_verifies(private: bool, moment: str) -> None:
-    if moment == "during the shuffle" and not private:
-        pytest.skip("a plain round has no shuffle stage")
+    if moment in ("during the shuffle", "after the round's end, its audit awaited") and not private:
+        pytest.skip("a plain round has no shuffle and no audit")
     t = _table(private, journal=True)
     t.start()
     t.run(until=lambda: MOMENTS[moment](t.machine))
@@ -52,6 +54,9 @@ def test_a_host_killed_at_any_moment_leaves_a_record_that_verifies(private: bool
     t.crash_and_resume()
     t.run()
     _verifies(t)
+    for c in t.clients.values():  # and every player's own verifier checked every round
+        statuses = [(r.round_no, r.status, r.reason) for r in c.tracker.rounds()]
+        assert all(s == "checked" for _, s, _ in statuses), statuses
 
 
 def test_a_round_void_mid_round_is_a_well_formed_entry_verify_explains() -> None:

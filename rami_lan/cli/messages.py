@@ -638,6 +638,23 @@ def interface_problem(values: list[str] | None) -> str:
     return ""
 
 
+def void_round_text(round_no: int, reason: str, seat: int | None) -> str:
+    """Why a round of a record is void (`rami_lan.net.record.VOID_TEXT`), in the player's
+    language: "round 3 void: ..."."""
+    why = {
+        "player_gone": _("a player holding hidden cards was gone for good (private dealing): "
+                         "no score"),
+        "host_restarted": _("the host restarted during the private round and could not take it "
+                            "up: no score"),
+        "no_participant": _("nobody was left to hold the masked deck's keys: no score"),
+        "fault": _("a participant broke the masked deck's rules: no score"),
+        "shuffle_stopped": _("the masked deck's shuffle could not be finished: no score"),
+    }.get(reason, reason)
+    if seat is None:
+        return _("round {n} void: {why}").format(n=round_no, why=why)
+    return _("round {n} void: {why} (seat {seat})").format(n=round_no, why=why, seat=seat + 1)
+
+
 def verify_report_lines(report: Any) -> list[str]:
     """A `rami_lan.net.record.VerifyReport` as the player reads it (``rami-lan verify``
     and the replay screen's ``v``): counts, each mismatch, the verdict."""
@@ -646,7 +663,7 @@ def verify_report_lines(report: Any) -> list[str]:
     if report.rounds == 0 and not report.problems:
         lines.append(_("MISMATCH: {what}").format(what=_("the record holds no round")))
     lines += [_("MISMATCH: {what}").format(what=p) for p in report.problems]
-    lines += [_("NOTE: {what}").format(what=n) for n in getattr(report, "notes", ())]
+    lines += [_("NOTE: {what}").format(what=void_round_text(*v)) for v in getattr(report, "voids", ())]
     if report.ok:
         lines.append(_("OK: every round matches the agreed shuffle."))
     else:

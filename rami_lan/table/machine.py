@@ -413,7 +413,9 @@ class TableMachine(PrivateDealing):
         self._private_hand(self.match, seat)
         if not self._private_owner_holds(seat, self.match, []):  # else: once its card is known
             self._send(conn, _msg("view", seq=self.seq, view=self._private_view(self.match, seat)))
-        if ctx is not None and ctx.finished:
+        if ctx is not None and ctx.finished and self._resume_secret is None:
+            # (resumed before the next round's commitments went out: that round is asked
+            # for again, and the last round's secrets, already out, would come after it)
             secrets = ctx.secrets()
             if secrets:
                 self._send(conn, self._secrets_msg(ctx))

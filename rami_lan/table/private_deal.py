@@ -337,9 +337,17 @@ class PrivateDealing:
             return None
         from rami_lan.core.codec import match_to_plain
 
-        return {"key": self._masked_key, "tag": mr.p.tag, "participants": list(mr.participants),
-                "n": mr.p.table.n_cards, "seed": self._masked_seed,
-                "m0": match_to_plain(self._masked_m0)}
+        header = {"key": self._masked_key, "tag": mr.p.tag, "participants": list(mr.participants),
+                  "n": mr.p.table.n_cards, "seed": self._masked_seed,
+                  "m0": match_to_plain(self._masked_m0)}
+        if self._mj.get("over"):  # the round is over, its audit awaited: the snapshot holds
+            from rami_lan.core.codec import event_to_plain  # every call and event so far
+
+            v = self.variant  # type: ignore[attr-defined]
+            header["calls"] = list(mr.calls)
+            header["events"] = [event_to_plain(e.for_seat(None), v) for e in self._masked_events]
+            self._mj.update(calls=len(mr.calls), events=len(self._masked_events))
+        return header
 
     def _private_checkpoint(self) -> None:
         """After each input during a private round: one ``private`` journal record with
@@ -387,17 +395,22 @@ class PrivateDealing:
                          [int(x) for x in header["participants"]], int(header["n"]), host_randomness(key))
         self._masked_key = key
         self._private_greet(mr)
-        self._private_deliver(mr, mr.replay(c for b in bodies for c in b["calls"]))
+        over = "calls" in header  # the round was over, its audit awaited (`_private_header`)
+        calls = [*header.get("calls", ()), *(c for b in bodies for c in b["calls"])]
+        self._private_deliver(mr, mr.replay(calls))
         model = next((b["match"] for b in reversed(bodies) if b["match"] is not None), None)
-        if model is None or not mr.ready(0) or mr.phase.value not in ("playing", "shuffling"):
+        phases = ("playing", "shuffling", "auditing") if over else ("playing", "shuffling")
+        if (model is None and not over) or not mr.ready(0) or mr.phase.value not in phases:
             raise ValueError("the journal holds no dealt private round")  # (shuffling: a refill)
         self._masked = mr
         self._masked_seed = bytes(header["seed"])
         self._masked_m0 = match_from_plain(header["m0"])
-        self.match = match_from_plain(model)  # type: ignore[attr-defined]
-        self._masked_events = [event_from_plain(e, v) for b in bodies for e in b["events"]]
+        if model is not None:
+            self.match = match_from_plain(model)  # type: ignore[attr-defined]
+        self._masked_events = [event_from_plain(e, v) for e in header.get("events", ())]
+        self._masked_events += [event_from_plain(e, v) for b in bodies for e in b["events"]]
         record = self.record  # type: ignore[attr-defined]
-        if record is not None:
+        if record is not None and not over:  # (over: the snapshot's record holds them all)
             for b in bodies:
                 for plain, by in b["actions"]:
                     record.log_action(plain, str(by))
@@ -406,6 +419,13 @@ class PrivateDealing:
         self.stage = Stage.PLAYING
         ctx.started = True
         r = self.match.round  # type: ignore[attr-defined]
+        if over:  # its audit goes on: the participants send theirs again when resynced
+            if r is None or r.phase != "over":
+                raise ValueError("the journal's private round is not over")
+            self._audit_wait = True
+            self._mj = {"calls": len(mr.calls), "events": len(self._masked_events),  # type: ignore[attr-defined]
+                        "match": self.match, "over": True}
+            return
         self._masked_void_marker = {"round_no": self.match.round_no, "dealer": self.match.dealer}  # type: ignore[attr-defined]
         if r is None or r.phase == "over":
             raise ValueError("the journal's private round is over")
@@ -545,7 +565,13 @@ class PrivateDealing:
         if self._journal_on and any(  # type: ignore[attr-defined]
                 isinstance(e, E.RoundEnded | E.RoundVoided) for e in evs):
             self._masked_void_marker = None  # the round is over: the journal holds its end
-            self._mj = None
+            if self._mj is not None and not any(isinstance(e, E.RoundVoided) for e in evs):
+                # Its audit is still to come: the snapshot keeps the masked round (its
+                # calls so far, `_private_header`) and what the audit brings is journaled,
+                # so a host killed before the audit is in takes the audit up again.
+                self._mj["over"] = True
+            else:
+                self._mj = None
             self._out.append(F.JournalSnapshot(self.snapshot(self.match, self.seq)))  # type: ignore[attr-defined]
         for ev in evs:
             if isinstance(ev, E.StockRefilled):
@@ -710,6 +736,7 @@ class PrivateDealing:
         """The round's record entry is complete (its audit is in): a new snapshot holds
         it, so a host killed between this round's end and the next deal resumes with it
         (the snapshot at the round's end holds the entry still empty)."""
+        self._mj = None  # nothing of the masked round is left to take up
         if self._journal_on:  # type: ignore[attr-defined]
             self._out.append(F.JournalSnapshot(self.snapshot(self.match, self.seq)))  # type: ignore[attr-defined]
 

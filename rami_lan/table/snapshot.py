@@ -54,7 +54,7 @@ def snapshot_body(t: TableMachine, m: MatchState, seq: int,
         "match": match_to_plain(m),
         "seq": seq,
         "table_id": t.table_id,
-        "table": {
+        "table": {  # (a key added here is added to `_TABLE_KEYS`, or resume refuses it)
             "name": cfg.name, "variant": cfg.variant, "seats": cfg.seats,
             "bots": [[s, lvl] for s, lvl in sorted(cfg.bots.items())],
             "limit": cfg.limit, "quick": cfg.quick, "knock": cfg.knock, "timer": cfg.timer,
@@ -115,9 +115,11 @@ def _bool(value: Any, what: str) -> None:
     _need(type(value) is bool, f"{what} must be a bool")
 
 
-def _map(value: Any, what: str, keys: frozenset[str] | set[str], required: Sequence[str] = ()) -> dict:
+def _map(value: Any, what: str, keys: frozenset[str] | set[str] | None, required: Sequence[str] = ()) -> dict:
+    """A map with the ``required`` fields; with ``keys``, no other (None: others are left
+    alone, for a field a later version adds that this one never reads)."""
     _need(type(value) is dict, f"{what} must be a map")
-    extra = [k for k in value if k not in keys]
+    extra = [] if keys is None else [k for k in value if k not in keys]
     _need(not extra, f"{what}: unknown field {str(extra[0])[:40] if extra else ''}")
     missing = [k for k in required if k not in value]
     _need(not missing, f"{what}.{missing[0] if missing else ''} is missing")
@@ -172,10 +174,12 @@ def check_journal(snap: Any, records: Sequence[Any]) -> None:
 
 
 def _check_snap(snap: Any, get_variant: Any, levels: Sequence[str], who: Sequence[str]) -> None:
-    _map(snap, "snapshot", set(_SNAP_KEYS), _SNAP_KEYS[:9])
+    _map(snap, "snapshot", None, _SNAP_KEYS[:9])
     _int(snap["v"], "v", 1, 1)
     _int(snap["seq"], "seq", 0, 2**53)
     _bytes(snap["table_id"], "table_id", 16)
+    # Every key becomes a `TableConfig` argument (`config_from_snapshot`): exactly those
+    # `snapshot_body` writes (a journal names no folder or identity of its own choosing).
     table = _map(snap["table"], "table", set(_TABLE_KEYS), _TABLE_KEYS)
     _text(table["name"], "table.name")
     _text(table["variant"], "table.variant", 32)
@@ -185,7 +189,7 @@ def _check_snap(snap: Any, get_variant: Any, levels: Sequence[str], who: Sequenc
         raise _Schema("table.variant is not a known variant") from None
     _int(table["seats"], "table.seats", 2, 4)
     n = table["seats"]
-    bots = _list(table["bots"], "table.bots", n - 1)
+    bots = _list(table["bots"], "table.bots", n)
     for b in bots:
         _need(type(b) is list and len(b) == 2, "table.bots holds [seat, level] pairs")
         _int(b[0], "table.bots seat", 0, n - 1)
@@ -206,7 +210,7 @@ def _check_snap(snap: Any, get_variant: Any, levels: Sequence[str], who: Sequenc
     seats = _list(snap["seats"], "seats", n)
     _need(len(seats) == n, f"seats must list the table's {n} seats")
     for st in seats:
-        _map(st, "seats[]", set(_SEAT_KEYS), _SEAT_KEYS[:8])
+        _map(st, "seats[]", None, _SEAT_KEYS[:8])
         _int(st["seat"], "seats[].seat", 0, n - 1)
         _need(st["kind"] in ("human", "bot"), "seats[].kind must be human or bot")
         _text(st["nick"], "seats[].nick", 64)
@@ -228,7 +232,18 @@ def _check_snap(snap: Any, get_variant: Any, levels: Sequence[str], who: Sequenc
     masked = snap.get("masked")
     if masked is not None:
         keys = ("key", "tag", "participants", "n", "seed", "m0")
-        _map(masked, "masked", set(keys), keys)
+        _map(masked, "masked", {*keys, "calls", "events"}, keys)
+        if "calls" in masked:  # the round is over, its audit awaited
+            calls = _list(masked["calls"], "masked.calls", MAX_PRIVATE_CALLS)
+            _need(all(type(c) is list and 1 <= len(c) <= 8 and type(c[0]) is str for c in calls),
+                  "masked.calls holds [name, arguments...] lists")
+            from rami_lan.core.codec import event_from_plain
+
+            for e in _list(masked.get("events", []), "masked.events", 100_000):
+                try:
+                    event_from_plain(e, variant)
+                except Exception as exc:  # noqa: BLE001 - the core's decoder
+                    raise _Schema(f"masked.events: an event does not decode ({str(exc)[:120]})") from None
         _bytes(masked["key"], "masked.key", 32)
         _bytes(masked["tag"], "masked.tag", limit=64)
         parts = _list(masked["participants"], "masked.participants", 8)
@@ -312,10 +327,13 @@ def _check_round_ctx(rnd: Any, what: str) -> None:
 
 
 def _check_journal_record(kind: str, b: Any, what: str, seats: int, variant: Any) -> int:
-    """One record after the snapshot; returns how many masked-round calls it holds."""
-    _need(kind in _RECORD_KINDS, f"{what}: unknown record kind")
+    """One record after the snapshot; returns how many masked-round calls it holds. A
+    kind `restore` does not know is skipped by it (a map, nothing more is asked)."""
+    if kind not in _RECORD_KINDS:
+        _need(type(b) is dict, f"{what} must be a map")
+        return 0
     keys, required = _RECORD_KINDS[kind]
-    _map(b, what, keys, required)
+    _map(b, what, None, required)
     if "seq" in b:
         _int(b["seq"], f"{what}.seq", 0, 2**53)
     if "seat" in b:
@@ -461,8 +479,10 @@ def _restore(cls: Any, snap: dict[str, Any], records: Sequence[Any],
             t.seq = max(t.seq, int(b["seq"]))
     if private is not None:
         stage = t.stage
-        try:  # a private round was being played: go on with it
+        try:  # a private round was being played (or its audit awaited): go on with it
             t._private_restore(private, private_bodies)
+            if t._audit_wait:  # the participants are resynced first, then send theirs again
+                t._audit_deadline = now + t.config.resume_grace + t.config.audit_timeout
             return t
         except Exception as exc:  # noqa: BLE001 - a journal that does not fit: the round is void
             log.warning("could not take up the private round from the journal (%s: %s): it is void",
