@@ -65,8 +65,9 @@ NICKS = {"p1": "Bruno", "p2": "Chloe"}
 REFUSED_WITHIN = 8.0
 """A restarted player's process that ends this soon was refused its seat."""
 
-VOID_REASONS = ("player_gone", "host_restarted")
-"""The reasons of a `RoundVoided` that a departure (or the host's restart) explains."""
+VOID_REASONS = ("player_gone", "no_answer", "host_restarted")
+"""The reasons of a `RoundVoided` that a departure, a participant stopped past its
+deadline (``no_answer``), or the host's restart explains."""
 
 
 @dataclass(frozen=True)
@@ -226,7 +227,7 @@ class ChaosResult:
             if why not in VOID_REASONS:
                 found.append(f"round {n} is void for a reason that names no departure: {why!r}")
             hit = {self.seat_of(e.target) for e in self.events if e.round_no in (n - 1, n, n + 1)}
-            if why == "player_gone" and seat is not None and seat not in hit:
+            if why in ("player_gone", "no_answer") and seat is not None and seat not in hit:
                 found.append(f"round {n} is void naming seat {seat + 1}, which was not disturbed "
                              f"(disturbed: {sorted(s + 1 for s in hit if s is not None)})")
         return found

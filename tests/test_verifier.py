@@ -854,3 +854,22 @@ def test_connection_lost_before_the_secrets_is_unchecked_not_failed(
     assert v.round(1).status is V.Status.UNCHECKED  # type: ignore[union-attr]
     v2, first = feed(facts, entries[:end])  # the host ends the session: its secrets are due
     assert v2.round(1).findings[0].code == "secrets_missing"  # type: ignore[union-attr]
+
+
+def test_late_joiner_between_rounds_is_not_flagged_for_the_last_rounds_list(
+        recorded: dict[str, list[Stream]]) -> None:
+    """A new process back with its token between rounds 1 and 2: a host (resumed, or not)
+    sends it round 1's commitments again, the list of a round over before it came back.
+    That is not round 2's list under a wrong tag (it failed round 2 with 'tag_wrong',
+    found by the chaos test): it is skipped, and round 2 is judged as usual."""
+    for facts, entries in recorded["long"]:
+        t1, t2 = tag_of(facts, 1), tag_of(facts, 2)
+        c1 = find(entries, lambda e, t1=t1: kind("commitments")(e) and e["msg"]["round_tag"] == t1)
+        ask2 = find(entries, lambda e, t2=t2: kind("commit_request")(e) and e["msg"]["round_tag"] == t2)
+        between = max(i for i in range(ask2) if kind("view")(entries[i])
+                      and entries[i]["msg"]["view"]["phase"] == "between")
+        late = [copy.deepcopy(entries[between]), copy.deepcopy(entries[c1])] + copy.deepcopy(entries[ask2:])
+        facts = dataclasses.replace(facts, rejoin=True)
+        v, first = feed(facts, late)
+        assert first is None, v.findings[:2]
+        assert v.round(2) is not None and v.round(2).status is not V.Status.FAILED  # type: ignore[union-attr]

@@ -560,6 +560,12 @@ class SeatVerifier:
                        f"a new commitment set arrived under the tag of round {known}: a tag "
                        "is used for one round only")
             return
+        if (known is None and (r is None or (not r.started and r.commits is None))
+                and self._next_round_no() > 1
+                and self._next_round_no() - 1 not in self._rounds
+                and msg.tag == round_tag(self.facts.table_id, self.facts.match_no,
+                                         self._next_round_no() - 1)):
+            return  # the last round's list again, a round over before we (re)joined: not ours to judge
         if r is None or r.tag != msg.tag or r.started:
             self._close_unjudged()
             expected_no = self._next_round_no()
