@@ -200,6 +200,9 @@ def test_every_message_builder_in_both_languages(lang):
     for status in Status:
         fr = FairnessRound(round_no=2, status=status, reason="", excluded=((1, "no_reveal"),))
         texts[f"fair {status}"] = M.fairness_details(fr, NAMES)
+        for void in ((2, "player_gone"), (2, "no_answer")):
+            texts[f"fair {status} void {void}"] = M.fairness_details(replace(fr, void=void), NAMES)
+        texts[f"fair {status} withheld"] = M.fairness_details(replace(fr, withheld=(1, 3)), NAMES)
     for level in ("debutant", "moyen", "expert"):
         texts[level] = M.bot_mark(level)
     from rami_lan.net.pake import WeakCode, WeakCodeError
@@ -485,7 +488,8 @@ def sample_events() -> list[E.Event]:
             E.TurnStarted(who, 3),
             E.RoundEnded(who, True, "out", (), (), (), ()),
             E.RoundEnded(who, False, "out", (), (), (), ()),
-            E.RoundVoided(2, who, "gone"),
+            E.RoundVoided(2, who, "gone"), E.RoundVoided(2, who, "player_gone"),
+            E.RoundVoided(2, who, "no_answer"),
             E.PlayersEliminated((who,)),
             E.MatchEnded(who, (), "limit"),
         ]
