@@ -125,3 +125,26 @@ def test_the_void_line_follows_its_reason_in_both_languages(lang: str, late: str
     fr = FairnessRound(round_no=2, status="partial", reason="", withheld=(1,))
     assert "Bruno" in fairness_details(fr, NAMES)
 
+
+
+def test_a_void_for_a_missed_deadline_is_a_record_verify_accepts() -> None:
+    """The host voids a round ``no_answer`` (its culprit still connected): the match
+    record's void entry is well formed (it was refused as an unknown reason) and
+    ``verify`` explains it."""
+    from record_tables import RecordingTable
+    from test_private_deal_liveness import GRIEFER
+
+    from rami_lan.net.record import check_record, verify
+
+    t = RecordingTable(variant="rami", seats=4, bots={3: "moyen"}, limit=50, private=True)
+    g = t.clients[GRIEFER]
+    t.clients[GRIEFER] = NoKeys(t, GRIEFER, g.nick, g.level, g.seed)
+    t.start()
+    t.run(until=lambda: t.machine.match.round_no >= 2)
+    rec = t.record
+    voids = [r["void"] for r in rec["rounds"] if r.get("void")]
+    assert voids and all(v["reason"] == "no_answer" for v in voids), voids
+    check_record(rec)
+    report = verify(rec)
+    assert report.ok, report.text()
+    assert any("missed its deadline" in n for n in report.notes), report.notes
