@@ -148,3 +148,25 @@ def test_a_void_for_a_missed_deadline_is_a_record_verify_accepts() -> None:
     report = verify(rec)
     assert report.ok, report.text()
     assert any("missed its deadline" in n for n in report.notes), report.notes
+
+
+@pytest.mark.parametrize("lang, late, gone", [
+    ("en", "did not answer in time", "is gone"),
+    ("fr", "n'a pas répondu à temps", "n'est plus là"),
+])
+def test_the_void_notice_says_left_or_late_by_its_data(lang: str, late: str, gone: str) -> None:
+    from rami_lan.cli.messages import notice_text
+    from rami_lan.net.notices import Notice, NoticeCode
+
+    i18n.set_language(lang)
+    code = NoticeCode.PRIVATE_ROUND_VOID
+    text = notice_text(Notice.of(code, seat=1, left=False), NAMES)
+    assert late in text and gone not in text and "Bruno" in text, text
+    assert gone in notice_text(Notice.of(code, seat=1, left=True), NAMES)
+    assert gone in notice_text(Notice.of(code, seat=1), NAMES)  # an older host: no ``left``
+
+
+def test_the_host_says_whether_a_void_rounds_culprit_left(tmp_path: Any) -> None:
+    t, g = _play(NoKeys, tmp_path)
+    voids = [d for c, d in t.machine.notices if c == "private_round_void"]
+    assert voids and all(d["seat"] == g.seat and d["left"] is False for d in voids), voids

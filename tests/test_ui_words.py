@@ -175,6 +175,8 @@ def notice_samples() -> list[Notice]:
     out = []
     for code in NoticeCode:
         out.append(Notice.of(code, **data))
+        if code is NoticeCode.PRIVATE_ROUND_VOID:
+            out += [Notice.of(code, seat=2, left=False), Notice.of(code, seat=2, left=True)]
         if code is NoticeCode.LEFT_OUT_OF_SHUFFLE:
             out += [Notice.of(code, seat=2, reason=r) for r in ("bad_reveal", "no_commit")]
     return out

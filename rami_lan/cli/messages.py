@@ -145,10 +145,13 @@ _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
         "{who} left the table and gave their hand to the host: the host's bot plays it for "
         "the rest of this round."
     ).format(who=_seat_name(n.get("seat"))),
-    NoticeCode.PRIVATE_ROUND_VOID: lambda n: _(
+    NoticeCode.PRIVATE_ROUND_VOID: lambda n: (_(
+        "{who} did not answer in time: nobody else can play their hidden cards, so this round "
+        "is void (no score). The next round is dealt.")
+        if n.get("left") is False else _(  # (an older host sends no ``left``: it was gone)
         "{who} is gone: nobody else can play their hidden cards, so this round is void (no "
         "score). The next round is dealt."
-    ).format(who=_seat_name(n.get("seat"))),
+    )).format(who=_seat_name(n.get("seat"))),
     NoticeCode.PRIVATE_DEAL_LATE: lambda n: (_(
         "{who} left: the table went on without what it waited for from them.")
         if n.get("left") else _(
