@@ -175,6 +175,8 @@ def notice_samples() -> list[Notice]:
     out = []
     for code in NoticeCode:
         out.append(Notice.of(code, **data))
+        if code is NoticeCode.PRIVATE_ROUND_VOID:
+            out += [Notice.of(code, seat=2, left=False), Notice.of(code, seat=2, left=True)]
         if code is NoticeCode.LEFT_OUT_OF_SHUFFLE:
             out += [Notice.of(code, seat=2, reason=r) for r in ("bad_reveal", "no_commit")]
     return out
@@ -200,6 +202,9 @@ def test_every_message_builder_in_both_languages(lang):
     for status in Status:
         fr = FairnessRound(round_no=2, status=status, reason="", excluded=((1, "no_reveal"),))
         texts[f"fair {status}"] = M.fairness_details(fr, NAMES)
+        for void in ((2, "player_gone"), (2, "no_answer")):
+            texts[f"fair {status} void {void}"] = M.fairness_details(replace(fr, void=void), NAMES)
+        texts[f"fair {status} withheld"] = M.fairness_details(replace(fr, withheld=(1, 3)), NAMES)
     for level in ("debutant", "moyen", "expert"):
         texts[level] = M.bot_mark(level)
     from rami_lan.net.pake import WeakCode, WeakCodeError
@@ -485,7 +490,8 @@ def sample_events() -> list[E.Event]:
             E.TurnStarted(who, 3),
             E.RoundEnded(who, True, "out", (), (), (), ()),
             E.RoundEnded(who, False, "out", (), (), (), ()),
-            E.RoundVoided(2, who, "gone"),
+            E.RoundVoided(2, who, "gone"), E.RoundVoided(2, who, "player_gone"),
+            E.RoundVoided(2, who, "no_answer"),
             E.PlayersEliminated((who,)),
             E.MatchEnded(who, (), "limit"),
         ]

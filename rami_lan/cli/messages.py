@@ -145,10 +145,13 @@ _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
         "{who} left the table and gave their hand to the host: the host's bot plays it for "
         "the rest of this round."
     ).format(who=_seat_name(n.get("seat"))),
-    NoticeCode.PRIVATE_ROUND_VOID: lambda n: _(
+    NoticeCode.PRIVATE_ROUND_VOID: lambda n: (_(
+        "{who} did not answer in time: nobody else can play their hidden cards, so this round "
+        "is void (no score). The next round is dealt.")
+        if n.get("left") is False else _(  # (an older host sends no ``left``: it was gone)
         "{who} is gone: nobody else can play their hidden cards, so this round is void (no "
         "score). The next round is dealt."
-    ).format(who=_seat_name(n.get("seat"))),
+    )).format(who=_seat_name(n.get("seat"))),
     NoticeCode.PRIVATE_DEAL_LATE: lambda n: (_(
         "{who} left: the table went on without what it waited for from them.")
         if n.get("left") else _(
@@ -396,9 +399,26 @@ def fairness_details(r: FairnessRound, names: Mapping[int, str] | None = None) -
         finally:
             _NAMES.reset(token)
         excluded = " " + _("Excluded from the shuffle: {seats}.").format(seats=seats)
+    token = _NAMES.set(names)
+    try:
+        culprit = _seat_name(r.void[0]) if r.void is not None and r.void[0] is not None else "?"
+        withheld = ", ".join(_seat_name(s) for s in r.withheld)
+    finally:
+        _NAMES.reset(token)
+    if r.status == Status.CHECKED and r.void is not None:  # a well-formed void: not a fault of the host
+        if r.void[1] == "no_answer":
+            return _("Round {n}: void because {who} did not answer in time; no score. Its "
+                     "shuffle's commitments are checked.").format(n=r.round_no, who=culprit) + excluded
+        return _("Round {n}: void because {who} left; no score. Its shuffle's commitments are "
+                 "checked.").format(n=r.round_no, who=culprit) + excluded
     if r.status == Status.CHECKED:
         return _("Round {n}: fair shuffle and rulings checked ({e} events replayed).").format(
             n=r.round_no, e=r.events_checked) + excluded
+    if r.status == Status.PARTIAL and r.withheld:
+        # (who owed the audit; the host only relays it: see docs/fair_shuffle.md, limits)
+        return _("Round {n}: only partly checked: the audit of the masked deck owed by {who} never "
+                 "came, so nobody can recompute this round's deck. Its shuffle's commitments are "
+                 "checked, its cards are not.").format(n=r.round_no, who=withheld)
     if r.status == Status.FAILED:
         text = _("Round {n}: fairness check FAILED: {why}").format(n=r.round_no, why=r.reason)
         if r.evidence:

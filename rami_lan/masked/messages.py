@@ -131,14 +131,49 @@ def _keys(plain: dict[str, Any], expected: set[str]) -> None:
         raise MessageError(f"fields missing {missing} or unexpected {extra}")
 
 
+def _stamp(plain: dict[str, Any], expected: set[str]) -> tuple[bytes, int | None]:
+    """Check a message's fields (``expected``, and the optional stamp ``tag``/``n``) and
+    return its stamp: the round tag it belongs to (b"": none) and its author's sequence
+    number in that round (None: none). See `MaskedMessage`."""
+    _keys(plain, expected | (_STAMP_FIELDS & set(plain)))
+    tag = plain.get("tag", b"")
+    if "tag" in plain and (not isinstance(tag, bytes) or not 1 <= len(tag) <= 255):
+        raise MessageError("tag must be the round tag: 1 .. 255 bytes")
+    n = plain.get("n")
+    return tag, None if n is None else _int("n", n, 0, _MAX_U32)
+
+
+def _stamped(msg: Any, plain: dict[str, Any]) -> dict[str, Any]:
+    """``plain`` with ``msg``'s stamp (only the parts it has: unstamped forms are unchanged)."""
+    if msg.tag:
+        plain["tag"] = msg.tag
+    if msg.n is not None:
+        plain["n"] = msg.n
+    return plain
+
+
+_STAMP_FIELDS = frozenset({"tag", "n"})
+
 # --------------------------------------------------------------------------- messages
 
 
 class MaskedMessage:
-    """Base of every masked-deck message (``KIND`` is its wire kind)."""
+    """Base of every masked-deck message (``KIND`` is its wire kind).
+
+    Every message may carry a **stamp** (optional fields, so forms without it still
+    parse): ``tag``, the round tag it belongs to, and ``n``, its author's sequence number
+    in that round on its channel (0, 1, ...; one count for the messages to everyone, one
+    per single recipient: a key for one seat, a hand gift for the relay). A participant
+    (`rami_lan.masked.session.Participant`) stamps all it sends and refuses a stamped
+    message of another round, or one whose number is not above the last it took from
+    that author on that channel (gaps are allowed): a late or replayed message is
+    refused, never taken as the next round's or as a new step.
+    """
 
     KIND: ClassVar[str] = ""
     seat: int
+    tag: bytes
+    n: int | None
 
     def to_plain(self) -> dict[str, Any]:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -152,14 +187,18 @@ class MaskPass(MaskedMessage):
     deck: int
     seat: int
     points: tuple[bytes, ...]
+    tag: bytes = b""
+    n: int | None = None
 
     def to_plain(self) -> dict[str, Any]:
-        return {"k": self.KIND, "deck": self.deck, "seat": self.seat, "points": list(self.points)}
+        return _stamped(self, {"k": self.KIND, "deck": self.deck, "seat": self.seat,
+                               "points": list(self.points)})
 
     @classmethod
     def parse(cls, plain: dict[str, Any], check_points: bool = True) -> MaskPass:
-        _keys(plain, {"k", "deck", "seat", "points"})
-        return cls(_deck(plain["deck"]), _seat("seat", plain["seat"]), _points(plain["points"], check_points))
+        tag, n = _stamp(plain, {"k", "deck", "seat", "points"})
+        return cls(_deck(plain["deck"]), _seat("seat", plain["seat"]), _points(plain["points"], check_points),
+                   tag, n)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,19 +210,21 @@ class LockPass(MaskedMessage):
     seat: int
     points: tuple[bytes, ...]
     commitments: tuple[bytes, ...]
+    tag: bytes = b""
+    n: int | None = None
 
     def to_plain(self) -> dict[str, Any]:
-        return {
+        return _stamped(self, {
             "k": self.KIND,
             "deck": self.deck,
             "seat": self.seat,
             "points": list(self.points),
             "commits": list(self.commitments),
-        }
+        })
 
     @classmethod
     def parse(cls, plain: dict[str, Any], check_points: bool = True) -> LockPass:
-        _keys(plain, {"k", "deck", "seat", "points", "commits"})
+        tag, n = _stamp(plain, {"k", "deck", "seat", "points", "commits"})
         points = _points(plain["points"], check_points)
         commits = _list("commits", plain["commits"], len(points), len(points))
         return cls(
@@ -191,6 +232,7 @@ class LockPass(MaskedMessage):
             _seat("seat", plain["seat"]),
             points,
             tuple(_digest(f"commitment {j}", c) for j, c in enumerate(commits)),
+            tag, n,
         )
 
 
@@ -204,20 +246,22 @@ class KeyRelease(MaskedMessage):
     to: int | None
     position: int
     key: bytes
+    tag: bytes = b""
+    n: int | None = None
 
     def to_plain(self) -> dict[str, Any]:
-        return {
+        return _stamped(self, {
             "k": self.KIND,
             "deck": self.deck,
             "seat": self.seat,
             "to": self.to,
             "pos": self.position,
             "key": self.key,
-        }
+        })
 
     @classmethod
     def parse(cls, plain: dict[str, Any]) -> KeyRelease:
-        _keys(plain, {"k", "deck", "seat", "to", "pos", "key"})
+        tag, n = _stamp(plain, {"k", "deck", "seat", "to", "pos", "key"})
         to = None if plain["to"] is None else _seat("to", plain["to"])
         return cls(
             _deck(plain["deck"]),
@@ -225,6 +269,7 @@ class KeyRelease(MaskedMessage):
             to,
             _position(plain["pos"]),
             _scalar("key", plain["key"]),
+            tag, n,
         )
 
 
@@ -236,26 +281,29 @@ class _PositionKeys(MaskedMessage):
     seat: int
     position: int
     keys: tuple[tuple[int, bytes], ...]
+    tag: bytes = b""
+    n: int | None = None
 
     def to_plain(self) -> dict[str, Any]:
-        return {
+        return _stamped(self, {
             "k": self.KIND,
             "deck": self.deck,
             "seat": self.seat,
             "pos": self.position,
             "keys": [[s, key] for s, key in self.keys],
-        }
+        })
 
     @classmethod
     def parse(cls, plain: dict[str, Any]) -> Self:
-        _keys(plain, {"k", "deck", "seat", "pos", "keys"})
+        tag, n = _stamp(plain, {"k", "deck", "seat", "pos", "keys"})
         pairs = []
         for item in _list("keys", plain["keys"], 1, _MAX_SEAT + 1):
             pair = _list("key pair", item, 2, 2)
             pairs.append((_seat("key seat", pair[0]), _scalar("key", pair[1])))
         if len({s for s, _ in pairs}) != len(pairs):
             raise MessageError("a seat's key is listed twice")
-        return cls(_deck(plain["deck"]), _seat("seat", plain["seat"]), _position(plain["pos"]), tuple(pairs))
+        return cls(_deck(plain["deck"]), _seat("seat", plain["seat"]), _position(plain["pos"]), tuple(pairs),
+                   tag, n)
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,18 +336,20 @@ class Handover(MaskedMessage):
     seat: int
     keys: tuple[tuple[int, int, bytes], ...]
     decks: tuple[tuple[int, bytes, tuple[int, ...]], ...] = ()
+    tag: bytes = b""
+    n: int | None = None
 
     def to_plain(self) -> dict[str, Any]:
-        return {
+        return _stamped(self, {
             "k": self.KIND,
             "seat": self.seat,
             "keys": [[d, p, key] for d, p, key in self.keys],
             "decks": [[d, key, list(perm)] for d, key, perm in self.decks],
-        }
+        })
 
     @classmethod
     def parse(cls, plain: dict[str, Any]) -> Handover:
-        _keys(plain, {"k", "seat", "keys", "decks"})
+        tag, n = _stamp(plain, {"k", "seat", "keys", "decks"})
         entries = []
         for item in _list("keys", plain["keys"], 0, MAX_DECKS * MAX_DECK):
             triple = _list("hand-over entry", item, 3, 3)
@@ -312,7 +362,7 @@ class Handover(MaskedMessage):
             decks.append((_deck(triple[0]), _scalar("round key", triple[1]), _permutation(triple[2])))
         if len({d for d, _, _ in decks}) != len(decks):
             raise MessageError("a deck is handed over twice")
-        return cls(_seat("seat", plain["seat"]), tuple(entries), tuple(decks))
+        return cls(_seat("seat", plain["seat"]), tuple(entries), tuple(decks), tag, n)
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,29 +423,30 @@ class AuditPublication(MaskedMessage):
     sent: tuple[SentRecord, ...]
     tag: bytes = b""
     """The round tag it is the audit of: a late audit is never taken as another round's."""
+    n: int | None = None
 
     def to_plain(self) -> dict[str, Any]:
-        return {
+        plain = {
             "k": self.KIND,
             "seat": self.seat,
             "tag": self.tag,
             "decks": [d.to_plain() for d in self.decks],
             "sent": [s.to_plain() for s in self.sent],
         }
+        if self.n is not None:
+            plain["n"] = self.n
+        return plain
 
     @classmethod
     def parse(cls, plain: dict[str, Any]) -> AuditPublication:
         # (a record written before audits carried their tag holds none: it still parses,
         # and a participant refuses an audit whose tag is not its round's)
-        _keys(plain, {"k", "seat", "decks", "sent"} | ({"tag"} if "tag" in plain else set()))
-        tag = plain.get("tag", b"")
-        if not isinstance(tag, bytes) or not len(tag) <= 255 or ("tag" in plain and not tag):
-            raise MessageError("tag must be the round tag: 1 .. 255 bytes")
+        tag, n = _stamp(plain, {"k", "seat", "decks", "sent"})
         decks = tuple(DeckSecretsRecord.parse(d) for d in _list("decks", plain["decks"], 0, MAX_DECKS))
         if len({d.deck for d in decks}) != len(decks):
             raise MessageError("a deck's secrets are listed twice")
         sent = tuple(SentRecord.parse(s) for s in _list("sent", plain["sent"], 0, MAX_SENT))
-        return cls(_seat("seat", plain["seat"]), decks, sent, tag)
+        return cls(_seat("seat", plain["seat"]), decks, sent, tag, n)
 
 
 _PARSERS: dict[str, Callable[[dict[str, Any]], MaskedMessage]] = {

@@ -33,7 +33,7 @@ The whole state is plain data: :meth:`~Participant.snapshot` /
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -232,6 +232,11 @@ class Participant:
         self._audits: dict[int, AuditPublication] = {}
         self._faults: list[Fault] = []
         self._report: AuditReport | None = None
+        self._next_n: dict[int, int] = {}
+        """Per channel (-1: everyone, else the one recipient): the sequence number of the
+        next message we send on it (every message is stamped)."""
+        self._last_n: dict[tuple[int, int], int] = {}
+        """Per (author, channel): the highest sequence number taken (see `MaskedMessage`)."""
 
     # ------------------------------------------------------------------ views
 
@@ -336,12 +341,14 @@ class Participant:
             raise MaskedProtocolError(f"position {msg.position} of deck {msg.deck} is not waiting for keys")
         if msg.to != self._holder(d, msg.position) or msg.to == msg.seat:
             raise MaskedProtocolError(f"position {msg.position} of deck {msg.deck} is not for seat {msg.to}")
+        self._check_stamp(msg)
         if key_commitment(self.tag, msg.deck, msg.seat, msg.position, msg.key) != d.commitment_of(
                 msg.seat, msg.position):
             return Fault(FaultKind.WRONG_KEY, msg.seat, msg.deck,
                          f"seat {msg.seat} released key {msg.key.hex()} for position {msg.position} of deck "
                          f"{msg.deck} to seat {msg.to}; it does not match the commitment of its lock pass",
                          (msg.position,))
+        self._took(msg)  # (its sender's sequence number: the relay sees all it sends)
         return None
 
     # ------------------------------------------------------------------ local calls
@@ -399,7 +406,7 @@ class Participant:
         out: list[Outgoing] = []
         if recipient != self.seat:
             key = self._release_key(d, position)
-            out.append(Outgoing(recipient, KeyRelease(deck, self.seat, recipient, position, key)))
+            out.append(self._outgoing(recipient, KeyRelease(deck, self.seat, recipient, position, key)))
             self._sent.append(SentRecord(KeyRelease.KIND, deck, position, recipient))
         if recipient in (self.seat, None):
             d.keys.setdefault(position, {})[self.seat] = d.secrets.position_keys[position]
@@ -418,7 +425,7 @@ class Participant:
         d.public.add(position)
         self._sent.append(SentRecord(CardReveal.KIND, deck, position, None))
         event = CardPublic(deck, position, d.assigned[position], d.cards[position])
-        return Result((Outgoing(None, message),), (event,))
+        return Result((self._outgoing(None, message),), (event,))
 
     def hand_over(self) -> Result:
         """Leave for good: give the relay every card of our hand (all its keys, to the relay
@@ -436,7 +443,8 @@ class Participant:
                     continue
                 if j not in d.cards:
                     raise MaskedStateError(f"position {j} of deck {d.deck} is still on its way to us")
-                gifts.append(Outgoing(self.relay, HandGift(d.deck, self.seat, j, self._reveal_keys(d, j))))
+                gift = HandGift(d.deck, self.seat, j, self._reveal_keys(d, j))
+                gifts.append(self._outgoing(self.relay, gift))
                 self._sent.append(SentRecord(HandGift.KIND, d.deck, j, self.relay))
         entries = tuple(
             (d.deck, j, d.secrets.position_keys[j])
@@ -447,7 +455,7 @@ class Participant:
         )
         decks = tuple((d.deck, d.secrets.round_key, d.secrets.permutation) for d in self._decks)
         self._phase = Phase.LEFT
-        return Result((*gifts, Outgoing(None, Handover(self.seat, entries, decks))))
+        return Result((*gifts, self._outgoing(None, Handover(self.seat, entries, decks))))
 
     def publish_audit(self) -> Result:
         """Round end (or a round voided mid-shuffle): publish our secrets and what we sent."""
@@ -464,7 +472,7 @@ class Participant:
         )
         self._audits[self.seat] = pub
         self._phase = Phase.AUDITING
-        return Result((Outgoing(None, pub),)) + self._maybe_finish_audit(force=False)
+        return Result((self._outgoing(None, pub),)) + self._maybe_finish_audit(force=False)
 
     def close_audit(self) -> Result:
         """Audit timeout: audit now, naming every participant whose publication is missing."""
@@ -488,6 +496,12 @@ class Participant:
             raise MaskedProtocolError(f"no masked-deck message expected in phase {self._phase.value}")
         if message.seat == self.seat:
             raise MaskedProtocolError("a message in our own name came back to us")
+        self._check_stamp(message)
+        result = self._dispatch(message)
+        self._took(message)
+        return result
+
+    def _dispatch(self, message: MaskedMessage) -> Result:
         match message:
             case MaskPass():
                 return self._on_mask(message)
@@ -712,7 +726,7 @@ class Participant:
                 d.keys.setdefault(j, {})[self.seat] = d.secrets.position_keys[j]
                 result += self._try_unmask(d, j)
             elif self.seat in d.order:
-                out.append(Outgoing(self.relay, KeyRelease(deck, self.seat, self.relay, j,
+                out.append(self._outgoing(self.relay, KeyRelease(deck, self.seat, self.relay, j,
                                                            self._release_key(d, j))))
                 self._sent.append(SentRecord(KeyRelease.KIND, deck, j, self.relay))
         return Result(tuple(out)) + result + self._maybe_finish_audit(force=False)
@@ -743,6 +757,29 @@ class Participant:
 
     # ------------------------------------------------------------------ internals
 
+    def _outgoing(self, to: int | None, message: MaskedMessage) -> Outgoing:
+        """A message we send, stamped with our round's tag and our next sequence number."""
+        channel = _channel(message, self.relay)
+        n = self._next_n.get(channel, 0)
+        self._next_n[channel] = n + 1
+        return Outgoing(to, replace(message, tag=self.tag, n=n))  # type: ignore[type-var]
+
+    def _check_stamp(self, msg: MaskedMessage) -> None:
+        """Refuse a stamped message of another round, or one whose sequence number is not
+        above the last we took from its author (late, or replayed). Unstamped forms (an
+        older client) pass: they are checked as before."""
+        if msg.tag and msg.tag != self.tag:
+            raise MaskedProtocolError(f"seat {msg.seat}'s {msg.KIND} is of another round "
+                                      f"({msg.tag.hex()[:16]})")
+        last = self._last_n.get((msg.seat, _channel(msg, self.relay)), -1)
+        if msg.n is not None and msg.n <= last:
+            raise MaskedProtocolError(f"seat {msg.seat}'s {msg.KIND} number {msg.n} is not after its "
+                                      f"last one ({last}): late or replayed")
+
+    def _took(self, msg: MaskedMessage) -> None:
+        if msg.n is not None:
+            self._last_n[(msg.seat, _channel(msg, self.relay))] = msg.n
+
     def _advance(self, d: _Deck) -> Result:
         out: list[Outgoing] = []
         m = len(d.order)
@@ -754,7 +791,7 @@ class Participant:
                 fault = self._bad_point(d, previous, len(d.masks) - 1, "mask")
                 return Result(tuple(out)) + self._fault(fault)
             d.masks.append(points)
-            out.append(Outgoing(None, MaskPass(d.deck, self.seat, points)))
+            out.append(self._outgoing(None, MaskPass(d.deck, self.seat, points)))
         while len(d.masks) == m and len(d.locks) < m and d.order[len(d.locks)] == self.seat:
             previous = d.locks[-1] if d.locks else d.masks[-1]
             try:
@@ -769,7 +806,7 @@ class Participant:
             )
             d.locks.append(points)
             d.commitments.append(commits)
-            out.append(Outgoing(None, LockPass(d.deck, self.seat, points, commits)))
+            out.append(self._outgoing(None, LockPass(d.deck, self.seat, points, commits)))
         events: tuple[Event, ...] = ()
         if d.ready:
             self._phase = Phase.PLAYING
@@ -944,6 +981,8 @@ class Participant:
             "received": sorted([r.kind, r.deck, r.position, r.sender] for r in self._received),
             "audits": [a.to_plain() for _, a in sorted(self._audits.items())],
             "faults": [f.to_plain() for f in self._faults],
+            "next_n": _pairs(self._next_n),
+            "last_n": sorted([a, c, n] for (a, c), n in self._last_n.items()),
         }
 
     @classmethod
@@ -961,9 +1000,23 @@ class Participant:
         audits = [AuditPublication.parse(a) for a in plain["audits"]]
         p._audits = {a.seat: a for a in audits}
         p._faults = [Fault.from_plain(f) for f in plain["faults"]]
+        # (journal before sending: a restored participant that reused a number for another
+        # message would be refused by every receiver as replaying)
+        p._next_n = {int(c): int(n) for c, n in plain.get("next_n", [])}
+        p._last_n = {(int(a), int(c)): int(n) for a, c, n in plain.get("last_n", [])}
         if p._phase is Phase.COMPLETE:
             p._report = audit_view(p._view(), p._audits, p._faults)
         return p
+
+
+def _channel(msg: MaskedMessage, relay: int) -> int:
+    """A message's channel for its sequence number: its one recipient (a key for one
+    seat, a hand gift for the relay), else -1 (everyone). Order is kept per channel."""
+    if isinstance(msg, KeyRelease) and msg.to is not None:
+        return msg.to
+    if isinstance(msg, HandGift):
+        return relay
+    return -1
 
 
 def _pairs(mapping: dict[int, Any]) -> list[list[Any]]:

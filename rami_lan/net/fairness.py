@@ -68,6 +68,12 @@ class FairnessRound:
     events_checked: int = 0
     excluded: tuple[tuple[int, str], ...] = ()
     """(seat, reason code) of every seat the host announced excluded from the seed."""
+    void: tuple[int | None, str] | None = None
+    """A void round: (the seat it names, the reason code: ``player_gone`` it left,
+    ``no_answer`` it missed a deadline)."""
+    withheld: tuple[int, ...] = ()
+    """Participants that withheld their masked-deck audit (the round is ``partial``:
+    their fault, neither the host's nor ours)."""
 
     @property
     def ok(self) -> bool:
@@ -242,7 +248,7 @@ class FairnessTracker:
         """Rounds whose state changed since the last call (writes evidence of new failures)."""
         out = []
         for r in self.verifier.rounds():
-            key = f"{r.status.value}|{r.reason}|{r.excluded}"
+            key = f"{r.status.value}|{r.reason}|{r.excluded}|{r.withheld}"
             if self._reported.get(r.round_no) == key:
                 continue
             if r.status is V.Status.PENDING and r.round_no not in self._reported:
@@ -256,7 +262,7 @@ class FairnessTracker:
 
     def _view(self, r: V.RoundFairness) -> FairnessRound:
         return FairnessRound(r.round_no, r.status.value, r.reason, self.evidence.get(r.round_no),
-                             r.cards_checked, r.events_checked, r.excluded)
+                             r.cards_checked, r.events_checked, r.excluded, r.void, r.withheld)
 
     def summary(self) -> dict[str, int]:
         """How many rounds are in each state."""

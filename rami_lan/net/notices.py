@@ -58,8 +58,9 @@ class NoticeCode(enum.StrEnum):
     """Private dealing, from the host: ``seat`` left mid-round and gave the host its hand;
     the host's bot plays that seat for the rest of the round."""
     PRIVATE_ROUND_VOID = "private_round_void"
-    """Private dealing, from the host: ``seat`` (None: unknown) is gone for good, so this
-    round is void (no score); the next round is dealt."""
+    """Private dealing, from the host: ``seat`` (None: unknown) is gone for good, or
+    (``left`` False) still connected but missed a deadline, so this round is void (no
+    score); the next round is dealt."""
     PRIVATE_DEAL_LATE = "private_deal_late"
     """Private dealing, from the host: ``seat`` did not send a masked message it owed
     before its deadline (``left``: its connection is gone: it left)."""

@@ -420,7 +420,7 @@ MAX_MASKED_DECKS = 64
 MAX_PARTICIPANTS = 8
 """Participants of one masked deck (4 seats and a dedicated host: 5 at most today)."""
 VOID_REASONS = frozenset({"player_gone", "host_restarted", "no_participant", "fault",
-                          "shuffle_stopped"})
+                          "shuffle_stopped", "no_answer"})
 """Why a round is void (``void.reason``): `verify` explains each one."""
 
 _TOP_FIELDS = frozenset({"format", "version", "table_id", "match_no", "name", "variant",
@@ -719,6 +719,7 @@ def verify(record: Mapping[str, Any]) -> VerifyReport:
 
 VOID_TEXT = {
     "player_gone": "a player holding hidden cards was gone for good (private dealing): no score",
+    "no_answer": "a player holding hidden cards missed its deadline (private dealing): no score",
     "host_restarted": "the host restarted during the private round and could not take it up: "
                       "no score",
     "no_participant": "nobody was left to hold the masked deck's keys: no score",

@@ -961,7 +961,8 @@ class PrivateDealing:
         gone = seat is None or self.seats[seat].conn is None  # type: ignore[attr-defined]
         who = f"seat {seat + 1}" if seat is not None else "a participant"
         self._notice(f"{who} {'is gone' if gone else 'did not answer'}: this private round "  # type: ignore[attr-defined]
-                     "is void (no score); the next round is dealt", "private_round_void", seat=seat)
+                     "is void (no score); the next round is dealt", "private_round_void", seat=seat,
+                     left=gone)
         self._held_action = None
         self._timeout_half = None
         self._owed_since = {}

@@ -297,6 +297,12 @@ class RoundFairness:
     findings: tuple[Finding, ...] = ()
     excluded: tuple[tuple[int, str], ...] = ()
     """Seats whose secret the host announced it would not use, with the reason code."""
+    void: tuple[int | None, str] | None = None
+    """A void round: the seat it names and the event's reason code (``player_gone``: it
+    left; ``no_answer``: it missed a deadline), else None."""
+    withheld: tuple[int, ...] = ()
+    """Participants that withheld their masked-deck audit: the round's deck order can not
+    be recomputed, so its cards are not checked (their fault, neither the host's nor ours)."""
 
     @property
     def ok(self) -> bool:
@@ -345,6 +351,8 @@ class _Round:
     opened: set[int] = field(default_factory=set)
     voided: bool = False  # RoundVoided: nothing of the round counts
     void_seed: bytes | None = None
+    void: tuple[int | None, str] | None = None  # the RoundVoided's (seat, reason)
+    withheld: tuple[int, ...] = ()  # participants whose masked-deck audit never came
     # private dealing
     masked: bool = False
     orders: dict[int, tuple[int, ...]] | None = None
@@ -685,6 +693,7 @@ class SeatVerifier:
                     and not self._cur.started and not self._cur.judged:
                 self._cur.events.append(ev)  # void before its deal (private dealing)
                 self._cur.voided = self._cur.ended = True
+                self._cur.void = (ev.seat, ev.reason)
                 continue
             if in_round and self._cur is not None:
                 r = self._cur
@@ -841,6 +850,7 @@ class SeatVerifier:
         elif isinstance(ev, E.RoundVoided):
             r.voided = True
             r.ended = True
+            r.void = (ev.seat, ev.reason)
         elif isinstance(ev, E.Knocked):
             if not r.pile or r.pile[-1] != ev.card:
                 self._fail(r, "pile_knock", f"seat {ev.seat} knocked for {ev.card}, the pile's "
@@ -1055,7 +1065,10 @@ class SeatVerifier:
             r.void_seed = seed
             if r.status is Status.PENDING:
                 r.status = Status.CHECKED
-                r.reason = "the round was void (a player was gone): no score, nothing to replay"
+                r.reason = _void_reason(r.void)
+            return
+        if r.withheld:  # no deck order to replay with: the commit-reveal is all we can check
+            self._partial(r, _withheld_reason(r.withheld))
             return
         if not r.started:
             r.reason = r.reason or "the round was abandoned before the deal"
@@ -1085,14 +1098,24 @@ class SeatVerifier:
                 self._fail(r, "masked_audit", "the masked deck's audit found: " + "; ".join(faults[:4]))
             r.orders = {}
             return
-        if 0 not in msg.orders or sorted(msg.orders[0]) != list(range(n)):
-            self._fail(r, "masked_audit", "the masked deck's audit gives no whole deck order")
-            r.orders = {}
-        else:
+        withheld = _withheld(msg.faults, self.facts.host_seat)
+        faults = tuple(f for f in msg.faults if _withheld((f,), self.facts.host_seat) == ())
+        whole = 0 in msg.orders and sorted(msg.orders[0]) == list(range(n))
+        if whole:
             r.orders = {int(k): tuple(v) for k, v in msg.orders.items()}
             r.gen_decks = dict(msg.gen_decks)
-        if msg.faults:
-            self._fail(r, "masked_audit", "the masked deck's audit found: " + "; ".join(msg.faults[:4]))
+        elif withheld and not faults:
+            # Another participant withheld its audit (the host closed it at its deadline,
+            # naming it): without its secrets nobody can recompute the deck. Not the
+            # host's fault nor ours: the round is partly checked, the culprit named.
+            r.withheld = withheld
+            r.orders = {}
+            self._partial(r, _withheld_reason(withheld))
+        else:
+            self._fail(r, "masked_audit", "the masked deck's audit gives no whole deck order")
+            r.orders = {}
+        if faults:
+            self._fail(r, "masked_audit", "the masked deck's audit found: " + "; ".join(faults[:4]))
         deferred, r.deferred = r.deferred, None
         if deferred is not None:
             self._on_secrets(deferred)
@@ -1334,10 +1357,39 @@ class SeatVerifier:
         if status is Status.CHECKED and r.gap:
             status, reason = Status.PARTIAL, r.gap
         return RoundFairness(r.round_no, r.tag, status, reason, r.cards_checked,
-                             r.events_checked, tuple(r.findings), tuple(sorted(r.announced.items())))
+                             r.events_checked, tuple(r.findings), tuple(sorted(r.announced.items())),
+                             r.void if r.voided else None, r.withheld)
 
 
 _GAP = object()
+
+_MISSING_AUDIT = "MISSING_AUDIT by seat "
+
+
+def _withheld(faults: Sequence[str], host_seat: int) -> tuple[int, ...]:
+    """The participants an audit names for a missing publication (``MISSING_AUDIT by seat
+    N: ...``), the host's own seat left out: a host that withholds its own audit is not
+    excused (its round fails, naming it)."""
+    seats = set()
+    for f in faults:
+        if f.startswith(_MISSING_AUDIT):
+            head = f[len(_MISSING_AUDIT):].split(":", 1)[0]
+            if head.isdigit() and int(head) != host_seat:
+                seats.add(int(head))
+    return tuple(sorted(seats))
+
+
+def _withheld_reason(seats: Sequence[int]) -> str:
+    """The round's reason (fixed words, translated; the seats are in ``withheld``)."""
+    return ("a participant withheld its masked-deck audit: this round's deck order can not be "
+            "recomputed, so its cards are not checked (the seed's commit-reveal is)")
+
+
+def _void_reason(void: tuple[int | None, str] | None) -> str:
+    """A void round's reason (fixed words, translated; the seat is in ``void``)."""
+    if void is not None and void[1] == "no_answer":
+        return "the round was void (a player missed a deadline): no score, nothing to replay"
+    return "the round was void (a player was gone): no score, nothing to replay"
 
 
 def _on_masked_refused(self: SeatVerifier, msg: MaskedRefused) -> None:

@@ -20,6 +20,24 @@ def reason_text(reason: str) -> str:
     }.get(reason, reason)
 
 
+def void_text(ev: E.RoundVoided, me: int, name: Names) -> str:
+    """A void round's line, by its reason: its culprit left (``player_gone``) or, still
+    connected, missed a deadline (``no_answer``)."""
+    late = ev.reason == "no_answer"
+    if ev.seat is not None and ev.seat == me:
+        if late:
+            return _("Round {n} is void: you did not answer in time and nobody else can play "
+                     "your hidden cards. No score; the next round is dealt.").format(n=ev.round_no)
+        return _("Round {n} is void: you left and nobody else can play your hidden cards. "
+                 "No score; the next round is dealt.").format(n=ev.round_no)
+    who = name(ev.seat) if ev.seat is not None else "?"
+    if late:
+        return _("Round {n} is void: {who} did not answer in time and nobody else can play "
+                 "their hidden cards. No score; the next round is dealt.").format(n=ev.round_no, who=who)
+    return _("Round {n} is void: {who} is gone and nobody else can play their hidden "
+             "cards. No score; the next round is dealt.").format(n=ev.round_no, who=who)
+
+
 def describe(ev: E.Event, me: int, name: Names) -> str | None:
     """One log line for ``ev`` as seen by seat ``me``; None for events not worth a line."""
     mine = getattr(ev, "seat", None) == me
@@ -97,9 +115,7 @@ def describe(ev: E.Event, me: int, name: Names) -> str | None:
             return _("{who} goes out in one go: rami!").format(who=name(ev.winner))
         return _("{who} goes out!").format(who=name(ev.winner))
     if isinstance(ev, E.RoundVoided):
-        return _("Round {n} is void: {who} is gone and nobody else can play their hidden "
-                 "cards. No score; the next round is dealt.").format(
-            n=ev.round_no, who=name(ev.seat) if ev.seat is not None else "?")
+        return void_text(ev, me, name)
     if isinstance(ev, E.PlayersEliminated):
         if tuple(ev.seats) == (me,):
             return _("You are eliminated.")
