@@ -136,7 +136,7 @@ def _forge(t: MaskedTable, c: WireClient, kind: str) -> P.Message:
     raise AssertionError(kind)
 
 
-ATTACKS = ["show_bare", "show_made_up", "sync_draw_254", "sync_void_254", "sync_void_self",
+ATTACKS = ["show_bare", "show_made_up", "sync_draw_254", "sync_void_254",
            "sync_rewritten", "events_draw_254", "events_draw_out_of_turn", "events_round_ended",
            "second_deal"]
 
@@ -161,6 +161,27 @@ def test_a_forged_host_message_gets_nothing_and_names_the_host(kind: str, tmp_pa
     [r] = [r for r in c.tracker.verifier.rounds() if r.round_no == t.machine.match.round_no]
     assert r.status == "failed" and any(f.code == "masked_refused" for f in r.findings)
     # What went out reaches the host: it still names no hidden card.
+    while t.inbox:
+        t.handle(*t.inbox.popleft())
+    assert host_names(t, secret) == []
+
+
+def test_a_void_naming_us_is_taken_but_gives_nothing(tmp_path: Any) -> None:
+    """The host says we did not answer in time (true for a frozen laptop, or a lie): the
+    round is void for us too, without our audit, so the host learns no card of ours
+    either way, and we do not accuse the host of a stop that may well have been ours
+    (the chaos test's stopped players failed their rounds naming the host)."""
+    t = _table()
+    t.evidence_dir = tmp_path
+    _at_turn(t, 6)
+    secret = hidden(t)
+    c = t.clients[1]
+    before, refused = len(t.inbox), len(c.ms.problems)
+    c.receive(pack(_forge(t, c, "sync_void_self")))
+    assert "mk_audit" not in _sent_after(t, c, before)  # (a resync resends what went before)
+    assert len(c.ms.problems) == refused
+    [r] = [r for r in c.tracker.verifier.rounds() if r.round_no == t.machine.match.round_no]
+    assert r.status != "failed", r
     while t.inbox:
         t.handle(*t.inbox.popleft())
     assert host_names(t, secret) == []
@@ -254,7 +275,9 @@ def test_the_replay_admits_an_honest_turn_and_refuses_each_made_up_draw() -> Non
     assert g.admit(E.StockDrawn(1, None, 40, 0)) == ""
     assert "whose turn" in g.admit(E.StockDrawn(1, None, 41, 0))  # a second draw
     assert "go out" in g.admit(E.RoundEnded(1, False, "out", (), (), (), ()))
-    assert "void" in g.admit(E.RoundVoided(1, 1, "player_gone"))  # it names us
+    assert "void" in g.admit(E.RoundVoided(1, HOST, "player_gone"))  # it names the host
+    assert g.admit(E.RoundVoided(1, 1, "no_answer")) == ""  # it names us: void for us too
+    g.over = False
     assert g.admit(E.RoundVoided(1, 0, "player_gone")) == ""  # another remote participant
 
 

@@ -381,8 +381,11 @@ class MaskedSeat:
             elif isinstance(ev, E.RoundEnded | E.RoundVoided):
                 if self.p.phase not in (Phase.PLAYING, Phase.SHUFFLING):
                     continue
-                if isinstance(ev, E.RoundVoided) and ev.seat is None:
-                    self._gone = True  # the host lost the round (a restart): no audit for it
+                if isinstance(ev, E.RoundVoided) and ev.seat in (None, self.seat):
+                    # The host lost the round (a restart), or says we did not answer in time
+                    # (a frozen laptop, a stopped process): no audit from us, so our hand
+                    # stays ours whether or not that is true; the round is void for us too.
+                    self._gone = True
                     break
                 for cid in list(self._mine):  # the hand is shown (the host asked with mk_show)
                     self._mine.pop(cid, None)

@@ -325,7 +325,7 @@ class PublicReplay:
         return ""
 
     def _RoundVoided(self, ev: E.RoundVoided) -> str:
-        if ev.seat is not None and (ev.seat not in self.participants or ev.seat in (self.seat, self.host)):
+        if ev.seat is not None and (ev.seat not in self.participants or ev.seat == self.host):
             return (f"a void round naming seat {ev.seat}: only a gone remote participant of this "
                     "masked round voids it")
         self.over = True
