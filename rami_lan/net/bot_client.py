@@ -106,6 +106,12 @@ class BotClient:
                 answered_between = view.round_no
                 await s.next_round("continue")
                 continue
+            if view.my_turn and any(c is None for c in view.hand):
+                # Private dealing: a card of our hand we can not unmask (our keys were lost
+                # with a crashed process): no move can be chosen from this view; the table's
+                # deadline plays the seat.
+                log.warning("a view whose hand holds cards we do not know: not playing it")
+                continue
             if view.my_turn and (acted_on != view_id or (retry and retries < 3)):
                 if acted_on == view_id:  # our action on this very view was refused
                     retries += 1

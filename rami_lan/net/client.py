@@ -689,6 +689,9 @@ class RemoteTableSession:
             return
         # Private dealing: masked-deck messages are used at once; every other message waits,
         # in order, while a key for one of our own cards is still on its way (`SeatMachine`).
+        if isinstance(msg, P.Masked) and msg.m.get("k") in ("mk_own", "mk_orders"):
+            self._on_owner_masked(msg.m)  # a round dealt without us in its masked deck
+            return
         if isinstance(msg, P.Masked):
             step = sm.receive(msg.m)
         elif isinstance(msg, P.Events):
@@ -786,7 +789,10 @@ class RemoteTableSession:
         holds none): ``mk_own`` says a round is dealt from a masked deck, ``mk_orders``
         gives the host's audited orders, which our verifier replays the round with. Any
         other masked message, or one that does not parse, is dropped (logged)."""
-        if self.tracker is None or self.seat != self.table.get("host_seat"):
+        ms = self.masked
+        ours = self.seat == self.table.get("host_seat") or (
+            ms is not None and ms.tag != m.get("tag"))  # a round we hold no keys of (benched)
+        if self.tracker is None or not ours:
             log.warning("private dealing: a masked message for no participant dropped")
             return
         try:

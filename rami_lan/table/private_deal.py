@@ -168,9 +168,14 @@ class PrivateDealing:
         """The host's own player (``mk_own``, ``mk_orders``): its seat's keys are the
         host's, so its client is no participant, but its verifier must know that the
         round is dealt from a masked deck and, at the end, the audited orders."""
-        owner = self.seats.get(self.host_seat)  # type: ignore[attr-defined]
-        if owner is not None and owner.conn is not None:
-            self._send(owner.conn, F.Msg("masked", {"m": plain}))  # type: ignore[attr-defined]
+        mr = self._masked
+        for seat, info in self.seats.items():  # type: ignore[attr-defined]
+            # the host's own player, and a player out of this round's masked deck (it left
+            # the private deal: the host's bot plays its seat with the host's keys)
+            if info.conn is None or (seat != self.host_seat  # type: ignore[attr-defined]
+                                     and (mr is None or seat in mr.participants)):
+                continue
+            self._send(info.conn, F.Msg("masked", {"m": plain}))  # type: ignore[attr-defined]
 
     def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
         if plain.get("k") != "mk_hand":  # kept for a reconnect (`_private_resync`)
