@@ -132,7 +132,7 @@ def key_help(result: bool = False, can_invite: bool = True) -> list[str]:
           "table meld (lay it off there) or onto the discard pile (discard it)."),
         _("A blue line under cards of your hand: they make a meld. C: cards in two or "
           "four colours (remembered)."),
-        _("Underlined cards form melds. (8♣) on the table: a joker standing for 8♣."),
+        _("(8♣) on the table: a joker standing for 8♣."),
         _("Opening: until you open, \"15/30\" shows what your melds make against the "
           "threshold; m prepares only an opening the rules accept."),
     ]
