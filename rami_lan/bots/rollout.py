@@ -34,7 +34,7 @@ world for the opponents and once per candidate for the searching seat
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rami_lan.bots.quick import quick_partition
 from rami_lan.bots.sampler import World
@@ -144,24 +144,7 @@ class EndGame:
 
     def pick(self, hand: list[Card], taken: Card | None) -> Card:
         """The play-out's discard: most points, fewest neighbours, a joker last."""
-        best: Card | None = None
-        best_s = -1e9
-        for c in hand:
-            if c is taken and len(hand) > 1:
-                continue
-            if not c.rank:
-                s = -100.0
-            else:
-                conn = 0
-                for d in hand:
-                    if d is c or not d.rank:
-                        continue
-                    if d.rank == c.rank or (d.suit == c.suit and abs(d.rank - c.rank) <= 2):
-                        conn += 1
-                s = hand_points(self.v, c) - 8.0 * conn
-            if s > best_s:
-                best, best_s = c, s
-        return best if best is not None else hand[0]
+        return playout_discard(hand, taken, lambda c: hand_points(self.v, c))
 
     def playout(
         self,
@@ -374,3 +357,28 @@ def race_draw_outcomes(
                 row.append(sum(opp_pen[s] for s in others) / max(1, n - 1)
                            - (game.penalty(hand) * mult + bonus))
     return stock_row, take_row
+
+
+
+def playout_discard(hand: list[Card], taken: Card | None, points: Callable[[Card], float]) -> Card:
+    """A play-out's discard: the card of most ``points`` with the fewest neighbours in the
+    hand (same rank, or same suit within two), a joker last, never ``taken`` (the single
+    top card taken this turn) unless it is the only card."""
+    best: Card | None = None
+    best_s = -1e9
+    for c in hand:
+        if c is taken and len(hand) > 1:
+            continue
+        if not c.rank:
+            s = -100.0
+        else:
+            conn = 0
+            for d in hand:
+                if d is c or not d.rank:
+                    continue
+                if d.rank == c.rank or (d.suit == c.suit and abs(d.rank - c.rank) <= 2):
+                    conn += 1
+            s = points(c) - 8.0 * conn
+        if s > best_s:
+            best, best_s = c, s
+    return best if best is not None else hand[0]

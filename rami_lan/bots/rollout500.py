@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from rami_lan.bots.quick import QuickPartition, quick_partition
-from rami_lan.bots.rollout import table_fits
+from rami_lan.bots.rollout import playout_discard, table_fits
 from rami_lan.bots.tactics import completes_meld, meld_value
 from rami_lan.core.cards import Card
 from rami_lan.core.melds import Meld, hand_points
@@ -126,24 +126,7 @@ class Round500:
 
     def pick(self, hand: list[Card], taken: Card | None) -> Card:
         """The play-out's discard: most points, fewest neighbours, a joker last."""
-        best: Card | None = None
-        best_s = -1e9
-        for c in hand:
-            if c is taken and len(hand) > 1:
-                continue
-            if not c.rank:
-                s = -100.0
-            else:
-                conn = 0
-                for d in hand:
-                    if d is c or not d.rank:
-                        continue
-                    if d.rank == c.rank or (d.suit == c.suit and abs(d.rank - c.rank) <= 2):
-                        conn += 1
-                s = self.hp(c) - 8.0 * conn
-            if s > best_s:
-                best, best_s = c, s
-        return best if best is not None else hand[0]
+        return playout_discard(hand, taken, self.hp)
 
     def playout(
         self,
