@@ -440,8 +440,9 @@ class SeatVerifier:
         if handler is None:
             raise TypeError(f"not a verifier input: {item!r}")
         if self._first_view and not isinstance(item, ViewSeen | Disconnected):
-            if isinstance(item, CommitmentsSeen | SecretsSeen):
-                self._early.append(item)  # a state resend before the first view?
+            if isinstance(item, CommitmentsSeen | SecretsSeen | MaskedRoundSeen):
+                # a state resend (or a private round's resync) before the first view?
+                self._early.append(item)
                 return []
             self._first_view = False  # no view first (a record, a simulation): a normal start
             for early in self._pop_early():
