@@ -23,7 +23,11 @@ every decision of private dealing at a client:
 * **the timed-out automatic move** (``mk_timeout``): the host can not play our hidden
   hand; the rules choose the move (`core.shadow.automatic_move`), once per view;
 * **leaving mid-round**: the hand-over, waiting up to `HAND_OVER_WAIT` seconds for a card
-  of ours still on its way.
+  of ours still on its way;
+* **surviving a crash**: what the round needs from us that the host's resync can not give
+  back (our secrets' randomness, the reveals we chose: `rami_lan.table.seat_keys`) goes to
+  the ``keep`` sink whenever it changes, before the messages it makes possible are handed
+  out (write-ahead); a relaunched client gives it back with `restore`.
 
 No sockets, no clock (``now`` is given), no event loop: tests drive it directly.
 """
