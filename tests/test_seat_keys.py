@@ -194,3 +194,42 @@ def test_a_client_crashed_mid_round_goes_on_with_the_round_from_its_journal(keep
         # Without its keys the relaunched seat can not go on: that round is lost.
         assert voids or not t.machine.over or tag not in stayed.ms.reports
         assert tag not in new.ms.reports
+
+
+def test_a_host_resumed_and_a_client_relaunched_both_go_on_with_the_private_round(tmp_path: Path) -> None:
+    """Issue 24 item 7 with issue 29: the host and one client die in the same round. The
+    host resumes from its journal (its own participant's secrets from its journaled seed),
+    the other clients come back (same processes), and the relaunched client comes back
+    from its keys file: the round being played goes on, nothing void, every audit fair."""
+    _Kept.store = {}
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=None, journal=True, evidence_dir=tmp_path)
+    _swap_in(t)
+    t.start()
+    conn = 2
+
+    def mid_round() -> bool:
+        c = t.clients.get(conn)
+        return (c is not None and c.view is not None and c.view.turn_no >= 6 and not t.inbox
+                and c.ms is not None and c.ms.complete() and bool(c.ms._revealed))
+
+    t.run(until=mid_round)
+    old = t.clients[conn]
+    seat, tag, round_no = old.seat, old.ms.tag, old.view.round_no
+    journal = _Kept.store[seat]
+    assert journal is not None
+    t.drop(conn)  # the client dies...
+    t.crash_and_resume()  # ...and so does the host, which resumes from its journal
+    assert t.machine._masked is not None and t.machine.match.round_no == round_no
+    new = _Kept(t, conn, old.nick, old.level, old.seed + 100, restore=journal)
+    new.entropy = Entropy(b"the relaunched process")
+    new.token = old.token
+    t.rejoin(new)
+    t.run()
+    stayed = next(c for c in t.clients.values() if c is not new)
+    evs = stayed.events + stayed.pending
+    assert not [e for e in evs if isinstance(e, E.RoundVoided)] and t.machine.over
+    assert new.ms.restored or new.ms.tag != tag
+    assert tag in new.ms.reports and new.ms.reports[tag].fair
+    assert tag in stayed.ms.reports and stayed.ms.reports[tag].fair
+    assert all(r.fair for r in t.machine.masked_reports), [r.faults for r in t.machine.masked_reports]
+    assert not new.ms.problems and not stayed.ms.problems
