@@ -233,3 +233,35 @@ def test_a_host_resumed_and_a_client_relaunched_both_go_on_with_the_private_roun
     assert tag in stayed.ms.reports and stayed.ms.reports[tag].fair
     assert all(r.fair for r in t.machine.masked_reports), [r.faults for r in t.machine.masked_reports]
     assert not new.ms.problems and not stayed.ms.problems
+
+
+def test_a_reveal_journaled_but_never_sent_is_not_made_after_the_relaunch() -> None:
+    """A crash between the journal's write and the reveal's sending: the card was never
+    played. The relaunched seat reveals again only the cards the public game shows it
+    played; that one stays hidden in its hand (the rules do not give it away)."""
+    _Kept.store = {}
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=None)
+    _swap_in(t)
+    t.start()
+    conn = 2
+
+    def mid_round() -> bool:
+        c = t.clients.get(conn)
+        return (c is not None and c.view is not None and c.view.turn_no >= 6 and not t.inbox
+                and c.ms is not None and c.ms.complete() and bool(c.ms._revealed))
+
+    t.run(until=mid_round)
+    old = t.clients[conn]
+    kept = decode(_Kept.store[old.seat], table_id=old.sm.table_id, seat=old.seat)
+    held = sorted(old.ms._mine.values())[0]  # a card still in the hand
+    journal = encode(SeatKeys(**{**{f: getattr(kept, f) for f in kept.__slots__},
+                                 "reveals": (*kept.reveals, held)}))
+    t.drop(conn)
+    new = _Kept(t, conn, old.nick, old.level, old.seed + 100, restore=journal)
+    new.token = old.token
+    t.rejoin(new)
+    t.run(until=lambda: not t.inbox and new.ms.complete())
+    d, j = held
+    assert j not in new.ms.p._decks[d].public and held in new.ms._mine.values()
+    assert all(k in new.ms.p._decks[dd].public for dd, k in kept.reveals)
+    assert held not in new.ms._revealed

@@ -50,6 +50,7 @@ from rami_lan.masked.session import (
     Result,
 )
 from rami_lan.table.seat_gate import PublicReplay
+from rami_lan.table.seat_gate import _played as played
 from rami_lan.table.seat_keys import SeatKeys
 
 __all__ = ["MaskedSeat", "MaskedSeatError", "Refusal"]
@@ -618,9 +619,18 @@ class MaskedSeat:
             for deck, position, seat in later:
                 self._assigned.discard((deck, position))
                 out += self._assign(deck, position, seat)
-        for cid in redo:  # a card we revealed before the crash: the same reveal again
-            out += self._reveal(cid)
+        for cid in redo:  # a card we revealed before the crash: the same reveal again,
+            if self._played_by_us(cid):  # only if the public game shows that we played it
+                out += self._reveal(cid)
+            else:  # (a crash between its journal and its sending: it never left, it stays ours)
+                self._redo.discard(self._mine.get(cid, (-1, -1)))
         return out
+
+    def _played_by_us(self, cid: int) -> bool:
+        card = self._cards[cid]
+        gate = self.gate
+        return gate is not None and any(getattr(ev, "seat", None) == self.seat and card in played(ev)
+                                        for ev in gate.events)
 
     # ------------------------------------------------------------------ persistence
 
