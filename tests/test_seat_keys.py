@@ -22,6 +22,7 @@ from masked_table import Entropy, MaskedTable, WireClient, unpack
 from rami_lan.core import events as E
 from rami_lan.core.variants import get_variant
 from rami_lan.net import protocol as P
+from rami_lan.net.fairness import FairnessTracker, facts_from_welcome
 from rami_lan.net.seats import SeatStore
 from rami_lan.table.masked_seat import MaskedSeatError
 from rami_lan.table.seat_keys import SeatKeys, decode, encode
@@ -123,6 +124,9 @@ class _Kept(WireClient):
         msg = unpack(wire)
         super().receive(wire)
         if isinstance(msg, P.Welcome) and self.sm is not None and self.sm.table_id == "":
+            if self._restore is not None:  # a relaunched client knows it rejoins (as `join` does)
+                self.tracker = FairnessTracker(facts_from_welcome(msg.table_id, msg.table, msg.seat,
+                                                                  rejoin=True), self.t.evidence_dir)
             sm = SeatMachine(msg.seat, self.t.variant, self.entropy,
                              expect=self.tracker.verifier.expected_players,
                              table_id=msg.table_id.hex(),
@@ -265,3 +269,43 @@ def test_a_reveal_journaled_but_never_sent_is_not_made_after_the_relaunch() -> N
     assert j not in new.ms.p._decks[d].public and held in new.ms._mine.values()
     assert all(k in new.ms.p._decks[dd].public for dd, k in kept.reveals)
     assert held not in new.ms._revealed
+
+
+def _at(moment: str, c: Any) -> bool:
+    """The client ``c`` is at ``moment`` of a masked round (what a crash interrupts)."""
+    from rami_lan.masked.session import Phase
+
+    p = c.ms.p if c is not None and c.ms is not None else None
+    if p is None:
+        return False
+    if moment == "shuffle":  # deck 0 half masked: our own step may be out, the deal not
+        return p.phase is Phase.SHUFFLING and c.ms._n_decks == 1 and len(p._decks[0].masks) >= 2
+    if moment == "dealt":  # the deal is out, a key of ours still on its way
+        return p.phase is Phase.PLAYING and not c.ms.complete()
+    if moment == "audit":  # the round is over, our audit out, the others' still coming
+        return p.phase is Phase.AUDITING
+    # the next round's shuffle (the journal is the last round's until its mk_round)
+    return c.view is not None and c.view.round_no >= 2 and p.phase is Phase.SHUFFLING
+
+
+@pytest.mark.parametrize("moment", ["shuffle", "dealt", "audit", "next round"])
+def test_a_client_crashed_at_any_moment_of_a_round_goes_on(moment: str) -> None:
+    _Kept.store = {}
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=None)
+    _swap_in(t)
+    t.start()
+    conn = 2
+    t.run(until=lambda: _at(moment, t.clients.get(conn)))
+    old = t.clients[conn]
+    assert _at(moment, old)
+    tag = old.ms.tag
+    t.drop(conn)
+    new = _Kept(t, conn, old.nick, old.level, old.seed + 100, restore=_Kept.store[old.seat])
+    new.entropy = Entropy(b"the relaunched process")
+    new.token = old.token
+    t.rejoin(new)
+    t.run()
+    stayed = t.clients[1]
+    assert not [e for e in stayed.events + stayed.pending if isinstance(e, E.RoundVoided)]
+    assert not new.ms.problems and not new.ms.faults, (new.ms.problems[:2], new.ms.faults[:2])
+    assert tag in stayed.ms.reports and all(r.fair for r in t.machine.masked_reports)

@@ -620,7 +620,8 @@ class MaskedSeat:
                 self._assigned.discard((deck, position))
                 out += self._assign(deck, position, seat)
         for cid in redo:  # a card we revealed before the crash: the same reveal again,
-            if self._played_by_us(cid):  # only if the public game shows that we played it
+            if self.p is not None and self.p.phase is Phase.PLAYING and self._played_by_us(cid):
+                # (only while the round is played, and only if the public game shows we played it)
                 out += self._reveal(cid)
             else:  # (a crash between its journal and its sending: it never left, it stays ours)
                 self._redo.discard(self._mine.get(cid, (-1, -1)))
