@@ -121,6 +121,8 @@ class MaskedSeat:
         self._kept: SeatKeys | None = None
         """A journal loaded at launch (`restore`), used when its round's ``mk_round`` comes."""
         self._round_seats: tuple[int, ...] = ()
+        self._deferred: tuple[E.StockRefilled, list[E.Event]] | None = None
+        """(relaunched) A refill whose pile is not all public to us yet, and the events after it."""
         self._redo: set[tuple[int, int]] = set()
         """(deck, position) revealed before the crash: revealed again once the card is in."""
         self.restored = False
@@ -210,7 +212,8 @@ class MaskedSeat:
         """True when every card of ours the host has announced is known to us."""
         if self.p is None or self.p.phase not in (Phase.SHUFFLING, Phase.PLAYING) or self._gone:
             return True
-        return not self._later and all(x in self._broken for x in self.p.pending())
+        return (not self._later and self._deferred is None
+                and all(x in self._broken for x in self.p.pending()))
 
     def refill_decks(self) -> dict[int, int | None]:
         """Stock generation -> masked deck number of the current round."""
@@ -311,6 +314,8 @@ class MaskedSeat:
             if why:
                 raise MaskedSeatError(f"mk_sync: {why}")
         again = self.resend()
+        if self._deferred is not None:  # the events after a waiting refill: these again
+            self._deferred = (self._deferred[0], [])
         return again + (self.on_events(fresh) if fresh and not gate.over else [])
 
     def _on_show(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
@@ -373,7 +378,10 @@ class MaskedSeat:
         gate = self.gate
         if self.p is None or gate is None or self.p.phase in (Phase.COMPLETE, Phase.AUDITING, Phase.IDLE):
             return out
-        for ev in events:
+        if self._deferred is not None:  # in order, after the refill that waits (`_refill`)
+            self._deferred[1].extend(events)
+            return out
+        for k, ev in enumerate(events):
             if isinstance(ev, E.RoundStarted) and gate.started and ev.round_no != gate.round_no:
                 # The next round is dealt without us in its masked deck (we left the private
                 # deal, or a round we refused): the last one is over for us, nothing of it
@@ -390,11 +398,11 @@ class MaskedSeat:
                 if not ev.shuffled:
                     self._gen_deck[ev.reshuffle] = None
                     continue
-                deck = self._n_decks
-                self._n_decks += 1
-                self._gen_deck[ev.reshuffle] = deck
-                out += self._result(self.p.start_deck(deck, [self._id(c) for c in ev.pile],
-                                                      sorted(self.p.present)))
+                if not self._refill(ev, out):
+                    # Relaunched: the pile's cards are public, but their reveals come after
+                    # the resync's events: the refill (and what follows) waits for them.
+                    self._deferred = (ev, list(events[k + 1:]))
+                    break
             elif isinstance(ev, E.StockDrawn):
                 deck = self._gen_deck.get(ev.reshuffle)
                 if deck is not None:
@@ -409,6 +417,30 @@ class MaskedSeat:
                     self._mine.pop(cid, None)
                 out += self._result(self.p.publish_audit())
         return out
+
+    def _refill(self, ev: E.StockRefilled, out: list[dict[str, Any]]) -> bool:
+        """Start re-masking a refill's pile (False: a relaunched seat does not know all of
+        its cards to be public yet; nothing changed)."""
+        assert self.p is not None
+        ids = [self._id(c) for c in ev.pile]
+        if self.restored and not all(self.p.is_public(c) for c in ids):
+            return False
+        deck = self._n_decks
+        self._n_decks += 1
+        self._gen_deck[ev.reshuffle] = deck
+        out += self._result(self.p.start_deck(deck, ids, sorted(self.p.present)))
+        return True
+
+    def _resume_deferred(self) -> list[dict[str, Any]]:
+        """A card became public: the refill that waited for it may start now (relaunched)."""
+        waiting = self._deferred
+        if waiting is None or self.p is None:
+            return []
+        out: list[dict[str, Any]] = []
+        if not self._refill(waiting[0], out):
+            return out
+        self._deferred = None
+        return out + self._on_events(waiting[1])
 
     def _reveals_for(self, action: A.Action, view: SeatView | None = None) -> list[dict[str, Any]]:
         if self.p is None or self.p.phase is not Phase.PLAYING:
@@ -493,6 +525,7 @@ class MaskedSeat:
         self._sent_log = []
         self._tape = None
         self._revealed = []
+        self._deferred = None
         self.journal_changes += 1
 
     def _on_round(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
@@ -518,6 +551,7 @@ class MaskedSeat:
             self._redo = set()
             self.restored = False
         self._revealed = []
+        self._deferred = None
         self.journal_changes += 1
         self.p = Participant(tag, self.seat, host, n, self._tape)
         self.tag, self.host = tag, host
@@ -619,6 +653,8 @@ class MaskedSeat:
             for deck, position, seat in later:
                 self._assigned.discard((deck, position))
                 out += self._assign(deck, position, seat)
+        if self._deferred is not None and any(isinstance(ev, CardPublic) for ev in res.events):
+            out += self._resume_deferred()
         for cid in redo:  # a card we revealed before the crash: the same reveal again,
             if self.p is not None and self.p.phase is Phase.PLAYING and self._played_by_us(cid):
                 # (only while the round is played, and only if the public game shows we played it)
