@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from aio_helpers import read_host_port, run, start_host_process
 from test_rejoin_crash import _env, _join, _line
 
@@ -33,7 +34,7 @@ async def _keys_file(folder: Path, timeout: float) -> Path:
     raise AssertionError(f"no keys file in {folder} within {timeout} s")
 
 
-async def _scenario(tmp_path: Path) -> dict[str, object]:
+async def _scenario(tmp_path: Path, delay: float) -> dict[str, object]:
     records = tmp_path / "records"
     records.mkdir()
     host = start_host_process(_env(tmp_path / "host"), "--name", "Secret", "--seats", "2",
@@ -51,7 +52,7 @@ async def _scenario(tmp_path: Path) -> dict[str, object]:
         await _line(b, "Seated at seat", 20)
         keys = await _keys_file(ana / "data" / "seats", 30)  # a masked round has begun
         mode = stat.S_IMODE(keys.stat().st_mode)
-        await asyncio.sleep(2.0)  # dealt and being played by now
+        await asyncio.sleep(delay)  # 0: in round 1's shuffle; later: being played
         assert a.poll() is None, "still playing"
         a.send_signal(signal.SIGKILL)
         a.wait(10)
@@ -75,8 +76,13 @@ async def _scenario(tmp_path: Path) -> dict[str, object]:
             p.communicate(timeout=10)
 
 
-def test_a_killed_private_client_relaunched_goes_on_with_the_round(tmp_path: Path) -> None:
-    out = run(_scenario(tmp_path), 400)
+@pytest.mark.parametrize("delay", [0.0, 2.0, 4.0])
+def test_a_killed_private_client_relaunched_goes_on_with_the_round(tmp_path: Path, delay: float) -> None:
+    """``delay`` after the first masked round began: 0 kills it during round 1's shuffle
+    (its verifier reports round 1 unchecked: its secret went with the dead process); 2 s and
+    4 s while a round is played (a refill often happened by then: the relaunched seat
+    re-masks it from the resync)."""
+    out = run(_scenario(tmp_path, delay), 400)
     seat = str(out["seated"]).split("seat ")[1].split(";")[0]
     assert f"(seat {seat})" in str(out["back"])  # the same seat
     print(f"relaunched private client back in its seat in {float(out['took']):.2f} s")  # type: ignore[arg-type]

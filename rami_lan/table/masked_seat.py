@@ -440,7 +440,8 @@ class MaskedSeat:
         if not self._refill(waiting[0], out):
             return out
         self._deferred = None
-        return out + self._on_events(waiting[1])
+        out += self._on_events(waiting[1])
+        return out + self._retry_redo()
 
     def _reveals_for(self, action: A.Action, view: SeatView | None = None) -> list[dict[str, Any]]:
         if self.p is None or self.p.phase is not Phase.PLAYING:
@@ -653,14 +654,26 @@ class MaskedSeat:
             for deck, position, seat in later:
                 self._assigned.discard((deck, position))
                 out += self._assign(deck, position, seat)
+        if ready and self._redo:  # a refill is ready: we play again, and may reveal again
+            out += self._retry_redo()
         if self._deferred is not None and any(isinstance(ev, CardPublic) for ev in res.events):
             out += self._resume_deferred()
         for cid in redo:  # a card we revealed before the crash: the same reveal again,
             if self.p is not None and self.p.phase is Phase.PLAYING and self._played_by_us(cid):
                 # (only while the round is played, and only if the public game shows we played it)
                 out += self._reveal(cid)
-            else:  # (a crash between its journal and its sending: it never left, it stays ours)
-                self._redo.discard(self._mine.get(cid, (-1, -1)))
+            # else: not played (yet: a refill's events wait; or a crash between its journal
+            # and its sending: it never left), it stays ours until the game shows it played
+        return out
+
+    def _retry_redo(self) -> list[dict[str, Any]]:
+        """Events were admitted: the cards revealed before the crash that they show played."""
+        if not self._redo or self.p is None or self.p.phase is not Phase.PLAYING:
+            return []
+        out: list[dict[str, Any]] = []
+        for cid, where in sorted(self._mine.items()):
+            if where in self._redo and self._played_by_us(cid):
+                out += self._reveal(cid)
         return out
 
     def _played_by_us(self, cid: int) -> bool:
@@ -678,7 +691,8 @@ class MaskedSeat:
             return None
         return SeatKeys(table_id=table_id, seat=self.seat, tag=self.tag, host=self.host,
                         participants=self._round_seats,
-                        tape=self._tape.recorded(), reveals=tuple(self._revealed))
+                        tape=self._tape.recorded(),
+                        reveals=(*self._revealed, *sorted(self._redo - set(self._revealed))))
 
     def restore(self, keys: SeatKeys) -> None:
         """After a relaunch: use ``keys`` when the host resyncs its round (``mk_round`` of

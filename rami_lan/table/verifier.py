@@ -652,6 +652,10 @@ class SeatVerifier:
         """The first view: a match already in progress makes us a late joiner."""
         early = self._pop_early()
         round_no = msg.round_no or 0
+        if round_no == 0 and not self._rounds:
+            # A rejoin before the first deal: round 1's commit may have been asked of the
+            # session we replace (a relaunch after a crash): unchecked if so, not failed.
+            self._away.add(1)
         if round_no >= 1 and self._m is not None and self._m.round_no == 0 and not self._rounds:
             self._lost = f"we joined the match in round {round_no}"
             self._m = None
