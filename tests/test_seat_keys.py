@@ -315,3 +315,17 @@ def test_a_client_crashed_at_any_moment_of_a_round_goes_on(moment: str) -> None:
     assert not [e for e in stayed.events + stayed.pending if isinstance(e, E.RoundVoided)]
     assert not new.ms.problems and not new.ms.faults, (new.ms.problems[:2], new.ms.faults[:2])
     assert tag in stayed.ms.reports and all(r.fair for r in t.machine.masked_reports)
+
+
+def test_a_participant_says_which_cards_are_public_to_it() -> None:
+    """`Participant.is_public` (what a relaunched seat's refill waits for)."""
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=None)
+    t.start()
+    c = t.clients[1]
+    t.run(until=lambda: c.ms is not None and c.ms.p is not None and c.ms.complete()
+          and bool(c.ms._mine) and c.view is not None and c.view.turn_no >= 2)
+    p = c.ms.p
+    mine = next(iter(c.ms._mine))
+    assert not p.is_public(mine)  # a card of our hand: ours alone
+    public = [cid for d in p._decks for j, cid in d.cards.items() if j in d.public]
+    assert public and all(p.is_public(cid) for cid in public)
