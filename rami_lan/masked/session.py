@@ -269,6 +269,10 @@ class Participant:
         """(deck, position, recipient) of every assigned position."""
         return tuple((d.deck, j, r) for d in self._decks for j, r in sorted(d.recipients.items()))
 
+    def is_public(self, card_id: int) -> bool:
+        """Whether card ``card_id`` was made public to us (so it may be re-masked)."""
+        return self._is_public(card_id)
+
     def card_positions(self, deck: int) -> frozenset[int]:
         """Positions of ``deck`` whose card we know."""
         return frozenset(self._deck(deck).cards)

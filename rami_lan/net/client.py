@@ -252,6 +252,15 @@ class RemoteTableSession:
         except OSError as exc:
             log.warning("could not keep the seat's credentials: %s", clip(str(exc), 200))
 
+    def _keep_keys(self, data: bytes | None) -> None:
+        """Our private-deal keys journal (None: no round open) beside the seat file."""
+        if self.seat_store is None or not self.table_id:
+            return
+        try:
+            self.seat_store.save_keys(self.table_id.hex(), data)
+        except (OSError, ValueError) as exc:
+            log.warning("could not keep the seat's private-deal keys: %s", clip(str(exc), 200))
+
     def forget_seat(self) -> None:
         """The match is over for us (ended, left, token refused): no seat to come back to."""
         if self.seat_store is not None and self.table_id:
@@ -461,9 +470,14 @@ class RemoteTableSession:
         if (self.seat_machine is None and self.table.get("private_deal")
                 and self.seat != self.table.get("host_seat")):
             tracker = self.tracker
+            store = self.seat_store
             self.seat_machine = SeatMachine(
                 self.seat, get_variant(self.variant), os.urandom,
-                expect=tracker.verifier.expected_players if tracker is not None else None)
+                expect=tracker.verifier.expected_players if tracker is not None else None,
+                table_id=self.table_id.hex(), keep=self._keep_keys if store is not None else None)
+            kept = store.load_keys(self.table_id.hex()) if store is not None and self._rejoin else None
+            if kept is not None:  # relaunched after a crash: our keys of the round being played
+                self.seat_machine.restore(kept)
         self._keep_seat()
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))

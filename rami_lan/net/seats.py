@@ -25,7 +25,11 @@ the process dies; :meth:`SeatStore.all` and :meth:`SeatStore.find` leave out a s
 whose lock is held, so a second ``rami-lan join`` of the same player at the same table
 joins as a newcomer instead of taking the first one's seat over.
 
-The keys of a private deal are not here (the seat machine keeps its own journal).
+At a private table the seat's masked-deck secrets for the round being played are kept
+beside it, in ``<table id>.keys`` (0600, written atomically with fsync when the round's
+secrets or the reveals we chose change: `rami_lan.table.seat_keys`), so a relaunched
+client goes on with the round instead of stalling it. That file goes with the seat file
+(removed with it), and when no masked round of ours is open any more.
 """
 
 from __future__ import annotations
@@ -167,7 +171,40 @@ class SeatStore:
     def remove(self, table_id: str) -> None:
         with contextlib.suppress(OSError, ValueError):
             self._path(table_id).unlink()
+        self.remove_keys(table_id)
         self.release(table_id)
+
+    # ---- the private-deal keys journal (`rami_lan.table.seat_keys`)
+
+    def save_keys(self, table_id: str, data: bytes | None) -> None:
+        """Write (or, with None, remove) the keys journal of ``table_id``, mode 0600."""
+        if data is None:
+            self.remove_keys(table_id)
+            return
+        from rami_lan.fsutil import atomic_write
+        from rami_lan.paths import private_dir
+
+        private_dir(self.folder)
+        atomic_write(self._path(table_id).with_suffix(".keys"), data)
+
+    def load_keys(self, table_id: str) -> bytes | None:
+        """The kept keys journal's bytes (None: none, unreadable or too large: the seat
+        machine validates the rest)."""
+        from rami_lan.table.seat_keys import MAX_KEYS_BYTES
+
+        try:
+            with self._path(table_id).with_suffix(".keys").open("rb") as f:
+                raw = f.read(MAX_KEYS_BYTES + 1)
+        except (OSError, ValueError):
+            return None
+        if len(raw) > MAX_KEYS_BYTES:
+            log.warning("keys file of table %s ignored: too large", table_id[:32])
+            return None
+        return raw
+
+    def remove_keys(self, table_id: str) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._path(table_id).with_suffix(".keys").unlink()
 
     def hold(self, table_id: str) -> None:
         """This process plays the seat: take its lock (kept until `release` or death)."""
@@ -246,10 +283,13 @@ class SeatStore:
             log.info("seat file %s skipped: %s", path.name[:60], str(exc)[:120])
             with contextlib.suppress(OSError):
                 path.unlink()
+            with contextlib.suppress(OSError):
+                path.with_suffix(".keys").unlink()
             return None
         if self._clock() - cred.saved_at > MAX_AGE:
             with contextlib.suppress(OSError):
                 path.unlink()
+            self.remove_keys(cred.table_id)
             return None
         return cred
 

@@ -50,6 +50,8 @@ from rami_lan.masked.session import (
     Result,
 )
 from rami_lan.table.seat_gate import PublicReplay
+from rami_lan.table.seat_gate import _played as played
+from rami_lan.table.seat_keys import SeatKeys
 
 __all__ = ["MaskedSeat", "MaskedSeatError", "Refusal"]
 
@@ -111,6 +113,22 @@ class MaskedSeat:
         """The turn whose move timer ran out (``mk_timeout``): the session plays it."""
         self._sent_log: list[dict[str, Any]] = []
         self._assigned: set[tuple[int, int]] = set()
+        # Persistence (`rami_lan.table.seat_keys`): what a relaunched client needs to go on.
+        self._tape: _Tape | None = None
+        """The round participant's randomness, recorded (its shuffle secrets)."""
+        self._revealed: list[tuple[int, int]] = []
+        """(deck, position) of each card our own actions revealed this round."""
+        self._kept: SeatKeys | None = None
+        """A journal loaded at launch (`restore`), used when its round's ``mk_round`` comes."""
+        self._round_seats: tuple[int, ...] = ()
+        self._deferred: tuple[E.StockRefilled, list[E.Event]] | None = None
+        """(relaunched) A refill whose pile is not all public to us yet, and the events after it."""
+        self._redo: set[tuple[int, int]] = set()
+        """(deck, position) revealed before the crash: revealed again once the card is in."""
+        self.restored = False
+        """This round was picked up from the journal after a relaunch."""
+        self.journal_changes = 0
+        """Counts the changes of what `journal` returns (the seat machine saves on change)."""
         # The cards' points (a hash to the curve each, a few ms for a deck), ready before
         # the first shuffle step reaches us rather than on its critical path.
         card_table(variant.deck_size)
@@ -194,7 +212,8 @@ class MaskedSeat:
         """True when every card of ours the host has announced is known to us."""
         if self.p is None or self.p.phase not in (Phase.SHUFFLING, Phase.PLAYING) or self._gone:
             return True
-        return not self._later and all(x in self._broken for x in self.p.pending())
+        return (not self._later and self._deferred is None
+                and all(x in self._broken for x in self.p.pending()))
 
     def refill_decks(self) -> dict[int, int | None]:
         """Stock generation -> masked deck number of the current round."""
@@ -261,6 +280,8 @@ class MaskedSeat:
         try:
             return self._result(self.p.receive_plain(plain))
         except ValueError as exc:  # a malformed message, or one that does not fit the protocol
+            if self.restored and self.p.phase in (Phase.AUDITING, Phase.COMPLETE):
+                return []  # the host's resync of a round we published our audit for: nothing to give
             raise MaskedSeatError(f"masked deck: {exc}") from exc
 
     def _decode(self, plain: dict[str, Any], what: str) -> list[E.Event]:
@@ -293,12 +314,17 @@ class MaskedSeat:
             if why:
                 raise MaskedSeatError(f"mk_sync: {why}")
         again = self.resend()
+        if self._deferred is not None:  # the events after a waiting refill: these again
+            self._deferred = (self._deferred[0], [])
         return again + (self.on_events(fresh) if fresh and not gate.over else [])
 
     def _on_show(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
         """``mk_show``: an action would end the round; every hand is shown first. Only if
         our replay says the announced action (its public events, each card proven to be
         in its player's hand) ends the round by the rules now."""
+        if (self.restored and self.p is not None and self.gate is not None
+                and self.p.phase in (Phase.AUDITING, Phase.COMPLETE)):
+            return []  # resent after our relaunch: the round ended, our audit is out already
         if self.gate is None or self.p is None or self.p.phase is not Phase.PLAYING:
             raise MaskedSeatError("mk_show while no masked round is being played")
         why = self.gate.check_show(self._decode(plain, "mk_show"), plain.get("reason"), plain.get("winner"))
@@ -352,7 +378,10 @@ class MaskedSeat:
         gate = self.gate
         if self.p is None or gate is None or self.p.phase in (Phase.COMPLETE, Phase.AUDITING, Phase.IDLE):
             return out
-        for ev in events:
+        if self._deferred is not None:  # in order, after the refill that waits (`_refill`)
+            self._deferred[1].extend(events)
+            return out
+        for k, ev in enumerate(events):
             if isinstance(ev, E.RoundStarted) and gate.started and ev.round_no != gate.round_no:
                 # The next round is dealt without us in its masked deck (we left the private
                 # deal, or a round we refused): the last one is over for us, nothing of it
@@ -369,11 +398,11 @@ class MaskedSeat:
                 if not ev.shuffled:
                     self._gen_deck[ev.reshuffle] = None
                     continue
-                deck = self._n_decks
-                self._n_decks += 1
-                self._gen_deck[ev.reshuffle] = deck
-                out += self._result(self.p.start_deck(deck, [self._id(c) for c in ev.pile],
-                                                      sorted(self.p.present)))
+                if not self._refill(ev, out):
+                    # Relaunched: the pile's cards are public, but their reveals come after
+                    # the resync's events: the refill (and what follows) waits for them.
+                    self._deferred = (ev, list(events[k + 1:]))
+                    break
             elif isinstance(ev, E.StockDrawn):
                 deck = self._gen_deck.get(ev.reshuffle)
                 if deck is not None:
@@ -391,6 +420,31 @@ class MaskedSeat:
                     self._mine.pop(cid, None)
                 out += self._result(self.p.publish_audit())
         return out
+
+    def _refill(self, ev: E.StockRefilled, out: list[dict[str, Any]]) -> bool:
+        """Start re-masking a refill's pile (False: a relaunched seat does not know all of
+        its cards to be public yet; nothing changed)."""
+        assert self.p is not None
+        ids = [self._id(c) for c in ev.pile]
+        if self.restored and not all(self.p.is_public(c) for c in ids):
+            return False
+        deck = self._n_decks
+        self._n_decks += 1
+        self._gen_deck[ev.reshuffle] = deck
+        out += self._result(self.p.start_deck(deck, ids, sorted(self.p.present)))
+        return True
+
+    def _resume_deferred(self) -> list[dict[str, Any]]:
+        """A card became public: the refill that waited for it may start now (relaunched)."""
+        waiting = self._deferred
+        if waiting is None or self.p is None:
+            return []
+        out: list[dict[str, Any]] = []
+        if not self._refill(waiting[0], out):
+            return out
+        self._deferred = None
+        out += self._on_events(waiting[1])
+        return out + self._retry_redo()
 
     def _reveals_for(self, action: A.Action, view: SeatView | None = None) -> list[dict[str, Any]]:
         if self.p is None or self.p.phase is not Phase.PLAYING:
@@ -473,6 +527,10 @@ class MaskedSeat:
         self._later = []
         self._mine = {}
         self._sent_log = []
+        self._tape = None
+        self._revealed = []
+        self._deferred = None
+        self.journal_changes += 1
 
     def _on_round(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
         tag, host, seats, n = plain.get("tag"), plain.get("host"), plain.get("participants"), plain.get("n")
@@ -485,7 +543,21 @@ class MaskedSeat:
         # A new tag while a round is open: that round was void (e.g. the host restarted).
         # The same tag while its deck is still being shuffled: the host restarted before
         # the deal and shuffles again; nothing was dealt, fresh secrets hide nothing less.
-        self.p = Participant(tag, self.seat, host, n, self.entropy)
+        kept, self._kept = self._kept, None
+        self._round_seats = tuple(sorted(seats))
+        if kept is not None and (kept.tag, kept.host, kept.participants) == (tag, host, self._round_seats):
+            # Relaunched after a crash: this round's secrets again (the host resyncs us).
+            self._tape = _Tape(self.entropy, kept.tape)
+            self._redo = set(kept.reveals)
+            self.restored = True
+        else:
+            self._tape = _Tape(self.entropy)
+            self._redo = set()
+            self.restored = False
+        self._revealed = []
+        self._deferred = None
+        self.journal_changes += 1
+        self.p = Participant(tag, self.seat, host, n, self._tape)
         self.tag, self.host = tag, host
         self._hand_pos = None
         self._gen_deck = {0: 0}
@@ -543,17 +615,26 @@ class MaskedSeat:
         where = self._mine.pop(cid, None)
         if where is None:
             return []
+        self._redo.discard(where)
+        self._revealed.append(where)
+        self.journal_changes += 1
         return self._result(self.p.reveal(*where))
 
     def _result(self, res: Result) -> list[dict[str, Any]]:
         out = [o.message.to_plain() for o in res.outgoing]
+        if self._tape is not None and self._tape.grown:
+            self._tape.grown = False
+            self.journal_changes += 1  # new secrets: kept before their first step leaves
         ready = False
+        redo: list[int] = []
         for ev in res.events:
             if isinstance(ev, DeckReady):
                 self._ready.add(ev.deck)
                 ready = True
             elif isinstance(ev, CardReceived):
                 self._mine[ev.card_id] = (ev.deck, ev.position)
+                if (ev.deck, ev.position) in self._redo:
+                    redo.append(ev.card_id)
             elif isinstance(ev, CardPublic):
                 self._mine.pop(ev.card_id, None)
                 if self.gate is not None:
@@ -576,7 +657,75 @@ class MaskedSeat:
             for deck, position, seat in later:
                 self._assigned.discard((deck, position))
                 out += self._assign(deck, position, seat)
+        if ready and self._redo:  # a refill is ready: we play again, and may reveal again
+            out += self._retry_redo()
+        if self._deferred is not None and any(isinstance(ev, CardPublic) for ev in res.events):
+            out += self._resume_deferred()
+        for cid in redo:  # a card we revealed before the crash: the same reveal again,
+            if self.p is not None and self.p.phase is Phase.PLAYING and self._played_by_us(cid):
+                # (only while the round is played, and only if the public game shows we played it)
+                out += self._reveal(cid)
+            # else: not played (yet: a refill's events wait; or a crash between its journal
+            # and its sending: it never left), it stays ours until the game shows it played
         return out
+
+    def _retry_redo(self) -> list[dict[str, Any]]:
+        """Events were admitted: the cards revealed before the crash that they show played."""
+        if not self._redo or self.p is None or self.p.phase is not Phase.PLAYING:
+            return []
+        out: list[dict[str, Any]] = []
+        for cid, where in sorted(self._mine.items()):
+            if where in self._redo and self._played_by_us(cid):
+                out += self._reveal(cid)
+        return out
+
+    def _played_by_us(self, cid: int) -> bool:
+        card = self._cards[cid]
+        gate = self.gate
+        return gate is not None and any(getattr(ev, "seat", None) == self.seat and card in played(ev)
+                                        for ev in gate.events)
+
+    # ------------------------------------------------------------------ persistence
+
+    def journal(self, table_id: str) -> SeatKeys | None:
+        """What a relaunched client needs to go on with the current masked round (None: no
+        round of ours is open): its secrets' randomness and the reveals we chose."""
+        if self.p is None or self._tape is None or self.tag is None or self.host is None:
+            return None
+        return SeatKeys(table_id=table_id, seat=self.seat, tag=self.tag, host=self.host,
+                        participants=self._round_seats,
+                        tape=self._tape.recorded(),
+                        reveals=(*self._revealed, *sorted(self._redo - set(self._revealed))))
+
+    def restore(self, keys: SeatKeys) -> None:
+        """After a relaunch: use ``keys`` when the host resyncs its round (``mk_round`` of
+        the same tag, host and participants); any other round gets fresh secrets."""
+        if keys.seat != self.seat:
+            raise MaskedSeatError(f"the keys of seat {keys.seat}, not ours ({self.seat})")
+        self._kept = keys
+
+
+class _Tape:
+    """A participant's randomness, recorded; replaying ``preset`` first (a restored round)."""
+
+    def __init__(self, entropy: Callable[[int], bytes], preset: bytes = b"") -> None:
+        self._entropy = entropy
+        self._preset = preset
+        self._used = 0
+        self._buf = bytearray()
+        self.grown = False
+
+    def __call__(self, n: int) -> bytes:
+        take = self._preset[self._used:self._used + n]
+        self._used += len(take)
+        out = take + (self._entropy(n - len(take)) if len(take) < n else b"")
+        self._buf += out
+        self.grown = self.grown or len(take) < n
+        return out
+
+    def recorded(self) -> bytes:
+        """Every byte drawn so far, then what is left of ``preset`` (not drawn again yet)."""
+        return bytes(self._buf) + self._preset[self._used:]
 
 
 def _rotation(players: list[int], start: int) -> list[int]:

@@ -23,13 +23,18 @@ every decision of private dealing at a client:
 * **the timed-out automatic move** (``mk_timeout``): the host can not play our hidden
   hand; the rules choose the move (`core.shadow.automatic_move`), once per view;
 * **leaving mid-round**: the hand-over, waiting up to `HAND_OVER_WAIT` seconds for a card
-  of ours still on its way.
+  of ours still on its way;
+* **surviving a crash**: what the round needs from us that the host's resync can not give
+  back (our secrets' randomness, the reveals we chose: `rami_lan.table.seat_keys`) goes to
+  the ``keep`` sink whenever it changes, before the messages it makes possible are handed
+  out (write-ahead); a relaunched client gives it back with `restore`.
 
 No sockets, no clock (``now`` is given), no event loop: tests drive it directly.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,8 +46,11 @@ from rami_lan.core.views import SeatView
 from rami_lan.masked.audit import Fault
 from rami_lan.table import verifier as V
 from rami_lan.table.masked_seat import MaskedSeat, MaskedSeatError, Refusal
+from rami_lan.table.seat_keys import decode, encode
 
 __all__ = ["HAND_OVER_WAIT", "SeatMachine", "SeatStep"]
+
+log = logging.getLogger(__name__)
 
 HAND_OVER_WAIT = 3.0
 """Seconds a seat leaving mid-round waits for a card of its own still on its way."""
@@ -74,10 +82,17 @@ class SeatMachine:
     """One client seat's private dealing, across the rounds of a match (module docstring)."""
 
     def __init__(self, seat: int, variant: Variant, entropy: Callable[[int], bytes], *,
-                 expect: Callable[[], tuple[int, ...] | None] | None = None) -> None:
-        """``expect``: the next round's players as the seat's verifier derives them."""
+                 expect: Callable[[], tuple[int, ...] | None] | None = None,
+                 table_id: str = "", keep: Callable[[bytes | None], None] | None = None) -> None:
+        """``expect``: the next round's players as the seat's verifier derives them.
+        ``keep``: where the seat's keys journal goes (`rami_lan.table.seat_keys`, bound to
+        ``table_id``), called with its bytes before any message they make possible is
+        handed out, and with None when no round of ours is open any more."""
         self.masked = MaskedSeat(seat, variant, entropy)
         self.masked.expect = expect
+        self.table_id = table_id
+        self._keep = keep
+        self._kept_at = 0
         self._problems_told = 0
         self._faults_told = 0
         self._round_told: bytes | None = None
@@ -144,7 +159,26 @@ class SeatMachine:
         self._leave_until = None
         return outs or []
 
+    def restore(self, raw: bytes) -> bool:
+        """After a relaunch: the keys journal kept for this table (`keep`'s bytes). A
+        journal that is malformed, of another table or seat, is ignored (logged): False."""
+        try:
+            keys = decode(raw, table_id=self.table_id, seat=self.masked.seat)
+            self.masked.restore(keys)
+        except (ValueError, MaskedSeatError) as exc:
+            log.warning("private dealing: the kept keys file is ignored: %s", str(exc)[:200])
+            return False
+        return True
+
     # ------------------------------------------------------------------ internals
+
+    def _save(self) -> None:
+        ms = self.masked
+        if self._keep is None or ms.journal_changes == self._kept_at:
+            return
+        self._kept_at = ms.journal_changes
+        keys = ms.journal(self.table_id) if self.table_id else None
+        self._keep(encode(keys) if keys is not None else None)
 
     def _filled(self, item: Any) -> Any:
         if isinstance(item, tuple):
@@ -156,6 +190,7 @@ class SeatMachine:
         """Refusals and faults found, rounds begun, and (once nothing earlier is held) each
         round's audited orders, each reported once."""
         ms = self.masked
+        self._save()  # write-ahead: the secrets and reveals are kept before they leave
         step.refusals += ms.problems[self._problems_told:]
         self._problems_told = len(ms.problems)
         step.faults += ms.faults[self._faults_told:]

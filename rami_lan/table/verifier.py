@@ -448,8 +448,9 @@ class SeatVerifier:
         if handler is None:
             raise TypeError(f"not a verifier input: {item!r}")
         if self._first_view and not isinstance(item, ViewSeen | Disconnected):
-            if isinstance(item, CommitmentsSeen | SecretsSeen):
-                self._early.append(item)  # a state resend before the first view?
+            if isinstance(item, CommitmentsSeen | SecretsSeen | MaskedRoundSeen):
+                # a state resend (or a private round's resync) before the first view?
+                self._early.append(item)
                 return []
             self._first_view = False  # no view first (a record, a simulation): a normal start
             for early in self._pop_early():
@@ -665,6 +666,10 @@ class SeatVerifier:
         """The first view: a match already in progress makes us a late joiner."""
         early = self._pop_early()
         round_no = msg.round_no or 0
+        if round_no == 0 and not self._rounds:
+            # A rejoin before the first deal: round 1's commit may have been asked of the
+            # session we replace (a relaunch after a crash): unchecked if so, not failed.
+            self._away.add(1)
         if round_no >= 1 and self._m is not None and self._m.round_no == 0 and not self._rounds:
             self._lost = f"we joined the match in round {round_no}"
             self._m = None
