@@ -761,10 +761,15 @@ class Participant:
 
     # ------------------------------------------------------------------ internals
 
+    def renumber_from(self, base: int) -> None:
+        """Number what we send from ``base`` on, on every channel (a relaunched process
+        that can not know the numbers its dead predecessor used)."""
+        self._n_base = base
+
     def _outgoing(self, to: int | None, message: MaskedMessage) -> Outgoing:
         """A message we send, stamped with our round's tag and our next sequence number."""
         channel = _channel(message, self.relay)
-        n = self._next_n.get(channel, 0)
+        n = self._next_n.get(channel, getattr(self, "_n_base", 0))
         self._next_n[channel] = n + 1
         return Outgoing(to, replace(message, tag=self.tag, n=n))  # type: ignore[type-var]
 

@@ -56,6 +56,10 @@ from rami_lan.table.seat_keys import SeatKeys
 __all__ = ["MaskedSeat", "MaskedSeatError", "Refusal"]
 
 
+RELAUNCH_SEQ_BASE = 1 << 24
+"""Where a relaunched seat's masked messages are numbered from (`Participant.renumber_from`)."""
+
+
 class MaskedSeatError(ValueError):
     """The host's masked-deck message does not fit the public game (evidence in the text)."""
 
@@ -558,6 +562,12 @@ class MaskedSeat:
         self._deferred = None
         self.journal_changes += 1
         self.p = Participant(tag, self.seat, host, n, self._tape)
+        if self.restored:
+            # The dead process numbered what it sent; a number it used may come again for
+            # another message of ours, which every receiver would refuse as replayed: the
+            # relaunched process numbers on from far above (still increasing, so a late or
+            # replayed message stays refused).
+            self.p.renumber_from(RELAUNCH_SEQ_BASE)
         self.tag, self.host = tag, host
         self._hand_pos = None
         self._gen_deck = {0: 0}
