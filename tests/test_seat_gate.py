@@ -388,9 +388,9 @@ def _replayed_games(variant: str, seed: int, knock: bool) -> tuple[int, int, int
     its player (as its reveal would), and each round-ending action through `check_show`.
     Returns (events admitted, shows accepted, knocks seen)."""
     from rami_lan.bots import make_bot
+    from rami_lan.core.events import cards_played as _played
     from rami_lan.core.match import MatchOptions
     from rami_lan.table import TableConfig
-    from rami_lan.table.seat_gate import _played
     from rami_lan.table.selfplay import _SelfPlayTable
 
     v = get_variant(variant)

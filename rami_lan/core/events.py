@@ -155,3 +155,15 @@ class MatchEnded(Event):
     winner: int | None
     totals: tuple[tuple[int, int], ...]
     reason: str
+
+
+def cards_played(ev: Event) -> list[Card]:
+    """The cards an event takes from a hand to the table or the discard pile (a meld, a
+    lay-off, a discard, the cards given for a joker taken back); none for any other."""
+    if isinstance(ev, Melded):
+        return [c for meld in ev.melds for c in meld.cards]
+    if isinstance(ev, LaidOff | Discarded):
+        return [ev.card]
+    if isinstance(ev, JokerRecovered):
+        return list(ev.cards)
+    return []

@@ -33,6 +33,7 @@ from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card, card_from_id, card_id
 from rami_lan.core.codec import event_from_plain
+from rami_lan.core.events import cards_played as played
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import SeatView
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
@@ -50,7 +51,6 @@ from rami_lan.masked.session import (
     Result,
 )
 from rami_lan.table.seat_gate import PublicReplay
-from rami_lan.table.seat_gate import _played as played
 from rami_lan.table.seat_keys import SeatKeys
 
 __all__ = ["MaskedSeat", "MaskedSeatError", "Refusal"]
@@ -736,11 +736,6 @@ class _Tape:
     def recorded(self) -> bytes:
         """Every byte drawn so far, then what is left of ``preset`` (not drawn again yet)."""
         return bytes(self._buf) + self._preset[self._used:]
-
-
-def _rotation(players: list[int], start: int) -> list[int]:
-    i = players.index(start)
-    return players[i:] + players[:i]
 
 
 def _pos_ok(pos: object) -> bool:

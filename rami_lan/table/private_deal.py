@@ -1016,12 +1016,6 @@ def _swapped(m: MatchState, sw: Any) -> MatchState:
 
 def _event_cards(ev: E.Event) -> list[Card]:
     """Cards an event makes public (a play; a round's end shows every hand)."""
-    if isinstance(ev, E.Melded):
-        return [c for meld in ev.melds for c in meld.cards]
-    if isinstance(ev, E.LaidOff | E.Discarded):
-        return [ev.card]
-    if isinstance(ev, E.JokerRecovered):
-        return list(ev.cards)
     if isinstance(ev, E.RoundEnded):
         return [c for _s, h in ev.hands for c in h]
-    return []
+    return E.cards_played(ev)

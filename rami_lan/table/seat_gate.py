@@ -146,7 +146,7 @@ class PublicReplay:
         for ev in evs:
             if isinstance(ev, E.RoundEnded | E.RoundVoided | E.RoundStarted | E.CardsDealt):
                 return f"mk_show announces {type(ev).__name__}"
-            for c in _played(ev):
+            for c in E.cards_played(ev):
                 hand = trial.known.get(getattr(ev, "seat", -1), [])
                 if c not in hand:
                     return (f"mk_show: {c} is not proven to be in seat {getattr(ev, 'seat', '?')}'s "
@@ -364,11 +364,3 @@ def _rotation(players: Sequence[int], start: int) -> list[int]:
     return players[i:] + players[:i]
 
 
-def _played(ev: E.Event) -> list[Card]:
-    if isinstance(ev, E.Melded):
-        return [c for md in ev.melds for c in md.cards]
-    if isinstance(ev, E.LaidOff | E.Discarded):
-        return [ev.card]
-    if isinstance(ev, E.JokerRecovered):
-        return list(ev.cards)
-    return []
