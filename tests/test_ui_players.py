@@ -15,6 +15,7 @@ from rami_lan.cli.ui.table_screen import TableScreen
 from rami_lan.net.table_session import SessionUpdate
 from rami_lan.profile import Profile, new_player_id
 from rami_lan.stats import StatsDB
+from rami_lan.table.chat import ChatPolicy
 
 pytestmark = pytest.mark.usefixtures("ui_env")
 
@@ -62,6 +63,9 @@ def test_chat_line_limits_and_log():
         box: list = []
         async with running(table_app(session, box, stats=None), timeout=20) as d:
             shell, screen = box
+            # the screen's rate limit on a clock that stands still: a loaded machine typing
+            # slowly must not refill the burst between the 4th and the 5th line
+            screen.chat_policy = ChatPolicy(clock=lambda: 0.0)
             m = screen.model
             await until(lambda: m.view is not None, what="deal")
             await open_chat(d, m)
