@@ -19,6 +19,7 @@ FORBIDDEN = {
     "table": ("net", "cli", "app"),
     "net": ("cli", "app"),
     "bots": ("net", "cli", "table", "app"),
+    "tournament": ("net", "cli", "table", "bots", "app"),
     "masked": ("core", "table", "net", "cli", "bots", "app"),
     "profile": ("cli", "app"),
     "paths": ("core", "table", "net", "cli", "bots", "app", "profile", "stats"),
