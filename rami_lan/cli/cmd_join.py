@@ -123,7 +123,7 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
     # The certificate this table (as the player names it) had last time: a failed join
     # code with a changed certificate is then reported as possible interception.
     known = KnownTables()
-    host, port = args.table, 0
+    host, port, fp = args.table, 0, None
     try:
         kept = store.find(args.table)
         session = None
@@ -145,6 +145,15 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
 
             session = await join_retrying(connect, max(0.0, args.timeout) + RETRY_WINDOW)
     except JoinRefused as exc:
+        if exc.code == "tournament":  # the address is a tournament's: register with it
+            from rami_lan.cli.tournament_join import join_tournament
+
+            async def seat(session: Any) -> int:
+                if args.bot:
+                    return await run_bot(session, args.bot, getattr(args, "bot_delay", None))
+                return await play_in_terminal(session)
+
+            return await join_tournament(host, port, args, nick, fp, seat)
         print(_("The table refused us: {why}").format(why=safe_text(join_refused_text(exc))),
               file=sys.stderr)
         return 1

@@ -36,6 +36,12 @@ def run(args: argparse.Namespace) -> int:
         print(_("Can not read {path}: {err}").format(path=path, err=record_error_text(exc)),
               file=sys.stderr)
         return 2
+    from rami_lan.tournament.record import is_tournament_record
+
+    if is_tournament_record(record):
+        from rami_lan.cli.cmd_verify_tournament import verify_tournament
+
+        return verify_tournament(args, record)
     if not isinstance(record, dict) or record.get("format") != RECORD_FORMAT:
         print(_("{path} is not a match record (a host writes them: rami-lan host "
                 "--record-dir, or the data folder's records/).").format(path=path), file=sys.stderr)

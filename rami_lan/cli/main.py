@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("rami_lan.cli.cmd_simulate", "play bot matches headless and print statistics"),
     "solo": ("rami_lan.cli.cmd_solo", "play at once against bots"),
     "replay": ("rami_lan.cli.cmd_replay", "step through a recorded match, every hand shown"),
+    "tournament": ("rami_lan.cli.cmd_tournament", "organise a LAN tournament and host its tables"),
 }
 
 

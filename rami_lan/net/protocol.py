@@ -144,6 +144,7 @@ REFUSED_CODES: Final = frozenset(
         "in_progress",
         "rate_limited",
         "protocol_error",
+        "tournament",  # the address is a tournament's organiser (docs/tournament.md)
     }
 )
 ERROR_CODES: Final = frozenset(

@@ -62,7 +62,8 @@ __all__ = [
 TOURNAMENT_FORMAT = "rami-lan-tournament"
 TOURNAMENT_VERSION = 1
 MAX_ENTRANTS = 64
-MAX_NICK = 32
+MAX_NICK = 24
+"""As a table's hello takes it (`rami_lan.net.protocol.MAX_NICK`)."""
 _BOT_NICK = re.compile(r"Bot [0-9]+")
 """The nickname a table gives a bot seat (`rami_lan.table.machine`): no entrant takes one."""
 
@@ -237,16 +238,41 @@ class TournamentMachine:
 
     # ------------------------------------------------------------------ registration
 
-    def register(self, nick: str, contribution: bytes, *, kind: str = "human") -> Entrant:
-        """Admit an entrant; its nickname is made unique (and never a table bot's)."""
+    def register(self, nick: str, contribution: bytes | None, *, kind: str = "human") -> Entrant:
+        """Admit an entrant; its nickname is made unique (and never a table bot's).
+
+        ``contribution`` may come later (`contribute`: the registrant first receives the
+        organiser's commitment); an entrant without one at the start is left out."""
         if self.phase != "registration":
             raise RegistrationError("closed", "registration is closed: the tournament started")
         if len(self.entrants) >= self.config.max_entrants:
             raise RegistrationError("full", f"the tournament is full ({self.config.max_entrants})")
+        if contribution is not None:
+            self._check_contribution(contribution)
+        return self._add(nick, contribution, kind)
+
+    @staticmethod
+    def _check_contribution(contribution: object) -> None:
         if not isinstance(contribution, bytes) or len(contribution) != SECRET_LEN:
             raise RegistrationError("bad_contribution",
                                     f"a contribution to the draw is {SECRET_LEN} random bytes")
-        return self._add(nick, contribution, kind)
+
+    def contribute(self, no: int, contribution: bytes) -> Entrant:
+        """Entrant ``no``'s contribution to the draw (once, before the start)."""
+        if self.phase != "registration":
+            raise RegistrationError("closed", "registration is closed: the tournament started")
+        e = self.entrants.get(no)
+        if e is None or e.contribution is not None:
+            raise RegistrationError("bad_contribution", "one contribution per entrant")
+        self._check_contribution(contribution)
+        e = self.entrants[no] = Entrant(e.no, e.nick, e.kind, contribution)
+        return e
+
+    @property
+    def ready(self) -> int:
+        """Human entrants whose contribution came (those the start keeps)."""
+        return sum(1 for e in self.entrants.values()
+                   if e.kind == "human" and e.contribution is not None)
 
     def _add(self, nick: str, contribution: bytes | None, kind: str) -> Entrant:
         base = _clean_nick(nick) or "Joueur"
@@ -283,6 +309,9 @@ class TournamentMachine:
         if self.phase != "registration":
             raise TournamentError("started", "the tournament has already started")
         cfg = self.config
+        for no in [no for no, e in self.entrants.items()
+                   if e.kind == "human" and e.contribution is None]:
+            del self.entrants[no]  # registered, but never sent its contribution
         n = len(self.entrants)
         if cfg.fill_bots:
             size = cfg.table_size

@@ -1,0 +1,207 @@
+"""``rami-lan join`` at a tournament: register, play each table drawn, read the standings.
+
+`rami_lan.cli.cmd_join` comes here when the address it was given answers a table
+``hello`` with ``refused`` code ``tournament``. The player registers over the ``t_*``
+protocol (`rami_lan.net.tournament_protocol`), sends its contribution to the draw once it
+has the organiser's commitment, and checks the draw when it is revealed: the secret
+matches the commitment, the seed is the hash of the secret and every contribution (its
+own included), and every table it is sent to holds exactly the players the draw gives.
+At each table it plays an ordinary seat (`rami_lan.net.client.open_session`, with the
+table's join code; a bot with ``--bot``), and between tables it prints the standings.
+A player who is out stays for the end (the standings) and may leave with Ctrl-C.
+
+Exit status: 0 the tournament ended and every check passed; 3 a check of the draw (or a
+table's fairness) FAILED; 1 the tournament did not end (connection lost).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from rami_lan.i18n import _, language
+from rami_lan.textsafe import safe_name, safe_text
+
+__all__ = ["join_tournament", "standings_lines"]
+
+def why_text(code: str) -> str:
+    """A ranking rule, as the player reads it."""
+    texts = {
+        "first": "", "winner": _("behind the table's winner"),
+        "rounds": _("played fewer rounds"), "total": _("worse match total"),
+        "laid": _("tie: fewer points melded and laid off (003's rule)"),
+        "hand": _("tie: more points left in hand (003's rule)"),
+        "lot": _("tie: drawn by lot from the seed"), "stage": _("out at an earlier stage"),
+        "place": _("lower place at the table"),
+    }
+    return texts.get(code, safe_text(code, 20))
+
+
+def standings_lines(standings: list[dict[str, Any]], me: int) -> list[str]:
+    """The standings, one line a player (``me``: our entrant number, marked)."""
+    out = []
+    for s in standings:
+        place = s.get("place")
+        status = {"in": _("still in"), "out": _("out"), "winner": _("WINNER"),
+                  "final": _("finalist")}.get(str(s.get("status")), "")
+        mark = "*" if s.get("no") == me else " "
+        why = why_text(str(s.get("why", "")))
+        extra = _(" (a bot played the seat)") if s.get("replaced") else ""
+        out.append(f"{mark}{place if place is not None else '-':>3}. "
+                   f"{safe_name(str(s.get('nick', '')), 24):<24} {status}{extra}"
+                   + (f"  [{why}]" if why else ""))
+    return out
+
+
+class _Checks:
+    """What the player checks of the organiser's draw."""
+
+    def __init__(self) -> None:
+        self.failed: list[str] = []
+        self.seed: bytes | None = None
+        self.entrants: list[int] = []
+        self.tables: list[dict[str, Any]] = []
+
+    def draw(self, welcome: Any, msg: Any, mine: bytes, no: int) -> str:
+        from rami_lan.tournament.draw import DrawEntrant, commitment, draw_seed
+
+        if commitment(welcome.tournament_id, msg.secret) != welcome.commitment:
+            self.failed.append(_("the organiser's secret is not the one it committed to"))
+        try:
+            ents = [DrawEntrant(int(e["no"]), str(e["nick"]), None if e.get("contribution") is None
+                                else bytes.fromhex(e["contribution"])) for e in msg.entrants]
+            if draw_seed(welcome.tournament_id, msg.secret, ents) != msg.seed:
+                self.failed.append(_("the seed is not the hash of the secret and the contributions"))
+            if not any(e.no == no and e.contribution == mine for e in ents):
+                self.failed.append(_("our contribution is not in the draw"))
+            self.entrants = [e.no for e in ents]
+        except (KeyError, ValueError, TypeError):
+            self.failed.append(_("the draw's list of entrants is malformed"))
+        self.seed = msg.seed
+        return (_("Draw checked: the secret matches the commitment, the seed covers every "
+                  "contribution.") if not self.failed else
+                _("Draw check FAILED: {why}").format(why="; ".join(self.failed)))
+
+    def table(self, msg: Any, table_size: int) -> None:
+        from rami_lan.tournament.draw import draw_tables
+
+        if self.seed is None:
+            return
+        if msg.stage == 1:
+            pool = self.entrants
+        else:
+            pool = sorted(no for t in self.tables if t.get("stage") == msg.stage - 1
+                          for no in t.get("went_on", ()))
+        try:
+            tables = draw_tables(self.seed, msg.stage, pool, table_size)
+            drawn = tables[msg.table - 1]
+        except (ValueError, IndexError):
+            drawn = []
+        if sorted(drawn) != sorted(int(p.get("no", -1)) for p in msg.players):
+            self.failed.append(_("table {stage}.{table} is not the one the draw gives").format(
+                stage=msg.stage, table=msg.table))
+
+
+async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: str,
+                          fingerprint: str | None,
+                          play_seat: Callable[[Any], Awaitable[int]]) -> int:
+    """Register at the tournament at ``host:port`` and play each table drawn with
+    ``play_seat(session)`` (`rami_lan.cli.cmd_join`: a bot, or the terminal)."""
+    from rami_lan.net import tls
+    from rami_lan.net import tournament_protocol as T
+    from rami_lan.net.client import open_session
+    from rami_lan.net.protocol import RemoteProtocolError
+
+    reader, writer = await asyncio.open_connection(host, port, ssl=tls.client_context(),
+                                                   ssl_handshake_timeout=10.0)
+    if fingerprint:
+        tls.check_pinned(writer.get_extra_info("ssl_object"), fingerprint)
+    session = T.TSession("client")
+    writer.write(session.send(T.THello(nick=nick[:24] or "joueur", lang=language(),
+                                       bot=bool(args.bot))))
+    mine = secrets.token_bytes(32)
+    checks = _Checks()
+    welcome: Any = None
+    table_size = 4
+    playing: asyncio.Task[int] | None = None
+    fairness_bad = False
+    over = False
+
+    async def play(msg: Any) -> int:
+        from rami_lan.net.joining import join_retrying
+
+        print(_("Table {stage}.{table}{final}: {players}").format(
+            stage=msg.stage, table=msg.table, final=_(" (the final)") if msg.final else "",
+            players=", ".join(safe_name(str(p.get("nick", "")), 24) for p in msg.players)),
+            flush=True)
+        table = await join_retrying(lambda: open_session(
+            host, msg.port, nickname=welcome.nick, lang=language(), code=msg.code,
+            bot=bool(args.bot), fingerprint=msg.fingerprint or None), 30.0)
+        try:
+            return await play_seat(table)
+        finally:
+            await table.close()
+
+    async def after(previous: asyncio.Task[int] | None, msg: Any) -> int:
+        nonlocal fairness_bad
+        if previous is not None:
+            with contextlib.suppress(Exception):
+                fairness_bad |= (await previous) == 3
+        return await play(msg)
+
+    try:
+        while not over:
+            data = await reader.read(65536)
+            if not data:
+                break
+            for msg in session.receive_data(data):
+                if isinstance(msg, T.TWelcome):
+                    welcome = msg
+                    table_size = int(msg.info.get("table_size", 4))
+                    print(_("Registered for the tournament {name!r} as {nick} (entrant {no}).").format(
+                        name=safe_text(str(msg.info.get("name", "")), 64),
+                        nick=safe_name(msg.nick, 24), no=msg.no), flush=True)
+                    writer.write(session.send(T.TContribution(value=mine)))
+                elif isinstance(msg, T.TRefused):
+                    print(_("The tournament refused us: {why}").format(why=safe_text(msg.message)))
+                    return 1
+                elif isinstance(msg, T.TPlayers):
+                    print(_("Registered players: {n}").format(n=len(msg.players)), flush=True)
+                elif isinstance(msg, T.TDraw):
+                    print(checks.draw(welcome, msg, mine, welcome.no), flush=True)
+                elif isinstance(msg, T.TTable) and not msg.watch:
+                    checks.table(msg, table_size)
+                    playing = asyncio.create_task(after(playing, msg))
+                elif isinstance(msg, T.TStandings):
+                    checks.tables = msg.tables
+                    if playing is not None and playing.done():
+                        fairness_bad |= playing.result() == 3
+                    title = (_("Final standings:") if msg.over else
+                             _("Standings after stage {n}:").format(n=msg.stage))
+                    print(title)
+                    print("\n".join(standings_lines(msg.standings, welcome.no)), flush=True)
+                    over = msg.over
+                elif isinstance(msg, T.TBye):
+                    over = over or False
+    except (RemoteProtocolError, ConnectionError, OSError) as exc:
+        print(_("The tournament connection was lost: {err}").format(err=safe_text(str(exc))))
+    finally:
+        if playing is not None and not playing.done():
+            with_timeout = asyncio.wait_for(playing, 5.0)
+            try:
+                fairness_bad |= (await with_timeout) == 3
+            except Exception:  # noqa: BLE001 - the table's own errors were printed
+                playing.cancel()
+        elif playing is not None and not playing.cancelled() and playing.exception() is None:
+            fairness_bad |= playing.result() == 3
+        writer.close()
+    if checks.failed:
+        print(_("Tournament checks FAILED: {why}").format(why="; ".join(checks.failed)))
+        return 3
+    if fairness_bad:
+        return 3
+    return 0 if over else 1
