@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "solo": ("rami_lan.cli.cmd_solo", "play at once against bots"),
     "replay": ("rami_lan.cli.cmd_replay", "step through a recorded match, every hand shown"),
     "tournament": ("rami_lan.cli.cmd_tournament", "organise a LAN tournament and host its tables"),
+    "watch": ("rami_lan.cli.cmd_watch", "watch a tournament's tables as a spectator"),
 }
 
 

@@ -173,7 +173,14 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
                     print(_("Registered players: {n}").format(n=len(msg.players)), flush=True)
                 elif isinstance(msg, T.TDraw):
                     print(checks.draw(welcome, msg, mine, welcome.no), flush=True)
-                elif isinstance(msg, T.TTable) and not msg.watch:
+                elif isinstance(msg, T.TTable) and msg.watch:
+                    print(_("You are out: watching the final (Ctrl-C to leave)."), flush=True)
+                elif isinstance(msg, T.TWatch):
+                    from rami_lan.cli.watching import watch_lines
+
+                    for line in watch_lines(msg):
+                        print("  " + line, flush=True)
+                elif isinstance(msg, T.TTable):
                     checks.table(msg, table_size)
                     playing = asyncio.create_task(after(playing, msg))
                 elif isinstance(msg, T.TStandings):

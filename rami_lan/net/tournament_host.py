@@ -58,7 +58,9 @@ class _Conn:
     no: int = 0
     token: bytes = b""
     watch: bool = False
-    tasks: set[asyncio.Task[Any]] = field(default_factory=set)
+    """A spectator (``t_hello.watch``): it watches every table."""
+    watching: set[tuple[int, int]] = field(default_factory=set)
+    """Tables a player who is out watches (the final)."""
 
 
 @dataclass
@@ -319,6 +321,7 @@ class TournamentHost:
         for run in self._running.values():
             if conn.no in run.state.players and not run.state.done:
                 self._send(conn, self._table_msg(run, watch=False))
+        self._watch_now(conn)
 
     # ------------------------------------------------------------------ stages
 
@@ -367,7 +370,15 @@ class TournamentHost:
             headless=True, private_deal=cfg.private_deal, identity_dir=self.identity_dir,
             guard=GuardConfig(admission=AdmissionConfig(max_in_flight=4, hello_burst=40.0)),
             **self.table_tuning)
-        host = TableHost(table_cfg)
+        label = (t.stage, t.table)
+
+        class _Watched(TableHost):
+            """A table whose every change also goes, made public, to its spectators."""
+
+            def _on_applied(inner, events: Any) -> None:  # noqa: N805 - the host's self
+                self._relay(label, inner, events)
+
+        host = _Watched(table_cfg)
         port = await host.start()
         run = _Running(t, host, port, code)
         self._running[(t.stage, t.table)] = run
@@ -377,6 +388,11 @@ class TournamentHost:
             conn = self._by_no.get(no)
             if conn is not None:
                 self._send(conn, self._table_msg(run, watch=False))
+        if t.final:  # the players who are out watch the final (they may leave)
+            for conn in list(self._conns):
+                if conn.no and conn.no not in t.players and conn.session.established:
+                    conn.watching.add(label)
+                    self._send(conn, self._table_msg(run, watch=True))
         self._spawn(self._start_later(run))
         self._spawn(self._watch_table(run))
 
@@ -422,6 +438,39 @@ class TournamentHost:
             self.on_line(f"tournament over: winner {self.machine.entrants[w].nick if w else '-'}")
             await asyncio.sleep(0.2)
             await self.stop()
+
+    # ------------------------------------------------------------------ spectators
+
+    def _watchers(self, label: tuple[int, int]) -> list[_Conn]:
+        return [c for c in self._conns if c.session.established
+                and (c.watch or label in c.watching)]
+
+    def _public(self, label: tuple[int, int], host: Any, events: Any) -> T.TWatch:
+        """One change of a table as a spectator may see it: nothing but public facts."""
+        from rami_lan.core.codec import event_to_plain, view_to_plain
+        from rami_lan.core.views import view_for
+
+        variant = host.machine.variant
+        return T.TWatch(
+            stage=label[0], table=label[1],
+            events=[event_to_plain(e.for_seat(None), variant) for e in events],
+            view=view_to_plain(view_for(host.match, None)),
+            players=[{"seat": st.seat, "nick": st.nick or f"Bot {st.seat + 1}"}
+                     for st in host.seats.values()])
+
+    def _relay(self, label: tuple[int, int], host: Any, events: Any) -> None:
+        watchers = self._watchers(label)
+        if not watchers:
+            return
+        msg = self._public(label, host, events)
+        for conn in watchers:
+            self._send(conn, msg)
+
+    def _watch_now(self, conn: _Conn) -> None:
+        """A new spectator (or one back) gets each watched table's public view now."""
+        for label, run in list(self._running.items()):
+            if conn.watch or label in conn.watching:
+                self._send(conn, self._public(label, run.host, ()))
 
     def _standings_msg(self) -> T.TStandings:
         m = self.machine

@@ -55,6 +55,7 @@ __all__ = [
     "TSession",
     "TStandings",
     "TTable",
+    "TWatch",
     "TWelcome",
     "first_kind",
 ]
@@ -186,6 +187,21 @@ class TStandings(Message):
     standings: list[dict[str, Any]] = _wire(_plain_maps)
     tables: list[dict[str, Any]] = _wire(_plain_maps)
     over: bool = _wire(_bool, default=False)
+
+
+@_tkind("t_watch", "host")
+@_message
+class TWatch(Message):
+    """What a spectator of table ``stage.table`` may see of one change: the public
+    events (each redacted for no seat, `Event.for_seat(None)`) and the view for no
+    seat (no hand: `rami_lan.core.views.view_for(match, None)`); ``players``:
+    ``[{"seat", "nick"}]``."""
+
+    stage: int = _wire(_small)
+    table: int = _wire(_small)
+    events: list[dict[str, Any]] = _wire(_plain_maps)
+    view: dict[str, Any] = _wire(_plain_map)
+    players: list[dict[str, Any]] = _wire(_plain_maps)
 
 
 @_tkind("t_bye", "client", "host")
