@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import contextlib
 import secrets
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -116,18 +117,41 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
     from rami_lan.net.client import open_session
     from rami_lan.net.protocol import RemoteProtocolError
 
-    reader, writer = await asyncio.open_connection(host, port, ssl=tls.client_context(),
-                                                   ssl_handshake_timeout=10.0)
+    try:
+        reader, writer = await asyncio.open_connection(host, port, ssl=tls.client_context(),
+                                                       ssl_handshake_timeout=10.0)
+    except (OSError, TimeoutError) as exc:
+        print(_("Could not connect to {host}:{port}: {err}").format(
+            host=safe_text(host, 64), port=port, err=safe_text(str(exc))))
+        return 1
     if fingerprint:
-        tls.check_pinned(writer.get_extra_info("ssl_object"), fingerprint)
+        try:
+            tls.check_pinned(writer.get_extra_info("ssl_object"), fingerprint)
+        except tls.FingerprintMismatch as exc:
+            writer.close()
+            print(_("The tournament's certificate changed: someone may be intercepting the "
+                    "connection. ({err})").format(err=exc))
+            return 4
     session = T.TSession("client")
+    playing: asyncio.Task[int] | None = None
+    held: list[str] = []
+
+    def say(text: str) -> None:
+        """A line for the player; held while the full-screen table owns the terminal."""
+        if playing is not None and not playing.done() and not args.bot and sys.stdout.isatty():
+            held.append(text)
+            return
+        for line in held:
+            print(line)
+        held.clear()
+        print(text, flush=True)
+
     writer.write(session.send(T.THello(nick=nick[:24] or "joueur", lang=language(),
                                        bot=bool(args.bot))))
     mine = secrets.token_bytes(32)
     checks = _Checks()
     welcome: Any = None
     table_size = 4
-    playing: asyncio.Task[int] | None = None
     fairness_bad = False
     over = False
 
@@ -145,6 +169,9 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
             return await play_seat(table)
         finally:
             await table.close()
+            for line in held:  # what came while the table's screen was up
+                print(line, flush=True)
+            held.clear()
 
     async def after(previous: asyncio.Task[int] | None, msg: Any) -> int:
         nonlocal fairness_bad
@@ -162,7 +189,7 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
                 if isinstance(msg, T.TWelcome):
                     welcome = msg
                     table_size = int(msg.info.get("table_size", 4))
-                    print(_("Registered for the tournament {name!r} as {nick} (entrant {no}).").format(
+                    say(_("Registered for the tournament {name!r} as {nick} (entrant {no}).").format(
                         name=safe_text(str(msg.info.get("name", "")), 64),
                         nick=safe_name(msg.nick, 24), no=msg.no), flush=True)
                     writer.write(session.send(T.TContribution(value=mine)))
@@ -170,16 +197,16 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
                     print(_("The tournament refused us: {why}").format(why=safe_text(msg.message)))
                     return 1
                 elif isinstance(msg, T.TPlayers):
-                    print(_("Registered players: {n}").format(n=len(msg.players)), flush=True)
+                    say(_("Registered players: {n}").format(n=len(msg.players)))
                 elif isinstance(msg, T.TDraw):
-                    print(checks.draw(welcome, msg, mine, welcome.no), flush=True)
+                    say(checks.draw(welcome, msg, mine, welcome.no))
                 elif isinstance(msg, T.TTable) and msg.watch:
-                    print(_("You are out: watching the final (Ctrl-C to leave)."), flush=True)
+                    say(_("You are out: watching the final (Ctrl-C to leave)."))
                 elif isinstance(msg, T.TWatch):
                     from rami_lan.cli.watching import watch_lines
 
                     for line in watch_lines(msg):
-                        print("  " + line, flush=True)
+                        say("  " + line)
                 elif isinstance(msg, T.TTable):
                     checks.table(msg, table_size)
                     playing = asyncio.create_task(after(playing, msg))
@@ -189,8 +216,7 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
                         fairness_bad |= playing.result() == 3
                     title = (_("Final standings:") if msg.over else
                              _("Standings after stage {n}:").format(n=msg.stage))
-                    print(title)
-                    print("\n".join(standings_lines(msg.standings, welcome.no)), flush=True)
+                    say("\n".join([title, *standings_lines(msg.standings, welcome.no)]))
                     over = msg.over
                 elif isinstance(msg, T.TBye):
                     over = over or False

@@ -1,0 +1,172 @@
+"""The organiser's wire (``t_*``) and its attackers: a cheating organiser is caught by
+the players' checks of the draw; junk and table clients never crash the organiser."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ssl
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aio_helpers import run
+
+from rami_lan.cli.tournament_join import join_tournament
+from rami_lan.net import protocol as P
+from rami_lan.net import tls
+from rami_lan.net import tournament_protocol as T
+from rami_lan.net.bot_client import BotClient
+from rami_lan.net.client import JoinRefused, open_session
+from rami_lan.net.tournament_host import TournamentHost
+from rami_lan.tournament.machine import TournamentConfig
+
+pytestmark = pytest.mark.usefixtures("isolated_config")
+
+
+# ---------------------------------------------------------------------- the session
+
+
+def test_session_order_and_schemas() -> None:
+    c, h = T.TSession("client"), T.TSession("host")
+    with pytest.raises(P.RemoteProtocolError, match="before t_hello"):
+        T.TSession("host").receive_data(_raw({"k": "t_contribution", "value": bytes(32)}))
+    (hello,) = h.receive_data(c.send(T.THello(nick="anne", lang="fr")))
+    assert isinstance(hello, T.THello) and hello.nick == "anne"
+    with pytest.raises(ValueError):
+        c.send(T.TContribution(value=bytes(32)))  # not before the welcome
+    welcome = T.TWelcome(tournament_id=bytes(16), no=1, nick="anne", token=bytes(16),
+                         commitment=bytes(32), info={"table_size": 3})
+    (got,) = c.receive_data(h.send(welcome))
+    assert got == welcome and c.established
+    (contrib,) = h.receive_data(c.send(T.TContribution(value=b"x" * 32)))
+    assert contrib.value == b"x" * 32
+    for bad in ({"k": "t_contribution", "value": b"short"},
+                {"k": "t_contribution", "value": bytes(32), "extra": 1},
+                {"k": "nope"}, {"k": "t_welcome"}, [1, 2]):
+        fresh = T.TSession("host")
+        fresh.receive_data(T.TSession("client").send(T.THello(nick="x", lang="en")))
+        fresh.established = True
+        with pytest.raises(P.RemoteProtocolError):
+            fresh.receive_data(_raw(bad))
+    with pytest.raises(P.RemoteProtocolError, match="frame"):
+        T.TSession("host").receive_data(b"\xff\xff\xff\xff")
+
+
+def _raw(value: Any) -> bytes:
+    import msgpack
+
+    body = msgpack.packb(value, use_bin_type=True)
+    return len(body).to_bytes(4, "big") + body
+
+
+def test_a_table_hello_is_told_it_is_a_tournament() -> None:
+    async def main() -> None:
+        host = TournamentHost(TournamentConfig(), interfaces=["127.0.0.1"], advertise=False,
+                              record_dir=Path("/nonexistent"))
+        port = await host.start()
+        try:
+            with pytest.raises(JoinRefused) as refused:
+                await open_session("127.0.0.1", port, nickname="anne")
+            assert refused.value.code == "tournament"
+        finally:
+            await host.stop()
+    run(main())
+
+
+def test_junk_never_stops_registrations() -> None:
+    async def main() -> None:
+        host = TournamentHost(TournamentConfig(), interfaces=["127.0.0.1"], advertise=False,
+                              record_dir=Path("/nonexistent"))
+        port = await host.start()
+        try:
+            for junk in (b"\x00\x00\x00\x00", b"\x7f\xff\xff\xff", _raw({"k": "t_hello"}),
+                         _raw({"k": "t_hello", "nick": "a", "lang": "en", "v": 9}),
+                         _raw("not a map"), b"\x00\x00\x00\x05abcde"):
+                r, w = await asyncio.open_connection("127.0.0.1", port, ssl=tls.client_context())
+                w.write(junk)
+                await w.drain()
+                await asyncio.wait_for(r.read(), 5)  # the organiser closes it
+                w.close()
+            # Plain TCP with no TLS at all, then closed at once.
+            r, w = await asyncio.open_connection("127.0.0.1", port)
+            w.write(b"GET / HTTP/1.0\r\n\r\n")
+            w.close()
+            r, w = await asyncio.open_connection("127.0.0.1", port, ssl=tls.client_context())
+            s = T.TSession("client")
+            w.write(s.send(T.THello(nick="anne", lang="en")))
+            (welcome,) = s.receive_data(await asyncio.wait_for(r.read(65536), 5))
+            assert isinstance(welcome, T.TWelcome) and welcome.no == 1
+            w.close()
+        finally:
+            await host.stop()
+    run(main())
+
+
+# ---------------------------------------------------------------------- cheating organisers
+
+
+class _LyingSecret(TournamentHost):
+    """Reveals a secret other than the one it committed to (it chose the draw)."""
+
+    def _draw_msg(self) -> T.TDraw:
+        honest = super()._draw_msg()
+        return T.TDraw(secret=bytes(32), seed=honest.seed, entrants=honest.entrants)
+
+
+class _WrongTable(TournamentHost):
+    """Sends each player a table that is not the one the draw gives."""
+
+    def _table_msg(self, run_: Any, *, watch: bool) -> T.TTable:
+        honest = super()._table_msg(run_, watch=watch)
+        others = [e for e in self.machine.entrants if e not in run_.state.players]
+        players = [{"no": others[0] if others else 99, "nick": "x"}, *honest.players[1:]]
+        return T.TTable(stage=honest.stage, table=honest.table, port=honest.port,
+                        fingerprint=honest.fingerprint, code=honest.code, final=honest.final,
+                        players=players, watch=honest.watch)
+
+
+async def _play(cls: type[TournamentHost], tmp: Path, n: int = 4) -> list[int]:
+    host = cls(TournamentConfig(table_size=2, limit=1), interfaces=["127.0.0.1"],
+               advertise=False, record_dir=tmp, start_at=n, join_wait=20,
+               table_tuning={"bot_delay": 0.0})
+    port = await host.start()
+
+    async def seat(session: Any) -> int:
+        summary = await BotClient(session, level="moyen", delay=0.0).run()
+        return 0 if summary.finished else 1
+
+    args = argparse.Namespace(bot="moyen", bot_delay=0.0)
+    try:
+        return list(await asyncio.wait_for(asyncio.gather(*(
+            join_tournament("127.0.0.1", port, args, f"p{i}", None, seat) for i in range(n))), 90))
+    finally:
+        await host.stop()
+
+
+@pytest.mark.parametrize("cls", [TournamentHost, _LyingSecret, _WrongTable],
+                         ids=["honest", "lying_secret", "wrong_table"])
+def test_players_catch_a_cheating_organiser(cls: type[TournamentHost], tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    rcs = run(_play(cls, tmp_path), timeout=120)
+    out = capsys.readouterr().out
+    if cls is TournamentHost:
+        assert rcs == [0] * 4 and "FAILED" not in out
+    else:
+        assert 3 in rcs and "FAILED" in out
+        if cls is _LyingSecret:
+            assert rcs == [3] * 4 and "not the one it committed to" in out
+
+
+def test_a_pinned_fingerprint_that_differs_is_refused() -> None:
+    async def main() -> None:
+        host = TournamentHost(TournamentConfig(), interfaces=["127.0.0.1"], advertise=False,
+                              record_dir=Path("/nonexistent"))
+        port = await host.start()
+        args = argparse.Namespace(bot="moyen", bot_delay=0.0)
+        try:
+            with pytest.raises((tls.FingerprintMismatch, ssl.SSLError, ConnectionError)):
+                await join_tournament("127.0.0.1", port, args, "p", "0" * 64, lambda s: None)
+        finally:
+            await host.stop()
+    run(main())
