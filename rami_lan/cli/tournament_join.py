@@ -191,7 +191,7 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
                     table_size = int(msg.info.get("table_size", 4))
                     say(_("Registered for the tournament {name!r} as {nick} (entrant {no}).").format(
                         name=safe_text(str(msg.info.get("name", "")), 64),
-                        nick=safe_name(msg.nick, 24), no=msg.no), flush=True)
+                        nick=safe_name(msg.nick, 24), no=msg.no))
                     writer.write(session.send(T.TContribution(value=mine)))
                 elif isinstance(msg, T.TRefused):
                     print(_("The tournament refused us: {why}").format(why=safe_text(msg.message)))
