@@ -16,6 +16,7 @@ import asyncio
 import hashlib
 import sys
 from pathlib import Path
+from typing import Any
 
 from rami_lan.i18n import _
 from rami_lan.ids import BOT_LEVELS, DEFAULT_BOT_LEVEL
@@ -57,6 +58,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nick", default=None, help=_("the organiser's nickname"))
     parser.add_argument("--seed", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bot-delay", type=float, default=None, help=argparse.SUPPRESS)
+
+
+def progress_line(kind: str, f: dict[str, Any]) -> str:
+    """The organiser's screen line for one event of `TournamentHost.on_event`."""
+    from rami_lan.textsafe import safe_name, safe_text
+
+    def names(values: Any) -> str:
+        return ", ".join(safe_name(str(v), 24) for v in values) or "-"
+
+    if kind == "registered":
+        return _("Registered: {nick} ({n} players)").format(nick=safe_name(f["nick"], 24), n=f["n"])
+    if kind == "draw":
+        return _("Registration closed. Draw: seed {seed}, {n} tables.").format(
+            seed=f["seed"], n=f["tables"])
+    if kind == "table_open":
+        text = (_("Final table {table} on port {port}: {players}") if f.get("final") else
+                _("Table {table} on port {port}: {players}"))
+        return text.format(table=f["table"], port=f["port"], players=names(f["players"]))
+    if kind == "table_late":
+        return _("Table {table}: starting; bots play the seats of the players who did not "
+                 "come.").format(table=f["table"])
+    if kind == "table_over":
+        return _("Table {table} is over; going on: {players}").format(
+            table=f["table"], players=names(f["went_on"]))
+    if kind == "over":
+        return _("The tournament is over. Winner: {nick}").format(nick=safe_name(f["winner"], 24))
+    return _("Tournament error: {err}").format(err=safe_text(str(f.get("text", "")), 300))
+
+
+def _say(kind: str, fields: dict[str, Any]) -> None:
+    print(progress_line(kind, fields), flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,7 +142,7 @@ async def _main(args: argparse.Namespace, config: object, interfaces: object,
                           advertise=not args.no_advertise, record_dir=record_dir,
                           start_at=args.players, join_wait=args.join_wait,
                           organiser=organiser, table_tuning=tuning,
-                          on_line=lambda line: print(line, flush=True), **ids)
+                          on_event=_say, **ids)
     port = await host.start()
     print(_("Tournament {name!r} open on port {port} ({variant}, tables of {size}).").format(
         name=host.config.name, port=port, variant=host.config.variant,

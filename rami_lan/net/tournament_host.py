@@ -79,7 +79,7 @@ class TournamentHost:
                  identity_dir: str | Path | None = None, start_at: int | None = None,
                  join_wait: float = 60.0, organiser: str = "organiser",
                  table_tuning: dict[str, Any] | None = None,
-                 on_line: Callable[[str], None] | None = None,
+                 on_event: Callable[[str, dict[str, Any]], None] | None = None,
                  tournament_id: bytes | None = None, secret: bytes | None = None) -> None:
         self.config = config
         self.tournament_id = tournament_id or secrets.token_bytes(16)
@@ -96,7 +96,10 @@ class TournamentHost:
         self.join_wait = join_wait
         self.organiser = organiser
         self.table_tuning = dict(table_tuning or {})
-        self.on_line = on_line or (lambda line: log.info("%s", line))
+        self.on_event = on_event or (lambda kind, fields: log.info("%s %s", kind, fields))
+        """Progress for the organiser's screen: ``(kind, fields)``, worded by the CLI
+        (``registered``, ``draw``, ``table_open``, ``table_late``, ``table_over``,
+        ``over``, ``error``)."""
         self.port = 0
         self.finished = asyncio.Event()
         self.record_path = self.record_dir / f"tournament-{self.tournament_id.hex()}.json"
@@ -253,7 +256,7 @@ class TournamentHost:
             except RegistrationError as exc:
                 log.info("tournament: %s", exc)
                 return
-            self.on_line(f"registered: {m.entrants[conn.no].nick} ({m.ready})")
+            self.on_event("registered", {"nick": m.entrants[conn.no].nick, "n": m.ready})
             self._broadcast_players()
             if (self.start_at and m.ready >= self.start_at and not self._starting):
                 self._spawn(self.begin())
@@ -334,12 +337,12 @@ class TournamentHost:
             tables = self.machine.start()
         except TournamentError as exc:
             self.error = str(exc)
-            self.on_line(f"could not start: {exc}")
+            self.on_event("error", {"text": self.error})
             await self.stop()
             return
         self._broadcast(self._draw_msg())
-        self.on_line(f"draw: seed {self.machine.seed.hex()[:16]}..., "  # type: ignore[union-attr]
-                     f"{len(tables)} tables")
+        self.on_event("draw", {"seed": self.machine.seed.hex(),  # type: ignore[union-attr]
+                               "tables": len(tables)})
         for t in tables:
             await self._open_table(t)
 
@@ -382,8 +385,8 @@ class TournamentHost:
         port = await host.start()
         run = _Running(t, host, port, code)
         self._running[(t.stage, t.table)] = run
-        self.on_line(f"table {t.label} on port {port}: "
-                     + ", ".join(m.entrants[no].nick for no in t.players))
+        self.on_event("table_open", {"table": t.label, "port": port, "final": t.final,
+                                     "players": [m.entrants[no].nick for no in t.players]})
         for no in t.players:
             conn = self._by_no.get(no)
             if conn is not None:
@@ -400,7 +403,7 @@ class TournamentHost:
         """A drawn player who does not come in time: a bot plays the seat."""
         await asyncio.sleep(self.join_wait)
         if not run.host.machine.started:
-            self.on_line(f"table {run.state.label}: starting without the absent players")
+            self.on_event("table_late", {"table": run.state.label})
             await run.host.start_match()
 
     async def _watch_table(self, run: _Running) -> None:
@@ -415,7 +418,7 @@ class TournamentHost:
         path = host.record_path
         if path is None:
             self.error = f"table {run.state.label} ended without a match record"
-            self.on_line(self.error)
+            self.on_event("error", {"text": self.error})
             await self.stop()
             return
         data = Path(path).read_bytes()
@@ -424,18 +427,18 @@ class TournamentHost:
                                           sha256_hex(data), Path(path).name)
         except (TournamentError, ValueError) as exc:
             self.error = f"table {run.state.label}: {exc}"
-            self.on_line(self.error)
+            self.on_event("error", {"text": self.error})
             await self.stop()
             return
         self._write_record()
-        self.on_line(f"table {run.state.label} over: went on: " + ", ".join(
-            self.machine.entrants[no].nick for no in run.state.went_on))
+        self.on_event("table_over", {"table": run.state.label, "went_on": [
+            self.machine.entrants[no].nick for no in run.state.went_on]})
         self._broadcast(self._standings_msg())
         for t in nxt:
             await self._open_table(t)
         if self.machine.phase == "over":
             w = self.machine.winner
-            self.on_line(f"tournament over: winner {self.machine.entrants[w].nick if w else '-'}")
+            self.on_event("over", {"winner": self.machine.entrants[w].nick if w else "-"})
             await asyncio.sleep(0.2)
             await self.stop()
 
