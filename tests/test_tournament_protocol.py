@@ -170,3 +170,20 @@ def test_a_pinned_fingerprint_that_differs_is_refused() -> None:
         finally:
             await host.stop()
     run(main())
+
+
+def test_the_protocol_doc_lists_every_tournament_kind_and_its_examples_parse() -> None:
+    import json
+    import re
+
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "protocol.md").read_text()
+    section = doc[doc.index("## 9. Tournaments"):]
+    for kind, cls in T.T_KINDS.items():
+        row = re.search(rf"^\| `{kind}` \|[^\n]*$", section, re.M)
+        assert row, f"{kind} is not in section 9"
+        for spec in cls._SPEC:
+            assert f"`{spec.name}`" in row.group(0), f"{kind}.{spec.name} is not documented"
+    block = re.search(r"```text\n(.*?)```", section, re.S)
+    assert block
+    for line in block.group(1).strip().splitlines():
+        T.T_KINDS[json.loads(line)["k"]].from_wire(json.loads(line))
