@@ -68,6 +68,9 @@ def test_nine_players_three_tables_and_a_final(tmp_path: Path) -> None:
     players: list[subprocess.Popen[str]] = []
     try:
         port = _wait_port(org, time.monotonic() + 20)
+        watcher = subprocess.Popen(_cli("watch", f"127.0.0.1:{port}"), env=_env(tmp_path, "w"),
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        players.append(watcher)
         for i in range(9):
             target = name if i == 0 else f"127.0.0.1:{port}"  # the first finds it by name
             players.append(subprocess.Popen(
@@ -77,6 +80,8 @@ def test_nine_players_three_tables_and_a_final(tmp_path: Path) -> None:
                 text=True))
         outs = [p.communicate(timeout=60)[0] for p in players]
         org_out = org.communicate(timeout=20)[0]
+        watch_out = outs.pop(0)
+        players.pop(0)
     finally:
         for p in [*players, org]:
             if p.poll() is None:
@@ -87,6 +92,14 @@ def test_nine_players_three_tables_and_a_final(tmp_path: Path) -> None:
         assert p.returncode == 0, f"player {i}:\n{out}"
         assert "Draw checked" in out, out
         assert "Final standings:" in out, out
+    # The spectator saw every table and the end; the players who were out watched the final.
+    assert watcher.returncode == 0, watch_out
+    for label in ("[1.1]", "[1.2]", "[1.3]", "[2.1]"):
+        assert label in watch_out, watch_out
+    assert "Final standings:" in watch_out
+    out_players = [out for out in outs if "You are out: watching the final" in out]
+    assert len(out_players) == 6
+    assert all("[2.1]" in out for out in out_players)
     (record_file,) = rec_dir.glob("tournament-*.json")
     record = json.loads(record_file.read_text())
     stages = record["stages"]
