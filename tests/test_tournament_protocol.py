@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import JoinRefused, open_session
 from rami_lan.net.tournament_host import TournamentHost
 from rami_lan.tournament.machine import TournamentConfig
+from rami_lan.tournament.record import verify
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
 
@@ -187,3 +189,58 @@ def test_the_protocol_doc_lists_every_tournament_kind_and_its_examples_parse() -
     assert block
     for line in block.group(1).strip().splitlines():
         T.T_KINDS[json.loads(line)["k"]].from_wire(json.loads(line))
+
+
+async def _with_absent(tmp: Path, leave: bool) -> tuple[TournamentHost, list[int]]:
+    """Four entrants at tables of two; entrant ``p3`` registers and then goes away
+    (``leave``: it sits at its table and leaves at once; else it never comes)."""
+    host = TournamentHost(TournamentConfig(table_size=2, limit=1), interfaces=["127.0.0.1"],
+                          advertise=False, record_dir=tmp, start_at=4, join_wait=1.5,
+                          table_tuning={"bot_delay": 0.0, "away_delay": 0.2})
+    port = await host.start()
+
+    async def seat(session: Any) -> int:
+        summary = await BotClient(session, level="moyen", delay=0.0).run()
+        return 0 if summary.finished else 1
+
+    async def leaver(session: Any) -> int:
+        await session.close()
+        return 0
+
+    args = argparse.Namespace(bot="moyen", bot_delay=0.0)
+    tasks = [asyncio.create_task(join_tournament("127.0.0.1", port, args, f"p{i}", None, seat))
+             for i in range(3)]
+    if leave:
+        tasks.append(asyncio.create_task(
+            join_tournament("127.0.0.1", port, args, "p3", None, leaver)))
+    else:
+        r, w = await asyncio.open_connection("127.0.0.1", port, ssl=tls.client_context())
+        s = T.TSession("client")
+        w.write(s.send(T.THello(nick="p3", lang="en")))
+        s.receive_data(await r.read(65536))
+        w.write(s.send(T.TContribution(value=bytes(range(32)))))
+        await w.drain()
+        await asyncio.sleep(0.3)
+        w.close()  # registered, then gone
+    try:
+        rcs = list(await asyncio.wait_for(asyncio.gather(*tasks), 90))
+        await asyncio.wait_for(host.finished.wait(), 20)
+    finally:
+        await host.stop()
+    return host, rcs
+
+
+@pytest.mark.parametrize("leave", [False, True], ids=["never_came", "left"])
+def test_a_player_who_goes_away_is_played_by_a_bot_and_the_standings_say_so(
+        tmp_path: Path, leave: bool) -> None:
+    host, rcs = run(_with_absent(tmp_path, leave), timeout=120)
+    assert host.machine.phase == "over"
+    by_nick = {s.nick: s for s in host.machine.standings()}
+    assert by_nick["p3"].replaced
+    assert not any(by_nick[f"p{i}"].replaced for i in range(3))
+    record = json.loads(host.record_path.read_text())
+    tables = {}
+    for states in record["stages"]:
+        for t in states:
+            tables[t["record_sha256"]] = json.loads((tmp_path / t["record_file"]).read_text())
+    assert verify(record, tables).ok

@@ -217,6 +217,20 @@ def _clean_nick(nick: str) -> str:
     return text[:MAX_NICK].strip()
 
 
+def _seats_a_bot_played(record: Mapping[str, Any]) -> set[int]:
+    """Seats that left the match, or whose moves the host's bot or timer made (the
+    record's ``withdrawals`` and ``played_by``)."""
+    out: set[int] = set()
+    for rnd in record.get("rounds") or ():
+        if not isinstance(rnd, dict):
+            continue
+        out.update(s for s in rnd.get("withdrawals") or () if type(s) is int)
+        for action, by in zip(rnd.get("actions") or (), rnd.get("played_by") or (), strict=False):
+            if by in ("bot", "timer") and isinstance(action, dict) and type(action.get("seat")) is int:
+                out.add(action["seat"])
+    return out
+
+
 class TournamentMachine:
     """One tournament. ``secret``: the organiser's 32 random bytes; ``tournament_id``: 16."""
 
@@ -369,6 +383,11 @@ class TournamentMachine:
         except ValueError as exc:
             raise TournamentError("record", f"table {t.label}: {exc}") from None
         t.seats, t.replaced = self._seat_map(t, results)
+        for seat in _seats_a_bot_played(record):  # a player who left or dropped
+            if 0 <= seat < len(t.seats):
+                no = t.seats[seat]
+                if self.entrants[no].kind == "human" and no not in t.replaced:
+                    t.replaced = sorted([*t.replaced, no])
         by_seat = {r.seat: r for r in results}
         seed = self.seed
         assert seed is not None
