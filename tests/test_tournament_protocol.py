@@ -244,3 +244,46 @@ def test_a_player_who_goes_away_is_played_by_a_bot_and_the_standings_say_so(
         for t in states:
             tables[t["record_sha256"]] = json.loads((tmp_path / t["record_file"]).read_text())
     assert verify(record, tables).ok
+
+
+# ---------------------------------------------------------------------- the join code
+
+
+async def _register_with(code_of_host: str | None, code_given: str | None) -> tuple[int, int]:
+    """(exit status of join, entrants with a contribution) after one registration try."""
+    host = TournamentHost(TournamentConfig(), interfaces=["127.0.0.1"], advertise=False,
+                          record_dir=Path("/nonexistent"), join_code=code_of_host)
+    port = await host.start()
+    args = argparse.Namespace(bot="moyen", bot_delay=0.0, code=code_given)
+    task = asyncio.create_task(join_tournament("127.0.0.1", port, args, "anne", None,
+                                               lambda s: None))
+    try:
+        for _i in range(100):
+            if task.done() or host.machine.ready:
+                break
+            await asyncio.sleep(0.05)
+        ready = host.machine.ready
+    finally:
+        await host.stop()
+    return await asyncio.wait_for(task, 10), ready
+
+
+CODE = "KQ7M-3RTX"
+
+
+def test_the_right_join_code_registers() -> None:
+    rc, ready = run(_register_with(CODE, CODE.lower()))
+    assert ready == 1 and rc == 1  # registered; then the organiser closed (no tournament)
+
+
+@pytest.mark.parametrize(("host_code", "given", "want_rc"), [
+    (CODE, "ZZZZ-9999", 4),  # a wrong code: refused bad_code
+    (CODE, None, 1),  # no code: told one is needed
+    (None, CODE, 4),  # the attacker: an "organiser" that never asks for the code (a relay)
+], ids=["wrong", "missing", "not_asked"])
+def test_no_registration_without_the_join_code(host_code: str | None, given: str | None,
+                                               want_rc: int) -> None:
+    rc, ready = run(_register_with(host_code, given))
+    assert rc == want_rc
+    if host_code is not None:
+        assert ready == 0

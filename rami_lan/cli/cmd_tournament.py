@@ -48,6 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--join-wait", type=float, default=60.0, metavar="S",
                         help=_("seconds a table waits for its players before bots take "
                                "the empty seats (default 60)"))
+    parser.add_argument("--code", default=None,
+                        help=_("join code the players must give to register ('auto': make a "
+                               "strong one; a weak code is refused)"))
     parser.add_argument("--port", type=int, default=0, help=_("TCP port (default: any free)"))
     parser.add_argument("--interface", action="append", metavar="IP",
                         help=_("listen and advertise on this local address only (repeatable)"))
@@ -104,6 +107,21 @@ def run(args: argparse.Namespace) -> int:
     if args.players is not None and not 2 <= args.players <= 64:
         print(_("--players is between 2 and 64."), file=sys.stderr)
         return 2
+    code = None
+    if args.code is not None:
+        from rami_lan.net.pake import WeakCodeError, check_code_strength, generate_code
+
+        try:
+            code = generate_code() if args.code == "auto" else check_code_strength(args.code)
+        except (WeakCodeError, ValueError) as exc:
+            from rami_lan.cli.messages import weak_code_text
+
+            why = weak_code_text(exc) if isinstance(exc, WeakCodeError) else str(exc)
+            print(_("Invalid join code: {err}").format(err=why), file=sys.stderr)
+            return 2
+        if args.code == "auto":
+            print(_("Join code: {code} (tell it to the players)").format(code=code), flush=True)
+    args.join_code = code
     owner = local_owner(args.nick)
     try:
         config = TournamentConfig(
@@ -142,7 +160,7 @@ async def _main(args: argparse.Namespace, config: object, interfaces: object,
                           advertise=not args.no_advertise, record_dir=record_dir,
                           start_at=args.players, join_wait=args.join_wait,
                           organiser=organiser, table_tuning=tuning,
-                          on_event=_say, **ids)
+                          on_event=_say, join_code=args.join_code, **ids)
     port = await host.start()
     print(_("Tournament {name!r} open on port {port} ({variant}, tables of {size}).").format(
         name=host.config.name, port=port, variant=host.config.variant,

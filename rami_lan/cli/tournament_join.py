@@ -149,6 +149,9 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
     writer.write(session.send(T.THello(nick=nick[:24] or "joueur", lang=language(),
                                        bot=bool(args.bot))))
     mine = secrets.token_bytes(32)
+    code = getattr(args, "code", None)
+    pake: Any = None
+    seen_fp = tls.peer_fingerprint(writer.get_extra_info("ssl_object")) or ""
     checks = _Checks()
     welcome: Any = None
     table_size = 4
@@ -186,7 +189,36 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
             if not data:
                 break
             for msg in session.receive_data(data):
-                if isinstance(msg, T.TWelcome):
+                if isinstance(msg, T.TPake):
+                    from rami_lan.net.pake import PakeClient, PakeError
+
+                    if not code:
+                        print(_("This tournament needs a join code (--code)."))
+                        return 1
+                    try:
+                        pake = PakeClient(code, seen_fp)
+                        reply = pake.receive(msg.msg)
+                    except (PakeError, ValueError):
+                        print(_("The join code does not match, or someone is intercepting the "
+                                "connection."))
+                        return 4
+                    writer.write(session.send(T.TPake(msg=reply or b""))
+                                 + session.send(T.TPakeConfirm(mac=pake.confirm_message())))
+                elif isinstance(msg, T.TPakeConfirm):
+                    from rami_lan.net.pake import PakeError
+
+                    try:
+                        pake.check_confirmation(msg.mac)
+                    except PakeError:
+                        print(_("The join code does not match, or someone is intercepting the "
+                                "connection."))
+                        return 4
+                elif isinstance(msg, T.TWelcome):
+                    if code and not (pake is not None and pake.verified):
+                        # An organiser that wants a code always asks for it (a relay may not).
+                        print(_("The tournament did not ask for the join code: someone may be "
+                                "intercepting the connection."))
+                        return 4
                     welcome = msg
                     table_size = int(msg.info.get("table_size", 4))
                     say(_("Registered for the tournament {name!r} as {nick} (entrant {no}).").format(
@@ -194,6 +226,9 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
                         nick=safe_name(msg.nick, 24), no=msg.no))
                     writer.write(session.send(T.TContribution(value=mine)))
                 elif isinstance(msg, T.TRefused):
+                    if msg.code == "bad_code":
+                        print(_("Wrong join code for this tournament."))
+                        return 4
                     print(_("The tournament refused us: {why}").format(why=safe_text(msg.message)))
                     return 1
                 elif isinstance(msg, T.TPlayers):

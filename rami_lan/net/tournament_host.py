@@ -61,6 +61,11 @@ class _Conn:
     """A spectator (``t_hello.watch``): it watches every table."""
     watching: set[tuple[int, int]] = field(default_factory=set)
     """Tables a player who is out watches (the final)."""
+    key: str = ""
+    """The peer's address, for the admission limits."""
+    hello: Any = None
+    pake: Any = None
+    ticket: Any = None
 
 
 @dataclass
@@ -80,8 +85,14 @@ class TournamentHost:
                  join_wait: float = 60.0, organiser: str = "organiser",
                  table_tuning: dict[str, Any] | None = None,
                  on_event: Callable[[str, dict[str, Any]], None] | None = None,
-                 tournament_id: bytes | None = None, secret: bytes | None = None) -> None:
+                 tournament_id: bytes | None = None, secret: bytes | None = None,
+                 join_code: str | None = None) -> None:
+        from rami_lan.net.guard import HostGuard
+
         self.config = config
+        self.join_code = join_code
+        """Registration needs it (proven by SPAKE2, never sent); None: anyone may register."""
+        self.guard = HostGuard()
         self.tournament_id = tournament_id or secrets.token_bytes(16)
         self.machine = TournamentMachine(config, self.tournament_id,
                                          secret or secrets.token_bytes(32))
@@ -141,6 +152,7 @@ class TournamentHost:
                      host=ad_text(self.organiser, 32, "organiser"), variant=cfg.variant,
                      seats_total=cfg.table_size, seats_taken=0,
                      point_limit=cfg.limit or 0, frapper=cfg.knock, timer=cfg.timer,
+                     code_required=self.join_code is not None,
                      fingerprint=self.identity.fingerprint, private_deal=cfg.private_deal)
         self._advertiser = TableAdvertiser(ad, self.port, interfaces=self.interfaces,
                                            ip_version=IPVersion.V4Only)
@@ -197,7 +209,9 @@ class TournamentHost:
         if len(self._conns) >= MAX_CONNECTIONS:
             writer.close()
             return
-        conn = _Conn(writer, T.TSession("host"))
+        from rami_lan.net.guard import address_key
+
+        conn = _Conn(writer, T.TSession("host"), key=address_key(writer.get_extra_info("peername")))
         self._conns.add(conn)
         try:
             header = await asyncio.wait_for(reader.readexactly(4), FIRST_FRAME_DEADLINE)
@@ -222,6 +236,8 @@ class TournamentHost:
                 pass
             log.info("tournament: a peer broke the protocol: %s", exc)
         finally:
+            if conn.ticket is not None:
+                self.guard.admission.end(conn.ticket, False)
             self._conns.discard(conn)
             if self._by_no.get(conn.no) is conn:
                 del self._by_no[conn.no]
@@ -242,12 +258,18 @@ class TournamentHost:
     def _info(self) -> dict[str, Any]:
         plain = self.config.to_plain()
         plain["start_at"] = self.start_at or 0
+        plain["code"] = self.join_code is not None
         return plain
 
     def _on_message(self, conn: _Conn, msg: Any) -> None:
         m = self.machine
         if isinstance(msg, T.THello):
-            self._hello(conn, msg)
+            if msg.token is None and self.join_code is not None:
+                self._start_pake(conn, msg)
+            else:
+                self._hello(conn, msg)
+        elif isinstance(msg, T.TPake | T.TPakeConfirm):
+            self._on_pake(conn, msg)
         elif isinstance(msg, T.TContribution):
             if conn.watch or not conn.no:
                 return
@@ -262,6 +284,44 @@ class TournamentHost:
                 self._spawn(self.begin())
         elif isinstance(msg, T.TBye):
             conn.writer.close()
+
+    def _start_pake(self, conn: _Conn, hello: T.THello) -> None:
+        """A newcomer at a tournament with a join code proves it (SPAKE2) first."""
+        from rami_lan.net.guard import KIND_CODE, Refusal
+        from rami_lan.net.pake import PakeHost
+
+        answer = self.guard.admission.begin(conn.key, KIND_CODE)
+        if isinstance(answer, Refusal):
+            self._send(conn, T.TRefused(code="rate_limited", message=answer.reason[:200]))
+            conn.writer.close()
+            return
+        conn.ticket, conn.hello = answer, hello
+        conn.pake = PakeHost(self.join_code or "", self.identity.fingerprint)
+        self._send(conn, T.TPake(msg=conn.pake.start()))
+
+    def _on_pake(self, conn: _Conn, msg: Any) -> None:
+        from rami_lan.net.pake import PakeError
+
+        pake = conn.pake
+        if pake is None:
+            return
+        try:
+            if isinstance(msg, T.TPake):
+                pake.receive(msg.msg)
+                return
+            pake.check_confirmation(msg.mac)
+        except PakeError:
+            conn.pake = None
+            self.guard.admission.end(conn.ticket, False)
+            conn.ticket = None
+            self._send(conn, T.TRefused(code="bad_code", message="wrong join code"))
+            conn.writer.close()
+            return
+        self.guard.admission.end(conn.ticket, True)
+        conn.ticket = None
+        self._send(conn, T.TPakeConfirm(mac=pake.confirm_message()))
+        conn.pake = None
+        self._hello(conn, conn.hello)
 
     def _hello(self, conn: _Conn, hello: T.THello) -> None:
         m = self.machine

@@ -9,7 +9,10 @@ then registers with the tournament instead.
 
 Order: the client's first message is ``t_hello``; the organiser answers ``t_welcome``
 (the session is established) or ``t_refused`` (it is over). After the welcome a
-registrant sends one ``t_contribution``; the organiser sends ``t_players`` (who is
+registrant sends one ``t_contribution``; at a tournament with a join code, the SPAKE2
+exchange of a table (``t_pake`` organiser first, then the client's ``t_pake`` and
+``t_pake_confirm``, then the organiser's ``t_pake_confirm``) comes between ``t_hello`` and
+``t_welcome``; the organiser sends ``t_players`` (who is
 registered), ``t_draw`` (the secret, the seed's inputs), ``t_table`` (go and play, or
 watch), ``t_standings``; either side may say ``t_bye``.
 """
@@ -28,10 +31,13 @@ from rami_lan.net.protocol import (
     MAX_FRAME,
     MAX_ITEMS,
     MAX_MESSAGE,
+    MAX_PAKE_MSG,
+    PAKE_MAC_LEN,
     Message,
     RemoteProtocolError,
     _bool,
     _bytes,
+    _bytes_upto,
     _choice,
     _int_in,
     _nick,
@@ -50,6 +56,8 @@ __all__ = [
     "TContribution",
     "TDraw",
     "THello",
+    "TPake",
+    "TPakeConfirm",
     "TPlayers",
     "TRefused",
     "TSession",
@@ -63,7 +71,8 @@ __all__ = [
 T_VERSION: Final = 1
 T_MAX_FRAME: Final = MAX_FRAME
 T_REFUSED_CODES: Final = ("closed", "full", "bad_token", "bad_version", "protocol_error",
-                          "busy")
+                          "busy", "bad_code", "rate_limited")
+T_PAKE_KINDS: Final = frozenset({"t_pake", "t_pake_confirm"})
 
 T_KINDS: dict[str, type[Message]] = {}
 _HEADER = struct.Struct(">I")
@@ -130,6 +139,24 @@ class TWelcome(Message):
 class TRefused(Message):
     code: str = _wire(_choice(*T_REFUSED_CODES))
     message: str = _wire(_text(0, MAX_MESSAGE))
+
+
+@_tkind("t_pake", "client", "host")
+@_message
+class TPake(Message):
+    """The join-code exchange (SPAKE2, as a table's ``pake``: `rami_lan.net.pake`), between
+    ``t_hello`` and ``t_welcome`` at a tournament with a join code: organiser first."""
+
+    msg: bytes = _wire(_bytes_upto(MAX_PAKE_MSG))
+
+
+@_tkind("t_pake_confirm", "client", "host")
+@_message
+class TPakeConfirm(Message):
+    """The key confirmation (HMAC over the role and the certificate fingerprint seen):
+    the client's, then the organiser's."""
+
+    mac: bytes = _wire(_bytes(PAKE_MAC_LEN))
 
 
 @_tkind("t_contribution", "client")
@@ -238,6 +265,8 @@ class TSession:
         self.hello_done = False
         self.established = False
         self.closed = False
+        self._pake: set[str] = set()
+        self._confirmed: set[str] = set()
 
     def _order(self, sender: str, kind: str) -> str | None:
         cls = T_KINDS[kind]
@@ -248,10 +277,32 @@ class TSession:
         if not self.hello_done:
             return None if kind == "t_hello" else f"{kind!r} before t_hello"
         if not self.established:
+            if kind in T_PAKE_KINDS:
+                return self._pake_order(sender, kind)
+            if kind == "t_welcome" and self._pake and "host" not in self._confirmed:
+                return "'t_welcome' before the join-code exchange is confirmed"
             return None if kind in ("t_welcome", "t_refused") else f"{kind!r} before t_welcome"
-        if kind in ("t_hello", "t_welcome", "t_refused"):
+        if kind in ("t_hello", "t_welcome", "t_refused") or kind in T_PAKE_KINDS:
             return f"{kind!r} after the handshake"
         return None
+
+    def _pake_order(self, sender: str, kind: str) -> str | None:
+        """Organiser ``t_pake``, client ``t_pake``, client ``t_pake_confirm``, organiser
+        ``t_pake_confirm``: each once, in this order."""
+        if kind == "t_pake":
+            if sender in self._pake:
+                return f"a second 't_pake' from the {sender}"
+            if sender == "client" and "host" not in self._pake:
+                return "'t_pake' from the client before the organiser's"
+            return None
+        if sender in self._confirmed or self._pake != {"host", "client"}:
+            return "'t_pake_confirm' out of order"
+        if sender == "host" and "client" not in self._confirmed:
+            return "the organiser's 't_pake_confirm' before the client's"
+        return None
+
+    def _advance_pake(self, kind: str, sender: str) -> None:
+        (self._pake if kind == "t_pake" else self._confirmed).add(sender)
 
     def _advance(self, kind: str) -> None:
         if kind == "t_hello":
@@ -296,6 +347,8 @@ class TSession:
         if cls in (THello, TWelcome) and wire.get("v") != T_VERSION:
             raise RemoteProtocolError("bad_version", f"tournament protocol {T_VERSION} only")
         msg = cls.from_wire(wire)
+        if cls.KIND in T_PAKE_KINDS:
+            self._advance_pake(cls.KIND, self._peer)
         self._advance(cls.KIND)
         return msg
 
@@ -311,5 +364,7 @@ class TSession:
         body = msgpack.packb(wire, use_bin_type=True)
         if len(body) > self._max:
             raise ValueError(f"{kind!r} is {len(body)} bytes, over {self._max}")
+        if kind in T_PAKE_KINDS:
+            self._advance_pake(kind, self.role)
         self._advance(kind)
         return _HEADER.pack(len(body)) + body
