@@ -66,6 +66,7 @@ class _Conn:
     hello: Any = None
     pake: Any = None
     ticket: Any = None
+    task: Any = None
 
 
 @dataclass
@@ -172,9 +173,14 @@ class TournamentHost:
         for run in list(self._running.values()):
             with contextlib.suppress(Exception):
                 await run.host.stop()
+        handlers = []
         for conn in list(self._conns):
             self._send(conn, T.TBye(reason="the tournament is closed"))
             conn.writer.close()
+            if conn.task is not None and conn.task is not asyncio.current_task():
+                handlers.append(conn.task)
+        if handlers:  # each ends once its connection is closed
+            await asyncio.wait(handlers, timeout=1.0)
         me = asyncio.current_task()
         for task in list(self._tasks):
             if task is not me:
@@ -212,6 +218,7 @@ class TournamentHost:
         from rami_lan.net.guard import address_key
 
         conn = _Conn(writer, T.TSession("host"), key=address_key(writer.get_extra_info("peername")))
+        conn.task = asyncio.current_task()
         self._conns.add(conn)
         try:
             header = await asyncio.wait_for(reader.readexactly(4), FIRST_FRAME_DEADLINE)
@@ -508,8 +515,10 @@ class TournamentHost:
         return [c for c in self._conns if c.session.established
                 and (c.watch or label in c.watching)]
 
-    def _public(self, label: tuple[int, int], host: Any, events: Any) -> T.TWatch:
-        """One change of a table as a spectator may see it: nothing but public facts."""
+    def _public(self, label: tuple[int, int], host: Any, events: Any,
+                match: Any = None) -> T.TWatch:
+        """One change of a table as a spectator may see it: nothing but public facts
+        (``match``: the table's state after the change; default: now)."""
         from rami_lan.core.codec import event_to_plain, view_to_plain
         from rami_lan.core.views import view_for
 
@@ -517,17 +526,31 @@ class TournamentHost:
         return T.TWatch(
             stage=label[0], table=label[1],
             events=[event_to_plain(e.for_seat(None), variant) for e in events],
-            view=view_to_plain(view_for(host.match, None)),
+            view=view_to_plain(view_for(host.match if match is None else match, None)),
             players=[{"seat": st.seat, "nick": st.nick or f"Bot {st.seat + 1}"}
                      for st in host.seats.values()])
 
     def _relay(self, label: tuple[int, int], host: Any, events: Any) -> None:
+        """A table changed: its spectators hear of it once the seats have (the match
+        state is immutable: the one after this change is kept for later)."""
+        if not self._watchers(label):
+            return
+        asyncio.get_running_loop().call_soon(self._relay_now, label, host, host.match,
+                                             tuple(events))
+
+    def _relay_now(self, label: tuple[int, int], host: Any, match: Any, events: Any) -> None:
         watchers = self._watchers(label)
         if not watchers:
             return
-        msg = self._public(label, host, events)
+        msg = self._public(label, host, events, match)
+        frame = T.encode(msg)  # one encoding for every spectator
         for conn in watchers:
-            self._send(conn, msg)
+            if conn.session.closed or conn.writer.is_closing():
+                continue
+            try:
+                conn.writer.write(conn.session.send_encoded(msg, frame))
+            except (ValueError, OSError) as exc:
+                log.warning("tournament: could not send t_watch: %s", exc)
 
     def _watch_now(self, conn: _Conn) -> None:
         """A new spectator (or one back) gets each watched table's public view now."""

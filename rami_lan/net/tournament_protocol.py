@@ -249,6 +249,15 @@ def first_kind(body: bytes) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
+def encode(msg: Message, *, validate: bool = True) -> bytes:
+    """A message's frame, checked as the peer will check it (``validate``)."""
+    wire = msg.to_wire()
+    if validate:
+        type(msg).from_wire(wire)
+    body = msgpack.packb(wire, use_bin_type=True)
+    return _HEADER.pack(len(body)) + body
+
+
 class TSession:
     """One end of an organiser-player connection, without I/O (``role`` ``host`` or
     ``client``): `receive_data` gives validated messages, `send` gives frames."""
@@ -351,6 +360,18 @@ class TSession:
             self._advance_pake(cls.KIND, self._peer)
         self._advance(cls.KIND)
         return msg
+
+    def send_encoded(self, msg: Message, frame: bytes) -> bytes:
+        """`send` for a frame already made by `encode` (one message to many peers): the
+        order and the size are checked here, the schema was checked once."""
+        kind = type(msg).KIND
+        problem = self._order(self.role, kind)
+        if problem:
+            raise ValueError(problem)
+        if len(frame) - _HEADER.size > self._max:
+            raise ValueError(f"{kind!r} is over {self._max} bytes")
+        self._advance(kind)
+        return frame
 
     def send(self, msg: Message) -> bytes:
         kind = type(msg).KIND
