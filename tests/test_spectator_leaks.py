@@ -139,9 +139,10 @@ def test_the_check_catches_a_relay_that_sends_a_seats_view(tmp_path: Path) -> No
     from rami_lan.core.codec import view_to_plain
     from rami_lan.core.views import view_for
 
-    def leaky(self: TournamentHost, label: Any, table: Any, events: Any) -> T.TWatch:
-        honest = TournamentHost._public(self, label, table, events)
-        view = view_to_plain(view_for(table.match, 0))  # seat 0's hand: the cheat
+    def leaky(self: TournamentHost, label: Any, table: Any, events: Any,
+              match: Any = None) -> T.TWatch:
+        honest = TournamentHost._public(self, label, table, events, match)
+        view = view_to_plain(view_for(table.match if match is None else match, 0))  # the cheat
         return T.TWatch(stage=honest.stage, table=honest.table, events=honest.events,
                         view=view, players=honest.players)
 
