@@ -133,3 +133,60 @@ def test_nine_players_three_tables_and_a_final(tmp_path: Path) -> None:
 
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
+
+
+def test_a_player_killed_mid_table_comes_back(tmp_path: Path) -> None:
+    """``kill -9`` of a ``join --bot`` at its first table; relaunched with the same data
+    folder it comes back to the tournament (its token) and to its seat (the seat file),
+    its draw check still holds its contribution, and the tournament ends for everyone."""
+    rec_dir = tmp_path / "records"
+    org = subprocess.Popen(
+        _cli("tournament", "--no-advertise", "--table-size", "2", "--players", "4",
+             "--limit", "1", "--record-dir", str(rec_dir), "--seed", "4", "--bot-delay", "0",
+             "--join-wait", "20"),
+        env=_env(tmp_path, "org"), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    procs: list[subprocess.Popen[str]] = [org]
+    try:
+        port = _wait_port(org, time.monotonic() + 20)
+
+        def player(i: int, delay: str = "0") -> subprocess.Popen[str]:
+            p = subprocess.Popen(
+                _cli("join", f"127.0.0.1:{port}", "--bot", "moyen", "--nick", f"p{i}",
+                     "--bot-delay", delay), env=_env(tmp_path, f"p{i}"),
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            procs.append(p)
+            return p
+
+        victim = player(0, "0.3")
+        others = [player(i) for i in range(1, 4)]
+        assert victim.stdout is not None
+        before = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = victim.stdout.readline()
+            before.append(line)
+            if line.startswith("Seated at seat"):
+                break
+        assert any(x.startswith("Seated at seat") for x in before), "".join(before)
+        victim.kill()
+        victim.wait()
+        back = player(0, "0")
+        back_out = back.communicate(timeout=60)[0]
+        outs = [p.communicate(timeout=60)[0] for p in others]
+        org_out = org.communicate(timeout=20)[0]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    assert org.returncode == 0, org_out
+    assert back.returncode == 0, back_out
+    assert "Back in the tournament" in back_out and "Final standings:" in back_out
+    assert "FAILED" not in back_out
+    for out, p in zip(outs, others, strict=True):
+        assert p.returncode == 0, out
+    (record_file,) = rec_dir.glob("tournament-*.json")
+    verify = subprocess.run(_cli("verify", "--json", str(record_file)), env=_env(tmp_path, "v"),
+                            capture_output=True, text=True, timeout=60)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert not list((tmp_path / "p0" / "data" / "tournaments").glob("*.json"))  # gone at the end

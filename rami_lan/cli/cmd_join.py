@@ -153,7 +153,10 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
                     return await run_bot(session, args.bot, getattr(args, "bot_delay", None))
                 return await play_in_terminal(session)
 
-            return await join_tournament(host, port, args, nick, fp, seat)
+            from rami_lan.net.tournament_store import TournamentStore
+
+            return await join_tournament(host, port, args, nick, fp, seat,
+                                         store=TournamentStore(), seat_store=store)
         print(_("The table refused us: {why}").format(why=safe_text(join_refused_text(exc))),
               file=sys.stderr)
         return 1

@@ -109,9 +109,24 @@ class _Checks:
 
 async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: str,
                           fingerprint: str | None,
-                          play_seat: Callable[[Any], Awaitable[int]]) -> int:
+                          play_seat: Callable[[Any], Awaitable[int]], *,
+                          store: Any = None, seat_store: Any = None) -> int:
     """Register at the tournament at ``host:port`` and play each table drawn with
-    ``play_seat(session)`` (`rami_lan.cli.cmd_join`: a bot, or the terminal)."""
+    ``play_seat(session)`` (`rami_lan.cli.cmd_join`: a bot, or the terminal).
+
+    ``store``: a `rami_lan.net.tournament_store.TournamentStore` that keeps the
+    registration (a relaunched ``join`` comes back with its token); ``seat_store``: a
+    `rami_lan.net.seats.SeatStore` that keeps each table's seat, as ``join`` does."""
+    kept = store.find(host, port, nick) if store is not None else None
+    rc = await _join(host, port, args, nick, fingerprint, play_seat, store, seat_store, kept)
+    if rc == -1:  # the organiser did not know our token any more: register anew
+        rc = await _join(host, port, args, nick, fingerprint, play_seat, store, seat_store, None)
+    return 1 if rc == -1 else rc
+
+
+async def _join(host: str, port: int, args: argparse.Namespace, nick: str,
+                fingerprint: str | None, play_seat: Callable[[Any], Awaitable[int]],
+                store: Any, seat_store: Any, kept: Any) -> int:
     from rami_lan.net import tls
     from rami_lan.net import tournament_protocol as T
     from rami_lan.net.client import open_session
@@ -146,9 +161,10 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
         held.clear()
         print(text, flush=True)
 
-    writer.write(session.send(T.THello(nick=nick[:24] or "joueur", lang=language(),
-                                       bot=bool(args.bot))))
-    mine = secrets.token_bytes(32)
+    writer.write(session.send(T.THello(
+        nick=nick[:24] or "joueur", lang=language(), bot=bool(args.bot),
+        token=bytes.fromhex(kept.token) if kept is not None else None)))
+    mine = bytes.fromhex(kept.contribution) if kept is not None else secrets.token_bytes(32)
     code = getattr(args, "code", None)
     pake: Any = None
     seen_fp = tls.peer_fingerprint(writer.get_extra_info("ssl_object")) or ""
@@ -165,9 +181,11 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
             stage=msg.stage, table=msg.table, final=_(" (the final)") if msg.final else "",
             players=", ".join(safe_name(str(p.get("nick", "")), 24) for p in msg.players)),
             flush=True)
+        seat = seat_store.find(f"{host}:{msg.port}") if seat_store is not None else None
         table = await join_retrying(lambda: open_session(
             host, msg.port, nickname=welcome.nick, lang=language(), code=msg.code,
-            bot=bool(args.bot), fingerprint=msg.fingerprint or None), 30.0)
+            bot=bool(args.bot), fingerprint=msg.fingerprint or None,
+            token=seat.token if seat is not None else None, seat_store=seat_store), 30.0)
         try:
             return await play_seat(table)
         finally:
@@ -221,11 +239,27 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
                         return 4
                     welcome = msg
                     table_size = int(msg.info.get("table_size", 4))
+                    if kept is not None:
+                        say(_("Back in the tournament {name!r} as {nick} (entrant {no}).").format(
+                            name=safe_text(str(msg.info.get("name", "")), 64),
+                            nick=safe_name(msg.nick, 24), no=msg.no))
+                        continue
                     say(_("Registered for the tournament {name!r} as {nick} (entrant {no}).").format(
                         name=safe_text(str(msg.info.get("name", "")), 64),
                         nick=safe_name(msg.nick, 24), no=msg.no))
                     writer.write(session.send(T.TContribution(value=mine)))
+                    if store is not None:
+                        from rami_lan.net.tournament_store import Registration
+
+                        with contextlib.suppress(OSError, ValueError):
+                            store.save(Registration(
+                                msg.tournament_id.hex(), host, port, seen_fp, msg.token.hex(),
+                                msg.no, nick[:64], mine.hex()))
                 elif isinstance(msg, T.TRefused):
+                    if msg.code == "bad_token" and kept is not None:
+                        store.remove(kept.tournament_id)
+                        writer.close()
+                        return -1
                     if msg.code == "bad_code":
                         print(_("Wrong join code for this tournament."))
                         return 4
@@ -253,6 +287,8 @@ async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: 
                              _("Standings after stage {n}:").format(n=msg.stage))
                     say("\n".join([title, *standings_lines(msg.standings, welcome.no)]))
                     over = msg.over
+                    if over and store is not None:
+                        store.remove(welcome.tournament_id.hex())
                 elif isinstance(msg, T.TBye):
                     over = over or False
     except (RemoteProtocolError, ConnectionError, OSError) as exc:
