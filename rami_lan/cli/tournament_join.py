@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import builtins
 import contextlib
 import secrets
 import sys
@@ -110,27 +111,37 @@ class _Checks:
 async def join_tournament(host: str, port: int, args: argparse.Namespace, nick: str,
                           fingerprint: str | None,
                           play_seat: Callable[[Any], Awaitable[int]], *,
-                          store: Any = None, seat_store: Any = None) -> int:
+                          store: Any = None, seat_store: Any = None,
+                          out: Callable[[str], None] | None = None) -> int:
     """Register at the tournament at ``host:port`` and play each table drawn with
     ``play_seat(session)`` (`rami_lan.cli.cmd_join`: a bot, or the terminal).
 
     ``store``: a `rami_lan.net.tournament_store.TournamentStore` that keeps the
     registration (a relaunched ``join`` comes back with its token); ``seat_store``: a
-    `rami_lan.net.seats.SeatStore` that keeps each table's seat, as ``join`` does."""
+    `rami_lan.net.seats.SeatStore` that keeps each table's seat, as ``join`` does;
+    ``out``: where the lines go (default: printed; the lobby shows them)."""
     kept = store.find(host, port, nick) if store is not None else None
-    rc = await _join(host, port, args, nick, fingerprint, play_seat, store, seat_store, kept)
+    rc = await _join(host, port, args, nick, fingerprint, play_seat, store, seat_store, kept, out)
     if rc == -1:  # the organiser did not know our token any more: register anew
-        rc = await _join(host, port, args, nick, fingerprint, play_seat, store, seat_store, None)
+        rc = await _join(host, port, args, nick, fingerprint, play_seat, store, seat_store, None,
+                         out)
     return 1 if rc == -1 else rc
 
 
 async def _join(host: str, port: int, args: argparse.Namespace, nick: str,
                 fingerprint: str | None, play_seat: Callable[[Any], Awaitable[int]],
-                store: Any, seat_store: Any, kept: Any) -> int:
+                store: Any, seat_store: Any, kept: Any,
+                out: Callable[[str], None] | None = None) -> int:
     from rami_lan.net import tls
     from rami_lan.net import tournament_protocol as T
     from rami_lan.net.client import open_session
     from rami_lan.net.protocol import RemoteProtocolError
+
+    def print(text: str, flush: bool = False) -> None:  # noqa: A001 - the lines' one way out
+        if out is not None:
+            out(text)
+        else:
+            builtins.print(text, flush=True)
 
     try:
         reader, writer = await asyncio.open_connection(host, port, ssl=tls.client_context(),
@@ -153,7 +164,8 @@ async def _join(host: str, port: int, args: argparse.Namespace, nick: str,
 
     def say(text: str) -> None:
         """A line for the player; held while the full-screen table owns the terminal."""
-        if playing is not None and not playing.done() and not args.bot and sys.stdout.isatty():
+        if (out is None and playing is not None and not playing.done() and not args.bot
+                and sys.stdout.isatty()):
             held.append(text)
             return
         for line in held:

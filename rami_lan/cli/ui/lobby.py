@@ -655,6 +655,11 @@ class Lobby:
                 self._ask_code(ad)
             return False
         except JoinRefused as e:
+            if e.code == "tournament":  # a tournament's organiser: register there instead
+                from rami_lan.cli.ui.lobby_tournament import register
+
+                register(self, ad, code)
+                return False
             if kept is not None and e.code in ("bad_token", "in_progress"):
                 self.forget_seat(kept.table_id)  # the host no longer knows that seat
                 self.message = join_refused_text(e)
