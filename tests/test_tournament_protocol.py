@@ -287,3 +287,65 @@ def test_no_registration_without_the_join_code(host_code: str | None, given: str
     assert rc == want_rc
     if host_code is not None:
         assert ready == 0
+
+
+def test_a_flood_from_one_address_is_capped() -> None:
+    from rami_lan.net.tournament_host import MAX_PER_ADDRESS
+
+    async def main() -> None:
+        host = TournamentHost(TournamentConfig(), interfaces=["127.0.0.1"], advertise=False,
+                              record_dir=Path("/nonexistent"))
+        port = await host.start()
+        held = []
+        try:
+            for _i in range(MAX_PER_ADDRESS):
+                held.append(await asyncio.open_connection("127.0.0.1", port,
+                                                          ssl=tls.client_context()))
+            await asyncio.sleep(0.2)
+            r, w = await asyncio.open_connection("127.0.0.1", port, ssl=tls.client_context())
+            s = T.TSession("client")
+            w.write(s.send(T.THello(nick="late", lang="en")))
+            assert await asyncio.wait_for(r.read(65536), 5) == b""  # closed: over the cap
+            w.close()
+            for _r, hw in held:
+                hw.close()
+            await asyncio.sleep(0.3)
+            r, w = await asyncio.open_connection("127.0.0.1", port, ssl=tls.client_context())
+            s = T.TSession("client")
+            w.write(s.send(T.THello(nick="anne", lang="en")))
+            (welcome,) = s.receive_data(await asyncio.wait_for(r.read(65536), 5))
+            assert isinstance(welcome, T.TWelcome)  # the flood gone, registration works
+            w.close()
+        finally:
+            await host.stop()
+    run(main())
+
+
+def test_verify_refuses_broken_tournament_files(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """``rami-lan verify`` of a tournament record: a crafted file is one line and exit 2
+    (never a traceback), a missing table record is a mismatch (exit 1)."""
+    from rami_lan.cli.main import main as cli
+
+    base = {"format": "rami-lan-tournament", "version": 1, "tournament_id": "00" * 16,
+            "secret": "11" * 32, "config": {}, "commitment": "22" * 32,
+            "entrants": [{"no": 1, "nick": "a", "kind": "human", "contribution": "33" * 32},
+                         {"no": 2, "nick": "b", "kind": "human", "contribution": "44" * 32}],
+            "stages": [[{"stage": 1, "table": 1, "record_file": "t.json",
+                         "record_sha256": "55" * 32}]]}
+    cases = {
+        "traversal": (dict(base, stages=[[{"stage": 1, "table": 1, "record_file": "../x.json",
+                                           "record_sha256": "55" * 32}]]), 2),
+        "junk_config": (dict(base, config={"variant": "nope"}), 2),
+        "no_entrants": (dict(base, entrants="x"), 2),
+        "missing_table": (base, 1),
+        "deep": ({"format": "rami-lan-tournament", "version": 1,
+                  "stages": [[[[[[[[[[[]]]]]]]]]]]}, 2),
+    }
+    for name, (data, want) in cases.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(data))
+        rc = cli(["--lang", "en", "verify", str(path)])
+        captured = capsys.readouterr()
+        assert rc == want, (name, captured.out, captured.err)
+        assert "Traceback" not in captured.err + captured.out

@@ -49,6 +49,8 @@ __all__ = ["TournamentHost"]
 
 FIRST_FRAME_DEADLINE = 10.0
 MAX_CONNECTIONS = 200
+MAX_PER_ADDRESS = 24
+"""Connections from one address at once (several players may share a machine)."""
 
 
 @dataclass(eq=False)
@@ -94,6 +96,9 @@ class TournamentHost:
         self.join_code = join_code
         """Registration needs it (proven by SPAKE2, never sent); None: anyone may register."""
         self.guard = HostGuard()
+        from rami_lan.net.guard import ConnectionLimiter
+
+        self._per_address = ConnectionLimiter(MAX_CONNECTIONS, MAX_PER_ADDRESS)
         self.tournament_id = tournament_id or secrets.token_bytes(16)
         self.machine = TournamentMachine(config, self.tournament_id,
                                          secret or secrets.token_bytes(32))
@@ -212,12 +217,13 @@ class TournamentHost:
                 self._send(conn, msg)
 
     async def _on_connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        if len(self._conns) >= MAX_CONNECTIONS:
-            writer.close()
-            return
         from rami_lan.net.guard import address_key
 
-        conn = _Conn(writer, T.TSession("host"), key=address_key(writer.get_extra_info("peername")))
+        key = address_key(writer.get_extra_info("peername"))
+        if len(self._conns) >= MAX_CONNECTIONS or not self._per_address.admit(key):
+            writer.close()  # a flood from one address never fills the organiser
+            return
+        conn = _Conn(writer, T.TSession("host"), key=key)
         conn.task = asyncio.current_task()
         self._conns.add(conn)
         try:
@@ -243,6 +249,7 @@ class TournamentHost:
                 pass
             log.info("tournament: a peer broke the protocol: %s", exc)
         finally:
+            self._per_address.release(conn.key)
             if conn.ticket is not None:
                 self.guard.admission.end(conn.ticket, False)
             self._conns.discard(conn)
