@@ -157,7 +157,7 @@ def test_a_player_killed_mid_table_comes_back(tmp_path: Path) -> None:
             procs.append(p)
             return p
 
-        victim = player(0, "0.3")
+        victim = player(0, "1.0")  # slow: it is killed in the middle of its match
         others = [player(i) for i in range(1, 4)]
         assert victim.stdout is not None
         before = []
@@ -190,3 +190,58 @@ def test_a_player_killed_mid_table_comes_back(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=60)
     assert verify.returncode == 0, verify.stdout + verify.stderr
     assert not list((tmp_path / "p0" / "data" / "tournaments").glob("*.json"))  # gone at the end
+
+
+def test_the_organiser_killed_mid_stage_resumes(tmp_path: Path) -> None:
+    """``kill -9`` of the organiser while its first stage is being played; ``rami-lan
+    tournament --resume STATE`` takes it up (same port, same secret, the registrants'
+    tokens, each running table from its journal); every player comes back by itself and
+    the tournament ends; verify accepts the record."""
+    rec_dir = tmp_path / "records"
+
+    def organiser(*extra: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            _cli("tournament", "--no-advertise", "--record-dir", str(rec_dir), "--bot-delay",
+                 "0.05", *extra), env=_env(tmp_path, "org"), stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True)
+
+    org = organiser("--table-size", "2", "--players", "4", "--limit", "1", "--seed", "5",
+                    "--join-wait", "20")
+    procs: list[subprocess.Popen[str]] = [org]
+    try:
+        port = _wait_port(org, time.monotonic() + 20)
+        players = []
+        for i in range(4):
+            players.append(subprocess.Popen(
+                _cli("join", f"127.0.0.1:{port}", "--bot", "moyen", "--nick", f"p{i}",
+                     "--bot-delay", "0.2"), env=_env(tmp_path, f"p{i}"),
+                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+        procs += players
+        assert org.stdout is not None
+        opened = 0
+        deadline = time.monotonic() + 30
+        while opened < 2 and time.monotonic() < deadline:
+            opened += org.stdout.readline().startswith("Table 1.")
+        assert opened == 2
+        time.sleep(2.0)  # the two matches under way
+        org.kill()
+        org.wait()
+        (state,) = rec_dir.glob("tournament-*.state.json")
+        back = organiser("--resume", str(state))
+        procs.append(back)
+        outs = [p.communicate(timeout=90)[0] for p in players]
+        back_out = back.communicate(timeout=30)[0]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    assert back.returncode == 0, back_out
+    for i, (p, out) in enumerate(zip(players, outs, strict=True)):
+        assert p.returncode == 0, f"player {i}:\n{out}"
+        assert "Final standings:" in out and "FAILED" not in out, out
+    assert any("Back in the tournament" in out for out in outs)
+    (record_file,) = rec_dir.glob("tournament-*[0-9a-f].json")
+    verify = subprocess.run(_cli("verify", "--json", str(record_file)), env=_env(tmp_path, "v"),
+                            capture_output=True, text=True, timeout=60)
+    assert verify.returncode == 0, verify.stdout + verify.stderr

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ def _raw(value: Any) -> bytes:
 def test_a_table_hello_is_told_it_is_a_tournament() -> None:
     async def main() -> None:
         host = TournamentHost(TournamentConfig(), interfaces=["127.0.0.1"], advertise=False,
-                              record_dir=Path("/nonexistent"))
+                              record_dir=Path(tempfile.mkdtemp()))
         port = await host.start()
         try:
             with pytest.raises(JoinRefused) as refused:
@@ -78,7 +79,7 @@ def test_a_table_hello_is_told_it_is_a_tournament() -> None:
 def test_junk_never_stops_registrations() -> None:
     async def main() -> None:
         host = TournamentHost(TournamentConfig(), interfaces=["127.0.0.1"], advertise=False,
-                              record_dir=Path("/nonexistent"))
+                              record_dir=Path(tempfile.mkdtemp()))
         port = await host.start()
         try:
             for junk in (b"\x00\x00\x00\x00", b"\x7f\xff\xff\xff", _raw({"k": "t_hello"}),
@@ -162,7 +163,7 @@ def test_players_catch_a_cheating_organiser(cls: type[TournamentHost], tmp_path:
 def test_a_pinned_fingerprint_that_differs_is_refused() -> None:
     async def main() -> None:
         host = TournamentHost(TournamentConfig(), interfaces=["127.0.0.1"], advertise=False,
-                              record_dir=Path("/nonexistent"))
+                              record_dir=Path(tempfile.mkdtemp()))
         port = await host.start()
         args = argparse.Namespace(bot="moyen", bot_delay=0.0)
         try:
@@ -252,7 +253,7 @@ def test_a_player_who_goes_away_is_played_by_a_bot_and_the_standings_say_so(
 async def _register_with(code_of_host: str | None, code_given: str | None) -> tuple[int, int]:
     """(exit status of join, entrants with a contribution) after one registration try."""
     host = TournamentHost(TournamentConfig(), interfaces=["127.0.0.1"], advertise=False,
-                          record_dir=Path("/nonexistent"), join_code=code_of_host)
+                          record_dir=Path(tempfile.mkdtemp()), join_code=code_of_host)
     port = await host.start()
     args = argparse.Namespace(bot="moyen", bot_delay=0.0, code=code_given)
     task = asyncio.create_task(join_tournament("127.0.0.1", port, args, "anne", None,
@@ -294,7 +295,7 @@ def test_a_flood_from_one_address_is_capped() -> None:
 
     async def main() -> None:
         host = TournamentHost(TournamentConfig(), interfaces=["127.0.0.1"], advertise=False,
-                              record_dir=Path("/nonexistent"))
+                              record_dir=Path(tempfile.mkdtemp()))
         port = await host.start()
         held = []
         try:

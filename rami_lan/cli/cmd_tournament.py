@@ -59,6 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--record-dir", default=None,
                         help=_("write the tournament's records in this folder"))
     parser.add_argument("--nick", default=None, help=_("the organiser's nickname"))
+    parser.add_argument("--resume", default=None, metavar="STATE",
+                        help=_("take a tournament up after a crash from its state file "
+                               "(tournament-<id>.state.json in the record folder)"))
     parser.add_argument("--seed", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--bot-delay", type=float, default=None, help=argparse.SUPPRESS)
 
@@ -156,11 +159,23 @@ async def _main(args: argparse.Namespace, config: object, interfaces: object,
         digest = hashlib.sha256(f"rami-lan tournament test {args.seed}".encode()).digest()
         ids = {"tournament_id": digest[:16], "secret": hashlib.sha256(digest).digest()}
     tuning = {} if args.bot_delay is None else {"bot_delay": args.bot_delay}
-    host = TournamentHost(config, interfaces=interfaces, port=args.port,  # type: ignore[arg-type]
-                          advertise=not args.no_advertise, record_dir=record_dir,
-                          start_at=args.players, join_wait=args.join_wait,
-                          organiser=organiser, table_tuning=tuning,
-                          on_event=_say, join_code=args.join_code, **ids)
+    if args.resume:
+        try:
+            host = TournamentHost.resume(args.resume, interfaces=interfaces,
+                                         advertise=not args.no_advertise, table_tuning=tuning,
+                                         on_event=_say)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            from rami_lan.textsafe import safe_text
+
+            print(_("Could not resume the tournament: {err}").format(
+                err=safe_text(str(exc) or type(exc).__name__, 300)), file=sys.stderr)
+            return 2
+    else:
+        host = TournamentHost(config, interfaces=interfaces,  # type: ignore[arg-type]
+                              port=args.port, advertise=not args.no_advertise,
+                              record_dir=record_dir, start_at=args.players,
+                              join_wait=args.join_wait, organiser=organiser,
+                              table_tuning=tuning, on_event=_say, join_code=args.join_code, **ids)
     port = await host.start()
     print(_("Tournament {name!r} open on port {port} ({variant}, tables of {size}).").format(
         name=host.config.name, port=port, variant=host.config.variant,

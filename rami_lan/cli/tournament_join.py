@@ -30,6 +30,9 @@ from rami_lan.textsafe import safe_name, safe_text
 
 __all__ = ["join_tournament", "standings_lines"]
 
+RECONNECT_WINDOW = 60.0
+"""Seconds a player tries to reach its organiser again after losing it."""
+
 def why_text(code: str) -> str:
     """A ranking rule, as the player reads it."""
     texts = {
@@ -193,11 +196,20 @@ async def _join(host: str, port: int, args: argparse.Namespace, nick: str,
             stage=msg.stage, table=msg.table, final=_(" (the final)") if msg.final else "",
             players=", ".join(safe_name(str(p.get("nick", "")), 24) for p in msg.players)),
             flush=True)
+        from rami_lan.net.client import JoinRefused
+
         seat = seat_store.find(f"{host}:{msg.port}") if seat_store is not None else None
-        table = await join_retrying(lambda: open_session(
-            host, msg.port, nickname=welcome.nick, lang=language(), code=msg.code,
-            bot=bool(args.bot), fingerprint=msg.fingerprint or None,
-            token=seat.token if seat is not None else None, seat_store=seat_store), 30.0)
+        try:
+            table = await join_retrying(lambda: open_session(
+                host, msg.port, nickname=welcome.nick, lang=language(), code=msg.code,
+                bot=bool(args.bot), fingerprint=msg.fingerprint or None,
+                token=seat.token if seat is not None else None, seat_store=seat_store), 30.0)
+        except (JoinRefused, OSError, TimeoutError) as exc:
+            if seat is not None and isinstance(exc, JoinRefused):
+                seat_store.remove(seat.table_id)  # the table no longer knows that seat
+            print(_("Could not sit at table {stage}.{table}: {err}").format(
+                stage=msg.stage, table=msg.table, err=safe_text(str(exc), 200)))
+            return 1
         try:
             return await play_seat(table)
         finally:
@@ -213,11 +225,47 @@ async def _join(host: str, port: int, args: argparse.Namespace, nick: str,
                 fairness_bad |= (await previous) == 3
         return await play(msg)
 
+    rejoined = False
+    said_bye = False
+    tables_started: set[tuple[int, int, int]] = set()
+
+    async def reconnect() -> Any:
+        """The organiser went away (a crash, the network): come back with our token for
+        `RECONNECT_WINDOW` seconds (a resumed organiser listens on the same port)."""
+        print(_("The tournament connection was lost: trying again..."))
+        loop = asyncio.get_running_loop()
+        end = loop.time() + RECONNECT_WINDOW
+        while loop.time() < end:
+            await asyncio.sleep(1.0)
+            try:
+                r, w = await asyncio.open_connection(host, port, ssl=tls.client_context(),
+                                                     ssl_handshake_timeout=10.0)
+            except (OSError, TimeoutError):
+                continue
+            if seen_fp and tls.peer_fingerprint(w.get_extra_info("ssl_object")) != seen_fp:
+                w.close()  # not the organiser we registered with
+                continue
+            s2 = T.TSession("client")
+            w.write(s2.send(T.THello(nick=nick[:24] or "joueur", lang=language(),
+                                     bot=bool(args.bot), token=welcome.token)))
+            return r, w, s2
+        return None
+
     try:
         while not over:
-            data = await reader.read(65536)
+            try:
+                data = await reader.read(65536)
+            except (ConnectionError, OSError):
+                data = b""
             if not data:
-                break
+                if welcome is None or said_bye:
+                    break
+                back = await reconnect()
+                if back is None:
+                    break
+                reader, writer, session = back
+                rejoined = True
+                continue
             for msg in session.receive_data(data):
                 if isinstance(msg, T.TPake):
                     from rami_lan.net.pake import PakeClient, PakeError
@@ -251,7 +299,7 @@ async def _join(host: str, port: int, args: argparse.Namespace, nick: str,
                         return 4
                     welcome = msg
                     table_size = int(msg.info.get("table_size", 4))
-                    if kept is not None:
+                    if kept is not None or rejoined:
                         say(_("Back in the tournament {name!r} as {nick} (entrant {no}).").format(
                             name=safe_text(str(msg.info.get("name", "")), 64),
                             nick=safe_name(msg.nick, 24), no=msg.no))
@@ -289,11 +337,15 @@ async def _join(host: str, port: int, args: argparse.Namespace, nick: str,
                     for line in watch_lines(msg):
                         say("  " + line)
                 elif isinstance(msg, T.TTable):
+                    if (msg.stage, msg.table, msg.port) in tables_started:
+                        continue  # sent again after a reconnect: our session goes on
+                    tables_started.add((msg.stage, msg.table, msg.port))
                     checks.table(msg, table_size)
                     playing = asyncio.create_task(after(playing, msg))
                 elif isinstance(msg, T.TStandings):
                     checks.tables = msg.tables
-                    if playing is not None and playing.done():
+                    if (playing is not None and playing.done() and not playing.cancelled()
+                            and playing.exception() is None):
                         fairness_bad |= playing.result() == 3
                     title = (_("Final standings:") if msg.over else
                              _("Standings after stage {n}:").format(n=msg.stage))
@@ -302,7 +354,7 @@ async def _join(host: str, port: int, args: argparse.Namespace, nick: str,
                     if over and store is not None:
                         store.remove(welcome.tournament_id.hex())
                 elif isinstance(msg, T.TBye):
-                    over = over or False
+                    said_bye = True  # the organiser closed on purpose: no reconnect
     except (RemoteProtocolError, ConnectionError, OSError) as exc:
         print(_("The tournament connection was lost: {err}").format(err=safe_text(str(exc))))
     finally:

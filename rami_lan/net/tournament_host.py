@@ -130,14 +130,21 @@ class TournamentHost:
         self._advertiser: Any = None
         self._starting = False
         self._stopped = False
+        self._resume_running: dict[tuple[int, int], str] = {}
+        self.resumed = False
 
     # ------------------------------------------------------------------ lifecycle
 
     async def start(self) -> int:
         ctx = tls.server_context(self.identity)
         hosts = ["0.0.0.0"] if self.interfaces == "all" else list(self.interfaces)
-        first = await asyncio.start_server(self._on_connect, host=hosts[0],
-                                           port=self.port_wanted, ssl=ctx)
+        try:
+            first = await asyncio.start_server(self._on_connect, host=hosts[0],
+                                               port=self.port_wanted, ssl=ctx)
+        except OSError:
+            if not self.port_wanted:
+                raise
+            first = await asyncio.start_server(self._on_connect, host=hosts[0], port=0, ssl=ctx)
         self.port = first.sockets[0].getsockname()[1]
         self._servers = [first]
         for extra in hosts[1:]:
@@ -145,6 +152,8 @@ class TournamentHost:
                 self._on_connect, host=extra, port=self.port, ssl=ctx))
         if self.advertise:
             await self._start_advertising()
+        if self.resumed and self.machine.phase == "playing":
+            await self._take_up()
         return self.port
 
     async def _start_advertising(self) -> None:
@@ -293,6 +302,7 @@ class TournamentHost:
                 log.info("tournament: %s", exc)
                 return
             self.on_event("registered", {"nick": m.entrants[conn.no].nick, "n": m.ready})
+            self._save_state()
             self._broadcast_players()
             if (self.start_at and m.ready >= self.start_at and not self._starting):
                 self._spawn(self.begin())
@@ -414,6 +424,7 @@ class TournamentHost:
             self.on_event("error", {"text": self.error})
             await self.stop()
             return
+        self._save_state()
         self._broadcast(self._draw_msg())
         self.on_event("draw", {"seed": self.machine.seed.hex(),  # type: ignore[union-attr]
                                "tables": len(tables)})
@@ -428,37 +439,56 @@ class TournamentHost:
                         players=[{"no": no, "nick": m.entrants[no].nick}
                                  for no in run.state.players])
 
-    async def _open_table(self, t: TableState) -> None:
-        from rami_lan.net.guard import AdmissionConfig, GuardConfig
+    def _table_class(self, label: tuple[int, int]) -> type:
         from rami_lan.net.host import TableHost
+
+        outer = self
+
+        class _Watched(TableHost):
+            """A table whose every change also goes, made public, to its spectators."""
+
+            def _on_applied(self, events: Any) -> None:
+                outer._relay(label, self, events)
+
+        return _Watched
+
+    def _table_overrides(self) -> dict[str, Any]:
+        from rami_lan.net.guard import AdmissionConfig, GuardConfig
+
+        return {"advertise": False, "identity_dir": self.identity_dir,
+                "interfaces": ["0.0.0.0"] if self.interfaces == "all" else list(self.interfaces),
+                "guard": GuardConfig(admission=AdmissionConfig(max_in_flight=4, hello_burst=40.0)),
+                **self.table_tuning}
+
+    async def _open_table(self, t: TableState, journal: Path | None = None) -> None:
+        """Open table ``t`` (``journal``: take it up from its crash journal instead)."""
         from rami_lan.net.pake import generate_code
         from rami_lan.table.config import TableConfig
 
         cfg = self.config
         m = self.machine
-        code = generate_code()
-        bots = {seat: cfg.bot_level for seat in t.bot_seats(m.entrants)}
-        table_cfg = TableConfig(
-            name=f"{cfg.name} {t.label}"[:64], variant=cfg.variant, seats=len(t.players),
-            bots=bots, limit=cfg.limit, quick=cfg.quick, knock=cfg.knock, timer=cfg.timer,
-            join_code=code, who_may_sit="code", advertise=False,
-            interfaces=["0.0.0.0"] if self.interfaces == "all" else list(self.interfaces),
-            host_nickname=self.organiser[:24] or "organiser", record_dir=self.record_dir,
-            headless=True, private_deal=cfg.private_deal, identity_dir=self.identity_dir,
-            guard=GuardConfig(admission=AdmissionConfig(max_in_flight=4, hello_burst=40.0)),
-            **self.table_tuning)
         label = (t.stage, t.table)
-
-        class _Watched(TableHost):
-            """A table whose every change also goes, made public, to its spectators."""
-
-            def _on_applied(inner, events: Any) -> None:  # noqa: N805 - the host's self
-                self._relay(label, inner, events)
-
-        host = _Watched(table_cfg)
+        cls = self._table_class(label)
+        host = None
+        if journal is not None:
+            try:
+                host = cls.resume(journal, **self._table_overrides())
+            except Exception as exc:  # noqa: BLE001 - a journal that does not replay: a new table
+                log.warning("table %s: could not resume %s: %s", t.label, journal, exc)
+                host = None
+        if host is None:
+            bots = {seat: cfg.bot_level for seat in t.bot_seats(m.entrants)}
+            host = cls(TableConfig(
+                name=f"{cfg.name} {t.label}"[:64], variant=cfg.variant, seats=len(t.players),
+                bots=bots, limit=cfg.limit, quick=cfg.quick, knock=cfg.knock, timer=cfg.timer,
+                join_code=generate_code(), who_may_sit="code",
+                host_nickname=self.organiser[:24] or "organiser", record_dir=self.record_dir,
+                journal_dir=self.record_dir / "journals", headless=True,
+                private_deal=cfg.private_deal, **self._table_overrides()))
         port = await host.start()
-        run = _Running(t, host, port, code)
-        self._running[(t.stage, t.table)] = run
+        run = _Running(t, host, port, host.config.join_code or "")
+        self._running[label] = run
+        self._save_state()
         self.on_event("table_open", {"table": t.label, "port": port, "final": t.final,
                                      "players": [m.entrants[no].nick for no in t.players]})
         for no in t.players:
@@ -505,6 +535,7 @@ class TournamentHost:
             await self.stop()
             return
         self._write_record()
+        self._save_state()
         self.on_event("table_over", {"table": run.state.label, "went_on": [
             self.machine.entrants[no].nick for no in run.state.went_on]})
         self._broadcast(self._standings_msg())
@@ -513,6 +544,8 @@ class TournamentHost:
         if self.machine.phase == "over":
             w = self.machine.winner
             self.on_event("over", {"winner": self.machine.entrants[w].nick if w else "-"})
+            with contextlib.suppress(OSError):
+                self.state_path.unlink()  # nothing to take up any more
             await asyncio.sleep(0.2)
             await self.stop()
 
@@ -574,6 +607,83 @@ class TournamentHost:
                   for states in m.stages for t in states if t.done]
         return T.TStandings(stage=len(m.stages), over=m.phase == "over",
                             standings=[s.to_plain() for s in m.standings()], tables=tables)
+
+    # ------------------------------------------------------------------ crash journal
+
+    @property
+    def state_path(self) -> Path:
+        return self.record_dir / f"tournament-{self.tournament_id.hex()}.state.json"
+
+    def _save_state(self) -> None:
+        """What ``rami-lan tournament --resume`` needs, written at every change (0600,
+        atomic): the record so far, the secret, the registrants' tokens, the tables
+        being played (their table ids: their journals are in ``journals/``)."""
+        from rami_lan.net.record import save_record
+
+        state = {
+            "format": "rami-lan-tournament-state", "v": 1,
+            "record": self.machine.to_record(), "secret": self.machine._secret.hex(),
+            "tokens": {tok.hex(): no for tok, no in self._tokens.items()},
+            "start_at": self.start_at, "join_wait": self.join_wait, "port": self.port,
+            "organiser": self.organiser, "join_code": self.join_code,
+            "running": [{"stage": r.state.stage, "table": r.state.table,
+                         "table_id": r.host.table_id.hex()} for r in self._running.values()],
+        }
+        try:
+            save_record(self.record_dir, self.state_path.name, state)
+        except OSError:
+            log.exception("could not write the tournament's state")
+
+    @classmethod
+    def resume(cls, path: str | Path, **kwargs: Any) -> TournamentHost:
+        """An organiser back after a crash, from its state file: the same tournament id,
+        secret, registrants (and their tokens), port if free, finished tables (their
+        records) and running tables (their journals). ``kwargs``: as the constructor
+        (interfaces, advertise, identity_dir, table_tuning, on_event...)."""
+        path = Path(path)
+        state = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(state, dict) or state.get("format") != "rami-lan-tournament-state":
+            raise ValueError(f"{path} is not a tournament's state file")
+        rec = state["record"]
+        config = TournamentConfig.from_plain(rec["config"])
+        host = cls(config, record_dir=path.parent, port=int(state.get("port") or 0),
+                   start_at=state.get("start_at"), join_wait=float(state.get("join_wait", 60.0)),
+                   organiser=str(state.get("organiser", "organiser")),
+                   tournament_id=bytes.fromhex(rec["tournament_id"]),
+                   secret=bytes.fromhex(state["secret"]), join_code=state.get("join_code"),
+                   **kwargs)
+        m = host.machine
+        for e in rec["entrants"]:
+            if e["kind"] != "human":
+                continue
+            m.next_no = max(m.next_no, int(e["no"]))
+            contribution = e.get("contribution")
+            m.register(e["nick"], bytes.fromhex(contribution) if contribution else None)
+        host._tokens = {bytes.fromhex(t): int(no) for t, no in state.get("tokens", {}).items()}
+        if rec["stages"]:
+            m.start()
+            host._starting = True
+            for states in rec["stages"]:
+                for t in states:
+                    if t.get("record_sha256"):
+                        data = (path.parent / t["record_file"]).read_bytes()
+                        m.table_done(t["stage"], t["table"], json.loads(data), sha256_hex(data),
+                                     t["record_file"])
+        host._resume_running = {(r["stage"], r["table"]): r["table_id"]
+                                for r in state.get("running", ())}
+        host.resumed = True
+        return host
+
+    async def _take_up(self) -> None:
+        """After a resume: every table of the stage being played, from its journal if it
+        had one (its match had started), else anew."""
+        for t in self.machine.current:
+            if t.done:
+                continue
+            tid = self._resume_running.get((t.stage, t.table))
+            journal = self.record_dir / "journals" / f"{tid}.journal" if tid else None
+            await self._open_table(t, journal if journal is not None and journal.exists()
+                                   else None)
 
     def _write_record(self) -> None:
         from rami_lan.net.record import save_record
