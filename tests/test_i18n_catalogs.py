@@ -12,7 +12,7 @@ import rami_lan
 from rami_lan import i18n, i18n_build
 
 ROOT = Path(rami_lan.__file__).parent
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+KEYWORDS = {"_": None, "_n": None, "gettext": None, "ngettext": (1, 2), "N_": None}
 """The translation calls of the package (`rami_lan.i18n`)."""
 
 

@@ -228,7 +228,7 @@ class LocalTableSession:
 
     def cards(self) -> dict[int, dict[str, Any]]:
         """Each seat's "Info joueur" card as plain data (bots: a bare bot card)."""
-        from rami_lan.stats import Connection, PlayerCard
+        from rami_lan.player_card import Connection, PlayerCard
 
         out: dict[int, dict[str, Any]] = {}
         for s in range(self.seats):
