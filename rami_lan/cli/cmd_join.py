@@ -53,12 +53,6 @@ def _split_address(text: str) -> tuple[str, int] | None:
     return None
 
 
-async def resolve_table(text: str, timeout: float, interfaces: Any) -> tuple[str, int]:
-    """``HOST:PORT`` as is, or find a table by name / id with mDNS."""
-    host, port, _fp, _code = await find_table(text, timeout, interfaces)
-    return host, port
-
-
 async def find_table(text: str, timeout: float,
                      interfaces: Any) -> tuple[str, int, str | None, bool]:
     """``(host, port, fingerprint, code_required)`` of a table: ``HOST:PORT`` as is (no
