@@ -26,8 +26,37 @@ FORBIDDEN = {
 }
 """layer -> the layers it may never import."""
 
-KNOWN: set[tuple[str, str]] = set()
-"""Edges known to break the rule, each with its reason (none today)."""
+ALLOWED: dict[str, set[str]] = {
+    "core": set(),  # the rules: pure
+    "masked": set(),  # the masked deck: pure, on PyNaCl
+    "ids": set(),
+    "paths": set(),
+    "fsutil": set(),
+    "textsafe": set(),
+    "i18n": set(),  # gettext over the compiled catalogues
+    "i18n_build": set(),  # Babel: .po -> .mo
+    "player_card": {"core"},  # the "Info joueur" card as pure values
+    "bots": {"core"},
+    "table": {"core", "masked", "bots", "ids", "player_card", "textsafe"},
+    "net": {"core", "masked", "table", "bots", "ids", "paths", "fsutil", "textsafe", "player_card"},
+    "logsetup": {"paths", "textsafe"},
+    "profile": {"fsutil", "i18n", "paths", "ids", "textsafe"},
+    "replay": {"core", "i18n", "textsafe"},
+    "stats": {"core", "paths", "fsutil", "player_card"},  # sqlite, above net: the cli's
+    "cli": {"core", "masked", "table", "bots", "net", "ids", "paths", "fsutil", "textsafe", "i18n",
+            "player_card", "logsetup", "profile", "replay", "stats"},
+}
+"""Every top-level module or package of `rami_lan` -> the others it may import."""
+
+KNOWN: set[tuple[str, str]] = {
+    ("rami_lan.stats", "rami_lan.cli.card_text"),
+}
+"""Edges known to break the rule, each with its reason:
+
+- ``stats -> cli.card_text``: the card's labels moved to the cli; `rami_lan.stats` still
+  answers to ``card_lines`` (a lazy re-export) for `rami_lan.cli.ui.lobby`'s statistics
+  page, until the lobby (being split by another change) imports them from the cli.
+"""
 
 
 
@@ -89,6 +118,28 @@ def test_every_import_points_down() -> None:
         and (mod, dep) not in KNOWN
     )
     assert not bad, "layer violations:\n" + "\n".join(f"  {m} -> {d}" for m, d in bad)
+
+
+def test_every_top_level_module_has_its_row_and_keeps_to_it() -> None:
+    graph = import_graph()
+    layers = {_layer(m) for m in graph} - {""}
+    assert not layers - set(ALLOWED), f"add rows to ALLOWED for {sorted(layers - set(ALLOWED))}"
+    assert not set(ALLOWED) - layers, f"ALLOWED names what is gone: {sorted(set(ALLOWED) - layers)}"
+    bad = sorted(
+        (mod, dep) for mod, deps in graph.items() for dep in deps
+        if _layer(mod) and _layer(dep) != _layer(mod) and _layer(dep) not in ALLOWED[_layer(mod)]
+        and (mod, dep) not in KNOWN
+    )
+    assert not bad, "imports outside ALLOWED:\n" + "\n".join(f"  {m} -> {d}" for m, d in bad)
+
+
+def test_the_table_machine_and_the_client_never_touch_the_statistics_database() -> None:
+    """The card is a pure value; the sqlite layer (`stats`) is the cli's."""
+    graph = import_graph()
+    for mod, deps in graph.items():
+        if _layer(mod) in ("core", "table", "net", "bots", "masked", "player_card"):
+            assert "rami_lan.stats" not in deps, mod
+            assert "rami_lan.i18n" not in deps or _layer(mod) not in ("bots", "core"), mod
 
 
 def test_known_exceptions_are_still_real() -> None:
