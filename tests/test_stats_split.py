@@ -62,3 +62,28 @@ def test_the_bot_levels_say_no_words() -> None:
     from rami_lan.bots import levels
 
     assert not hasattr(levels, "describe") and "i18n" not in (ROOT / "bots" / "levels.py").read_text()
+
+
+def test_the_lobby_joins_with_our_card_from_the_statistics(tmp_path, monkeypatch) -> None:
+    """`rami_lan.cli.app` hands the lobby `open_session_with_card`: the session gets the
+    cli's card source (the client itself would send a card without statistics)."""
+    import asyncio
+
+    from rami_lan.cli import app
+    from rami_lan.cli.own_card import open_session_with_card
+    from rami_lan.net import client
+
+    monkeypatch.setenv("RAMI_LAN_DATA_DIR", str(tmp_path))
+    _db_with_a_match(tmp_path / "stats.sqlite3")
+    seen: dict = {}
+
+    async def fake(host, port, **options):
+        seen.update(options, host=host, port=port)
+        return "session"
+
+    monkeypatch.setattr(client, "open_session", fake)
+    got = asyncio.run(open_session_with_card("10.0.0.2", 4000, nickname="Ann", player_id=PID, code="x"))
+    assert got == "session" and seen["host"] == "10.0.0.2" and seen["code"] == "x"
+    card = PlayerCard.from_plain(seen["card"]())
+    assert card.nickname == "Ann" and card.player_id == PID and card.stats is not None
+    assert "open_session=open_session_with_card" in Path(app.__file__).read_text(encoding="utf-8")

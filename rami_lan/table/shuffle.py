@@ -11,7 +11,8 @@ function of its arguments.
 Overview (see ``docs/fair_shuffle.md`` for the developer guide and threat model):
 
 * :func:`round_tag`, :func:`new_secret`, :func:`commitment`, :func:`seed_from_secrets`
-  are the protocol's hashes;
+  are the protocol's hashes, with their arguments checked (the byte layout is written
+  once, in `rami_lan.table.verify_spec`; the constants in `rami_lan.ids`);
 * :class:`KeyStream` is the spec's SHA-256 counter stream, with :meth:`KeyStream.uniform`
   (rejection sampling) and :func:`shuffle` (Fisher–Yates from the end) on top;
 * :func:`deck_order`, :func:`first_dealer`, :func:`deal_positions`, :func:`reshuffle`
@@ -26,7 +27,6 @@ ranks ``A 2 .. 10 J Q K``, then the jokers.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -36,6 +36,15 @@ from secrets import token_bytes
 from rami_lan.core.deckrng import KeyStream, draw_uniform, shuffle
 from rami_lan.core.deckrng import dealer_key as _core_dealer_key
 from rami_lan.core.deckrng import reshuffle_key as _core_reshuffle_key
+from rami_lan.ids import (
+    COMMIT_LABEL,
+    DEALER_LABEL,
+    DEDICATED_HOST_SEAT,
+    RESHUFFLE_LABEL,
+    ROUND_TAG_PREFIX,
+    SEED_LABEL,
+)
+from rami_lan.table import verify_spec
 
 __all__ = [
     "COMMIT_LABEL",
@@ -74,16 +83,7 @@ __all__ = [
 
 # --------------------------------------------------------------------------- constants
 
-#: Prefix of every round tag; also the protocol version of this module.
-ROUND_TAG_PREFIX = b"rami-lan/v1"
-#: Domain label of a participant's commitment.
-COMMIT_LABEL = b"rami-lan commit v1"
-#: Domain label of the round seed.
-SEED_LABEL = b"rami-lan seed v1"
-#: Domain label of the first-dealer key.
-DEALER_LABEL = b"rami-lan dealer v1"
-#: Domain label of the r-th reshuffle key.
-RESHUFFLE_LABEL = b"rami-lan reshuffle v1"
+# ROUND_TAG_PREFIX, the labels and DEDICATED_HOST_SEAT are `rami_lan.ids`' (imported above).
 
 TABLE_ID_SIZE = 16
 SECRET_SIZE = 32
@@ -91,8 +91,6 @@ SECRET_SIZE = 32
 DIGEST_SIZE = 32
 KEY_SIZE = DIGEST_SIZE
 ROUND_TAG_SIZE = len(ROUND_TAG_PREFIX) + TABLE_ID_SIZE + 4 + 4
-#: Seat number used by a dedicated host that has no seat at the table.
-DEDICATED_HOST_SEAT = 255
 
 _MAX_SEAT = 255
 _U32_MAX = 2**32 - 1
@@ -103,22 +101,6 @@ _SUITS = ("c", "s", "h", "d")
 _CARDS_PER_DECK = len(_RANKS) * len(_SUITS)
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _u8(value: int) -> bytes:
-    return value.to_bytes(1, "big")
-
-
-def _u32(value: int) -> bytes:
-    return value.to_bytes(4, "big")
-
-
-def _u64(value: int) -> bytes:
-    return value.to_bytes(8, "big")
-
-
-def _sha256(*parts: bytes) -> bytes:
-    return hashlib.sha256(b"".join(parts)).digest()
 
 
 def _check_bytes(name: str, value: object, size: int) -> bytes:
@@ -170,7 +152,7 @@ def round_tag(table_id: bytes, match_no: int, round_no: int) -> bytes:
     tid = _check_bytes("table_id", table_id, TABLE_ID_SIZE)
     match = _check_int("match_no", match_no, 1, _U32_MAX)
     rnd = _check_int("round_no", round_no, 1, _U32_MAX)
-    return ROUND_TAG_PREFIX + tid + _u32(match) + _u32(rnd)
+    return verify_spec.round_tag(tid, match, rnd)
 
 
 def new_secret() -> bytes:
@@ -181,7 +163,7 @@ def new_secret() -> bytes:
 def commitment(tag: bytes, seat: int, secret: bytes) -> bytes:
     """Return ``H("rami-lan commit v1" || tag || u8(seat) || secret)``."""
     data = _check_bytes("secret", secret, SECRET_SIZE)
-    return _sha256(COMMIT_LABEL, _check_tag(tag), _u8(_check_seat(seat)), data)
+    return verify_spec.commitment(_check_tag(tag), _check_seat(seat), data)
 
 
 def seed_from_secrets(tag: bytes, secrets: Mapping[int, bytes]) -> bytes:
@@ -193,11 +175,11 @@ def seed_from_secrets(tag: bytes, secrets: Mapping[int, bytes]) -> bytes:
     checked = _check_tag(tag)
     if not secrets:
         raise ValueError("the seed needs at least one secret (the host's)")
-    parts = [
-        _check_bytes(f"secret of seat {seat}", secrets[seat], SECRET_SIZE)
+    parts = {
+        seat: _check_bytes(f"secret of seat {seat}", secrets[seat], SECRET_SIZE)
         for seat in sorted(_check_seat(s) for s in secrets)
-    ]
-    return _sha256(SEED_LABEL, checked, *parts)
+    }
+    return verify_spec.seed_from_secrets(checked, parts)
 
 
 # --------------------------------------------------------------------------- random stream

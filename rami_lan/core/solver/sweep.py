@@ -521,10 +521,51 @@ class Sweep:
                     return best
                 self.memo[key] = (alpha, None, False)
                 return NEG
-        best, choice = self._moves(pos, runs, jl, carried, lf, alpha, n)
-        if choice is not None:  # (then best > alpha)
-            self.memo[key] = (best, choice, True)
-            return best
+        # The transitions: each way to make sets at this rank (`set_options`) combined with
+        # every suit's run options (`_combine`); the best that beats ``alpha`` is kept.
+        carry_pos = self.carry and pos == 1
+        n_suits = (n[0] > 0) + (n[1] > 0) + (n[2] > 0) + (n[3] > 0)
+        if (2 <= pos <= 13 or pos == self.set_pos) and n_suits and n_suits + jl >= 3:
+            set_opts = self.set_options(n, jl)
+        else:
+            set_opts = NO_SETS
+        req = self.required
+        req_s, req_total = -1, 0
+        if req is not None and req[1] == (1 if pos == 14 else pos):
+            req_s = req[0]
+            req_total = self.counts[req[0]][1] if pos in (1, 14) else self.counts[req[0]][pos]
+        # upper bound of the next state's value, by free jokers (carried aces added below)
+        ub_next = self.ub_nat[pos + 1]
+        if self.carry and pos + 1 <= 14:
+            ub_next += sum(carried) * self.ub_ace
+        free_ub = None
+        if self.free_ok and pos < self.hi:
+            free_ub = self.free_ub.get(pos + 1)
+            if free_ub is None:
+                free_ub = self.free_ub[pos + 1] = {}
+        lim = alpha  # a transition must beat this
+        choice = None
+        for used, js, sets in set_opts:
+            jl1 = jl - js
+            opts = [
+                self.suit_options(pos, s, runs[s], n[s] - used[s], jl1)
+                if n[s] - used[s] or runs[s] else IDLE
+                for s in range(4)
+            ]
+            if not (opts[0] and opts[1] and opts[2] and opts[3]):
+                continue
+            base = self.set_pts[pos] * (used[0] + used[1] + used[2] + used[3] + js)
+            if not self.hand_obj:
+                base *= POINTS_SCALE
+            completable = self._completable(sets) if sets and self.greedy_ok and not carry_pos else 0
+            extra = ub_next + base + (sum(n) * self.ub_ace if carry_pos else 0)
+            found = self._combine(opts, pos, carried, lf, carry_pos, ub_next, req_s, req_total, free_ub,
+                                  sets, js, jl1, base, completable, extra, lim)
+            if found is not None:
+                lim, choice = found
+        if choice is not None:  # (then lim > alpha)
+            self.memo[key] = (lim, choice, True)
+            return lim
         self.memo[key] = (alpha, None, False)
         return NEG
 
@@ -569,60 +610,6 @@ class Sweep:
                 need += c
         return need > jl
 
-    def _moves(
-        self, pos: int, runs: tuple[int, int, int, int], jl: int, carried: tuple[int, ...], lf: int,
-        alpha: int, n: tuple[int, ...],
-    ) -> tuple[int, tuple | None]:
-        """The best transition from this state that beats ``alpha``: (its total, its choice),
-        or (``alpha``, None). ``n``: the naturals per suit at ``pos``.
-
-        Each way to make sets at this rank (`set_options`) is combined with every suit's
-        run options (`_combine`).
-        """
-        carry_pos = self.carry and pos == 1
-        sets_here = 2 <= pos <= 13 or pos == self.set_pos
-        n_suits = (n[0] > 0) + (n[1] > 0) + (n[2] > 0) + (n[3] > 0)
-        if sets_here and n_suits and n_suits + jl >= 3:
-            set_opts = self.set_options(n, jl)
-        else:
-            set_opts = NO_SETS
-        spts = self.set_pts[pos]
-        req = self.required
-        req_s, req_total = -1, 0
-        if req is not None and req[1] == (1 if pos == 14 else pos):
-            req_s = req[0]
-            req_total = self.counts[req[0]][1] if pos in (1, 14) else self.counts[req[0]][pos]
-        # upper bound of the next state's value, by free jokers (carried aces added below)
-        ub_next = self.ub_nat[pos + 1]
-        if self.carry and pos + 1 <= 14:
-            ub_next += sum(carried) * self.ub_ace
-        free_ub = None
-        if self.free_ok and pos < self.hi:
-            free_ub = self.free_ub.get(pos + 1)
-            if free_ub is None:
-                free_ub = self.free_ub[pos + 1] = {}
-        here = (pos, carried, lf, carry_pos, ub_next, req_s, req_total, free_ub)
-        lim = alpha  # a transition must beat this
-        choice = None
-        for used, js, sets in set_opts:
-            jl1 = jl - js
-            opts = [
-                self.suit_options(pos, s, runs[s], n[s] - used[s], jl1)
-                if n[s] - used[s] or runs[s] else IDLE
-                for s in range(4)
-            ]
-            if not (opts[0] and opts[1] and opts[2] and opts[3]):
-                continue
-            base = spts * (used[0] + used[1] + used[2] + used[3] + js)
-            if not self.hand_obj:
-                base *= POINTS_SCALE
-            completable = self._completable(sets) if self.greedy_ok and not carry_pos else 0
-            extra = ub_next + base + (sum(n) * self.ub_ace if carry_pos else 0)
-            found = self._combine(here, opts, (sets, js, jl1, base, completable), extra, lim)
-            if found is not None:
-                lim, choice = found
-        return lim, choice
-
     def _completable(self, sets: tuple) -> int:
         """Suits (a bit mask) a natural of which, if left over, would better go in one of
         ``sets`` (a set of three, or one with a joker it could replace)."""
@@ -635,19 +622,23 @@ class Sweep:
         return completable
 
     def _combine(
-        self, here: tuple, opts: list, move: tuple, extra: int, lim: int
+        self, opts: list, pos: int, carried: tuple[int, ...], lf: int, carry_pos: bool, ub_next: int,
+        req_s: int, req_total: int, free_ub: dict | None, sets: tuple, js: int, jl1: int, base: int,
+        completable: int, extra: int, lim: int,
     ) -> tuple[int, tuple] | None:
-        """The best combination of the four suits' run options with the sets ``move`` that
-        beats ``lim``: (its total, its choice), or None. ``extra``: what the next state and
-        the sets add at most, besides the free jokers. Solves the next state for each
-        candidate.
+        """The best combination of the four suits' run options ``opts`` at ``pos`` with the
+        sets ``sets`` (``js`` jokers, ``base`` score units; ``jl1`` jokers left) that beats
+        ``lim``: (its total, its choice), or None. ``extra``: what the next state and the
+        sets add at most, besides the free jokers; ``req_s``: the suit of the card that
+        must be melded if it is at this position (else -1), ``req_total`` its copies;
+        ``completable``: suits whose leftover naturals should be in a set
+        (`_completable`); ``free_ub``: the joker-free bounds of the next position (None:
+        not used). Solves the next state for each candidate.
 
         Bounds, richest options first (each list is sorted by points, descending): once
         even the jokers all left free cannot lift a prefix above ``lim``, the rest of that
         list cannot either.
         """
-        pos, carried, lf, carry_pos, ub_next, req_s, req_total, free_ub = here
-        sets, js, jl1, base, completable = move
         unit = 1 if self.hand_obj else POINTS_SCALE
         jmax = self.ub_joker
         m1, m2, m3 = opts[1][0][3] * unit, opts[2][0][3] * unit, opts[3][0][3] * unit
