@@ -1,19 +1,19 @@
 """Translations: every string a player reads exists in English and French.
 
-Source strings are English. French lives in gettext ``.po`` catalogs under
-``rami_lan/locale/fr/`` (one file per component, all merged at load time), parsed
-here directly so no build step is needed. `set_language(None)` picks French when the
-locale is French; ``--lang`` overrides.
+Source strings are English. French lives in gettext catalogues under
+``rami_lan/locale/fr/``: one ``.po`` source per component, compiled by Babel to
+``LC_MESSAGES/<component>.mo`` (``python -m rami_lan.i18n_build``; a test fails when a
+``.mo`` is stale), loaded here by the standard library's `gettext`, every component's
+catalogue chained into one (a msgid in two: the later file's, by name), plural rules
+from each catalogue's header. `set_language(None)` picks French when the locale is
+French; ``--lang`` overrides.
 """
 
 from __future__ import annotations
 
-import ast
 import gettext
 import os
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from importlib import resources
 
 SUPPORTED = ("en", "fr")
@@ -21,124 +21,26 @@ _current: gettext.NullTranslations = gettext.NullTranslations()
 _lang = "en"
 
 
-class _PoTranslations(gettext.NullTranslations):
-    def __init__(
-        self,
-        catalog: dict[str, str],
-        plurals: dict[str, list[str]] | None = None,
-        plural: Callable[[int], int] | None = None,
-    ) -> None:
-        super().__init__()
-        self._catalog = catalog
-        self._plurals = plurals or {}
-        self._plural = plural or (lambda n: int(n != 1))
-
-    def gettext(self, message: str) -> str:
-        return self._catalog.get(message) or message
-
-    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
-        forms = self._plurals.get(msgid1)
-        if forms:
-            i = self._plural(n)
-            if 0 <= i < len(forms) and forms[i]:
-                return forms[i]
-        return msgid1 if n == 1 else msgid2
-
-
-@dataclass
-class PoFile:
-    """What a .po file holds: plain entries, plural entries and its plural rule."""
-
-    catalog: dict[str, str] = field(default_factory=dict)
-    plurals: dict[str, list[str]] = field(default_factory=dict)
-    """msgid (singular) -> msgstr[0], msgstr[1], ..."""
-    plural_forms: str = ""
-    """The header's ``Plural-Forms`` value (``nplurals=2; plural=(n > 1);``), if any."""
-
-
-def parse_po_file(text: str) -> PoFile:
-    """Parse a .po file: msgid/msgstr pairs, msgid_plural/msgstr[n] entries, the header."""
-    out = PoFile()
-    key: str | None = None
-    cur: list[str] = []
-    entry: dict[str, str] = {}
-
-    def flush_field() -> None:
-        if key is not None:
-            entry[key] = "".join(cur)
-
-    def flush_entry() -> None:
-        nonlocal entry
-        msgid = entry.get("msgid")
-        if msgid is None:
-            entry = {}
-            return
-        if "msgid_plural" in entry:
-            forms = []
-            i = 0
-            while f"msgstr[{i}]" in entry:
-                forms.append(entry[f"msgstr[{i}]"])
-                i += 1
-            if msgid and any(forms):
-                out.plurals[msgid] = forms
-        elif msgid:
-            out.catalog[msgid] = entry.get("msgstr", "")
-        else:
-            for line in entry.get("msgstr", "").splitlines():
-                name, _sep, value = line.partition(":")
-                if name.strip().lower() == "plural-forms":
-                    out.plural_forms = value.strip()
-        entry = {}
-
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        m = re.match(r"(msgid_plural|msgid|msgstr\[\d+\]|msgstr)\s+(\".*\")$", line)
-        if m:
-            flush_field()
-            if m.group(1) == "msgid":
-                flush_entry()
-            key, cur = m.group(1), [ast.literal_eval(m.group(2))]
-        elif line.startswith('"'):
-            cur.append(ast.literal_eval(line))
-    flush_field()
-    flush_entry()
-    return out
-
-
-def parse_po(text: str) -> dict[str, str]:
-    """Parse the msgid/msgstr pairs of a .po file (multi-line strings supported)."""
-    return parse_po_file(text).catalog
-
-
-def plural_rule(plural_forms: str) -> Callable[[int], int]:
-    """The plural index function of a ``Plural-Forms`` header (English rule without one)."""
-    m = re.search(r"plural\s*=\s*([^;]+)", plural_forms or "")
-    if not m:
-        return lambda n: int(n != 1)
-    return gettext.c2py(m.group(1).strip())  # type: ignore[attr-defined]
-
-
-def load_po(lang: str) -> PoFile:
-    """Every catalogue of ``lang`` merged (one .po file per component)."""
-    merged = PoFile()
-    if lang == "en":
-        return merged
-    folder = resources.files("rami_lan") / "locale" / lang
+def _compiled(lang: str) -> list:
+    """The compiled catalogues of ``lang`` (`importlib.resources` entries), by name."""
+    folder = resources.files("rami_lan") / "locale" / lang / "LC_MESSAGES"
     if not folder.is_dir():
-        return merged
-    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
-        if entry.name.endswith(".po"):
-            po = parse_po_file(entry.read_text(encoding="utf-8"))
-            merged.catalog.update(po.catalog)
-            merged.plurals.update(po.plurals)
-            merged.plural_forms = merged.plural_forms or po.plural_forms
-    return merged
+        return []
+    return sorted((e for e in folder.iterdir() if e.name.endswith(".mo")), key=lambda e: e.name)
 
 
-def load_catalog(lang: str) -> dict[str, str]:
-    return load_po(lang).catalog
+def translations(lang: str) -> gettext.NullTranslations:
+    """Every catalogue of ``lang`` chained: the last file by name first, each falling
+    back on the one before it (English, untranslated, at the end)."""
+    chain: gettext.NullTranslations = gettext.NullTranslations()
+    if lang == "en":
+        return chain
+    for entry in _compiled(lang):
+        with entry.open("rb") as fp:
+            t = gettext.GNUTranslations(fp)
+        t.add_fallback(chain)
+        chain = t
+    return chain
 
 
 def detect_language(environ: dict[str, str] | None = None) -> str:
@@ -166,8 +68,7 @@ def set_language(lang: str | None) -> str:
     if lang not in SUPPORTED:
         raise ValueError(f"language must be one of {SUPPORTED}, not {lang!r}")
     _lang = lang
-    po = load_po(lang)
-    _current = _PoTranslations(po.catalog, po.plurals, plural_rule(po.plural_forms))
+    _current = translations(lang)
     _RANKS.clear()
     return lang
 
@@ -178,7 +79,7 @@ def language() -> str:
 
 def _(message: str) -> str:
     """Translate ``message`` into the current language."""
-    return _current.gettext(message)
+    return _current.gettext(message) if message else message  # ("": a catalogue's header)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
@@ -257,11 +158,16 @@ _TEMPLATES: list[tuple[re.Pattern[str], str]] | None = None
 
 
 def _templates() -> list[tuple[re.Pattern[str], str]]:
-    """The rules core's message templates (catalog ``rules.po``) as anchored regexes."""
+    """The rules core's message templates (the msgids of catalogue ``rules``) as anchored
+    regexes."""
     global _TEMPLATES
     if _TEMPLATES is None:
-        folder = resources.files("rami_lan") / "locale" / "fr" / "rules.po"
-        msgids = parse_po(folder.read_text(encoding="utf-8")) if folder.is_file() else {}
+        msgids: list[str] = []
+        for entry in _compiled("fr"):
+            if entry.name == "rules.mo":
+                with entry.open("rb") as fp:
+                    found = gettext.GNUTranslations(fp)._catalog  # type: ignore[attr-defined]
+                msgids = sorted(k for k in found if isinstance(k, str) and k)
         out = []
         for msgid in msgids:
             if "{" not in msgid:
@@ -282,7 +188,7 @@ def translate_message(message: str, depth: int = 0) -> str:
 
     The core is pure and speaks English with card codes (``6h Qs 5h``); players read
     French where chosen, and cards as cards (``6♥ D♠ 5♥``) in both languages. A message
-    is matched against the templates of ``rules.po``; the values in it are translated in
+    is matched against the templates of catalogue ``rules``; the values in it are translated in
     turn (a nested reason), rendered as cards, a suit letter as the suit's name, a run's
     end and a meld kind as words (`_value_text`), or kept (numbers). The player's own
     refusals are said in the second person by `rami_lan.cli.messages.own_refusal_text`.
@@ -301,3 +207,25 @@ def translate_message(message: str, depth: int = 0) -> str:
             values = {k: _value_text(k, v, depth) for k, v in m.groupdict().items()}
             return _current.gettext(msgid).format(**values)
     return message
+
+
+# --- the sources, for tests -----------------------------------------------------------
+
+_SOURCE_READERS = ("load_catalog", "load_po", "parse_po", "parse_po_file")
+"""Names the tests read the French sources by (kept from before the catalogues were
+compiled): they read the ``.po`` files through Babel (`rami_lan.i18n_build`); playing
+never calls them."""
+
+
+def __getattr__(name: str) -> object:
+    if name not in _SOURCE_READERS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import rami_lan.i18n_build
+
+    build = rami_lan.i18n_build
+    return {
+        "load_po": build.load_po,
+        "load_catalog": lambda lang: build.load_po(lang).catalog,
+        "parse_po_file": build.read_po,
+        "parse_po": lambda text: build.read_po(text).catalog,
+    }[name]

@@ -1,4 +1,6 @@
-"""Shared identifiers: one home for names listed across the package.
+"""Shared identifiers: one home for names listed across the package, and for the fair
+shuffle's constants (each written here only; the hashes built on them are written once,
+in `rami_lan.table.verify_spec` and `rami_lan.core.deckrng`).
 
 Nothing here imports from the package, so every layer (core, table, net, bots, cli) may
 use it. Tests check that these lists agree with the rules core (``core.VARIANTS``) and
@@ -22,7 +24,16 @@ DEDICATED_HOST_SEAT: Final = 255
 """The fair-shuffle seat of a headless host (no player seat of its own)."""
 
 ROUND_TAG_PREFIX: Final = b"rami-lan/v1"
-"""Start of every round tag (FAIR_SHUFFLE.md)."""
+"""Start of every round tag (FAIR_SHUFFLE.md); also the protocol's version."""
+
+COMMIT_LABEL: Final = b"rami-lan commit v1"
+"""Domain label of a participant's commitment (FAIR_SHUFFLE.md)."""
+SEED_LABEL: Final = b"rami-lan seed v1"
+"""Domain label of the round seed."""
+DEALER_LABEL: Final = b"rami-lan dealer v1"
+"""Domain label of the first-dealer key."""
+RESHUFFLE_LABEL: Final = b"rami-lan reshuffle v1"
+"""Domain label of the r-th reshuffle key."""
 
 WHO_MAY_SIT: Final = ("anyone", "code", "invited")
 """Who may take a seat: anyone, players with the join code, or invited players only."""
@@ -31,12 +42,12 @@ TABLE_NOTICE: Final = "TableNotice"
 """``type`` of the host's own entries in an ``events`` message (players, notices)."""
 
 TAG_LABELS: Final = {
-    "commit": b"rami-lan commit v1",
-    "seed": b"rami-lan seed v1",
-    "dealer": b"rami-lan dealer v1",
-    "reshuffle": b"rami-lan reshuffle v1",
+    "commit": COMMIT_LABEL,
+    "seed": SEED_LABEL,
+    "dealer": DEALER_LABEL,
+    "reshuffle": RESHUFFLE_LABEL,
 }
-"""Domain-separation labels of the fair shuffle (FAIR_SHUFFLE.md)."""
+"""Domain-separation labels of the fair shuffle (FAIR_SHUFFLE.md), by use."""
 
 SEAT_KINDS: Final = ("human", "bot")
 """``kind`` of a seat in the players list and the match record."""

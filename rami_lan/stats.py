@@ -1,4 +1,5 @@
-"""Player statistics in an embedded SQLite database, and the "Info joueur" card.
+"""Player statistics in an embedded SQLite database (the layer above `net`: the cli reads
+and writes it; the table machine and the network client never do).
 
 Where: ``stats.sqlite3`` (mode 0600) in the data folder (:func:`data_dir`, from
 :mod:`rami_lan.paths`): ``$RAMI_LAN_DATA_DIR`` when set, else the platform's
@@ -22,32 +23,28 @@ Schema: versioned with ``PRAGMA user_version`` (:data:`SCHEMA_VERSION`); migrati
 run in one transaction on open; a database from a newer rami-lan raises
 :class:`StatsSchemaError` rather than being touched.
 
-"Info joueur": a :class:`PlayerCard` is a nickname, a player id, a connection state and
-statistics. Your own card comes from your database, complete (every variant); another
-player's card carries the statistics *they reported* (``reported=True``: unverifiable,
-shown as such). :meth:`PlayerCard.to_plain` / :meth:`PlayerCard.from_plain` are the
-plain-data (msgpack-ready) encoding; decoding is strict, since it comes off the wire.
-:func:`card_lines` renders a card as translated text lines for the UI.
+"Info joueur": the card is a pure value (`rami_lan.player_card`, re-exported here);
+:meth:`StatsDB.own_card` makes your own, complete (every variant); :func:`card_source`
+is what the cli hands a network session so that it sends it (the session never opens
+the database itself). The card's translated lines are made in the cli
+(`rami_lan.cli.card_text`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import enum
 import os
-import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Final
 
 from rami_lan.core.events import Event, MatchEnded, RoundEnded
 from rami_lan.core.match import MatchState
 from rami_lan.core.variants import VARIANTS, Variant, get_variant
-from rami_lan.i18n import _, language
 from rami_lan.paths import ENV_DATA, data_dir, private_dir, private_file
+from rami_lan.player_card import MAX_COUNT, MAX_NICK, Connection, PlayerCard, PlayerStats
 
 __all__ = [
     "DB_FILE",
@@ -59,9 +56,7 @@ __all__ = [
     "PlayerStats",
     "StatsDB",
     "StatsSchemaError",
-    "card_lines",
-    "card_title",
-    "connection_label",
+    "card_source",
     "data_dir",
     "default_db_path",
 ]
@@ -69,12 +64,8 @@ __all__ = [
 ENV_DATA_DIR: Final = ENV_DATA
 DB_FILE: Final = "stats.sqlite3"
 SCHEMA_VERSION: Final = 1
-MAX_COUNT: Final = 10**9
-"""Upper bound of every counter accepted from another player's report."""
 MAX_MATCH_ID: Final = 128
 _VARIANT_IDS: Final = tuple(VARIANTS)
-_PLAYER_ID_RE: Final = re.compile(r"[0-9a-f]{32}")
-_MAX_NICK: Final = 24
 
 
 def default_db_path(environ: dict[str, str] | None = None) -> Path:
@@ -83,173 +74,6 @@ def default_db_path(environ: dict[str, str] | None = None) -> Path:
 
 class StatsSchemaError(RuntimeError):
     """The database was written by a newer rami-lan (or is not ours)."""
-
-
-# --------------------------------------------------------------------------- values
-
-
-def _check_count(name: str, value: object) -> int:
-    if type(value) is not int or not 0 <= value <= MAX_COUNT:
-        raise ValueError(f"{name} must be an int in 0..{MAX_COUNT}, got {value!r}")
-    return value
-
-
-_PENALTY_TOTAL_MAX: Final = 1000 * MAX_COUNT
-
-
-@dataclass(frozen=True)
-class PlayerStats:
-    """Aggregated statistics for one variant (``variant``) or all (``variant=None``).
-
-    Construction checks consistency (won <= played, ...), so a report from another
-    player that does not add up is refused by :meth:`from_plain`.
-    """
-
-    variant: str | None = None
-    matches_played: int = 0
-    matches_won: int = 0
-    rounds_played: int = 0
-    rounds_won: int = 0
-    penalty_rounds: int = 0
-    """Rounds played in penalty-scored variants (the average penalty's denominator)."""
-    penalty_total: int = 0
-    rami_secs: int = 0
-    best_streak: int = 0
-    current_streak: int = 0
-
-    def __post_init__(self) -> None:
-        if self.variant is not None and self.variant not in _VARIANT_IDS:
-            raise ValueError(f"unknown variant {self.variant!r}")
-        for f in fields(self):
-            if f.name not in ("variant", "penalty_total"):
-                _check_count(f.name, getattr(self, f.name))
-        if type(self.penalty_total) is not int or not 0 <= self.penalty_total <= _PENALTY_TOTAL_MAX:
-            raise ValueError("penalty_total out of range")
-        checks = (
-            (self.matches_won <= self.matches_played, "matches_won > matches_played"),
-            (self.rounds_won <= self.rounds_played, "rounds_won > rounds_played"),
-            (self.penalty_rounds <= self.rounds_played, "penalty_rounds > rounds_played"),
-            (self.rami_secs <= self.rounds_won, "rami_secs > rounds_won"),
-            (self.best_streak <= self.matches_won, "best_streak > matches_won"),
-            (self.current_streak <= self.best_streak, "current_streak > best_streak"),
-            (self.penalty_rounds > 0 or self.penalty_total == 0, "penalty without rounds"),
-        )
-        for ok, why in checks:
-            if not ok:
-                raise ValueError(f"inconsistent statistics: {why}")
-
-    @property
-    def average_penalty(self) -> float | None:
-        """Mean penalty per round in penalty-scored variants, None without such rounds."""
-        return self.penalty_total / self.penalty_rounds if self.penalty_rounds else None
-
-    @property
-    def win_rate(self) -> float | None:
-        return self.matches_won / self.matches_played if self.matches_played else None
-
-    def to_plain(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    @classmethod
-    def from_plain(cls, data: object) -> PlayerStats:
-        """Strict decoding: exactly the known keys, ints in range, consistent values."""
-        if not isinstance(data, dict):
-            raise ValueError("statistics are a map")
-        names = {f.name for f in fields(cls)}
-        if set(data) != names:
-            raise ValueError(f"statistics must have exactly the keys {sorted(names)}")
-        return cls(**data)
-
-
-class Connection(enum.StrEnum):
-    """Connection state shown on a player card."""
-
-    YOU = "you"
-    CONNECTED = "connected"
-    RECONNECTING = "reconnecting"
-    LEFT = "left"
-    BOT = "bot"
-
-
-@dataclass(frozen=True)
-class PlayerCard:
-    """What "Info joueur" shows about one player."""
-
-    nickname: str
-    player_id: str | None
-    """32 hex digits, or None (bots, players who reported nothing)."""
-    connection: Connection
-    stats: PlayerStats | None = None
-    """All variants together; None when nothing is known."""
-    by_variant: tuple[PlayerStats, ...] = ()
-    reported: bool = False
-    """True for another player's self-reported statistics (not verifiable)."""
-
-    def __post_init__(self) -> None:
-        nick = self.nickname
-        if (
-            not isinstance(nick, str)
-            or not 1 <= len(nick) <= _MAX_NICK
-            or not nick.isprintable()
-            or nick != nick.strip()
-        ):
-            raise ValueError("nickname must be 1..24 printable characters without outer spaces")
-        if self.player_id is not None and (
-            not isinstance(self.player_id, str) or not _PLAYER_ID_RE.fullmatch(self.player_id)
-        ):
-            raise ValueError("player_id must be 32 lowercase hex digits or None")
-        object.__setattr__(self, "connection", Connection(self.connection))
-        if self.stats is not None and (
-            not isinstance(self.stats, PlayerStats) or self.stats.variant is not None
-        ):
-            raise ValueError("stats must be overall PlayerStats (variant=None) or None")
-        per = tuple(self.by_variant)
-        if any(not isinstance(s, PlayerStats) or s.variant is None for s in per):
-            raise ValueError("by_variant holds per-variant PlayerStats")
-        if len({s.variant for s in per}) != len(per):
-            raise ValueError("by_variant names a variant twice")
-        object.__setattr__(self, "by_variant", per)
-        if not isinstance(self.reported, bool):
-            raise ValueError("reported must be a bool")
-
-    def to_plain(self) -> dict[str, Any]:
-        """The card as plain data; this is also what a player reports about themself."""
-        return {
-            "nick": self.nickname,
-            "id": self.player_id,
-            "conn": str(self.connection),
-            "stats": None if self.stats is None else self.stats.to_plain(),
-            "variants": [s.to_plain() for s in self.by_variant],
-        }
-
-    @classmethod
-    def from_plain(
-        cls, data: object, *, reported: bool = True, connection: Connection | str | None = None
-    ) -> PlayerCard:
-        """Strict decoding of :meth:`to_plain`. Raises ValueError on anything else.
-
-        A card received from the network is ``reported`` (the default). The receiver
-        knows the connection state better than the sender: pass it as ``connection``.
-        """
-        if not isinstance(data, dict):
-            raise ValueError("a player card is a map")
-        if set(data) != {"nick", "id", "conn", "stats", "variants"}:
-            raise ValueError("a player card has exactly nick, id, conn, stats, variants")
-        variants = data["variants"]
-        if not isinstance(variants, list | tuple) or len(variants) > len(_VARIANT_IDS):
-            raise ValueError("variants must be a list of at most one entry per variant")
-        stats = data["stats"]
-        conn = data["conn"] if connection is None else connection
-        if conn not in {c.value for c in Connection}:
-            raise ValueError(f"unknown connection state {conn!r}")
-        return cls(
-            nickname=data["nick"],
-            player_id=data["id"],
-            connection=Connection(conn),
-            stats=None if stats is None else PlayerStats.from_plain(stats),
-            by_variant=tuple(PlayerStats.from_plain(v) for v in variants),
-            reported=reported,
-        )
 
 
 # --------------------------------------------------------------------------- database
@@ -502,65 +326,32 @@ class StatsDB:
         )
 
 
-# --------------------------------------------------------------------------- display
+def card_source(nickname: str, player_id: str | None,
+                path: str | os.PathLike[str] | None = None) -> Callable[[], dict[str, Any]]:
+    """What a network session calls to get our card as plain data: from the statistics
+    database at ``path`` (default: :func:`default_db_path`) if it exists (joining never
+    creates it), else a card without statistics. The nickname is cleaned as a card
+    needs it (printable, at most 24 characters, no outer spaces)."""
+    nick = "".join(ch for ch in nickname if ch.isprintable()).strip()[:MAX_NICK].strip() or "?"
+
+    def source() -> dict[str, Any]:
+        target = default_db_path() if path is None else Path(path)
+        if not target.exists():
+            return PlayerCard(nick, player_id, Connection.YOU).to_plain()
+        with StatsDB(target) as db:
+            return db.own_card(nick, player_id).to_plain()
+
+    return source
 
 
-def card_title() -> str:
-    """The translated title of the panel ("Info joueur")."""
-    return _("Player info")
+_LABELS: Final = ("card_lines", "card_title", "connection_label")
+"""Names of `rami_lan.cli.card_text` still found here, for `rami_lan.cli.ui.lobby` (its
+statistics page) until it imports them from the cli."""
 
 
-def connection_label(connection: Connection) -> str:
-    """The translated name of a connection state."""
-    labels = {
-        Connection.YOU: _("you"),
-        Connection.CONNECTED: _("connected"),
-        Connection.RECONNECTING: _("reconnecting…"),
-        Connection.LEFT: _("left the table"),
-        Connection.BOT: _("bot"),
-    }
-    return labels[connection]
+def __getattr__(name: str) -> Any:
+    if name in _LABELS:
+        import rami_lan.cli.card_text
 
-
-def _stats_lines(stats: PlayerStats) -> list[str]:
-    lines = [
-        _("Matches: {played} played, {won} won").format(
-            played=stats.matches_played, won=stats.matches_won
-        ),
-        _("Rounds: {played} played, {won} won").format(
-            played=stats.rounds_played, won=stats.rounds_won
-        ),
-    ]
-    avg = stats.average_penalty
-    if avg is not None:
-        shown = f"{avg:.1f}"
-        if language() == "fr":
-            shown = shown.replace(".", ",")
-        lines.append(_("Average penalty: {avg} points").format(avg=shown))
-    lines.append(_("Rami secs: {n}").format(n=stats.rami_secs))
-    lines.append(_("Best streak: {best} (current: {current})").format(
-        best=stats.best_streak, current=stats.current_streak
-    ))
-    return lines
-
-
-def card_lines(card: PlayerCard, *, variants: Sequence[str] | None = None) -> list[str]:
-    """The card as translated text lines, for the "Info joueur" panel.
-
-    ``variants`` limits the per-variant sections (e.g. to the table's variant);
-    None shows all of them.
-    """
-    title = card.nickname if card.player_id is None else f"{card.nickname} ({card.player_id[:6]})"
-    lines = [title, _("Connection: {state}").format(state=connection_label(card.connection))]
-    if card.stats is None:
-        lines.append(_("No statistics."))
-        return lines
-    if card.reported:
-        lines.append(_("Statistics reported by the player (not verified)."))
-    lines += _stats_lines(card.stats)
-    for stats in card.by_variant:
-        if variants is not None and stats.variant not in variants:
-            continue
-        lines.append(_("Variant {variant}:").format(variant=stats.variant))
-        lines += ["  " + line for line in _stats_lines(stats)]
-    return lines
+        return getattr(rami_lan.cli.card_text, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

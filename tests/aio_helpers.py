@@ -21,14 +21,20 @@ def run(coro: Awaitable[Any], timeout: float = 60.0) -> Any:
     return asyncio.run(guarded())
 
 
-async def poll_until(predicate: Callable[[], bool], what: str, timeout: float) -> float:
-    """Poll ``predicate`` until true; return the seconds it took, fail at the deadline."""
+async def until(predicate: Callable[[], bool], timeout: float = 5.0, what: str = "") -> float:
+    """The suite's one condition wait: poll ``predicate`` every 5 ms until true and return
+    the seconds it took; fail at the deadline saying what was awaited."""
     start = time.monotonic()
     while not predicate():
         if time.monotonic() - start > timeout:
-            raise AssertionError(f"not within {timeout} s: {what}")
-        await asyncio.sleep(0.01)
+            raise AssertionError(f"not within {timeout} s: {what or predicate}")
+        await asyncio.sleep(0.005)
     return time.monotonic() - start
+
+
+async def poll_until(predicate: Callable[[], bool], what: str, timeout: float) -> float:
+    """:func:`until` with the arguments in the order the older tests give them."""
+    return await until(predicate, timeout, what)
 
 
 async def pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter, captured: bytearray) -> None:

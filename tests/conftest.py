@@ -6,12 +6,18 @@ test (nor any process it starts) can multicast on the machine's network by forge
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from rami_lan.i18n import set_language
+# Before any rami_lan import: this test run's tables and players live under their own
+# DNS-SD types (``_rami-<tag>._tcp``), so parallel workers, or two test runs on one
+# machine, never see each other's tables on loopback. Child processes inherit it.
+os.environ.setdefault("RAMI_LAN_MDNS_TAG", secrets.token_hex(2)[:3])
+
+from rami_lan.i18n import set_language  # noqa: E402
 
 LOOPBACK_ONLY = "127.0.0.1"
 """``$RAMI_LAN_INTERFACES`` during the test session (the network rule of TESTING.md)."""

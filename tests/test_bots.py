@@ -490,7 +490,8 @@ def test_expert_500_does_not_feed_the_pile():
 
 def test_level_descriptions_for_the_ui():
     from rami_lan import i18n
-    from rami_lan.bots.levels import LEVEL_INFO, describe
+    from rami_lan.bots.levels import LEVEL_INFO
+    from rami_lan.cli.level_text import describe_level as describe
 
     assert list(LEVEL_INFO) == list(LEVELS)
     for lv in LEVELS:

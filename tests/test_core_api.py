@@ -19,7 +19,7 @@ from rami_lan.core import (
     view_to_plain,
 )
 from rami_lan.core import actions as A
-from rami_lan.core.solver import best_lay_down
+from rami_lan.core.questions import best_lay_down
 from rami_lan.net.protocol import check_plain
 
 

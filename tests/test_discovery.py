@@ -244,7 +244,7 @@ def test_from_txt_rejects_bad_browse_fields() -> None:
 def test_instance_name_examples() -> None:
     ad = make_ad(table_id="ab12cd34ef56", name="Chez Marie")
     assert instance_name_for(ad) == "Chez Marie (ab12cd)"
-    assert service_name_for(ad) == "Chez Marie (ab12cd)._rami._tcp.local."
+    assert service_name_for(ad) == f"Chez Marie (ab12cd).{SERVICE_TYPE}"
     assert instance_name_for(dataclasses.replace(ad, name="a.b\\c  d")) == "a b c d (ab12cd)"
     assert instance_name_for(dataclasses.replace(ad, name="...")) == "Rami (ab12cd)"
     assert instance_name_for(dataclasses.replace(ad, name="_x")) == "x (ab12cd)"
@@ -734,3 +734,17 @@ def test_ad_text_and_host_label_always_make_a_valid_ad() -> None:
     assert ad.host == "anne" and "\x1b" not in ad.name and len(ad.name.encode()) <= MAX_NAME_BYTES
     assert host_label("") == "Rami" and host_label(None) == "Rami"
     assert host_label("x" * 40) == "x" * MAX_HOST_BYTES
+
+
+def test_a_group_tag_gives_tables_and_players_their_own_service_types(monkeypatch) -> None:
+    from rami_lan.net.mdns import MDNS_TAG_ENV, service_type
+
+    monkeypatch.delenv(MDNS_TAG_ENV, raising=False)
+    assert service_type("rami") == "_rami._tcp.local."
+    assert service_type("rami-player") == "_rami-player._tcp.local."
+    monkeypatch.setenv(MDNS_TAG_ENV, "b7")
+    assert service_type("rami") == "_rami-b7._tcp.local."
+    assert service_type_name(f"x.{service_type('rami-player')}", strict=True) == "_rami-player-b7._tcp.local."
+    for bad in ("ABC", "toolong", "a.b", "é"):
+        monkeypatch.setenv(MDNS_TAG_ENV, bad)
+        assert service_type("rami") == "_rami._tcp.local."  # ignored, with a warning

@@ -4,14 +4,13 @@ the table's certificate changed (issue 13, finding 4)."""
 
 from __future__ import annotations
 
-import asyncio
 import math
 from pathlib import Path
 from typing import Any
 
 import aio_helpers
 import pytest
-from test_security_e2e import Relay, _config
+from test_security_e2e import NO_WAIT, Relay, _config
 
 from rami_lan.cli.messages import join_refused_text, notice_text, weak_code_text
 from rami_lan.i18n import set_language
@@ -95,7 +94,7 @@ def test_pake_failure_after_a_certificate_change_says_possible_interception(
     fingerprint we knew for this table, the failure is "possible interception"."""
 
     async def scenario() -> None:
-        host = TableHost(_config(join_code="cerise-k7Rq"))
+        host = TableHost(_config(join_code="cerise-k7Rq", guard=NO_WAIT))
         port = await host.start()
         evil = tls.load_or_create_identity("evil", tmp_path / "evil")
         mitm = Relay(port, evil)
@@ -109,7 +108,6 @@ def test_pake_failure_after_a_certificate_change_says_possible_interception(
             assert "Possible interception" in notice_text(info.value.notice)
             assert host.identity.short_fingerprint in notice_text(info.value.notice)
             # Without a known fingerprint it stays the ambiguous "wrong code" answer ...
-            await asyncio.sleep(0.01)
             with pytest.raises((JoinRefused, PakeFailed)) as plain:
                 await open_session("127.0.0.1", mport, nickname="y", code="cerise-k7Rq",
                                    fingerprint=evil.fingerprint)
@@ -117,7 +115,6 @@ def test_pake_failure_after_a_certificate_change_says_possible_interception(
             assert getattr(plain.value, "notice", None) is None or (
                 plain.value.notice.code is not NoticeCode.POSSIBLE_INTERCEPTION)
             # ... and the real table with the known fingerprint joins as usual.
-            await asyncio.sleep(0.01)
             ok: Any = await open_session("127.0.0.1", port, nickname="z", code="cerise-k7Rq",
                                          fingerprint=host.fingerprint,
                                          known_fingerprint=host.fingerprint)

@@ -16,6 +16,7 @@ from typing import Any
 
 import aio_helpers
 import pytest
+from aio_helpers import until
 from zeroconf import IPVersion
 
 from rami_lan.cli.cmd_replay import adapt_record, load_replay
@@ -53,15 +54,6 @@ def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def run(coro: Any, timeout: float = 30.0) -> Any:
     return aio_helpers.run(coro, timeout)
-
-
-async def until(pred: Any, timeout: float = 5.0, what: str = "condition") -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not pred():
-        if loop.time() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
 
 
 class Collector:

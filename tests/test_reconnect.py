@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from aio_helpers import run
+from aio_helpers import run, until
 
 from rami_lan.bots import make_bot
 from rami_lan.net.bot_client import BotClient
@@ -16,14 +16,6 @@ from rami_lan.net.client import open_session
 from rami_lan.net.host import TableConfig, TableHost
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
-
-
-async def until(pred: Any, timeout: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.005)
 
 
 class KillOnce:

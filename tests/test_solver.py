@@ -12,13 +12,11 @@ from hypothesis import strategies as st
 
 from rami_lan.core import VARIANTS, Card, check_meld, full_deck, parse_cards
 from rami_lan.core.melds import hand_points, rank_points
+from rami_lan.core.questions import can_open, joker_recoveries, lay_off_options
 from rami_lan.core.solver import (
     Partition,
     best_partition,
     best_partition_with,
-    can_open,
-    joker_recoveries,
-    lay_off_options,
     min_hand_partition,
 )
 from rami_lan.core.variants import Variant

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 
+from aio_helpers import until
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
@@ -66,14 +66,6 @@ def _find(frags: list, pred: Callable[[tuple], bool]) -> tuple[int, int] | None:
             else:
                 col += 1
     return None
-
-
-async def until(pred: Callable[[], bool], timeout: float = 5.0, what: str = "") -> None:
-    end = time.monotonic() + timeout
-    while not pred():
-        if time.monotonic() > end:
-            raise AssertionError(f"timed out waiting for {what or pred}")
-        await asyncio.sleep(0.005)
 
 
 @contextlib.asynccontextmanager

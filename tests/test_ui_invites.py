@@ -19,6 +19,7 @@ from rami_lan.cli.ui.shell import Shell
 from rami_lan.cli.ui.table_screen import TableScreen
 from rami_lan.cli.ui.text import fragments_text
 from rami_lan.net.presence import (
+    PLAYER_SERVICE_TYPE,
     Guestlist,
     InviteAnswer,
     PlayerAd,
@@ -51,7 +52,7 @@ def private_service_type(monkeypatch):
     return kind
 
 
-REAL_PLAYER_SERVICE = "_rami-player._tcp.local."
+REAL_PLAYER_SERVICE = PLAYER_SERVICE_TYPE  # this run's real type (conftest tags it)
 
 
 class OtherLobby(PlayerAdvertiser):

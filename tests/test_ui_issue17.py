@@ -17,7 +17,7 @@ import pytest
 from test_ui_helpers import running, until
 from test_ui_render import model_after
 
-from rami_lan import i18n
+from rami_lan import i18n, i18n_build
 from rami_lan.cli.ui.describe import describe
 from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import button_label, render_table
@@ -86,13 +86,15 @@ def test_refusals_show_cards_as_cards_in_english_and_french():
 
 
 def test_plural_forms_come_from_the_catalogue():
-    po = i18n.parse_po_file('msgid ""\nmsgstr "Plural-Forms: nplurals=2; plural=(n > 1);\\n"\n'
+    po = i18n_build.read_po('msgid ""\nmsgstr "Plural-Forms: nplurals=2; plural=(n > 1);\\n"\n'
                             'msgid "{n} card"\nmsgid_plural "{n} cards"\n'
                             'msgstr[0] "{n} carte"\nmsgstr[1] "{n} cartes"\n')
     assert po.plurals == {"{n} card": ["{n} carte", "{n} cartes"]}
-    assert i18n.plural_rule(po.plural_forms)(0) == 0  # French: 0 carte, like 1
+    assert po.plural_forms == "nplurals=2; plural=(n > 1);"
     assert i18n.ngettext("{n} card", "{n} cards", 1).format(n=1) == "1 card"
+    assert i18n.ngettext("{n} card", "{n} cards", 0).format(n=0) == "0 cards"
     i18n.set_language("fr")
+    assert i18n.ngettext("{n} card", "{n} cards", 0).format(n=0) == "0 carte"  # French: 0 like 1
     assert i18n.ngettext("{n} card", "{n} cards", 1).format(n=1) == "1 carte"
     assert i18n.ngettext("{n} card", "{n} cards", 2).format(n=2) == "2 cartes"
     _s, m = model_after("rami", 2, "plural")
@@ -121,7 +123,7 @@ def test_robot_in_french_everywhere():
     import re
 
     i18n.set_language("fr")
-    po = i18n.load_po("fr")
+    po = i18n_build.load_po("fr")
     texts = list(po.catalog.values()) + [f for forms in po.plurals.values() for f in forms]
     # "bot" as a French word (a file name such as docs/bots.md is not one)
     assert not [t for t in texts if re.search(r"(?<![/\w])bots?\b(?!\.md)", t)]

@@ -206,7 +206,7 @@ def test_french_catalog_covers_every_ui_string():
     from pathlib import Path
 
     import rami_lan
-    from rami_lan.i18n import load_po
+    from rami_lan.i18n_build import load_po
 
     root = Path(rami_lan.__file__).parent
     po = load_po("fr")  # every catalogue, merged as at run time

@@ -19,7 +19,7 @@ import pytest
 from test_ui_helpers import running, until
 from ui_scenes import result_model
 
-from rami_lan import i18n
+from rami_lan import i18n, i18n_build
 from rami_lan.cli import messages as M
 from rami_lan.cli.settings import Settings
 from rami_lan.cli.ui import describe as D
@@ -91,7 +91,7 @@ TABLE_REASONS = ("Kh is not proven to be in the hand: reveal deck 0 position 12 
 def core_messages() -> list[str]:
     """Every template of the rules core filled with sample values, as the host sends it
     (an `IllegalAction`: "seat 0 (play): <reason>")."""
-    templates = i18n.parse_po((LOCALE / "rules.po").read_text(encoding="utf-8"))
+    templates = i18n_build.read_po(LOCALE / "rules.po").catalog
     out = []
     for msgid in templates:
         if msgid in ("draw", "play", "over", "seat {seat} ({phase}): {reason}"):
@@ -132,7 +132,7 @@ def test_the_issue_refusal_in_both_languages():
 
 
 def test_french_rules_words_are_the_sources_brelan_not_serie():
-    rules = i18n.parse_po_file((LOCALE / "rules.po").read_text(encoding="utf-8")).catalog
+    rules = i18n_build.read_po(LOCALE / "rules.po").catalog
     assert not [t for t in rules.values() if "série" in t]
     assert any("brelan" in t for t in rules.values())
 
@@ -140,7 +140,7 @@ def test_french_rules_words_are_the_sources_brelan_not_serie():
 def test_one_french_word_for_the_discard_pile_and_discarding():
     """The table says "Talon" and "Jeter" (the seed 000: "jeter une des cartes dans le
     talon"); a refusal said "la défausse" / "défausser" for the same things."""
-    po = i18n.load_po("fr")
+    po = i18n_build.load_po("fr")
     texts = list(po.catalog.values()) + [f for forms in po.plurals.values() for f in forms]
     assert not [t for t in texts if "défauss" in t]
     assert po.catalog["Discard pile"] == "Talon" and po.catalog["Discard"] == "Jeter"
@@ -151,7 +151,7 @@ def test_one_french_word_for_the_discard_pile_and_discarding():
 
 def test_every_french_entry_is_translated_with_the_same_placeholders():
     for path in sorted(LOCALE.glob("*.po")):
-        po = i18n.parse_po_file(path.read_text(encoding="utf-8"))
+        po = i18n_build.read_po(path)
         for msgid, msgstr in po.catalog.items():
             assert msgstr, f"{path.name}: {msgid!r} has no French"
             names = set(re.findall(r"\{(\w+)", msgid))
@@ -162,7 +162,7 @@ def test_every_french_entry_is_translated_with_the_same_placeholders():
 
 def test_french_plurals_keep_one_shape():
     """ "1 manche sur 1" but "2 sur 2 manches": both forms are said the same way."""
-    po = i18n.load_po("fr")
+    po = i18n_build.load_po("fr")
     for msgid, forms in po.plurals.items():
         shapes = {tuple(w.rstrip("sx") for w in re.findall(r"\w+", f)) for f in forms}
         assert len(shapes) == 1, (msgid, forms)

@@ -3,7 +3,8 @@
 `LEVEL_INFO` holds, per level offered to players, its display name, one line on how
 it plays and one line on how strong it measured and against what (the full figures,
 with their 95 % intervals and match counts, are in docs/bots.md). The texts are
-English source strings; `describe(level)` returns them translated (French catalog:
+English source strings (bots use `core` only and never translate):
+`rami_lan.cli.level_text.describe_level` returns them translated (French catalog:
 ``rami_lan/locale/fr/bots.po``).
 """
 
@@ -11,13 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rami_lan.i18n import _
-
 
 @dataclass(frozen=True)
 class LevelInfo:
     level: str
-    name: str  # English display name (translated by `describe`)
+    name: str  # English display name (translated by `rami_lan.cli.level_text`)
     plays: str  # how it plays, one line
     strength: str  # how strong it measured and against what, one line
 
@@ -53,9 +52,3 @@ LEVEL_INFO: dict[str, LevelInfo] = {
         ),
     ),
 }
-
-
-def describe(level: str) -> LevelInfo:
-    """The level's description in the current language (KeyError for an unknown level)."""
-    info = LEVEL_INFO[level]
-    return LevelInfo(info.level, _(info.name), _(info.plays), _(info.strength))

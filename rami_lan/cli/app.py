@@ -100,11 +100,14 @@ def run(args: argparse.Namespace) -> int:
     apply_settings_language(args, settings)
     if terminal_missing():
         return NOT_A_TERMINAL
+    from rami_lan.cli.own_card import open_session_with_card
+
     shell = Shell()
     if os.environ.get(NO_BROWSE_ENV):  # no tables, no presence, no invitations
-        lobby = Lobby(shell, settings, browser_factory=None, presence=False)
+        lobby = Lobby(shell, settings, browser_factory=None, presence=False,
+                      open_session=open_session_with_card)
     else:
-        lobby = Lobby(shell, settings)
+        lobby = Lobby(shell, settings, open_session=open_session_with_card)
     shell.show(lobby)
 
     async def main() -> int:

@@ -27,6 +27,7 @@ from rami_lan.cli.messages import (
 from rami_lan.i18n import _, language, ngettext
 from rami_lan.ids import env_interfaces
 from rami_lan.net.joining import RETRY_WINDOW, join_retrying
+from rami_lan.stats import card_source
 from rami_lan.textsafe import safe_name, safe_text
 
 LEVELS = ("debutant", "moyen", "expert")
@@ -50,12 +51,6 @@ def _split_address(text: str) -> tuple[str, int] | None:
     if sep and host and port.isdigit():
         return host.strip("[]"), int(port)
     return None
-
-
-async def resolve_table(text: str, timeout: float, interfaces: Any) -> tuple[str, int]:
-    """``HOST:PORT`` as is, or find a table by name / id with mDNS."""
-    host, port, _fp, _code = await find_table(text, timeout, interfaces)
-    return host, port
 
 
 async def find_table(text: str, timeout: float,
@@ -141,7 +136,7 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
                                           code=args.code, bot=bool(args.bot), fingerprint=fp,
                                           code_required=code_required,
                                           known_fingerprint=known.get(args.table),
-                                          seat_store=store)
+                                          seat_store=store, card=card_source(nick, None))
 
             session = await join_retrying(connect, max(0.0, args.timeout) + RETRY_WINDOW)
     except JoinRefused as exc:
@@ -200,7 +195,8 @@ async def rejoin(kept: Any, store: Any, args: argparse.Namespace, interfaces: An
         return await join_retrying(lambda: open_session(
             host, port, nickname=kept.nickname, lang=language(), token=kept.token,
             code=args.code or kept.code, code_required=kept.code is not None,
-            fingerprint=kept.fingerprint, bot=bool(args.bot), seat_store=store),
+            fingerprint=kept.fingerprint, bot=bool(args.bot), seat_store=store,
+            card=card_source(kept.nickname, None)),
             max(0.0, args.timeout) + RETRY_WINDOW)
 
     try:

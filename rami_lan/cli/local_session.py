@@ -201,11 +201,6 @@ class LocalTableSession:
         return self.machine.config.bot_delay or 0.0
 
     @property
-    def bot_levels(self) -> dict[int, str]:
-        """seat -> level of each bot seat (the table screen names them)."""
-        return {s: st.level for s, st in self.machine.seats.items() if st.kind == "bot"}
-
-    @property
     def match_id(self) -> str:
         """Unique per match of this table (the statistics' key)."""
         return f"solo:{self._seed_hex}:{self.match_no}"
@@ -228,7 +223,7 @@ class LocalTableSession:
 
     def cards(self) -> dict[int, dict[str, Any]]:
         """Each seat's "Info joueur" card as plain data (bots: a bare bot card)."""
-        from rami_lan.stats import Connection, PlayerCard
+        from rami_lan.player_card import Connection, PlayerCard
 
         out: dict[int, dict[str, Any]] = {}
         for s in range(self.seats):

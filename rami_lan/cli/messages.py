@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from rami_lan.i18n import _, ngettext, translate_message
+from rami_lan.ids import DEDICATED_HOST_SEAT
 from rami_lan.net.notices import Notice, NoticeCode
 from rami_lan.table.chat import ChatRefusal, ChatVerdict, clean_chat_text
 from rami_lan.table.verifier import Status
@@ -75,7 +76,7 @@ _NAMES: ContextVar[Mapping[int, str] | None] = ContextVar("seat_names", default=
 
 
 def _seat_name(seat: object) -> str:
-    if seat == 255:
+    if seat == DEDICATED_HOST_SEAT:
         return _("the host")
     names = _NAMES.get()
     if isinstance(seat, int) and names and names.get(seat):

@@ -145,6 +145,9 @@ async def open_table(config: TableConfig, owner: Owner | None, *, host: Any = No
     local = "127.0.0.1" if config.interfaces == "all" else config.interfaces[0]
     if owner.player_id is not None:
         session_options.setdefault("player_id", owner.player_id)
+    from rami_lan.stats import card_source  # our card, from the local statistics
+
+    session_options.setdefault("card", card_source(owner.nickname, owner.player_id))
     try:
         session = await open_session(
             local, port, nickname=owner.nickname, lang=owner.lang, token=host.owner_token,

@@ -69,18 +69,20 @@ from rami_lan.core.match import (
 )
 from rami_lan.core.melds import Meld, MeldCheck, check_meld, hand_points
 from rami_lan.core.phases import MatchEnd, Phase, RoundEnd
+from rami_lan.core.questions import (
+    OpeningPlan,
+    best_lay_down,
+    can_open,
+    joker_recoveries,
+    lay_off_options,
+)
 from rami_lan.core.round import RoundState
 from rami_lan.core.scenario import scenario
 from rami_lan.core.solver import (
-    OpeningPlan,
     Partition,
-    best_lay_down,
     best_partition,
     best_partition_with,
-    can_open,
     enumerate_melds,
-    joker_recoveries,
-    lay_off_options,
     min_hand_partition,
 )
 from rami_lan.core.variants import VARIANTS, Variant, get_variant

@@ -11,7 +11,6 @@ then the jokers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rami_lan.core.errors import MalformedAction
@@ -127,10 +126,6 @@ def parse_cards(text: str) -> list[Card]:
         seen[c.face] = n + 1
         out.append(Card(c.rank, c.suit, n) if n else c)
     return out
-
-
-def cards_text(cards: Iterable[Card]) -> str:
-    return " ".join(str(c) for c in cards)
 
 
 def card_id(card: Card, n_decks: int) -> int:

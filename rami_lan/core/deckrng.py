@@ -12,10 +12,9 @@ import struct
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-T = TypeVar("T")
+from rami_lan.ids import DEALER_LABEL, RESHUFFLE_LABEL
 
-DEALER_LABEL = b"rami-lan dealer v1"
-RESHUFFLE_LABEL = b"rami-lan reshuffle v1"
+T = TypeVar("T")
 
 
 def _h(data: bytes) -> bytes:

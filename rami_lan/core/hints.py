@@ -20,14 +20,9 @@ from dataclasses import dataclass, field
 
 from rami_lan.core import actions as A
 from rami_lan.core.cards import Card
+from rami_lan.core.questions import best_lay_down, can_open, joker_recoveries, lay_off_options
 from rami_lan.core.shadow import is_legal_for_view
-from rami_lan.core.solver import (
-    best_lay_down,
-    best_partition,
-    can_open,
-    joker_recoveries,
-    lay_off_options,
-)
+from rami_lan.core.solver import best_partition
 from rami_lan.core.variants import Variant, get_variant
 from rami_lan.core.views import SeatView
 

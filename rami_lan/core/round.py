@@ -39,7 +39,8 @@ from rami_lan.core.melds import (
     stands_in,
 )
 from rami_lan.core.phases import Phase, RoundEnd
-from rami_lan.core.solver import best_lay_down, best_partition_with, enumerate_melds
+from rami_lan.core.questions import best_lay_down
+from rami_lan.core.solver import best_partition_with, enumerate_melds
 from rami_lan.core.variants import MAX_TURNS_PER_ROUND, Variant
 
 PHASE_ACTIONS: dict[Phase, tuple[type, ...]] = {

@@ -277,11 +277,6 @@ class Participant:
         """Positions of ``deck`` whose card we know."""
         return frozenset(self._deck(deck).cards)
 
-    def stock_positions(self, deck: int) -> tuple[int, ...]:
-        """Positions of ``deck`` not yet assigned to anyone."""
-        d = self._deck(deck)
-        return tuple(j for j in range(d.n) if j not in d.assigned)
-
     def pending(self) -> tuple[tuple[int, int], ...]:
         """(deck, position) we are to learn but still lack keys for (for timeouts)."""
         out = []

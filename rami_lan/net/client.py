@@ -107,7 +107,8 @@ class RemoteTableSession:
         """``code``: the join code, or an invitation's ticket (with ``invitation``, its
         id, for an "invited only" table): the password of the join-code exchange, never
         sent. ``card``: our "Info joueur" card as plain data, or a callable making it
-        (None: from the local statistics, with ``player_id``); bots send none.
+        (`rami_lan.stats.card_source`: the cli's, from the local statistics; None: a
+        card without statistics, with ``player_id``); bots send none.
         ``known_fingerprint``: the certificate this table had when we last joined it
         (``tls.KnownTables``); if the table now shows another one and the join-code
         exchange fails, that is reported as possible interception, not a wrong code.
@@ -280,8 +281,8 @@ class RemoteTableSession:
         await self._send(P.Chat(text=text))
 
     def own_card(self) -> dict[str, Any] | None:
-        """Our card as plain data: the given one, else from the local statistics (only
-        if the database exists: joining never creates it); None for a bot or on error."""
+        """Our card as plain data: the given one (or what the given callable makes), else
+        one without statistics; None for a bot or on error."""
         if self.bot:
             return None
         source = self._card_source
@@ -290,13 +291,10 @@ class RemoteTableSession:
                 return source()
             if source is not None:
                 return dict(source)
-            from rami_lan.stats import Connection, PlayerCard, StatsDB, default_db_path
+            from rami_lan.player_card import Connection, PlayerCard
 
             nick = "".join(ch for ch in self.nickname if ch.isprintable()).strip()[:24].strip()
-            if not default_db_path().exists():
-                return PlayerCard(nick or "?", self.player_id, Connection.YOU).to_plain()
-            with StatsDB() as db:
-                return db.own_card(nick or "?", self.player_id).to_plain()
+            return PlayerCard(nick or "?", self.player_id, Connection.YOU).to_plain()
         except Exception as exc:  # noqa: BLE001 - statistics must never stop a game
             log.info("no player card to send: %s", exc)
             return None
@@ -822,7 +820,7 @@ class RemoteTableSession:
         self._fair_report()
 
     def _on_card(self, msg: P.CardMsg) -> None:
-        from rami_lan.stats import PlayerCard
+        from rami_lan.player_card import PlayerCard
 
         try:
             PlayerCard.from_plain(msg.card)

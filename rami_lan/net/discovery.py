@@ -85,6 +85,7 @@ from rami_lan.net.mdns import (
     instance_name,
     parse_bool,
     parse_int,
+    service_type,
 )
 
 __all__ = [
@@ -117,7 +118,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SERVICE_TYPE: Final = "_rami._tcp.local."
+SERVICE_TYPE: Final = service_type("rami")
+"""``_rami._tcp.local.`` (tagged by ``$RAMI_LAN_MDNS_TAG``, see :data:`~rami_lan.net.mdns.MDNS_TAG_ENV`)."""
 PROTOCOL_VERSION: Final = 1
 """rami-lan protocol version, carried in TXT as ``pv``; the TXT schema is tied to it."""
 DISCOVERY_VERSION: Final = PROTOCOL_VERSION

@@ -274,7 +274,7 @@ class FairnessTracker:
     def _write_evidence(self, r: V.RoundFairness) -> None:
         folder = self.evidence_dir
         if folder is None:
-            from rami_lan.stats import data_dir
+            from rami_lan.paths import data_dir
 
             folder = data_dir() / "fairness"
         f = self.facts

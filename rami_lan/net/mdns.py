@@ -53,6 +53,7 @@ import contextlib
 import dataclasses
 import ipaddress
 import logging
+import os
 import re
 import secrets
 import time
@@ -95,6 +96,27 @@ least one second has elapsed since it last multicast that record; section 8.4: a
 change of rdata is announced by repeating the announcing step of section 8.3 (at
 least two packets, one second apart). Changes within the interval are coalesced: the
 latest state is announced once the interval has passed."""
+
+MDNS_TAG_ENV: Final = "RAMI_LAN_MDNS_TAG"
+"""Environment variable naming a *group* on the network: with ``RAMI_LAN_MDNS_TAG=ab1``
+tables and players advertise and browse ``_rami-ab1._tcp`` and ``_rami-player-ab1._tcp``,
+so two groups sharing one network (two classes in one room, two test runs on one
+machine) each see only their own. 1 to 3 lowercase letters or digits (a DNS-SD service
+label holds at most 15 characters); anything else is ignored with a warning."""
+
+_MDNS_TAG_RE: Final = re.compile(r"[a-z0-9]{1,3}")
+
+
+def service_type(base: str) -> str:
+    """The DNS-SD type ``_<base>._tcp.local.``, tagged by ``$RAMI_LAN_MDNS_TAG`` if set."""
+    tag = os.environ.get(MDNS_TAG_ENV, "")
+    if tag and _MDNS_TAG_RE.fullmatch(tag):
+        return f"_{base}-{tag}._tcp.local."
+    if tag:
+        logging.getLogger(__name__).warning(
+            "%s=%r ignored: 1 to 3 lowercase letters or digits", MDNS_TAG_ENV, clip(tag, LOG_CLIP))
+    return f"_{base}._tcp.local."
+
 
 LOG_CLIP: Final = 120
 """Longest piece of foreign text (a record name, a reason) in one log line."""

@@ -74,6 +74,7 @@ from rami_lan.net.mdns import (
     instance_name,
     normalize_address,
     parse_int,
+    service_type,
 )
 
 __all__ = [
@@ -102,7 +103,8 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-PLAYER_SERVICE_TYPE: Final = "_rami-player._tcp.local."
+PLAYER_SERVICE_TYPE: Final = service_type("rami-player")
+"""``_rami-player._tcp.local.`` (tagged by ``$RAMI_LAN_MDNS_TAG``)."""
 MAX_NICK_BYTES: Final = 96
 """A nickname is at most 24 characters (protocol), so at most 96 UTF-8 bytes."""
 MAX_NICK_CHARS: Final = 24

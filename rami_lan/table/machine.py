@@ -424,7 +424,7 @@ class TableMachine(PrivateDealing):
 
     def card(self, conn: int, plain: dict[str, Any], now: float) -> list[F.Effect]:
         """A player's "Info joueur" card: checked, stamped with the seat's nick, relayed."""
-        from rami_lan.stats import Connection, PlayerCard
+        from rami_lan.player_card import Connection, PlayerCard
 
         seat = self.conns.get(conn)
         if seat is None:
@@ -446,7 +446,7 @@ class TableMachine(PrivateDealing):
         return self._flush(now)
 
     def _card_of(self, seat: int) -> dict[str, Any] | None:
-        from rami_lan.stats import Connection, PlayerCard
+        from rami_lan.player_card import Connection, PlayerCard
 
         st = self.seats[seat]
         if st.kind == "bot" or st.remote_bot:

@@ -1,4 +1,4 @@
-"""Fair shuffle: commit-reveal seed, deterministic deck order, end-of-round checks.
+"""Fair shuffle: commit-reveal seed, deterministic deck order, the host's commit round.
 
 This module implements the project's fair-shuffle spec (``rules/FAIR_SHUFFLE.md``,
 version ``rami-lan/v1``) byte for byte, so that any independent program following the
@@ -11,15 +11,15 @@ function of its arguments.
 Overview (see ``docs/fair_shuffle.md`` for the developer guide and threat model):
 
 * :func:`round_tag`, :func:`new_secret`, :func:`commitment`, :func:`seed_from_secrets`
-  are the protocol's hashes;
+  are the protocol's hashes, with their arguments checked (the byte layout is written
+  once, in `rami_lan.table.verify_spec`; the constants in `rami_lan.ids`);
 * :class:`KeyStream` is the spec's SHA-256 counter stream, with :meth:`KeyStream.uniform`
   (rejection sampling) and :func:`shuffle` (Fisher–Yates from the end) on top;
 * :func:`deck_order`, :func:`first_dealer`, :func:`deal_positions`, :func:`reshuffle`
   and :func:`turn_over` turn a seed into the cards of a round;
-* :class:`CommitmentRound` is the host's state machine for one commit-reveal exchange;
-* :func:`check_round` is the client's end-of-round verification, fed with
-  observation records (:class:`DealtCard`, :class:`FirstDiscard`, :class:`StockDraw`,
-  :class:`ReshuffledDraw`, :class:`DealerSeen`) and returning :class:`Mismatch` records.
+* :class:`CommitmentRound` is the host's state machine for one commit-reveal exchange.
+
+What a client checks is the seat verifier's (`rami_lan.table.verifier`).
 
 Card ids follow the spec's canonical order: for each deck copy, suits ``c s h d``,
 ranks ``A 2 .. 10 J Q K``, then the jokers.
@@ -27,17 +27,24 @@ ranks ``A 2 .. 10 J Q K``, then the jokers.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from secrets import token_bytes
-from typing import TypeVar
 
 from rami_lan.core.deckrng import KeyStream, draw_uniform, shuffle
 from rami_lan.core.deckrng import dealer_key as _core_dealer_key
 from rami_lan.core.deckrng import reshuffle_key as _core_reshuffle_key
+from rami_lan.ids import (
+    COMMIT_LABEL,
+    DEALER_LABEL,
+    DEDICATED_HOST_SEAT,
+    RESHUFFLE_LABEL,
+    ROUND_TAG_PREFIX,
+    SEED_LABEL,
+)
+from rami_lan.table import verify_spec
 
 __all__ = [
     "COMMIT_LABEL",
@@ -53,21 +60,12 @@ __all__ = [
     "TABLE_ID_SIZE",
     "CommitmentRound",
     "DealLayout",
-    "DealerSeen",
-    "DealtCard",
     "ExclusionReason",
-    "FirstDiscard",
     "KeyStream",
-    "Mismatch",
-    "MismatchKind",
-    "Observation",
     "Phase",
-    "ReshuffledDraw",
     "RevealOutcome",
     "RoundStateError",
-    "StockDraw",
     "card_text",
-    "check_round",
     "commitment",
     "deal_positions",
     "dealer_key",
@@ -83,20 +81,9 @@ __all__ = [
     "turn_over",
 ]
 
-T = TypeVar("T")
-
 # --------------------------------------------------------------------------- constants
 
-#: Prefix of every round tag; also the protocol version of this module.
-ROUND_TAG_PREFIX = b"rami-lan/v1"
-#: Domain label of a participant's commitment.
-COMMIT_LABEL = b"rami-lan commit v1"
-#: Domain label of the round seed.
-SEED_LABEL = b"rami-lan seed v1"
-#: Domain label of the first-dealer key.
-DEALER_LABEL = b"rami-lan dealer v1"
-#: Domain label of the r-th reshuffle key.
-RESHUFFLE_LABEL = b"rami-lan reshuffle v1"
+# ROUND_TAG_PREFIX, the labels and DEDICATED_HOST_SEAT are `rami_lan.ids`' (imported above).
 
 TABLE_ID_SIZE = 16
 SECRET_SIZE = 32
@@ -104,8 +91,6 @@ SECRET_SIZE = 32
 DIGEST_SIZE = 32
 KEY_SIZE = DIGEST_SIZE
 ROUND_TAG_SIZE = len(ROUND_TAG_PREFIX) + TABLE_ID_SIZE + 4 + 4
-#: Seat number used by a dedicated host that has no seat at the table.
-DEDICATED_HOST_SEAT = 255
 
 _MAX_SEAT = 255
 _U32_MAX = 2**32 - 1
@@ -116,22 +101,6 @@ _SUITS = ("c", "s", "h", "d")
 _CARDS_PER_DECK = len(_RANKS) * len(_SUITS)
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _u8(value: int) -> bytes:
-    return value.to_bytes(1, "big")
-
-
-def _u32(value: int) -> bytes:
-    return value.to_bytes(4, "big")
-
-
-def _u64(value: int) -> bytes:
-    return value.to_bytes(8, "big")
-
-
-def _sha256(*parts: bytes) -> bytes:
-    return hashlib.sha256(b"".join(parts)).digest()
 
 
 def _check_bytes(name: str, value: object, size: int) -> bytes:
@@ -183,7 +152,7 @@ def round_tag(table_id: bytes, match_no: int, round_no: int) -> bytes:
     tid = _check_bytes("table_id", table_id, TABLE_ID_SIZE)
     match = _check_int("match_no", match_no, 1, _U32_MAX)
     rnd = _check_int("round_no", round_no, 1, _U32_MAX)
-    return ROUND_TAG_PREFIX + tid + _u32(match) + _u32(rnd)
+    return verify_spec.round_tag(tid, match, rnd)
 
 
 def new_secret() -> bytes:
@@ -194,7 +163,7 @@ def new_secret() -> bytes:
 def commitment(tag: bytes, seat: int, secret: bytes) -> bytes:
     """Return ``H("rami-lan commit v1" || tag || u8(seat) || secret)``."""
     data = _check_bytes("secret", secret, SECRET_SIZE)
-    return _sha256(COMMIT_LABEL, _check_tag(tag), _u8(_check_seat(seat)), data)
+    return verify_spec.commitment(_check_tag(tag), _check_seat(seat), data)
 
 
 def seed_from_secrets(tag: bytes, secrets: Mapping[int, bytes]) -> bytes:
@@ -206,11 +175,11 @@ def seed_from_secrets(tag: bytes, secrets: Mapping[int, bytes]) -> bytes:
     checked = _check_tag(tag)
     if not secrets:
         raise ValueError("the seed needs at least one secret (the host's)")
-    parts = [
-        _check_bytes(f"secret of seat {seat}", secrets[seat], SECRET_SIZE)
+    parts = {
+        seat: _check_bytes(f"secret of seat {seat}", secrets[seat], SECRET_SIZE)
         for seat in sorted(_check_seat(s) for s in secrets)
-    ]
-    return _sha256(SEED_LABEL, checked, *parts)
+    }
+    return verify_spec.seed_from_secrets(checked, parts)
 
 
 # --------------------------------------------------------------------------- random stream
@@ -519,281 +488,3 @@ class CommitmentRound:
     def _complete_if_done(self) -> None:
         if self._phase is Phase.REVEAL and not self.missing_reveals:
             self._phase = Phase.COMPLETE
-
-
-# --------------------------------------------------------------------------- client checker
-
-
-@dataclass(frozen=True, slots=True)
-class DealtCard:
-    """A card dealt to this client: ``card_id`` from stock ``position`` (original deck)."""
-
-    position: int
-    card_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class FirstDiscard:
-    """The card turned up after the deal: ``card_id`` from stock ``position``."""
-
-    position: int
-    card_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class StockDraw:
-    """A card seen leaving the original stock at ``position`` after the deal.
-
-    Covers the client's own draws and any other stock card revealed to it (e.g. the
-    two extra cards of a knock).
-    """
-
-    position: int
-    card_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReshuffledDraw:
-    """A card seen leaving the stock rebuilt by the ``r``-th refill of the round.
-
-    ``index`` counts from 0 at the top of that rebuilt stock; ``pile`` lists the public
-    discard-pile ids that went into it, bottom to top. ``shuffled`` is false for
-    variant ``multi``, whose pile is turned over without shuffling.
-    """
-
-    r: int
-    index: int
-    card_id: int
-    pile: tuple[int, ...]
-    shuffled: bool = True
-
-
-@dataclass(frozen=True, slots=True)
-class DealerSeen:
-    """The first dealer of the match, as an index among ``n_players`` (round 1 only)."""
-
-    n_players: int
-    index: int
-
-
-#: Anything a client can feed to :func:`check_round`.
-Observation = DealtCard | FirstDiscard | StockDraw | ReshuffledDraw | DealerSeen
-
-
-class MismatchKind(StrEnum):
-    """What a :class:`Mismatch` is about."""
-
-    COMMITMENT = "commitment"
-    SECRET = "secret"
-    CARD = "card"
-    DEALER = "dealer"
-
-
-@dataclass(frozen=True, slots=True)
-class Mismatch:
-    """One fairness failure found by :func:`check_round`, with its evidence.
-
-    ``reason`` is a sentence for the player and the log. ``expected`` is what the
-    agreed shuffle gives and ``seen`` what the host produced (card ids, or dealer
-    indexes); ``position`` is the stock position (or the index in the ``reshuffle``-th
-    rebuilt stock); ``seat`` names the participant for commitment and secret failures.
-    """
-
-    kind: MismatchKind
-    reason: str
-    seat: int | None = None
-    position: int | None = None
-    reshuffle: int | None = None
-    expected: int | None = None
-    seen: int | None = None
-
-
-def check_round(
-    tag: bytes,
-    commitments: Mapping[int, bytes],
-    secrets: Mapping[int, bytes],
-    n_cards: int,
-    observations: Iterable[Observation],
-    *,
-    excluded: Collection[int] = (),
-    own_seat: int | None = None,
-    own_secret: bytes | None = None,
-) -> list[Mismatch]:
-    """Re-check a finished round from the client's side; return every failure found.
-
-    ``commitments`` is the list the host sent before the reveals, ``secrets`` the ones
-    it sent at the end, ``excluded`` the seats it announced as excluded (their secret
-    is not used). Give ``own_seat`` and ``own_secret`` to also check that the host used
-    this client's own secret. An empty result means the round was fair.
-
-    Data from the host that is malformed is reported as a :class:`Mismatch`; arguments
-    the client computes itself (tag, card count, positions) raise ``ValueError`` when
-    impossible.
-    """
-    checked_tag = _check_tag(tag)
-    _check_int("n_cards", n_cards, 1)
-    found = _check_commitments(checked_tag, commitments, secrets, frozenset(excluded))
-    found += _check_own(checked_tag, commitments, secrets, excluded, own_seat, own_secret)
-    unusable = _malformed_secrets(secrets)
-    if unusable:
-        return found + unusable
-    seed = seed_from_secrets(checked_tag, secrets)
-    deck = deck_order(seed, n_cards)
-    for observation in observations:
-        mismatch = _check_observation(observation, seed, deck)
-        if mismatch is not None:
-            found.append(mismatch)
-    return found
-
-
-def _is_secret(value: object) -> bool:
-    return isinstance(value, bytes | bytearray) and len(value) == SECRET_SIZE
-
-
-def _is_seat(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_SEAT
-
-
-def _malformed_secrets(secrets: Mapping[int, bytes]) -> list[Mismatch]:
-    """Report secrets that make the seed impossible to recompute."""
-    if not secrets:
-        return [Mismatch(MismatchKind.SECRET, "the host sent no secrets: no seed to check")]
-    bad = [seat for seat, s in secrets.items() if not (_is_seat(seat) and _is_secret(s))]
-    return [
-        Mismatch(
-            MismatchKind.SECRET,
-            f"the secret sent for seat {seat!r} is not a {SECRET_SIZE}-byte secret of a "
-            "valid seat: the deck can not be recomputed",
-            seat=seat if _is_seat(seat) else None,
-        )
-        for seat in bad
-    ]
-
-
-def _check_commitments(
-    tag: bytes,
-    commitments: Mapping[int, bytes],
-    secrets: Mapping[int, bytes],
-    excluded: frozenset[int],
-) -> list[Mismatch]:
-    """Every used secret must match a published commitment, and vice versa."""
-    found: list[Mismatch] = []
-    for seat in sorted(commitments.keys() | secrets.keys(), key=_seat_sort_key):
-        found += _check_seat_pair(tag, seat, commitments.get(seat), secrets.get(seat), excluded)
-    return found
-
-
-def _check_seat_pair(
-    tag: bytes, seat: int, commit: bytes | None, secret: bytes | None, excluded: frozenset[int]
-) -> list[Mismatch]:
-    if secret is None:
-        if seat in excluded:
-            return []
-        return [_secret_issue(seat, "committed but its secret is missing from the reveal")]
-    if seat in excluded:
-        return [_secret_issue(seat, "was announced as excluded but its secret is used")]
-    if commit is None:
-        return [_secret_issue(seat, "has a secret in the seed but never published a commitment")]
-    if not (_is_seat(seat) and _is_secret(secret)):
-        return []  # reported by _malformed_secrets
-    expected = commitment(tag, seat, secret)
-    if isinstance(commit, bytes | bytearray) and hmac.compare_digest(expected, bytes(commit)):
-        return []
-    shown = commit.hex() if isinstance(commit, bytes | bytearray) else repr(commit)
-    reason = (
-        f"seat {seat}: the revealed secret gives commitment {expected.hex()}, "
-        f"but the published commitment was {shown}"
-    )
-    return [Mismatch(MismatchKind.COMMITMENT, reason, seat=seat)]
-
-
-def _seat_sort_key(seat: object) -> tuple[int, str]:
-    """Sort valid seats numerically, anything malformed after them."""
-    if isinstance(seat, int) and _is_seat(seat):
-        return (seat, "")
-    return (_MAX_SEAT + 1, repr(seat))
-
-
-def _secret_issue(seat: int, what: str) -> Mismatch:
-    return Mismatch(MismatchKind.SECRET, f"seat {seat} {what}", seat=seat)
-
-
-def _check_own(
-    tag: bytes,
-    commitments: Mapping[int, bytes],
-    secrets: Mapping[int, bytes],
-    excluded: Collection[int],
-    own_seat: int | None,
-    own_secret: bytes | None,
-) -> list[Mismatch]:
-    """The host must have published this client's commitment and used its secret."""
-    if own_seat is None and own_secret is None:
-        return []
-    if own_seat is None or own_secret is None:
-        raise ValueError("give both own_seat and own_secret, or neither")
-    seat = _check_seat(own_seat)
-    mine = _check_bytes("own_secret", own_secret, SECRET_SIZE)
-    if seat in excluded:
-        return []
-    found: list[Mismatch] = []
-    if commitments.get(seat) != commitment(tag, seat, mine):
-        found.append(
-            Mismatch(
-                MismatchKind.COMMITMENT,
-                f"the commitment published for your seat {seat} is not the one you sent",
-                seat=seat,
-            )
-        )
-    if secrets.get(seat) != mine:
-        found.append(_secret_issue(seat, "(your seat): the host used another secret than yours"))
-    return found
-
-
-def _check_observation(observation: Observation, seed: bytes, deck: list[int]) -> Mismatch | None:
-    match observation:
-        case DealtCard(position, card_id):
-            return _compare_card("dealt card", deck, position, card_id)
-        case FirstDiscard(position, card_id):
-            return _compare_card("first discard", deck, position, card_id)
-        case StockDraw(position, card_id):
-            return _compare_card("card from the stock", deck, position, card_id)
-        case ReshuffledDraw():
-            return _check_reshuffled(observation, seed)
-        case DealerSeen(n_players, index):
-            return _check_dealer(seed, n_players, index)
-    raise TypeError(f"not an observation: {observation!r}")
-
-
-def _compare_card(
-    label: str, stock: list[int], position: int, seen: int, r: int | None = None
-) -> Mismatch | None:
-    _check_int("position", position, 0, len(stock) - 1)
-    expected = stock[position]
-    if expected == seen:
-        return None
-    where = f"position {position}" if r is None else f"position {position} of reshuffle {r}"
-    reason = f"{label} at stock {where}: the shuffle gives card {expected}, the host gave {seen}"
-    return Mismatch(
-        MismatchKind.CARD, reason, position=position, reshuffle=r, expected=expected, seen=seen
-    )
-
-
-def _check_reshuffled(observation: ReshuffledDraw, seed: bytes) -> Mismatch | None:
-    r = _check_int("r", observation.r, 1, _U32_MAX)
-    pile = list(observation.pile)
-    if len(set(pile)) != len(pile):
-        reason = f"the discard pile of reshuffle {r} lists a card twice: {pile}"
-        return Mismatch(MismatchKind.CARD, reason, reshuffle=r)
-    stock = reshuffle(seed, r, pile) if observation.shuffled else turn_over(pile)
-    label = "card from the reshuffled stock" if observation.shuffled else "card from the stock"
-    return _compare_card(label, stock, observation.index, observation.card_id, r)
-
-
-def _check_dealer(seed: bytes, n_players: int, index: int) -> Mismatch | None:
-    expected = first_dealer(seed, n_players)
-    if expected == index:
-        return None
-    reason = (
-        f"first dealer: the seed gives player {expected} of {n_players}, the host chose {index}"
-    )
-    return Mismatch(MismatchKind.DEALER, reason, expected=expected, seen=index)

@@ -1,9 +1,10 @@
 """The byte-exact hashes of FAIR_SHUFFLE.md that a round verifier needs (pure, no I/O).
 
-``round_tag``, ``commitment`` and ``seed_from_secrets`` are the protocol's hashes;
-the deck, dealer and reshuffle functions live in the rules core
-(`rami_lan.core.deckrng`), which the engine itself uses. `rami_lan.table.shuffle` wraps
-these with argument checks for the host's commit-reveal state machine.
+``round_tag``, ``commitment`` and ``seed_from_secrets`` are the protocol's hashes,
+written here only (the constants are `rami_lan.ids`'); the deck, dealer and reshuffle
+functions live in the rules core (`rami_lan.core.deckrng`), which the engine itself
+uses. `rami_lan.table.shuffle` checks its arguments and calls these, for the host's
+commit-reveal state machine.
 
 Card ids (FAIR_SHUFFLE.md): for each deck copy ``d = 0 .. D-1``, suits ``c s h d``,
 ranks ``A 2 .. 10 J Q K``, then the jokers: ``id = 52*d + 13*suit + (rank-1)`` for a
@@ -15,6 +16,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
+from rami_lan.ids import COMMIT_LABEL, DEDICATED_HOST_SEAT, ROUND_TAG_PREFIX, SEED_LABEL
+
 __all__ = [
     "COMMIT_LABEL",
     "DEDICATED_HOST_SEAT",
@@ -25,14 +28,6 @@ __all__ = [
     "seed_from_secrets",
 ]
 
-#: Prefix of every round tag; also the protocol version.
-ROUND_TAG_PREFIX = b"rami-lan/v1"
-#: Domain label of a participant's commitment.
-COMMIT_LABEL = b"rami-lan commit v1"
-#: Domain label of the round seed.
-SEED_LABEL = b"rami-lan seed v1"
-#: Seat number of a dedicated host (no seat at the table).
-DEDICATED_HOST_SEAT = 255
 
 
 def round_tag(table_id: bytes, match_no: int, round_no: int) -> bytes:

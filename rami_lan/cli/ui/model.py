@@ -19,8 +19,8 @@ from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core import hints as _hints
 from rami_lan.core.cards import Card
+from rami_lan.core.questions import can_open
 from rami_lan.core.shadow import is_legal_for_view, legal_actions_for_view
-from rami_lan.core.solver import can_open
 from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView
 from rami_lan.i18n import _

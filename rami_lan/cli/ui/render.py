@@ -166,7 +166,8 @@ def connection_text(state: str) -> str:
 
 def seat_connection_text(state: str) -> str:
     """connected / reconnecting… / left the table / bot (another seat's state)."""
-    from rami_lan.stats import Connection, connection_label
+    from rami_lan.cli.card_text import connection_label
+    from rami_lan.player_card import Connection
 
     try:
         return connection_label(Connection(state))

@@ -36,6 +36,7 @@ from prompt_toolkit.layout import (
 )
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
+from rami_lan.cli.card_text import card_lines
 from rami_lan.cli.messages import chat_refusal_text, level_name, player_status_text, quit_confirmation
 from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import has_joker_recovery, render_result, render_table
@@ -46,7 +47,8 @@ from rami_lan.core.actions import Action
 from rami_lan.i18n import _
 from rami_lan.net.chat import MAX_CHAT_CHARS, ChatPolicy
 from rami_lan.net.table_session import TableSession
-from rami_lan.stats import Connection, PlayerCard, StatsDB, StatsSchemaError, card_lines
+from rami_lan.player_card import Connection, PlayerCard
+from rami_lan.stats import StatsDB, StatsSchemaError
 
 CONNECTIONS = {c.value for c in Connection}
 
@@ -300,7 +302,7 @@ class TableScreen:
     def replay_path(self) -> Path | None:
         """Where this match's replay goes (the data folder's ``replays``), None if unknown."""
         try:
-            from rami_lan.stats import data_dir
+            from rami_lan.paths import data_dir
 
             folder = data_dir() / "replays"
         except Exception:  # noqa: BLE001 - no data folder: no replay file
