@@ -38,14 +38,16 @@ ALLOWED: dict[str, set[str]] = {
     "i18n_build": set(),  # Babel: .po -> .mo
     "player_card": {"core"},  # the "Info joueur" card as pure values
     "bots": {"core", "ids"},
+    "tournament": {"core", "ids"},  # the tournament's decisions: pure, as the core
     "table": {"core", "masked", "bots", "ids", "player_card", "textsafe"},
-    "net": {"core", "masked", "table", "bots", "ids", "paths", "fsutil", "textsafe", "player_card"},
+    "net": {"core", "masked", "table", "bots", "ids", "paths", "fsutil", "textsafe", "player_card",
+            "tournament"},
     "logsetup": {"paths", "textsafe"},
     "profile": {"fsutil", "i18n", "paths", "ids", "textsafe"},
     "replay": {"core", "i18n", "textsafe"},
     "stats": {"core", "paths", "fsutil", "player_card"},  # sqlite, above net: the cli's
     "cli": {"core", "masked", "table", "bots", "net", "ids", "paths", "fsutil", "textsafe", "i18n",
-            "player_card", "logsetup", "profile", "replay", "stats"},
+            "player_card", "logsetup", "profile", "replay", "stats", "tournament"},
 }
 """Every top-level module or package of `rami_lan` -> the others it may import."""
 

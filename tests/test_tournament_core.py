@@ -180,7 +180,7 @@ def test_fill_bots_fills_the_first_tables() -> None:
 
 def test_the_commitment_binds_the_secret() -> None:
     m = machine(4)
-    assert m.commitment == hashlib.sha256(D.COMMIT_LABEL + TID + SECRET).digest()
+    assert m.commitment == hashlib.sha256(D.DRAW_COMMIT_LABEL + TID + SECRET).digest()
     assert m.to_record()["secret"] is None  # not before the start
 
 

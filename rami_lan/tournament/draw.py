@@ -4,11 +4,11 @@ Commit-reveal, as for the deck (docs/fair_shuffle.md), with the organiser and th
 registrants:
 
 1. When registration opens the organiser draws a 32-byte ``secret`` and publishes its
-   commitment ``H(COMMIT_LABEL || tournament_id || secret)`` (`commitment`); every
+   commitment ``H(DRAW_COMMIT_LABEL || tournament_id || secret)`` (`commitment`); every
    registrant receives it before it sends anything that counts.
 2. Each registrant sends a 32-byte random ``contribution`` with its registration.
 3. At the start the organiser reveals ``secret``; the seed is
-   ``H(SEED_LABEL || tournament_id || secret || entrants...)`` (`draw_seed`), each entrant
+   ``H(DRAW_SEED_LABEL || tournament_id || secret || entrants...)`` (`draw_seed`), each entrant
    (in registration order) as its number, nickname and contribution (bots have none).
 4. Stage ``s`` draws its tables from ``stage_seed(seed, s)``: the stage's players in
    number order shuffled with the deck's Fisher-Yates (`rami_lan.core.deckrng.shuffle`),
@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from rami_lan.core.deckrng import KeyStream, shuffle
 
 __all__ = [
-    "COMMIT_LABEL",
+    "DRAW_COMMIT_LABEL",
     "SECRET_LEN",
-    "SEED_LABEL",
+    "DRAW_SEED_LABEL",
     "DrawEntrant",
     "commitment",
     "draw_seed",
@@ -41,10 +41,10 @@ __all__ = [
     "table_sizes",
 ]
 
-COMMIT_LABEL = b"rami-lan tournament commit v1"
-SEED_LABEL = b"rami-lan tournament seed v1"
-STAGE_LABEL = b"rami-lan tournament stage v1"
-LOT_LABEL = b"rami-lan tournament lot v1"
+DRAW_COMMIT_LABEL = b"rami-lan tournament commit v1"
+DRAW_SEED_LABEL = b"rami-lan tournament seed v1"
+DRAW_STAGE_LABEL = b"rami-lan tournament stage v1"
+DRAW_LOT_LABEL = b"rami-lan tournament lot v1"
 SECRET_LEN = 32
 ID_LEN = 16
 
@@ -63,7 +63,7 @@ def commitment(tournament_id: bytes, secret: bytes) -> bytes:
     """The organiser's commitment to its secret, published when registration opens."""
     _need_bytes("the tournament id", tournament_id, ID_LEN)
     _need_bytes("the organiser's secret", secret, SECRET_LEN)
-    return _h(COMMIT_LABEL, tournament_id, secret)
+    return _h(DRAW_COMMIT_LABEL, tournament_id, secret)
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,7 @@ def draw_seed(tournament_id: bytes, secret: bytes, entrants: Sequence[DrawEntran
     """The tournament's seed from the organiser's secret and every contribution."""
     _need_bytes("the tournament id", tournament_id, ID_LEN)
     _need_bytes("the organiser's secret", secret, SECRET_LEN)
-    parts = [SEED_LABEL, tournament_id, secret, struct.pack(">I", len(entrants))]
+    parts = [DRAW_SEED_LABEL, tournament_id, secret, struct.pack(">I", len(entrants))]
     for e in entrants:
         nick = e.nick.encode("utf-8")
         contribution = b"" if e.contribution is None else _need_bytes(
@@ -93,7 +93,7 @@ def stage_seed(seed: bytes, stage: int) -> bytes:
     """The key of stage ``stage``'s draw (stages count from 1)."""
     if stage < 1:
         raise ValueError("stages are numbered from 1")
-    return _h(STAGE_LABEL, seed, struct.pack(">I", stage))
+    return _h(DRAW_STAGE_LABEL, seed, struct.pack(">I", stage))
 
 
 def table_sizes(n_players: int, table_size: int) -> list[int]:
@@ -124,4 +124,4 @@ def draw_tables(seed: bytes, stage: int, players: Sequence[int], table_size: int
 def lot(seed: bytes, stage: int, no: int) -> int:
     """The lot that separates two entrants every rule left equal (lower first): a number
     from the seed, so nobody chooses it and everyone recomputes it."""
-    return KeyStream(_h(LOT_LABEL, seed, struct.pack(">II", stage, no))).next_word()
+    return KeyStream(_h(DRAW_LOT_LABEL, seed, struct.pack(">II", stage, no))).next_word()
