@@ -350,3 +350,39 @@ def test_verify_refuses_broken_tournament_files(tmp_path: Path,
         captured = capsys.readouterr()
         assert rc == want, (name, captured.out, captured.err)
         assert "Traceback" not in captured.err + captured.out
+
+
+def test_registrations_that_never_contribute_do_not_fill_the_tournament() -> None:
+    from rami_lan.net.tournament_host import MAX_PER_ADDRESS
+
+    async def hello(port: int, nick: str) -> tuple[Any, Any, Any]:
+        r, w = await asyncio.open_connection("127.0.0.1", port, ssl=tls.client_context())
+        s = T.TSession("client")
+        w.write(s.send(T.THello(nick=nick, lang="en")))
+        return r, w, s.receive_data(await asyncio.wait_for(r.read(65536), 5))[0]
+
+    async def main() -> None:
+        host = TournamentHost(TournamentConfig(max_entrants=4), interfaces=["127.0.0.1"],
+                              advertise=False, record_dir=Path(tempfile.mkdtemp()))
+        port = await host.start()
+        try:
+            for i in range(10):  # hello, no contribution, gone: ten times
+                _r, w, msg = await hello(port, f"ghost{i}")
+                assert isinstance(msg, T.TWelcome)
+                w.close()
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.2)
+            assert host.machine.entrants == {}
+            held = []
+            for i in range(MAX_PER_ADDRESS + 1):  # held open: the cap per address
+                r, w, msg = await hello(port, f"p{i}")
+                held.append(w)
+                if isinstance(msg, T.TRefused):
+                    assert msg.code in ("full", "busy")
+                    break
+            assert len(host.machine.entrants) == 4  # max_entrants: the 5th was refused full
+            for w in held:
+                w.close()
+        finally:
+            await host.stop()
+    run(main())

@@ -131,6 +131,8 @@ class TournamentHost:
         self._starting = False
         self._stopped = False
         self._resume_running: dict[tuple[int, int], str] = {}
+        self._address_of: dict[int, str] = {}
+        """entrant number -> the address it registered from (a cap per address)."""
         self.resumed = False
 
     # ------------------------------------------------------------------ lifecycle
@@ -254,11 +256,18 @@ class TournamentHost:
         except (asyncio.IncompleteReadError, TimeoutError, ConnectionError, OSError):
             pass
         except P.RemoteProtocolError as exc:
-            if not conn.session.established and conn.session.hello_done is False:
-                pass
             log.info("tournament: a peer broke the protocol: %s", exc)
+        except Exception:  # our own bug: this connection ends, the tournament goes on
+            log.exception("tournament: a connection failed")
         finally:
             self._per_address.release(conn.key)
+            m = self.machine
+            e = m.entrants.get(conn.no) if conn.no else None
+            if (e is not None and m.phase == "registration" and e.contribution is None
+                    and self._by_no.get(conn.no) is conn):
+                m.unregister(conn.no)  # gone before its contribution: not an entrant
+                self._tokens = {t: n for t, n in self._tokens.items() if n != conn.no}
+                self._address_of.pop(conn.no, None)
             if conn.ticket is not None:
                 self.guard.admission.end(conn.ticket, False)
             self._conns.discard(conn)
@@ -368,6 +377,10 @@ class TournamentHost:
             self._welcome(conn, "")
             self._catch_up(conn)
             return
+        if sum(1 for a in self._address_of.values() if a == conn.key) >= MAX_PER_ADDRESS:
+            self._send(conn, T.TRefused(code="busy", message="too many registrations from "
+                                        "this address"))
+            return
         try:
             entrant = m.register(hello.nick, None)
         except RegistrationError as exc:
@@ -375,6 +388,7 @@ class TournamentHost:
                                         else "closed", message=str(exc)))
             return
         conn.no = entrant.no
+        self._address_of[entrant.no] = conn.key
         self._tokens[conn.token] = entrant.no
         self._by_no[entrant.no] = conn
         self._welcome(conn, entrant.nick)
