@@ -342,16 +342,3 @@ def card_source(nickname: str, player_id: str | None,
             return db.own_card(nick, player_id).to_plain()
 
     return source
-
-
-_LABELS: Final = ("card_lines", "card_title", "connection_label")
-"""Names of `rami_lan.cli.card_text` still found here, for `rami_lan.cli.ui.lobby` (its
-statistics page) until it imports them from the cli."""
-
-
-def __getattr__(name: str) -> Any:
-    if name in _LABELS:
-        import rami_lan.cli.card_text
-
-        return getattr(rami_lan.cli.card_text, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

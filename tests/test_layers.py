@@ -51,15 +51,8 @@ ALLOWED: dict[str, set[str]] = {
 }
 """Every top-level module or package of `rami_lan` -> the others it may import."""
 
-KNOWN: set[tuple[str, str]] = {
-    ("rami_lan.stats", "rami_lan.cli.card_text"),
-}
-"""Edges known to break the rule, each with its reason:
-
-- ``stats -> cli.card_text``: the card's labels moved to the cli; `rami_lan.stats` still
-  answers to ``card_lines`` (a lazy re-export) for `rami_lan.cli.ui.lobby`'s statistics
-  page, until the lobby (being split by another change) imports them from the cli.
-"""
+KNOWN: set[tuple[str, str]] = set()
+"""Edges known to break the rule, each with its reason (none left)."""
 
 
 
@@ -217,9 +210,8 @@ FAIR_SHUFFLE_CONSTANTS = {
     b"rami-lan dealer v1": "DEALER_LABEL",
     b"rami-lan reshuffle v1": "RESHUFFLE_LABEL",
 }
-KNOWN_COPIES = {("net/protocol.py", b"rami-lan/v1")}
-"""Copies still to remove: `rami_lan.net.protocol` (being split by another change) has its
-own ``ROUND_TAG_PREFIX`` and ``HOST_SEAT``; checked equal below until it imports them."""
+KNOWN_COPIES: set[tuple[str, bytes]] = set()
+"""Copies still to remove (none left)."""
 HASH_LABELS = {"COMMIT_LABEL", "SEED_LABEL", "DEALER_LABEL", "RESHUFFLE_LABEL"}
 HASH_HOMES = {"ids.py", "table/verify_spec.py", "core/deckrng.py"}
 """Where the labels may be used: the one definition and the one hash built on each."""
@@ -246,11 +238,6 @@ def test_each_fair_shuffle_constant_and_hash_is_written_once() -> None:
     assert [c for c in literals if c not in KNOWN_COPIES] == [], "use rami_lan.ids' constants"
     assert uses == [], "the hashes are rami_lan.table.verify_spec's and rami_lan.core.deckrng's"
     assert all(c in literals for c in KNOWN_COPIES), "remove from KNOWN_COPIES what is gone"
-    from rami_lan import ids
-    from rami_lan.net import protocol
-
-    assert ids.DEDICATED_HOST_SEAT == protocol.HOST_SEAT  # (KNOWN_COPIES)
-    assert ids.ROUND_TAG_PREFIX == protocol.ROUND_TAG_PREFIX
 
 
 def test_a_second_copy_of_a_fair_shuffle_constant_or_hash_is_found(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from rami_lan.cli.card_text import card_lines
 from rami_lan.core import (
     Knock,
     LayDown,
@@ -45,7 +46,6 @@ from rami_lan.stats import (
     PlayerStats,
     StatsDB,
     StatsSchemaError,
-    card_lines,
     data_dir,
     default_db_path,
 )

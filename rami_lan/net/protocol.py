@@ -39,6 +39,7 @@ from typing import Any, ClassVar, Final, Literal, NamedTuple, TypeVar
 
 import msgpack
 
+from rami_lan.ids import DEDICATED_HOST_SEAT, ROUND_TAG_PREFIX
 from rami_lan.masked.messages import KINDS as MASKED_MESSAGE_KINDS
 
 __all__ = [
@@ -102,9 +103,8 @@ MAX_DEPTH: Final = 8
 MAX_ITEMS: Final = 16_384
 """Default cap on the number of values in one plain-data value, and on one array/map."""
 MAX_SEATS: Final = 4
-HOST_SEAT: Final = 255
+HOST_SEAT: Final = DEDICATED_HOST_SEAT
 """Seat number of a dedicated host that has no seat at the table (fair-shuffle spec)."""
-ROUND_TAG_PREFIX: Final = b"rami-lan/v1"
 ROUND_TAG_LEN: Final = len(ROUND_TAG_PREFIX) + 16 + 4 + 4
 """``"rami-lan/v1" || table_id(16) || u32(match_no) || u32(round_no)``: 35 bytes."""
 

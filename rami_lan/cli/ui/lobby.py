@@ -410,7 +410,8 @@ class Lobby:
 
     def show_stats(self) -> None:
         """The "Statistiques" page: overall and per variant, from the local database."""
-        from rami_lan.stats import StatsDB, card_lines
+        from rami_lan.cli.card_text import card_lines
+        from rami_lan.stats import StatsDB
 
         try:
             with StatsDB() as db:
