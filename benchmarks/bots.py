@@ -1,7 +1,7 @@
 """Benchmark: per-decision time of each bot level, in every variant (process time).
 
-Heads-up matches of ``expert`` against each opponent (``expert_v2``, ``expert_v1``,
-``conceal``, ``moyen``) and of ``moyen`` against ``debutant`` are played per variant; every
+Heads-up matches of ``expert`` against each opponent (``expert_v3``, ``expert_v2``,
+``expert_v1``, ``conceal``, ``moyen``) and of ``moyen`` against ``debutant`` are played per variant; every
 `choose` call of the measured bots is timed with `time.process_time` (CPU time of this
 process, so other load on the machine does not inflate it). Targets: ``expert``
 median <= 50 ms and p99 <= 250 ms per decision; ``moyen`` as fast as before
@@ -14,8 +14,9 @@ and the number of decisions.
 
 ``--search`` switches on the expert's determinized searches (off by default, see
 docs/bots.md) in every variant they apply to, to time them: the end-game discard
-search in ``40``, the race searches (draw and discard) in ``rami`` and the ``500``
-draw and discard search (`Expert.pimc_variants`).
+search in ``40``, the race searches (draw and discard) in ``rami``, the ``500``
+draw and discard search (`Expert.pimc_variants`) and the solo race search in
+``classique`` (`Expert.race_variants_mc`).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from rami_lan.table.selfplay import play_match
 
 VARIANTS = ("rami", "classique", "multi", "500", "40")
 PAIRS = (
-    ("expert", "expert_v2"), ("expert", "expert_v1"), ("expert", "conceal"), ("expert", "moyen"),
-    ("moyen", "debutant"),
+    ("expert", "expert_v3"), ("expert", "expert_v2"), ("expert", "expert_v1"), ("expert", "conceal"),
+    ("expert", "moyen"), ("moyen", "debutant"),
 )
 
 
@@ -51,6 +52,7 @@ SEARCH = {
     "race_variants": frozenset({"rami"}),
     "race_draw_variants": frozenset({"rami"}),
     "pimc_variants": frozenset({"500"}),
+    "race_variants_mc": frozenset({"classique"}),
 }
 
 

@@ -23,7 +23,7 @@ VARIANT_IDS = sorted(VARIANTS)
 
 def test_make_bot_levels_and_think_delay():
     assert list(LEVELS) == ["debutant", "moyen", "expert"]  # what the UI offers
-    assert set(MEASURE_LEVELS) == {"expert_v1", "expert_v2", "conceal"}
+    assert set(MEASURE_LEVELS) == {"expert_v1", "expert_v2", "expert_v3", "conceal"}
     for level in ALL_LEVELS:
         bot = make_bot(level, 2, seed=5)
         assert isinstance(bot, Bot) and bot.level == level and bot.seat == 2

@@ -6,9 +6,10 @@ legal action; `Bot.wants_knock(view, new_events=())` answers the frapper window;
 `Bot.think_delay` is the pause a live host should await before applying the action
 (0 by default). The interface is documented in docs/bots.md ("Writing a bot").
 
-`MEASURE_LEVELS` are not offered in the UI: ``expert_v1`` and ``expert_v2`` (the first
-and second experts, kept to measure the new one against) and ``conceal`` (a reference opponent that hides its
-melds until it can go out in one turn). `make_bot` builds those too.
+`MEASURE_LEVELS` are not offered in the UI: ``expert_v1``, ``expert_v2`` and ``expert_v3``
+(the first, second and third experts, kept to measure the new one against) and
+``conceal`` (a reference opponent that hides its melds until it can go out in one
+turn). `make_bot` builds those too.
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from rami_lan.bots.debutant import Debutant
 from rami_lan.bots.expert import Expert
 from rami_lan.bots.expert_v1 import ExpertV1
 from rami_lan.bots.expert_v2 import ExpertV2
+from rami_lan.bots.expert_v3 import ExpertV3
 from rami_lan.bots.moyen import Moyen
 
 LEVELS: dict[str, type[Bot]] = {"debutant": Debutant, "moyen": Moyen, "expert": Expert}
 """The levels offered to players (UI, host, solo)."""
 
-MEASURE_LEVELS: dict[str, type[Bot]] = {"expert_v1": ExpertV1, "expert_v2": ExpertV2, "conceal": Conceal}
+MEASURE_LEVELS: dict[str, type[Bot]] = {
+    "expert_v1": ExpertV1, "expert_v2": ExpertV2, "expert_v3": ExpertV3, "conceal": Conceal,
+}
 """Levels kept for measurement only (`rami-lan simulate`), not offered in the UI."""
 
 ALL_LEVELS: dict[str, type[Bot]] = {**LEVELS, **MEASURE_LEVELS}
@@ -49,6 +53,7 @@ __all__ = [
     "Expert",
     "ExpertV1",
     "ExpertV2",
+    "ExpertV3",
     "Moyen",
     "make_bot",
 ]

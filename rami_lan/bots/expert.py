@@ -1,193 +1,143 @@
-"""``expert``: the third pass (issue 26) on top of `expert_v2` (the second expert).
+"""``expert``: the seventh pass (issue 26) on top of `expert_v3` (the sixth pass's expert).
 
-Everything of `expert_v2` (opponent model, concealment, race and end-game discards,
-the ``40`` rules, the ``500`` pile-feed check) plus the changes of this pass, each
-measured against `expert_v2` with paired runs (docs/bots.md, "Sixth pass"):
+Everything of `expert_v3` (and so of `expert_v2`: opponent model, concealment, race and
+end-game discards, the ``40`` rules, the ``500`` pile-feed check and meld holding). The
+seventh pass worked on ``classique`` and measured every change against `expert_v3` with
+paired runs (docs/bots.md, "Seventh pass"); none won, so the expert plays move for move
+as `expert_v3` in every variant. Built and kept, **off**:
 
-- **Holding melds in ``500``** (`hold500`): every card laid is a lay-off target that
-  scores for the opponent, so the expert keeps its new melds in hand while no opponent
-  is close to going out (the danger of `expert_v1`: below 0.35, i.e. every opponent
-  holds four cards or more), still laying off and taking jokers back, and lays
-  everything once an opponent is down to three cards or when the hand goes out this turn.
-  Paired dev runs against `expert_v2`: 73, 68 and 63 of 100 matches (seeds 13-15).
-- **Determinized search in ``500``** (built, measured, off: it does not pay;
-  perfect-information Monte Carlo): at the draw (the stock or a depth of the pile) and
-  at the discard, each candidate is played out to the end of the round over
-  `pimc_worlds` deals of the hidden cards consistent with everything public
-  (`rami_lan.bots.sampler`: the opponents' known pile cards, their hand sizes, the
-  stock size), with the fast policy of `rami_lan.bots.rollout500`, and scored as the
-  match pays: points laid minus points left in hand, both sides. The candidate with
-  the best mean replaces the rule-of-thumb move when it gains at least `pimc_margin`
-  points and `pimc_z` standard errors of the paired difference.
-- The deals come from a random source **derived from the game state** (`state_rng`:
-  the bot's seed, the round, the turn, its hand, the pile, the stock size), never from
-  a global one, so a seeded match replays exactly.
+- **Solo race search** (`race_variants_mc`, e.g. ``classique``): while this seat and every
+  opponent keep their melds in hand (a race to the first rami sec), the discard and the
+  draw (stock or top) are chosen by `rami_lan.bots.race`: each candidate hand is played
+  on alone over `race_samples` sampled sequences of draws (the unseen cards, the same
+  sequences for every candidate) and scored by the chance that the opponents are still
+  in the round when it goes out (`survival`, from the opponent model's hazard).
+  Measured against `expert_v3` in ``classique``: 46.2 % (draw and discard), 52.0 % /
+  44.5 % (discard only), 46.0 % (draw only), 200-400 matches each.
+- The draws come from `state_rng` (a random source derived from the game state), so a
+  seeded match replays exactly.
 """
 
 from __future__ import annotations
 
-import hashlib
-import random
-
-from rami_lan.bots.base import best_partition, best_partition_with
-from rami_lan.bots.expert_v2 import OPEN_HAZARD, PER_VARIANT, ExpertV2, OpponentModel, SeatRecord
-from rami_lan.bots.rollout import paired_gain
-from rami_lan.bots.rollout500 import Round500
-from rami_lan.bots.sampler import World, sample_world, unseen_counts
-from rami_lan.bots.tactics import can_go_out
+from rami_lan.bots.base import best_partition
+from rami_lan.bots.conceal import rewards_rami_sec
+from rami_lan.bots.expert_v2 import OPEN_HAZARD, PER_VARIANT, OpponentModel, SeatRecord
+from rami_lan.bots.expert_v3 import ExpertV3
+from rami_lan.bots.race import race_values
+from rami_lan.bots.sampler import SAMPLE_COPY, unseen_counts
 from rami_lan.core import actions as A
 from rami_lan.core.cards import Card
-from rami_lan.core.melds import hand_points
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import SeatView
 
 
-class Expert(ExpertV2):
+class Expert(ExpertV3):
     level = "expert"
-    pimc_variants: frozenset[str] = frozenset()  # off: measured, it loses (docs/bots.md)
-    pimc_worlds = 12  # sampled deals per decision
-    pimc_turns = 8  # play-out horizon, turns each
-    pimc_cands = 4  # discards searched (the base one and the highest loose cards)
-    pimc_depths = 3  # pile depths searched at the draw (besides the stock and the base)
-    pimc_draw = True
-    pimc_discard = True
-    pimc_margin = 0.0
-    pimc_z = 0.0
+    race_variants_mc: frozenset[str] = frozenset()  # off: measured, it loses (docs/bots.md)
+    race_samples = 24  # sampled draw sequences per decision
+    race_horizon = 10  # draws played on per sample
+    race_cands = 6  # discards searched: the base discard, then the best melds' loose cards
+    race_mc_discard = True
+    race_mc_min_loose = 0  # the discard is searched with this many loose cards or more ...
+    race_mc_max_loose = 99  # ... and at most this many
+    race_mc_draw = True
+    race_draw_margin = 0.0  # survival a take (or a stock draw) must gain over the base draw
+    race_haz_scale = 1.0  # scale of the opponents' hazard in the survival curve
 
-    def state_rng(self, view: SeatView) -> random.Random:
-        """A random source for this decision, from the bot's seed and the game state."""
-        key = (
-            self._seed, self.seat, view.round_no, view.turn_no, view.phase,
-            tuple(c.face for c in view.hand), tuple(c.face for c in view.discard), view.stock_size,
+    # --- the race: both sides hiding their hands ----------------------------------------
+
+    def mc_race_ready(self, v: Variant, view: SeatView) -> bool:
+        """A race between hidden hands (this seat and every opponent keep their melds)?"""
+        if v.id not in self.race_variants_mc or not rewards_rami_sec(v):
+            return False
+        if not self.hold_melds_now(view):
+            return False
+        return all(
+            not (p.opened or self.model.rec(p.seat).laid)
+            for p in view.players if p.in_round and p.seat != self.seat
         )
-        digest = hashlib.blake2b(repr(key).encode(), digest_size=8).digest()
-        return random.Random(int.from_bytes(digest, "big"))
 
-    def pimc_deals(self, v: Variant, view: SeatView) -> list[World]:
-        """`pimc_worlds` deals of the cards this seat cannot see."""
-        unseen = unseen_counts(v, view.hand, self.memory.dead, view.discard[-1:])
-        sizes = {p.seat: p.n_cards for p in view.players if p.in_round and p.seat != self.seat}
-        known = {s: self.model.rec(s).held for s in sizes}
+    def survival(self, v: Variant, view: SeatView) -> list[float]:
+        """``s[t]``: chance that no opponent has gone out before this seat's draw ``t``
+        from now (each opponent plays once before each of this seat's draws)."""
+        slope, take = self.param(v, "hidden_slope"), self.param(v, "hidden_take")
+        opps = [p for p in view.players if p.in_round and p.seat != self.seat]
+        lag = 0 if view.phase == "draw" else 1  # opponent turns before this seat's next draw
+        out: list[float] = []
+        alive = 1.0
+        for t in range(self.race_horizon):
+            if t + lag:  # the opponents' turn (t + lag - 1 from now) before this draw
+                for p in opps:
+                    r = self.model.rec(p.seat)
+                    h = (r.turns + t + lag - 1 - self.hidden_start) * slope + take * len(r.taken)
+                    h = self.race_haz_scale * max(0.0, min(self.hidden_max, h))
+                    alive *= 1.0 - min(1.0, h)
+            out.append(alive)
+        return out
+
+    def race_samples_for(self, v: Variant, view: SeatView, hidden: list[Card]) -> list[list[Card]]:
+        """`race_samples` random draw sequences from the cards this seat cannot see."""
+        unseen = unseen_counts(v, hidden, self.memory.dead, view.discard[-1:])
+        pool: list[Card] = []
+        copy = SAMPLE_COPY
+        for f in sorted(unseen, key=lambda f: (f[0], f[1] or "")):
+            for _ in range(unseen[f]):
+                pool.append(Card(f[0], f[1], copy))
+                copy += 1
         rng = self.state_rng(view)
-        return [sample_world(rng, unseen, sizes, known, view.stock_size) for _ in range(self.pimc_worlds)]
+        k = min(self.race_horizon, len(pool), max(0, view.stock_size))
+        return [rng.sample(pool, k) for _ in range(self.race_samples)]
 
-    def pick_choice(self, rows: list[list[float]], base: int) -> int:
-        """Index of the candidate to play: the best mean if it beats ``base`` clearly."""
-        means = [sum(r) / len(r) for r in rows]
-        i = max(range(len(rows)), key=lambda j: (means[j], j == base))
-        if i == base:
-            return base
-        gain, se = paired_gain(rows[i], rows[base])
-        return i if gain >= self.pimc_margin and gain >= self.pimc_z * se else base
-
-    # --- 500: holding melds (no lay-off targets for the others) -------------------------
-
-    hold500 = 0.35  # 500: keep melds in hand while the danger stays below this (0: off)
-
-    def play(self, view: SeatView) -> A.Action | None:
+    def pick_discard(self, view: SeatView) -> Card | None:
+        base = super().pick_discard(view)
         v = self.variant(view)
-        if (
-            self.hold500
-            and v.scoring == "laid_minus_hand"
-            and not any(c in view.hand for c in view.must_use)
-            and self.danger(view) < self.hold500
-            and not can_go_out(v, view.melds, list(view.hand), True)
-        ):
-            return self.recover_action(view) or self.lay_off_action(view)
-        return super().play(view)
-
-    # --- 500: the draw ------------------------------------------------------------------
+        if base is None or not self.race_mc_discard or not self.mc_race_ready(v, view):
+            return base
+        legal = set(self.discardable(view))
+        left = [c for c in best_partition(v, view.hand).leftover if c.rank and c in legal]
+        if not self.race_mc_min_loose <= len(left) <= self.race_mc_max_loose:
+            return base
+        cands = [base] + [c for c in left if c != base]
+        cands = cands[: self.race_cands]
+        if len(cands) < 2:
+            return base
+        samples = self.race_samples_for(v, view, list(view.hand))
+        if not samples or not samples[0]:
+            return base
+        surv = self.survival(v, view)
+        # equal, not the same object: the solver's answers are cached across matches
+        hands = [[x for x in view.hand if x != c] for c in cands]
+        rows = race_values(v, hands, samples, surv)
+        means = [sum(r) for r in rows]
+        i = max(range(len(cands)), key=lambda j: (means[j], j == 0))
+        return cands[i]
 
     def draw(self, view: SeatView) -> A.Action | None:
         base = super().draw(view)
         v = self.variant(view)
         if (
-            base is None or not self.pimc_draw or v.id not in self.pimc_variants
-            or v.scoring != "laid_minus_hand" or not view.discard
+            base is None or not self.race_mc_draw or not view.discard
+            or not self.mc_race_ready(v, view)
         ):
             return base
-        return self.search_draw(v, view, base)
-
-    def draw_candidates(self, v: Variant, view: SeatView, base: A.Action) -> list[int]:
-        """Pile depths to search (0: the stock): the base draw, the stock and the depths
-        whose take raises the best partition most."""
+        top = view.discard[-1]
+        take = A.DrawDiscard(self.seat, 1)
+        if top.is_joker or not self.legal(view, take):
+            return base
+        samples = self.race_samples_for(v, view, list(view.hand))
+        if not samples or not samples[0]:
+            return base
+        surv = self.survival(v, view)
         hand = list(view.hand)
-        pts = best_partition(v, hand).points
-        gains: list[tuple[float, int]] = []
-        for d in range(1, min(len(view.discard), self.max_depth) + 1):
-            taken = list(view.discard[-d:])
-            if d == 1:
-                part = best_partition(v, hand + taken)  # the top alone need not be melded
-            else:
-                part = best_partition_with(v, hand + taken, taken[0])
-            if part is None:
-                continue
-            gains.append((part.points - pts, -d))
-        gains.sort(reverse=True)
-        depths = [0, base.depth if isinstance(base, A.DrawDiscard) else 0]
-        for _g, nd in gains[: self.pimc_depths]:
-            depths.append(-nd)
-        out: list[int] = []
-        for d in depths:
-            if d not in out and (d == 0 or self.legal(view, A.DrawDiscard(self.seat, d))):
-                out.append(d)
-        return out
-
-    def search_draw(self, v: Variant, view: SeatView, base: A.Action) -> A.Action:
-        depths = self.draw_candidates(v, view, base)
-        if len(depths) < 2:
-            return base
-        game = Round500(v, view.melds, self.pimc_turns)
-        order = self.play_order(view)
-        order = order[-1:] + order[:-1]  # this seat first: it has drawn
-        rows: list[list[float]] = [[] for _ in depths]
-        for w in self.pimc_deals(v, view):
-            for j, d in enumerate(depths):
-                hands = dict(w.hands)
-                if d == 0:
-                    if not w.stock:
-                        rows[j].append(0.0)
-                        continue
-                    hands[self.seat] = [*view.hand, w.stock[0]]
-                    stock, pile = w.stock[1:], list(view.discard)
-                else:
-                    hands[self.seat] = [*view.hand, *view.discard[-d:]]
-                    stock, pile = w.stock, list(view.discard[:-d])
-                top = view.discard[-1] if d == 1 else None
-                rows[j].append(
-                    game.playout(self.seat, order, hands, stock, pile, first_draw=False, taken=top)
-                )
-        b = depths.index(base.depth if isinstance(base, A.DrawDiscard) else 0)
-        d = depths[self.pick_choice(rows, b)]
-        return A.DrawDiscard(self.seat, d) if d else A.DrawStock(self.seat)
-
-    # --- 500: the discard ---------------------------------------------------------------
-
-    def pick_discard(self, view: SeatView) -> Card | None:
-        base = super().pick_discard(view)
-        v = self.variant(view)
-        if base is None or not self.pimc_discard or v.id not in self.pimc_variants:
-            return base
-        if v.scoring != "laid_minus_hand":
-            return base
-        return self.search_discard500(v, view, base)
-
-    def search_discard500(self, v: Variant, view: SeatView, base: Card) -> Card:
-        legal = [c for c in self.discardable(view) if not c.is_joker]
-        melded = {c for m in best_partition(v, view.hand).melds for c in m}
-        loose = sorted((c for c in legal if c not in melded), key=lambda c: -hand_points(v, c))
-        cands = [base] + [c for c in loose if c != base][: self.pimc_cands - 1]
-        if len(cands) < 2:
-            return base
-        game = Round500(v, view.melds, self.pimc_turns)
-        order = self.play_order(view)
-        rows: list[list[float]] = [[] for _ in cands]
-        for w in self.pimc_deals(v, view):
-            for j, c in enumerate(cands):
-                hands = dict(w.hands)
-                hands[self.seat] = [x for x in view.hand if x is not c]
-                rows[j].append(game.playout(self.seat, order, hands, w.stock, [*view.discard, c]))
-        return cands[self.pick_choice(rows, 0)]
+        stock_row, take_row = race_values(v, [hand, hand], samples, surv, first=[None, top])
+        gain = (sum(take_row) - sum(stock_row)) / len(samples)
+        took = isinstance(base, A.DrawDiscard)
+        if took and gain < -self.race_draw_margin:
+            return A.DrawStock(self.seat)
+        if not took and gain > self.race_draw_margin:
+            return take
+        return base
 
 
 __all__ = ["OPEN_HAZARD", "PER_VARIANT", "Expert", "OpponentModel", "SeatRecord"]

@@ -22,7 +22,7 @@ from typing import Any
 from rami_lan.i18n import _, ngettext
 from rami_lan.ids import BOT_LEVELS, VARIANT_IDS
 
-LEVELS = (*BOT_LEVELS, "expert_v1", "expert_v2", "conceal")
+LEVELS = (*BOT_LEVELS, "expert_v1", "expert_v2", "expert_v3", "conceal")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
