@@ -15,7 +15,11 @@ Inputs: `joined` (a connection proved its right to sit), `left` (it closed), `ac
 now), `tick` (a `Wake` deadline passed), `stop`.
 
 Stages: ``waiting`` (seating) -> for each round ``commit`` -> ``reveal`` -> ``playing``
--> ``between`` (or ``over``). Each state change of the match goes through
+-> ``between`` (or ``over``); every move between them is a `Step` through the one
+transition table of `rami_lan.table.stage` (`_go`). Each round is dealt by a strategy
+(`rami_lan.table.dealing`): `PlainDealing`, or `MaskedDealing` at a table that deals
+privately (docs/masked_deck.md), whose round's audit may hold the table in ``audit`` or
+``last_audit`` after the round. Each state change of the match goes through
 `_commit_change`: the new state is stored, the sequence number grows, the events are
 recorded, and each connected seat gets ``events`` (each event redacted with
 ``event.for_seat(seat)``) and ``view``. Then the deadlines are recomputed.
@@ -51,12 +55,12 @@ from rami_lan.ids import DEDICATED_HOST_SEAT, TABLE_NOTICE
 from rami_lan.table import effects as F
 from rami_lan.table.chat import ChatPolicy, ChatRefusal
 from rami_lan.table.config import TableConfig
+from rami_lan.table.dealing import Dealing, MaskedDealing, PlainDealing, Standing, key_holders
 from rami_lan.table.fairround import RoundCtx, pairs
 from rami_lan.table.policy import fallback_action, make_policy, reads_events, think_delay
-from rami_lan.table.private_deal import PrivateDealing
 from rami_lan.table.seats import Seat, card_nick, find_by_token, token_hash, unique_nick
 from rami_lan.table.shuffle import CommitmentRound, Phase, RevealOutcome, deck_order, round_tag
-from rami_lan.table.stage import Stage
+from rami_lan.table.stage import Stage, Step, next_stage
 
 __all__ = ["Stage", "TableMachine"]
 
@@ -81,8 +85,11 @@ def _exclusion_codes(ctx: RoundCtx) -> dict[int, str]:
     return {s: why.name.lower() for s, why in sorted(ctx.commit.excluded.items())}
 
 
-class TableMachine(PrivateDealing):
+class TableMachine:
     """One table, sans I/O. ``entropy(n)`` returns ``n`` fresh random bytes."""
+
+    masked_dealing: type[MaskedDealing] = MaskedDealing
+    """The strategy of a privately dealt round (a test puts a cheating host's here)."""
 
     def __init__(self, config: TableConfig, entropy: Callable[[int], bytes], *,
                  record: Any = None, table_id: bytes | None = None) -> None:
@@ -130,9 +137,9 @@ class TableMachine(PrivateDealing):
         self._tags_used: set[bytes] = set()
         self._resume_secret: tuple[bytes, bytes] | None = None
         self._resume_next: dict[str, Any] | None = None
-        self._resume_deal = False
-        """A round taken up at a resume is dealt once the players are back (private
-        dealing: the masked deck is shuffled by their own machines)."""
+        self._resume_void: int | None = None
+        """Restored from a journal during a private round it could not take up: that
+        round's number (it is void)."""
         self._choices: dict[int, str] = {}
         self._between_round: int | None = None
         """The round after which the last between-rounds phase came."""
@@ -154,7 +161,16 @@ class TableMachine(PrivateDealing):
         self.last_refusal: Exception | None = None
         """Why the core refused the last action the table tried (bots' mistakes)."""
         self._journal_on = config.journal_dir is not None
-        self._private_init()
+        self._away_since: dict[int, float] = {}
+        """seat -> when its connection dropped (cleared when it comes back)."""
+        self._turn_waiting = False
+        """The turn's player still waits for its cards: its move timer starts when they are in."""
+        self.dealing: Dealing = PlainDealing(self)
+        """The strategy dealing the current (or last) round (`dealing_for_round`)."""
+        self.standing = Standing()
+        """Private dealing over the match: missed deadlines, seats out of the private deal."""
+        self.masked_reports: list[Any] = []
+        """Private dealing: each round's audit report (`rami_lan.masked.audit.AuditReport`)."""
 
     # ------------------------------------------------------------------ overridable duties
 
@@ -202,6 +218,15 @@ class TableMachine(PrivateDealing):
     def apply_core(self, m: MatchState, action: A.Action) -> tuple[MatchState, list[Event]]:
         return apply(m, action)
 
+    def dealing_for_round(self, ctx: RoundCtx, seed: bytes) -> Dealing:
+        """The round's dealing: masked at a table that deals privately when a remote seat
+        holds keys of its own (else nobody but the host holds keys: nothing to hide)."""
+        if self.config.private_deal:
+            remote = key_holders(self)
+            if remote:
+                return self.masked_dealing.for_round(self, ctx.tag, remote, seed)
+        return PlainDealing(self)
+
     # ------------------------------------------------------------------ queries
 
     @property
@@ -210,7 +235,7 @@ class TableMachine(PrivateDealing):
 
     @property
     def over(self) -> bool:
-        return self.stage in (Stage.OVER, Stage.STOPPED)
+        return self.stage in (Stage.OVER, Stage.LAST_AUDIT, Stage.STOPPED)
 
     def seat_for_token(self, token: bytes) -> Seat | None:
         seat = find_by_token(self.seats.values(), token)
@@ -243,9 +268,8 @@ class TableMachine(PrivateDealing):
 
     def deadline(self) -> float | None:
         """The earliest moment `tick` has work to do (None: only on input)."""
-        audit = self._audit_deadline if self._audit_wait else None
-        ds = [d for d in (self._stage_deadline, self._notice_at, self._auto_deadline()[0], audit,
-                          self._private_void_at()[0]) if d is not None]
+        ds = [d for d in (self._stage_deadline, self._notice_at, self._auto_deadline()[0],
+                          self.dealing.deadline()) if d is not None]
         return min(ds) if ds else None
 
     def move_deadline(self) -> float | None:
@@ -256,6 +280,16 @@ class TableMachine(PrivateDealing):
         return self._turn_started + self.config.timer
 
     # ------------------------------------------------------------------ effect plumbing
+
+    def _go(self, step: Step) -> None:
+        """Move to the next stage by ``step`` (`rami_lan.table.stage.TRANSITIONS`)."""
+        self.stage = next_stage(self.stage, step)
+
+    def _match_cards(self) -> list[Any]:
+        """This match's one Card object per canonical id (made once)."""
+        if self._cards is None:
+            self._cards = self.card_objects()
+        return self._cards
 
     def _send(self, conn: int, msg: F.Msg) -> None:
         self._out.append(F.Send(conn, msg))
@@ -282,8 +316,7 @@ class TableMachine(PrivateDealing):
 
     def _flush(self, now: float) -> list[F.Effect]:
         self._maybe_notice(now)
-        self._private_watch(now)
-        self._private_checkpoint()
+        self.dealing.settle(now)
         self._out.append(F.Wake(self.deadline()))
         out, self._out = self._out, []
         return out
@@ -409,10 +442,9 @@ class TableMachine(PrivateDealing):
         elif (ctx is not None and self.stage is Stage.COMMIT and seat in ctx.participants
               and seat in ctx.commit.missing_commits):
             self._send(conn, _msg("commit_request", round_tag=ctx.tag, seat=seat))
-        self._private_resync(conn, seat)
-        self._private_hand(self.match, seat)
-        if not self._private_owner_holds(seat, self.match, []):  # else: once its card is known
-            self._send(conn, _msg("view", seq=self.seq, view=self._private_view(self.match, seat)))
+        self.dealing.resync(conn, seat)
+        if not self.dealing.holds_for(seat, self.match, []):  # else: once its card is known
+            self._send(conn, _msg("view", seq=self.seq, view=self.dealing.seat_view(self.match, seat)))
         if ctx is not None and ctx.finished and self._resume_secret is None:
             # (resumed before the next round's commitments went out: that round is asked
             # for again, and the last round's secrets, already out, would come after it)
@@ -478,15 +510,23 @@ class TableMachine(PrivateDealing):
         verdict = self.chat_policy.check(
             seat, text, bot=conn in self._bot_conns or self.seats[seat].kind == "bot")
         if not verdict.ok:
-            why = {
+            whys: dict[ChatRefusal | None, str] = {
                 ChatRefusal.EMPTY: "empty message",
                 ChatRefusal.RATE_LIMITED:
                     f"too many messages, wait {max(1, math.ceil(verdict.retry_after))} s",
                 ChatRefusal.BOT: "bots do not chat",
-            }.get(verdict.refusal, "refused")  # type: ignore[arg-type]
+            }
+            why = whys.get(verdict.refusal, "refused")
             self._error(conn, "chat_refused", f"{verdict.refusal}: {why}")
             return self._flush(now)
         self._to_seated(_msg("chat_msg", seat=seat, text=verdict.text))
+        return self._flush(now)
+
+    def masked(self, conn: int, plain: Any, now: float) -> list[F.Effect]:
+        """A masked-deck message from a client: the round's dealing checks, uses, relays it."""
+        seat = self.conns.get(conn)
+        if seat is not None:
+            self.dealing.receive(conn, seat, plain, now)
         return self._flush(now)
 
     # ------------------------------------------------------------------ play
@@ -503,10 +543,10 @@ class TableMachine(PrivateDealing):
         if isinstance(action, A.Timeout) or action.seat != seat:
             self._error(conn, "not_your_seat", f"you play seat {seat} only", seq)
             return self._flush(now)
-        if self._private_benched(seat):
+        if self.standing.benched(seat):
             self._error(conn, "illegal", "your seat left the private deal: the host's bot plays it", seq)
             return self._flush(now)
-        if self._timeout_half is not None and self._timeout_half[0] == seat:
+        if self.dealing.moving_for(seat):
             self._error(conn, "illegal", "your move timer ran out: the automatic move is being played", seq)
             return self._flush(now)
         self.try_apply(conn, action, seq, now)
@@ -532,27 +572,21 @@ class TableMachine(PrivateDealing):
             if conn is not None:
                 self._error(conn, "illegal", str(exc), seq)
             return False
-        unproven = self._private_claim(action) or self._private_unproven(evs)
-        if unproven and isinstance(action, A.Timeout) and self._private_split(action, evs, now):
+        unproven = self.dealing.refusal(action, evs)
+        if unproven and isinstance(action, A.Timeout) and self.dealing.split(action, evs, now):
             return True  # the draw first; the rest once the drawn card is known
         if unproven:
             self.last_refusal = IllegalAction(getattr(action, "seat", None), self.match.phase, unproven)
             if conn is not None:
                 self._error(conn, "illegal", str(self.last_refusal), seq)
             return False
-        if self._private_hold(conn, action, seq, evs, now):
+        if self.dealing.hold(conn, action, seq, evs, now):
             return True  # every hand is shown first; the action is applied then
         by = "player" if conn is not None else (
             "timer" if isinstance(action, A.Timeout) else "bot")
         if self.record is not None or self._journal_on:
             plain = action_to_plain(action, self.variant)
-            if self._mj is not None:  # a private round: in its next checkpoint
-                self._mj_actions.append([plain, by])
-            elif self._masked is not None:
-                self._journal("tick", {"seq": self.seq + 1})
-            else:
-                self._journal("action", {"seq": self.seq + 1, "seat": getattr(action, "seat", -1),
-                                         "by": by, "action": plain})
+            self.dealing.log_action(getattr(action, "seat", -1), plain, by)
             if self.record is not None:
                 self.record.log_action(plain, by)
         self._commit_change(m, evs, now)
@@ -566,10 +600,9 @@ class TableMachine(PrivateDealing):
         if self.emit_applied:
             self._out.append(F.Applied(tuple(evs), m))
         ctx = self._round
-        if self.record is not None and ctx is not None and not ctx.finished and self._masked is None:
-            self.record.log_events(evs, self.variant)
-        self._private_before(m, evs, now)
-        noted = self._private_note(evs)
+        if ctx is not None and not ctx.finished:
+            self.dealing.record_events(evs)
+        noted = self.dealing.changing(m, evs, now)
         seats = self.seats
         for s, buf in self._bot_events.items():
             st = seats[s]
@@ -580,14 +613,13 @@ class TableMachine(PrivateDealing):
             elif buf:
                 buf.clear()  # a connected player reads its own events
         for conn, seat in self.conns.items():
-            if seat is None or self._private_owner_holds(seat, m, evs):
+            if seat is None or self.dealing.holds_for(seat, m, evs):
                 continue
             if evs:
                 self._send(conn, _msg("events", seq=self.seq,
-                                      events=[self._private_redact(e, seat) for e in evs]))
-            self._private_hand(m, seat)
-            self._send(conn, _msg("view", seq=self.seq, view=self._private_view(m, seat)))
-        self._private_after(evs, noted, now)
+                                      events=[self.dealing.redact(e, seat) for e in evs]))
+            self._send(conn, _msg("view", seq=self.seq, view=self.dealing.seat_view(m, seat)))
+        self.dealing.changed(evs, noted, now)
         self._note_turn(now)
         if ctx is not None and not ctx.finished and any(isinstance(e, RoundEnded) for e in evs):
             self._finish_round(ctx, now)
@@ -600,7 +632,7 @@ class TableMachine(PrivateDealing):
             self._turn_key = key
             self._turn_started = now
             # Private dealing: the move timer starts once the player has its cards.
-            self._turn_waiting = key is not None and self._masked is not None and self._private_mover_waits()
+            self._turn_waiting = key is not None and self.dealing.mover_waits()
 
     # ------------------------------------------------------------------ automatic play
 
@@ -615,9 +647,7 @@ class TableMachine(PrivateDealing):
         r = m.round
         if self.stage is not Stage.PLAYING or r is None or m.phase not in ("draw", "play"):
             return (None, -1, "")
-        mr = self._masked
-        if mr is not None and (mr.waiting() or self._held_action is not None
-                               or self._timeout_half is not None):
+        if self.dealing.busy():
             return (None, -1, "")  # a key the host waits for (a bot's card), or a showdown
         if (m.phase == "draw" and r.knock_window and self._knock_asked != self._turn_key):
             for s in r.knock_window:
@@ -626,21 +656,21 @@ class TableMachine(PrivateDealing):
                     return (self._changed_at + self._bot_delay(st), s, "ask")
         s = r.turn
         st = self.seats[s]
-        if st.kind == "bot" or self._private_benched(s):
+        if st.kind == "bot" or self.standing.benched(s):
             return (self._changed_at + self._bot_delay(st), s, "bot")
         if self._turn_waiting:
             return (None, -1, "")  # its cards are on their way: its move timer starts then
-        if mr is not None and s in mr.blind:
+        if self.dealing.blind(s):
             # Nobody but the player can play its hidden hand: when the move timer runs out,
             # its own client is asked to play the automatic move (once per turn); it owes
-            # that move from then on (`_private_owed`: a deadline, then the round is void).
-            if self.config.timer > 0 and st.conn is not None and self._prompted != self._turn_key:
+            # that move from then on (a deadline, then the round is void).
+            if self.config.timer > 0 and st.conn is not None and not self.dealing.prompted():
                 return (self._turn_started + self.config.timer, s, "prompt")
             return (None, -1, "")
         if st.conn is None:
             wait = float(self.config.timer) if self.config.timer > 0 else self.config.away_delay
             at = self._turn_started + wait
-            if r.away[s] or s in self._handed_over:  # gone for good: no wait for it
+            if r.away[s] or self.dealing.handed_over(s):  # gone for good: no wait for it
                 at = min(at, self._changed_at + self._bot_delay(st))
             return (at, s, "bot")
         if self.config.timer > 0:
@@ -703,7 +733,7 @@ class TableMachine(PrivateDealing):
         """Do what is due at ``now``: at most ``max_steps`` moves of the table's own."""
         steps = 0
         # Once the match is over, the last round's audit still has its deadline.
-        while steps < max_steps and (not self.over or (self._audit_wait and self.stage is Stage.OVER)):
+        while steps < max_steps and (not self.over or self.stage is Stage.LAST_AUDIT):
             if not self._step(now):
                 break
             steps += 1
@@ -711,17 +741,7 @@ class TableMachine(PrivateDealing):
 
     def _step(self, now: float) -> bool:
         """One due thing; False when nothing is due."""
-        void_at, void_seat = self._private_void_at()
-        if void_at is not None and void_seat is not None and now >= void_at:
-            self._private_late(void_seat, now)
-            return True
-        if self._audit_wait and self._audit_deadline is not None and now >= self._audit_deadline:
-            self._audit_deadline = None
-            if self._masked is not None:
-                self._private_close_audit(now)
-            if self._audit_wait:  # closed with nothing to report: go on
-                self._audit_wait = False
-                self._private_resume(now)
+        if self.dealing.step(now):
             return True
         if self._stage_deadline is not None and now >= self._stage_deadline:
             self._stage_deadline = None
@@ -731,7 +751,7 @@ class TableMachine(PrivateDealing):
                 self._close_reveals(now)
             elif self.stage is Stage.BETWEEN:
                 self._next_round_or_end(now)
-            elif self.stage is Stage.RESUMING:
+            elif self.stage in (Stage.RESUMING, Stage.RESUMING_DEAL):
                 self._after_resume(now)
             elif self.stage is Stage.WAITING:
                 self._begin_match(now)
@@ -744,8 +764,7 @@ class TableMachine(PrivateDealing):
         elif what == "bot":
             self._bot_move(seat, now)
         elif what == "prompt":
-            self._prompted = self._turn_key
-            self._private_send(seat, {"k": "mk_timeout", "turn": self.match.round.turn_no})  # type: ignore[union-attr]
+            self.dealing.prompt(seat, now)
         elif what == "timeout" and not self.try_apply(None, A.Timeout(seat), None, now):
             self._timeout_refused = self._turn_key  # (a bug of ours: never a busy loop)
         return True
@@ -760,8 +779,7 @@ class TableMachine(PrivateDealing):
 
     def _begin_match(self, now: float) -> None:
         self._start_requested = True
-        self._strikes.clear()
-        self._private_out.clear()
+        self.standing.clear()
         for st in self.seats.values():
             if st.kind == "human" and st.token is None:
                 st.kind = "bot"
@@ -792,7 +810,7 @@ class TableMachine(PrivateDealing):
         ctx = RoundCtx(tag, CommitmentRound(tag, self.host_seat, host_secret, remote), remote,
                        host_secret)
         self._round = ctx
-        self.stage = Stage.COMMIT
+        self._go(Step.SETUP)
         for s in remote:
             conn = self.seats[s].conn
             if conn is not None:
@@ -830,7 +848,7 @@ class TableMachine(PrivateDealing):
         self._to_seated(_msg("commitments", round_tag=ctx.tag, commits=commits))
         self._announce_exclusions(ctx)
         if ctx.commit.phase is Phase.REVEAL:
-            self.stage = Stage.REVEAL
+            self._go(Step.REVEALS)
             self._stage_deadline = now + self.config.reveal_timeout
         else:
             self._deal(now)
@@ -919,26 +937,8 @@ class TableMachine(PrivateDealing):
             self._journal("round", {"tag": ctx.tag, "step": "excluded", "seats": ctx.excluded()})
         seed = self.round_seed(ctx)
         ctx.seed = seed
-        self._masked = None
-        if self._private_start(ctx, seed, now):
-            self._audit_deadline = None
-            return  # dealt once the masked deck is shuffled (`_private_deal`)
-        v = self.variant
-        deck_ids = self.deck_for_round(seed, v.deck_size)
-        if self._cards is None:  # one Card object per id for the whole match
-            self._cards = self.card_objects()
-        cards = [self._cards[i] for i in deck_ids]
-        if self.record is not None:
-            self.record.begin_round(self, ctx.tag, ctx.commit, deck_ids, seed)
-        new_m, evs = self.deal(self.match, cards, seed)
-        ctx.started = True
-        self.stage = Stage.PLAYING
-        if self.record is not None:
-            self.record.set_round_players(new_m)
-        if self._journal_on:
-            # Write-ahead: the dealt round is on disk before anyone sees a card of it.
-            self._out.append(F.JournalSnapshot(self.snapshot(new_m, self.seq + 1, evs)))
-        self._commit_change(new_m, evs, now)
+        self.dealing = self.dealing_for_round(ctx, seed)
+        self.dealing.deal(ctx, seed, now)
 
     def _finish_round(self, ctx: RoundCtx, now: float, abandoned: bool = False,
                       go_on: bool = True) -> None:
@@ -947,9 +947,7 @@ class TableMachine(PrivateDealing):
         secrets = ctx.secrets()
         if secrets:
             self._to_seated(self._secrets_msg(ctx))
-        if self.record is not None and self._masked is None:
-            self.record.end_round(self.match, secrets, ctx.excluded(), abandoned)
-            self._out.append(F.WriteRecord(self.record.to_plain()))
+        self.dealing.record_end(ctx, abandoned)
         if abandoned or not go_on:
             return
         if self.match.over:
@@ -958,7 +956,7 @@ class TableMachine(PrivateDealing):
             self._enter_between(now)
 
     def _enter_between(self, now: float) -> None:
-        self.stage = Stage.BETWEEN
+        self._go(Step.ROUND_END)
         self._between_round = self.match.round_no
         self._stage_deadline = now + self.config.between_timeout
         if not self._waiting_choices():
@@ -976,8 +974,8 @@ class TableMachine(PrivateDealing):
         seat = self.conns.get(conn)
         if seat is None:
             return self._flush(now)
-        if self.stage is not Stage.BETWEEN and not (
-                self.stage is Stage.RESUMING and self.match.phase == "between"):
+        if self.stage not in (Stage.BETWEEN, Stage.AUDIT) and not (
+                self.stage in (Stage.RESUMING, Stage.RESUMING_DEAL) and self.match.phase == "between"):
             self._error(conn, "unexpected", "not between rounds")
             if not self.started:
                 # Early: the match has not started, there is nothing to answer (protocol.md:
@@ -1006,6 +1004,8 @@ class TableMachine(PrivateDealing):
         self._choices[seat] = choice
         if self.stage is Stage.BETWEEN and (self.match.over or not self._waiting_choices()):
             self._next_round_or_end(now)
+        elif self.stage is Stage.AUDIT and self.match.over:  # the last player left meanwhile
+            self._end_match(now)
         return self._flush(now)
 
     def _next_round_or_end(self, now: float) -> None:
@@ -1014,19 +1014,18 @@ class TableMachine(PrivateDealing):
         if self.match.over:
             self._end_match(now)
         elif self.may_continue():
-            if self._audit_wait:
-                self._setup_after_audit = True  # dealt once the last round's audit is in
+            if self.dealing.auditing:
+                self._go(Step.AWAIT_AUDIT)  # dealt once the last round's audit is in
             else:
                 self._setup_round(now)
         else:
-            self.stage = Stage.STOPPED
+            self._go(Step.HALT)
 
     def may_continue(self) -> bool:
         """Deal another round? (self-play stops at its round cap)."""
         return True
 
     def _end_match(self, now: float) -> None:
-        self.stage = Stage.OVER
         self._stage_deadline = None
         if self.record is not None:
             self.record.finish(self.match)
@@ -1035,10 +1034,20 @@ class TableMachine(PrivateDealing):
             self._out.append(F.WriteRecord(self.record.to_plain()))
         if self._journal_on:
             self._out.append(F.JournalClose(delete=True))
-        if self._audit_wait:  # private dealing: the last round's audit still needs the table
-            self._over_after_audit = True
+        if self.dealing.auditing:  # private dealing: the last round's audit still needs the table
+            self._go(Step.END_AWAIT_AUDIT)
             return
+        self._go(Step.END)
         self._out.append(F.MatchOver(self.match.winner))
+
+    def _audit_in(self, now: float) -> None:
+        """The last round's audit is in (or closed at its deadline): what waited for it
+        goes on (the next round, or the match's end)."""
+        if self.stage is Stage.AUDIT:
+            self._setup_round(now)
+        elif self.stage is Stage.LAST_AUDIT:
+            self._go(Step.AUDIT_IN)
+            self._out.append(F.MatchOver(self.match.winner))
 
     def stop(self, now: float) -> list[F.Effect]:
         """Close the table: a running round is abandoned (its secrets go out)."""
@@ -1047,8 +1056,8 @@ class TableMachine(PrivateDealing):
         ctx = self._round
         if ctx is not None and ctx.started and not ctx.finished:
             self._finish_round(ctx, now, abandoned=True)
-        was_over = self.stage is Stage.OVER
-        self.stage = Stage.STOPPED
+        was_over = self.stage in (Stage.OVER, Stage.LAST_AUDIT)
+        self._go(Step.STOP)
         self._stage_deadline = None
         for conn in list(self.conns):
             self._send(conn, _msg("bye", reason="table closed"))
@@ -1084,10 +1093,8 @@ class TableMachine(PrivateDealing):
         self._note_turn(now)
         ctx = self._round
         if self.match.phase in ("draw", "play"):
-            self.stage = Stage.PLAYING
-            if self._masked is not None:  # a private round goes on: its players have
-                for s in self._masked.blind:  # `masked_wait` to come back, as after a drop
-                    self._away_since.setdefault(s, now)
+            self._go(Step.RESUME_PLAY)
+            self.dealing.resumed(now)
             return self._flush(now)
         if ctx is not None and ctx.started and not ctx.finished:
             # The round ended just before the crash, or (private dealing) it was being
@@ -1104,14 +1111,13 @@ class TableMachine(PrivateDealing):
                 # secret, asked again (no commitment set was ever published for that tag).
                 self._resume_secret = (nxt["tag"], nxt["secret"])
             # Give the players a moment to come back first, so their secrets count.
-            self.stage = Stage.RESUMING
+            self._go(Step.RESUME_WAIT)
             self._stage_deadline = now + self.config.resume_grace
         return self._flush(now)
 
     def _after_resume(self, now: float) -> None:
         self._stage_deadline = None
-        if self._resume_deal:
-            self._resume_deal = False
+        if self.stage is Stage.RESUMING_DEAL:
             self._deal(now)
         elif self._resume_secret is not None:
             self._setup_round(now)
@@ -1137,19 +1143,18 @@ class TableMachine(PrivateDealing):
         self._round = ctx
         self._tags_used.add(tag)
         if commit.phase is Phase.REVEAL:
-            self.stage = Stage.REVEAL
+            self._go(Step.REVEALS)
             self._stage_deadline = now + self.config.reveal_timeout
         elif self.config.private_deal:
             # The masked deck is shuffled by the players' own machines: they come back
             # first (a shuffle cut by the crash starts again, with a new ``mk_round``).
-            self._resume_deal = True
-            self.stage = Stage.RESUMING
+            self._go(Step.RESUME_DEAL)
             self._stage_deadline = now + self.config.resume_grace
         else:
             self._deal(now)
 
     def _check_resume_grace(self, now: float) -> None:
-        if self.stage is Stage.RESUMING and not any(
+        if self.stage in (Stage.RESUMING, Stage.RESUMING_DEAL) and not any(
                 st.kind == "human" and st.conn is None and not st.left
                 and st.seat != self.owner_seat for st in self.seats.values()):
             self._after_resume(now)
