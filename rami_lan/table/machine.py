@@ -38,7 +38,6 @@ method a test can override to build a cheating table.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -47,28 +46,27 @@ from rami_lan.core import actions as A
 from rami_lan.core.cards import card_from_id
 from rami_lan.core.codec import action_from_plain, action_to_plain
 from rami_lan.core.errors import IllegalAction, MalformedAction, RulesError
-from rami_lan.core.events import Event, RoundEnded, RoundVoided
+from rami_lan.core.events import Event, RoundEnded
 from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round, withdraw
 from rami_lan.core.variants import get_variant
-from rami_lan.core.views import view_for
 from rami_lan.ids import DEDICATED_HOST_SEAT, TABLE_NOTICE
+from rami_lan.table import autoplay, resume, seating
 from rami_lan.table import effects as F
+from rami_lan.table import fair_rounds as rounds
 from rami_lan.table.chat import ChatPolicy, ChatRefusal
 from rami_lan.table.config import TableConfig
 from rami_lan.table.dealing import Dealing, MaskedDealing, PlainDealing, Standing, key_holders
-from rami_lan.table.fairround import RoundCtx, pairs
-from rami_lan.table.policy import fallback_action, make_policy, reads_events, think_delay
-from rami_lan.table.seats import Seat, card_nick, find_by_token, token_hash, unique_nick
-from rami_lan.table.shuffle import CommitmentRound, Phase, RevealOutcome, deck_order, round_tag
+from rami_lan.table.fairround import RoundCtx
+from rami_lan.table.policy import make_policy, reads_events
+from rami_lan.table.seating import NOTICE_GRACE
+from rami_lan.table.seats import Seat, card_nick, find_by_token, token_hash
+from rami_lan.table.shuffle import deck_order, round_tag
 from rami_lan.table.stage import Stage, Step, next_stage
 
-__all__ = ["Stage", "TableMachine"]
+__all__ = ["NOTICE_GRACE", "Stage", "TableMachine"]
 
 MAX_MESSAGE = 500
 """Longest error text on the wire (`rami_lan.net.protocol.MAX_MESSAGE`)."""
-
-NOTICE_GRACE = 1.0
-"""Seconds a dropped seat waits before the table is told (a quick reconnect: no notice)."""
 
 
 def _clip(text: str) -> str:
@@ -80,9 +78,6 @@ def _msg(kind: str, **fields: Any) -> F.Msg:
     return F.Msg(kind, fields)
 
 
-def _exclusion_codes(ctx: RoundCtx) -> dict[int, str]:
-    """Excluded seat -> reason code (``bad_reveal``, ``no_reveal``), for the verifiers."""
-    return {s: why.name.lower() for s, why in sorted(ctx.commit.excluded.items())}
 
 
 class TableMachine:
@@ -230,10 +225,12 @@ class TableMachine:
     # ------------------------------------------------------------------ queries
 
     @property
+
     def started(self) -> bool:
         return self._start_requested or self.match.round is not None
 
     @property
+
     def over(self) -> bool:
         return self.stage in (Stage.OVER, Stage.LAST_AUDIT, Stage.STOPPED)
 
@@ -315,7 +312,7 @@ class TableMachine:
             self._out.append(F.JournalAppend(kind, body))
 
     def _flush(self, now: float) -> list[F.Effect]:
-        self._maybe_notice(now)
+        seating.maybe_notice(self, now)
         self.dealing.settle(now)
         self._out.append(F.Wake(self.deadline()))
         out, self._out = self._out, []
@@ -325,133 +322,16 @@ class TableMachine:
 
     def joined(self, conn: int, now: float, *, nick: str, lang: str = "en", bot: bool = False,
                token: bytes | None = None, pake_secret: str | None = None) -> list[F.Effect]:
-        """A connection proved what it had to (join code, ticket): seat it or refuse it.
-
-        ``token``: the reconnect token it gave (its seat, if still valid);
-        ``pake_secret``: the invitation ticket it was admitted with (new seats keep it).
-        """
-        seat: Seat | None = None
-        if token is not None:
-            seat = self.seat_for_token(token)
-            if seat is None:
-                self._refuse(conn, "bad_token", "unknown or expired reconnect token")
-                return self._flush(now)
-        if seat is None:
-            free = [s for s in self.seats.values() if s.kind == "human" and s.token is None]
-            if not free:
-                if self.started:
-                    self._refuse(conn, "in_progress", "the match has started")
-                else:
-                    self._refuse(conn, "table_full", "every seat is taken")
-                return self._flush(now)
-            seat = free[0]
-            token = self.entropy(16)
-            seat.token = token_hash(token)
-            seat.nick = unique_nick(nick, [s.nick for s in self.seats.values()])
-            seat.pake_secret = pake_secret
-        assert token is not None
-        self._attach(conn, seat, token, nick, bot, now)
+        """A connection proved what it had to (join code, ticket): seat it or refuse it
+        (`seating.join`). ``token``: the reconnect token it gave (its seat, if still
+        valid); ``pake_secret``: the invitation ticket it was admitted with."""
+        seating.join(self, conn, now, nick=nick, bot=bot, token=token, pake_secret=pake_secret)
         return self._flush(now)
-
-    def _attach(self, conn: int, seat: Seat, token: bytes, nick: str, bot: bool,
-                now: float) -> None:
-        old = seat.conn
-        if old is not None and old != conn:
-            self.conns.pop(old, None)
-            self._players_sent.pop(old, None)
-            self._send(old, _msg("bye", reason="seat taken over by a new connection"))
-            self._out.append(F.Close(old))
-        if not seat.nick:
-            seat.nick = nick
-        seat.conn = conn
-        self._away_since.pop(seat.seat, None)
-        seat.remote_bot = bot
-        self.conns[conn] = seat.seat
-        if bot:
-            self._bot_conns.add(conn)
-        self.chat_policy.set_bot(seat.seat, bot or seat.kind == "bot")
-        players = self.players_info()
-        self._send(conn, _msg("welcome", table_id=self.table_id, seat=seat.seat, token=token,
-                              table=self.table_info(), players=players))
-        self._players_sent[conn] = players
-        if self.match.round is not None or self._round is not None:
-            self._send_state(conn, seat.seat)
-        self._send_cards(conn)
-        if bot:
-            self._broadcast_card(seat.seat, skip=conn)
-        self._players_changed(now, soon=False)
-        if self.config.auto_start and not self.started and self._all_seated():
-            self._begin_match(now)
-        self._check_resume_grace(now)
 
     def left(self, conn: int, now: float) -> list[F.Effect]:
-        """A connection closed (or was closed)."""
-        seat_no = self.conns.pop(conn, None)
-        self._players_sent.pop(conn, None)
-        self._bot_conns.discard(conn)
-        if seat_no is not None:
-            seat = self.seats[seat_no]
-            if seat.conn == conn:
-                seat.conn = None
-                self._away_since[seat_no] = now
-                if not self.started and not seat.owner:
-                    seat.free()
-                    self.cards.pop(seat_no, None)
-                    self.chat_policy.forget(seat_no)
-                    self._players_changed(now, soon=False)
-                else:
-                    self._players_changed(now, soon=True)
+        """A connection closed (or was closed): `seating.leave`."""
+        seating.leave(self, conn, now)
         return self._flush(now)
-
-    def _all_seated(self) -> bool:
-        return all(s.connected for s in self.seats.values())
-
-    def _players_changed(self, now: float, *, soon: bool) -> None:
-        """The players list changed: tell the table now, or after `NOTICE_GRACE` (drops)."""
-        self._out.append(F.AdChange(self.seats_taken()))
-        if soon:
-            at = now + NOTICE_GRACE
-            self._notice_at = at if self._notice_at is None else min(self._notice_at, at)
-        else:
-            self._notice_at = now
-
-    def _maybe_notice(self, now: float, text: str | None = None) -> None:
-        if text is None and (self._notice_at is None or now < self._notice_at):
-            return
-        self._notice_at = None
-        players = self.players_info()
-        for conn, seat in self.conns.items():
-            if seat is None:
-                continue
-            if text is None and self._players_sent.get(conn) == players:
-                continue  # nothing new for that seat (a quick reconnect, its own welcome)
-            entry: dict[str, Any] = {"type": TABLE_NOTICE, "players": players}
-            if text:
-                entry["text"] = text
-            self._players_sent[conn] = players
-            self._send(conn, _msg("events", seq=self.seq, events=[entry]))
-
-    def _send_state(self, conn: int, seat: int) -> None:
-        """Full state for a (re)joining seat: its view, and the round's fair-shuffle data."""
-        ctx = self._round
-        if self._resume_void is not None:  # restarted during a private round: it is void
-            self._send(conn, _msg("events", seq=self.seq, events=[
-                RoundVoided(self._resume_void, None, "host_restarted")]))
-        if ctx is not None and ctx.commits_sent:
-            self._send(conn, self._commitments_msg(ctx))
-        elif (ctx is not None and self.stage is Stage.COMMIT and seat in ctx.participants
-              and seat in ctx.commit.missing_commits):
-            self._send(conn, _msg("commit_request", round_tag=ctx.tag, seat=seat))
-        self.dealing.resync(conn, seat)
-        if not self.dealing.holds_for(seat, self.match, []):  # else: once its card is known
-            self._send(conn, _msg("view", seq=self.seq, view=self.dealing.seat_view(self.match, seat)))
-        if ctx is not None and ctx.finished and self._resume_secret is None:
-            # (resumed before the next round's commitments went out: that round is asked
-            # for again, and the last round's secrets, already out, would come after it)
-            secrets = ctx.secrets()
-            if secrets:
-                self._send(conn, self._secrets_msg(ctx))
-
     # ------------------------------------------------------------------ cards and chat
 
     def card(self, conn: int, plain: dict[str, Any], now: float) -> list[F.Effect]:
@@ -636,88 +516,9 @@ class TableMachine:
 
     # ------------------------------------------------------------------ automatic play
 
-    def _bot_delay(self, st: Seat) -> float:
-        if self.config.bot_delay is not None:
-            return self.config.bot_delay
-        return think_delay(st.policy) if st.policy is not None else 0.5
-
     def _auto_deadline(self) -> tuple[float | None, int, str]:
-        """(when, seat, what) of the table's next own move: "knock", "bot" or "timeout"."""
-        m = self.match
-        r = m.round
-        if self.stage is not Stage.PLAYING or r is None or m.phase not in ("draw", "play"):
-            return (None, -1, "")
-        if self.dealing.busy():
-            return (None, -1, "")  # a key the host waits for (a bot's card), or a showdown
-        if (m.phase == "draw" and r.knock_window and self._knock_asked != self._turn_key):
-            for s in r.knock_window:
-                st = self.seats[s]
-                if st.kind == "bot":
-                    return (self._changed_at + self._bot_delay(st), s, "ask")
-        s = r.turn
-        st = self.seats[s]
-        if st.kind == "bot" or self.standing.benched(s):
-            return (self._changed_at + self._bot_delay(st), s, "bot")
-        if self._turn_waiting:
-            return (None, -1, "")  # its cards are on their way: its move timer starts then
-        if self.dealing.blind(s):
-            # Nobody but the player can play its hidden hand: when the move timer runs out,
-            # its own client is asked to play the automatic move (once per turn); it owes
-            # that move from then on (a deadline, then the round is void).
-            if self.config.timer > 0 and st.conn is not None and not self.dealing.prompted():
-                return (self._turn_started + self.config.timer, s, "prompt")
-            return (None, -1, "")
-        if st.conn is None:
-            wait = float(self.config.timer) if self.config.timer > 0 else self.config.away_delay
-            at = self._turn_started + wait
-            if r.away[s] or self.dealing.handed_over(s):  # gone for good: no wait for it
-                at = min(at, self._changed_at + self._bot_delay(st))
-            return (at, s, "bot")
-        if self.config.timer > 0:
-            if self._timeout_refused == self._turn_key:
-                return (None, -1, "")  # the core refused it this turn: no deadline to spin on
-            return (self._turn_started + self.config.timer, s, "timeout")
-        return (None, -1, "")
-
-    def _ask_knocks(self, now: float) -> bool:
-        """Ask the bots in the frapper window, once per turn; True if one knocked."""
-        m = self.match
-        r = m.round
-        self._knock_asked = self._turn_key
-        assert r is not None
-        for s in r.knock_window:
-            st = self.seats[s]
-            if st.kind != "bot" or st.policy is None:
-                continue
-            new_events, self._bot_events[s] = self._bot_events[s], []  # each event given once
-            try:
-                wants = st.policy.wants_knock(view_for(m, s), tuple(new_events))
-            except Exception:  # noqa: BLE001 - a broken bot must not stop the table
-                wants = False
-            if wants and self.try_apply(None, A.Knock(s), None, now):
-                return True
-        return False
-
-    def _bot_move(self, seat: int, now: float) -> None:
-        st = self.seats[seat]
-        if st.policy is None:
-            st.policy = self.make_policy("moyen", seat)
-        view = view_for(self.match, seat)
-        new_events, self._bot_events[seat] = self._bot_events[seat], []
-        try:
-            action = self.choose(seat, st.policy, view, new_events)
-        except Exception as exc:  # noqa: BLE001 - a broken bot must not stop the table
-            self.bot_failed(seat, exc)
-            action = None
-        self.last_refusal = None
-        if action is not None and getattr(action, "seat", None) == seat and self.try_apply(
-                None, action, None, now):
-            return
-        self.bot_failed(seat, self.last_refusal)
-        fb = fallback_action(view)
-        if fb is not None and self.try_apply(None, fb, None, now):
-            return
-        self.try_apply(None, A.Timeout(seat), None, now)
+        """(when, seat, what) of the table's next own move (`autoplay.next_move`)."""
+        return autoplay.next_move(self)
 
     def choose(self, seat: int, policy: Any, view: Any, new_events: list[Event]) -> Any:
         """Ask a bot for its move (self-play times this)."""
@@ -746,13 +547,13 @@ class TableMachine:
         if self._stage_deadline is not None and now >= self._stage_deadline:
             self._stage_deadline = None
             if self.stage is Stage.COMMIT:
-                self._close_commits(now)
+                rounds.close_commits(self, now)
             elif self.stage is Stage.REVEAL:
-                self._close_reveals(now)
+                rounds.close_reveals(self, now)
             elif self.stage is Stage.BETWEEN:
                 self._next_round_or_end(now)
             elif self.stage in (Stage.RESUMING, Stage.RESUMING_DEAL):
-                self._after_resume(now)
+                resume.after_resume(self, now)
             elif self.stage is Stage.WAITING:
                 self._begin_match(now)
             return True
@@ -760,9 +561,9 @@ class TableMachine:
         if at is None or now < at:
             return False
         if what == "ask":
-            self._ask_knocks(now)
+            autoplay.ask_knocks(self, now)
         elif what == "bot":
-            self._bot_move(seat, now)
+            autoplay.bot_move(self, seat, now)
         elif what == "prompt":
             self.dealing.prompt(seat, now)
         elif what == "timeout" and not self.try_apply(None, A.Timeout(seat), None, now):
@@ -786,7 +587,7 @@ class TableMachine:
                 st.nick = st.nick or f"Bot {st.seat + 1}"
                 st.policy = self.make_policy("moyen", st.seat)
                 self._broadcast_card(st.seat)
-        self._players_changed(now, soon=False)
+        seating.players_changed(self, now, soon=False)
         if self.record is not None:
             self.record.set_players([
                 {"seat": s.seat, "nick": s.nick, "kind": "bot" if s.remote_bot else s.kind}
@@ -797,124 +598,23 @@ class TableMachine:
         self._setup_round(now)
 
     def _setup_round(self, now: float) -> None:
-        """Commit-reveal with the seated remote clients (spec steps 1-2)."""
-        m = self.match
-        self._resume_void = None
-        tag = self.round_tag_for(m.round_no + 1)
-        if tag in self._tags_used:
-            raise RuntimeError(f"round tag {tag.hex()} used twice")  # our own bug
-        self._tags_used.add(tag)
-        remote = self.seats_to_commit(m.next_players())
-        host_secret = self.host_secret_for(tag)
-        self._journal("round", {"tag": tag, "step": "host_secret", "secret": host_secret})
-        ctx = RoundCtx(tag, CommitmentRound(tag, self.host_seat, host_secret, remote), remote,
-                       host_secret)
-        self._round = ctx
-        self._go(Step.SETUP)
-        for s in remote:
-            conn = self.seats[s].conn
-            if conn is not None:
-                self._send(conn, _msg("commit_request", round_tag=tag, seat=s))
-        if ctx.commit.missing_commits:
-            self._stage_deadline = now + self.config.commit_timeout
-        else:
-            self._close_commits(now)
+        """Commit-reveal with the seated remote clients (`fair_rounds.setup_round`)."""
+        rounds.setup_round(self, now)
 
     def commit(self, conn: int, tag: bytes, commitment: bytes, now: float) -> list[F.Effect]:
-        seat = self.conns.get(conn)
-        ctx = self._round
-        if seat is None:
-            return self._flush(now)
-        if (ctx is None or ctx.tag != tag or self.stage is not Stage.COMMIT
-                or ctx.commit.phase is not Phase.COMMIT):
-            self._error(conn, "unexpected", "no commitment is expected")
-            return self._flush(now)
-        try:
-            ctx.commit.add_commit(seat, commitment)
-        except (ValueError, RuntimeError) as exc:
-            self._error(conn, "unexpected", str(exc))
-            return self._flush(now)
-        if not ctx.commit.missing_commits:
-            self._close_commits(now)
+        """A seat's commitment to its secret (`fair_rounds.commit`)."""
+        rounds.commit(self, conn, tag, commitment, now)
         return self._flush(now)
-
-    def _close_commits(self, now: float) -> None:
-        """Spec step 2: the commitment list goes out (seats that did not commit: absent)."""
-        ctx = self._round
-        assert ctx is not None
-        commits = ctx.commit.commitment_list(drop_missing=True)
-        ctx.commits_sent = True
-        self._journal("round", {"tag": ctx.tag, "step": "commits", "commits": pairs(commits)})
-        self._to_seated(_msg("commitments", round_tag=ctx.tag, commits=commits))
-        self._announce_exclusions(ctx)
-        if ctx.commit.phase is Phase.REVEAL:
-            self._go(Step.REVEALS)
-            self._stage_deadline = now + self.config.reveal_timeout
-        else:
-            self._deal(now)
 
     def reveal(self, conn: int, tag: bytes, secret: bytes, now: float) -> list[F.Effect]:
-        seat = self.conns.get(conn)
-        ctx = self._round
-        if seat is None:
-            return self._flush(now)
-        if (ctx is None or ctx.tag != tag or self.stage is not Stage.REVEAL
-                or ctx.commit.phase is not Phase.REVEAL):
-            self._error(conn, "unexpected", "no reveal is expected")
-            return self._flush(now)
-        try:
-            outcome = ctx.add_reveal(seat, secret)
-        except (ValueError, RuntimeError) as exc:
-            self._error(conn, "unexpected", str(exc))
-            return self._flush(now)
-        self._journal("round", {"tag": ctx.tag, "step": "reveal", "seat": seat, "secret": secret})
-        if outcome is RevealOutcome.MISMATCH:
-            text = f"seat {seat} revealed a secret that does not match its commitment"
-            for c, s in self.conns.items():
-                if s is not None:
-                    self._error(c, "reveal_mismatch", text)
-            self._announce_exclusions(ctx)
-        if ctx.commit.phase is Phase.COMPLETE:
-            self._stage_deadline = None
-            self._deal(now)
+        """A seat's secret (`fair_rounds.reveal`)."""
+        rounds.reveal(self, conn, tag, secret, now)
         return self._flush(now)
 
-    def _close_reveals(self, now: float) -> None:
-        ctx = self._round
-        assert ctx is not None
-        if ctx.commit.phase is Phase.REVEAL:
-            ctx.commit.close_reveals()
-        self._deal(now)
-
     def _announce_exclusions(self, ctx: RoundCtx) -> None:
-        """Every seat left out of the round's seed is announced to all, with the reason."""
-        fresh = False
-        codes = {s: "no_commit" for s in ctx.commit.absent} | _exclusion_codes(ctx)
-        for seat, why in sorted(ctx.exclusions().items()):
-            if seat in ctx.announced:
-                continue
-            ctx.announced.add(seat)
-            fresh = fresh or seat in ctx.commit.excluded
-            self._notice(f"seat {seat + 1} is left out of this round's shuffle: {why}",
-                         "left_out_of_shuffle", seat=seat, reason=codes.get(seat, "no_commit"))
-        if fresh:  # the verifiers' structured announcement: the same list, with the reasons
-            self._to_seated(self._commitments_msg(ctx))
-
-    @staticmethod
-    def _commitments_msg(ctx: RoundCtx) -> F.Msg:
-        """``commitments``, with ``excluded`` (seat -> reason code) once seats are excluded."""
-        fields: dict[str, Any] = {"round_tag": ctx.tag, "commits": ctx.commitments()}
-        if ctx.commit.excluded:
-            fields["excluded"] = _exclusion_codes(ctx)
-        return F.Msg("commitments", fields)
-
-    @staticmethod
-    def _secrets_msg(ctx: RoundCtx) -> F.Msg:
-        fields: dict[str, Any] = {"round_tag": ctx.tag, "secrets": ctx.secrets(),
-                                  "excluded": ctx.excluded()}
-        if ctx.commit.excluded:
-            fields["reasons"] = _exclusion_codes(ctx)
-        return F.Msg("round_secrets", fields)
+        """Every seat left out of the round's seed is announced to all, with the reason
+        (`fair_rounds.announce_exclusions`; a test overrides it to build a cheating table)."""
+        rounds.announce_exclusions(self, ctx)
 
     def _notice(self, text: str, code: str | None = None, **data: Any) -> None:
         """A notice to every player: ``text`` (English), and for the facts the client
@@ -946,7 +646,7 @@ class TableMachine:
         ctx.finished = True
         secrets = ctx.secrets()
         if secrets:
-            self._to_seated(self._secrets_msg(ctx))
+            self._to_seated(rounds.secrets_msg(ctx))
         self.dealing.record_end(ctx, abandoned)
         if abandoned or not go_on:
             return
@@ -997,7 +697,7 @@ class TableMachine:
             if self.record is not None:
                 self.record.log_withdrawal(seat)
             self._commit_change(m, evs, now)
-            self._players_changed(now, soon=False)
+            seating.players_changed(self, now, soon=False)
         else:
             self._journal("choice", {"round_no": self.match.round_no, "seat": seat,
                                      "choice": choice})
@@ -1077,6 +777,7 @@ class TableMachine:
         return snapshot_body(self, m, seq, pending_events)
 
     @classmethod
+
     def restore(cls, snap: dict[str, Any], records: Sequence[Any], config: TableConfig,
                 entropy: Callable[[int], bytes], *, record: Any = None,
                 now: float = 0.0) -> TableMachine:
@@ -1086,76 +787,7 @@ class TableMachine:
         return restore(cls, snap, records, config, entropy, record=record, now=now)
 
     def resumed(self, now: float) -> list[F.Effect]:
-        """Go on after `restore`, at the point the match was (call once, when listening)."""
-        self._start_requested = True
-        self._changed_at = now
-        self._turn_key = None
-        self._note_turn(now)
-        ctx = self._round
-        if self.match.phase in ("draw", "play"):
-            self._go(Step.RESUME_PLAY)
-            self.dealing.resumed(now)
-            return self._flush(now)
-        if ctx is not None and ctx.started and not ctx.finished:
-            # The round ended just before the crash, or (private dealing) it was being
-            # played and the journal could not make its masked deck again: it is void.
-            self._finish_round(ctx, now, abandoned=self._resume_void is not None, go_on=False)
-        nxt, self._resume_next = self._resume_next, None
-        if self.match.over:
-            self._end_match(now)
-        elif nxt is not None and nxt["commits"] is not None:
-            self._take_up_round(nxt, now)
-        else:
-            if nxt is not None:
-                # Crashed before the commitment list went out: the same tag and host
-                # secret, asked again (no commitment set was ever published for that tag).
-                self._resume_secret = (nxt["tag"], nxt["secret"])
-            # Give the players a moment to come back first, so their secrets count.
-            self._go(Step.RESUME_WAIT)
-            self._stage_deadline = now + self.config.resume_grace
+        """Go on after `restore`, at the point the match was (call once, when listening;
+        `resume.resumed`)."""
+        resume.resumed(self, now)
         return self._flush(now)
-
-    def _after_resume(self, now: float) -> None:
-        self._stage_deadline = None
-        if self.stage is Stage.RESUMING_DEAL:
-            self._deal(now)
-        elif self._resume_secret is not None:
-            self._setup_round(now)
-        elif self._resume_void is not None:
-            self._next_round_or_end(now)  # a void round has no result to look at: deal on
-        else:
-            self._enter_between(now)
-
-    def _take_up_round(self, nxt: dict[str, Any], now: float) -> None:
-        """Crashed in the reveal phase: the published commitments stand; wait for reveals."""
-        tag = nxt["tag"]
-        commits: dict[int, bytes] = nxt["commits"]
-        remote = tuple(s for s in sorted(commits) if s != self.host_seat)
-        commit = CommitmentRound(tag, self.host_seat, nxt["secret"], remote)
-        for s in remote:
-            commit.add_commit(s, commits[s])
-        ctx = RoundCtx(tag, commit, remote, nxt["secret"])
-        commit.commitment_list(drop_missing=True)
-        ctx.commits_sent = True
-        for s, secret in nxt["reveals"].items():
-            with contextlib.suppress(ValueError, RuntimeError):
-                ctx.add_reveal(s, secret)
-        self._round = ctx
-        self._tags_used.add(tag)
-        if commit.phase is Phase.REVEAL:
-            self._go(Step.REVEALS)
-            self._stage_deadline = now + self.config.reveal_timeout
-        elif self.config.private_deal:
-            # The masked deck is shuffled by the players' own machines: they come back
-            # first (a shuffle cut by the crash starts again, with a new ``mk_round``).
-            self._go(Step.RESUME_DEAL)
-            self._stage_deadline = now + self.config.resume_grace
-        else:
-            self._deal(now)
-
-    def _check_resume_grace(self, now: float) -> None:
-        if self.stage in (Stage.RESUMING, Stage.RESUMING_DEAL) and not any(
-                st.kind == "human" and st.conn is None and not st.left
-                and st.seat != self.owner_seat for st in self.seats.values()):
-            self._after_resume(now)
-
