@@ -111,3 +111,34 @@ def test_the_machine_has_no_private_deal_mixin_and_asks_its_dealing_strategy() -
     assert re.findall(r"self\.stage\s*=(?!=)", src) == ["self.stage =", "self.stage ="]
     for path in [ROOT / "machine.py", *(ROOT / "dealing").glob("*.py")]:
         assert "type: ignore" not in path.read_text(encoding="utf-8"), path
+
+
+def test_a_withheld_audit_holds_the_next_round_in_the_audit_stage_until_its_deadline(tmp_path: Path) -> None:
+    from test_private_deal_liveness import GRIEFER, GriefTable, NoAudit
+
+    t = GriefTable(bots={3: "moyen"}, variant="rami", limit=100, machine_cls=_StageLog,
+                   evidence_dir=tmp_path)
+    g = t.clients[GRIEFER]
+    t.clients[GRIEFER] = NoAudit(t, GRIEFER, g.nick, g.level, g.seed)
+    t.start()
+    t.run(until=lambda: t.machine.match.round_no >= 3)
+    moves = t.machine.__dict__["moves"]
+    assert (Stage.BETWEEN, Step.AWAIT_AUDIT, Stage.AUDIT) in moves  # the answers were in first
+    k = moves.index((Stage.BETWEEN, Step.AWAIT_AUDIT, Stage.AUDIT))
+    assert moves[k + 1] == (Stage.AUDIT, Step.SETUP, Stage.COMMIT)  # the audit's deadline, then on
+
+
+def test_both_strategies_implement_the_whole_dealing_interface() -> None:
+    from rami_lan.table.dealing import Dealing
+
+    members = [n for n in vars(Dealing) if not n.startswith("_")]
+    assert len(members) > 20
+    for cls in (PlainDealing, MaskedDealing):
+        for name in members:
+            want, got = getattr(Dealing, name), getattr(cls, name, None)
+            assert got is not None, (cls.__name__, name)
+            if isinstance(want, property):
+                assert isinstance(got, property), (cls.__name__, name)
+            else:
+                assert list(inspect.signature(got).parameters) == list(inspect.signature(want).parameters), \
+                    (cls.__name__, name)

@@ -207,7 +207,7 @@ class Dealing(Protocol):
     def header(self) -> dict[str, Any] | None:
         """The journal snapshot's part for the round being played (None: nothing)."""
 
-    def void_marker(self) -> dict[str, int] | None:
+    def void_marker(self) -> dict[str, int | None] | None:
         """The round a restart finds void (journaled; None: none)."""
 
     # ---------------------------------------------------------------- the turn
@@ -250,7 +250,7 @@ class MaskedState(Protocol):
     halved: Halved | None
     handed: set[int]
     owed_since: dict[int, tuple[float, str]]
-    marker: dict[str, int] | None
+    marker: dict[str, int | None] | None
     mj: dict[str, Any] | None
     mj_actions: list[list[Any]]
 

@@ -97,7 +97,7 @@ class MaskedDealing:
         """Seat -> every masked message it was sent this round but ``mk_hand`` (resync)."""
         self.hand_told: dict[int, list[Any]] = {}
         """Connection -> the hand positions its last ``mk_hand`` gave (not sent again)."""
-        self.marker: dict[str, int] | None = None
+        self.marker: dict[str, int | None] | None = None
         """The round being played (journaled: a restart that can not go on voids it)."""
         self.mj: dict[str, Any] | None = None
         """Journal cursor of the round being played (None: nothing to journal): how many
@@ -356,7 +356,7 @@ class MaskedDealing:
     def header(self) -> dict[str, Any] | None:
         return J.header(self)
 
-    def void_marker(self) -> dict[str, int] | None:
+    def void_marker(self) -> dict[str, int | None] | None:
         return self.marker
 
     def log_action(self, seat: int, plain: Any, by: str) -> None:

@@ -108,6 +108,7 @@ def take_up(d: MaskedState, head: dict[str, Any], bodies: list[dict[str, Any]], 
                 record.log_action(plain, str(by))
     t._match_cards()
     d.model_deck = []
+    ctx.started = True
     r = t.match.round
     if over:  # its audit goes on: the participants send theirs again when resynced
         if r is None or r.phase != "over":
@@ -119,7 +120,6 @@ def take_up(d: MaskedState, head: dict[str, Any], bodies: list[dict[str, Any]], 
         if r is None or r.phase == "over":
             raise ValueError("the journal's private round is over")
         d.mj = {"calls": len(mr.calls), "events": len(d.events), "match": t.match}
-    ctx.started = True
 
 
 def record_round(d: MaskedState, report: AuditReport) -> None:

@@ -112,7 +112,7 @@ class PlainDealing:
     def header(self) -> dict[str, Any] | None:
         return None
 
-    def void_marker(self) -> dict[str, int] | None:
+    def void_marker(self) -> dict[str, int | None] | None:
         return None
 
     def busy(self) -> bool:
