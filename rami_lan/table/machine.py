@@ -332,6 +332,7 @@ class TableMachine:
         """A connection closed (or was closed): `seating.leave`."""
         seating.leave(self, conn, now)
         return self._flush(now)
+
     # ------------------------------------------------------------------ cards and chat
 
     def card(self, conn: int, plain: dict[str, Any], now: float) -> list[F.Effect]:
