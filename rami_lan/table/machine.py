@@ -61,7 +61,7 @@ from rami_lan.table.policy import make_policy, reads_events
 from rami_lan.table.seating import NOTICE_GRACE
 from rami_lan.table.seats import Seat, card_nick, find_by_token, token_hash
 from rami_lan.table.shuffle import deck_order, round_tag
-from rami_lan.table.stage import Stage, Step, next_stage
+from rami_lan.table.stage import RESUMING_STAGES, Stage, Step, next_stage
 
 __all__ = ["NOTICE_GRACE", "Stage", "TableMachine"]
 
@@ -553,7 +553,7 @@ class TableMachine:
                 rounds.close_reveals(self, now)
             elif self.stage is Stage.BETWEEN:
                 self._next_round_or_end(now)
-            elif self.stage in (Stage.RESUMING, Stage.RESUMING_DEAL):
+            elif self.stage in RESUMING_STAGES:
                 resume.after_resume(self, now)
             elif self.stage is Stage.WAITING:
                 self._begin_match(now)
@@ -676,7 +676,7 @@ class TableMachine:
         if seat is None:
             return self._flush(now)
         if self.stage not in (Stage.BETWEEN, Stage.AUDIT) and not (
-                self.stage in (Stage.RESUMING, Stage.RESUMING_DEAL) and self.match.phase == "between"):
+                self.stage in RESUMING_STAGES and self.match.phase == "between"):
             self._error(conn, "unexpected", "not between rounds")
             if not self.started:
                 # Early: the match has not started, there is nothing to answer (protocol.md:

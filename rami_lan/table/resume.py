@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from rami_lan.table import fair_rounds
-from rami_lan.table.stage import Stage, Step
+from rami_lan.table.stage import RESUMING_STAGES, Stage, Step
 
 __all__ = ["after_resume", "check_resume_grace", "resumed"]
 
@@ -44,25 +44,30 @@ def resumed(t: TableMachine, now: float) -> None:
             # Crashed before the commitment list went out: the same tag and host
             # secret, asked again (no commitment set was ever published for that tag).
             t._resume_secret = (nxt["tag"], nxt["secret"])
+            t._go(Step.RESUME_ROUND)
+        elif t._resume_void is not None:
+            t._go(Step.RESUME_VOID)
+        else:
+            t._go(Step.RESUME_WAIT)
         # Give the players a moment to come back first, so their secrets count.
-        t._go(Step.RESUME_WAIT)
         t._stage_deadline = now + t.config.resume_grace
 
 
 def after_resume(t: TableMachine, now: float) -> None:
+    """The players are back, or ``resume_grace`` is over: go on, as the stage says."""
     t._stage_deadline = None
     if t.stage is Stage.RESUMING_DEAL:
         t._deal(now)
-    elif t._resume_secret is not None:
+    elif t.stage is Stage.RESUMING_ROUND:
         t._setup_round(now)
-    elif t._resume_void is not None:
+    elif t.stage is Stage.RESUMING_VOID:
         t._next_round_or_end(now)  # a void round has no result to look at: deal on
     else:
         t._enter_between(now)
 
 
 def check_resume_grace(t: TableMachine, now: float) -> None:
-    if t.stage in (Stage.RESUMING, Stage.RESUMING_DEAL) and not any(
+    if t.stage in RESUMING_STAGES and not any(
             st.kind == "human" and st.conn is None and not st.left
             and st.seat != t.owner_seat for st in t.seats.values()):
         after_resume(t, now)

@@ -11,14 +11,16 @@ never a player's doing: a player's message out of place is refused before any st
                                                      \\-> over
     private dealing: between -> audit -> commit (the next round waits for the last
     round's audit), playing/between -> last_audit -> over (the match's last audit);
-    a resumed host: waiting -> resuming / resuming_deal / reveal / playing.
+    a resumed host: waiting -> resuming (-> between) / resuming_round (-> commit) /
+    resuming_void (-> commit, audit, over) / resuming_deal (-> shuffle, playing) / reveal
+    / playing.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["TRANSITIONS", "IllegalTransition", "Stage", "Step", "next_stage"]
+__all__ = ["RESUMING_STAGES", "TRANSITIONS", "IllegalTransition", "Stage", "Step", "next_stage"]
 
 
 class Stage(StrEnum):
@@ -37,7 +39,14 @@ class Stage(StrEnum):
     """Private dealing: the answers are in; the next round is set up once the last
     round's audit is in (or its deadline passed)."""
     RESUMING = "resuming"
-    """A restarted host waits for its players to come back (``resume_grace``)."""
+    """A restarted host waits for its players to come back (``resume_grace``), then goes
+    on between rounds."""
+    RESUMING_ROUND = "resuming_round"
+    """A restarted host waits for its players, then asks the round it crashed in the
+    setup of again (the same tag and host secret: no commitment list went out)."""
+    RESUMING_VOID = "resuming_void"
+    """A restarted host waits for its players, then deals on: the private round it
+    crashed in is void (it has no result to look at)."""
     RESUMING_DEAL = "resuming_deal"
     """A restarted host's round has its seed; its masked deck is shuffled by the players'
     own machines once they are back (``resume_grace``)."""
@@ -76,12 +85,19 @@ class Step(StrEnum):
     RESUME_PLAY = "resume_play"
     """A restarted host goes on with the round being played."""
     RESUME_WAIT = "resume_wait"
-    """A restarted host waits for its players (between rounds, or before a round)."""
+    """A restarted host waits for its players (between rounds)."""
+    RESUME_ROUND = "resume_round"
+    """A restarted host waits for its players, then asks its round again."""
+    RESUME_VOID = "resume_void"
+    """A restarted host waits for its players, its private round void."""
     RESUME_DEAL = "resume_deal"
     """A restarted host's round is dealt again once its players are back."""
 
 
 S, G = Stage, Step
+
+RESUMING_STAGES = frozenset({S.RESUMING, S.RESUMING_ROUND, S.RESUMING_VOID, S.RESUMING_DEAL})
+"""A restarted host waits for its players (``resume_grace``) in these, then goes on."""
 
 _NEXT_ROUND = {G.SETUP: S.COMMIT, G.AWAIT_AUDIT: S.AUDIT, G.END: S.OVER,
                G.END_AWAIT_AUDIT: S.LAST_AUDIT, G.HALT: S.STOPPED}
@@ -91,6 +107,7 @@ _DEALT = {G.DEAL: S.PLAYING, G.SHUFFLE: S.SHUFFLE}
 _BY_STAGE: dict[Stage, dict[Step, Stage]] = {
     S.WAITING: {G.SETUP: S.COMMIT, G.END: S.OVER, G.END_AWAIT_AUDIT: S.LAST_AUDIT,
                 G.RESUME_PLAY: S.PLAYING, G.RESUME_WAIT: S.RESUMING,
+                G.RESUME_ROUND: S.RESUMING_ROUND, G.RESUME_VOID: S.RESUMING_VOID,
                 G.RESUME_DEAL: S.RESUMING_DEAL, G.REVEALS: S.REVEAL, **_DEALT},
     S.COMMIT: {G.REVEALS: S.REVEAL, **_DEALT},
     S.REVEAL: dict(_DEALT),
@@ -98,7 +115,9 @@ _BY_STAGE: dict[Stage, dict[Step, Stage]] = {
     S.PLAYING: {G.ROUND_END: S.BETWEEN, **_NEXT_ROUND},
     S.BETWEEN: dict(_NEXT_ROUND),
     S.AUDIT: {G.SETUP: S.COMMIT, G.END: S.OVER, G.END_AWAIT_AUDIT: S.LAST_AUDIT},
-    S.RESUMING: {G.ROUND_END: S.BETWEEN, **_NEXT_ROUND},
+    S.RESUMING: {G.ROUND_END: S.BETWEEN},
+    S.RESUMING_ROUND: {G.SETUP: S.COMMIT},
+    S.RESUMING_VOID: dict(_NEXT_ROUND),
     S.RESUMING_DEAL: dict(_DEALT),
     S.OVER: {},
     S.LAST_AUDIT: {G.AUDIT_IN: S.OVER},
