@@ -40,6 +40,12 @@ from rami_lan.table.seat_machine import SeatMachine
 from rami_lan.table.shuffle import commitment
 
 
+def masked_round(machine: TableMachine) -> Any:
+    """The machine's masked deck of its current (or last) round, None if that round was
+    dealt in the clear (`rami_lan.table.dealing.MaskedDealing.mr`)."""
+    return getattr(machine.dealing, "mr", None)
+
+
 class Entropy:
     def __init__(self, label: bytes) -> None:
         self.label = label

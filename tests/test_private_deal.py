@@ -20,12 +20,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from masked_table import JournalRecord, MaskedTable, WireClient, can_name, knowledge, unpack
+from masked_table import JournalRecord, MaskedTable, WireClient, can_name, knowledge, masked_round, unpack
 
 from rami_lan.core import events as E
 from rami_lan.masked.audit import FaultKind
 from rami_lan.net import protocol as P
 from rami_lan.table import TableMachine
+from rami_lan.table.dealing import MaskedDealing
 from rami_lan.table.masked_seat import MaskedSeat
 
 HOST = 255
@@ -54,8 +55,8 @@ class Spies:
     def parties(self) -> list[tuple[str, list[bytes], Any]]:
         m = self.t.machine
         out: list[tuple[str, list[bytes], Any]] = []
-        if m._masked is not None:
-            out.append(("host", self.t.host_seen, m._masked.p))
+        if masked_round(m) is not None:
+            out.append(("host", self.t.host_seen, masked_round(m).p))
         for c in self.t.clients.values():
             if c.ms is not None and c.ms.p is not None:
                 out.append((f"seat {c.seat}", c.seen, c.ms.p))
@@ -197,7 +198,7 @@ def test_without_private_dealing_no_masked_message_is_sent(tmp_path: Any) -> Non
 def test_a_malformed_masked_message_gets_an_error_and_the_game_goes_on(tmp_path: Any) -> None:
     t = _table(variant="rami", limit=1, evidence_dir=tmp_path)
     t.start()
-    t.run(until=lambda: t.machine._masked is not None and t.machine._masked.ready(0))
+    t.run(until=lambda: masked_round(t.machine) is not None and masked_round(t.machine).ready(0))
     c = t.clients[1]
     key = bytes([1]) + bytes(31)
     for bad in ({"k": "mk_key", "deck": 0, "seat": c.seat, "to": 2, "pos": 1, "key": b"x"},
@@ -211,7 +212,7 @@ def test_a_malformed_masked_message_gets_an_error_and_the_game_goes_on(tmp_path:
         t.feed(t.machine.masked(c.conn, bad, t.now))
     t.run(until=lambda: len(c.errors) >= 6)  # held with the deal until our cards are known
     assert len(c.errors) == 6 and all(e.startswith("bad_masked") for e in c.errors), c.errors
-    assert c.seat in t.machine._masked.blind  # the refused hand-over changed nothing
+    assert c.seat in masked_round(t.machine).blind  # the refused hand-over changed nothing
     c.errors.clear()
     t.run()
     _all_checked(t)
@@ -220,31 +221,42 @@ def test_a_malformed_masked_message_gets_an_error_and_the_game_goes_on(tmp_path:
 # ------------------------------------------------------------------------- cheaters
 
 
+class _Dropping(MaskedDealing):
+    def send(self, seat: int, plain: dict[str, Any]) -> None:
+        host = self.t
+        assert isinstance(host, DroppingHost)
+        if seat == 1 and plain.get("k") == "mk_reveal" and plain.get("seat") != 1 and not host.dropped:
+            host.dropped += 1
+            return
+        super().send(seat, plain)
+
+
 class DroppingHost(TableMachine):
     """Relays every masked message but one card reveal meant for seat 1."""
 
     dropped = 0
+    masked_dealing = _Dropping
 
-    def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
-        if seat == 1 and plain.get("k") == "mk_reveal" and plain.get("seat") != 1 and not self.dropped:
-            self.dropped += 1
-            return
-        super()._private_send(seat, plain)
+
+class _Moving(MaskedDealing):
+    def send(self, seat: int, plain: dict[str, Any]) -> None:
+        host = self.t
+        assert isinstance(host, MovingHost)
+        if plain.get("k") == "mk_mask" and plain.get("seat") == HOST and plain.get("deck") == 0:
+            if not host.moved:
+                host._moved_points = list(plain["points"])
+                host._moved_points[0], host._moved_points[1] = host._moved_points[1], host._moved_points[0]
+            host.moved += 1
+            plain = dict(plain, points=host._moved_points)
+        super().send(seat, plain)
 
 
 class MovingHost(TableMachine):
     """Its mask pass of the first deck has two points swapped after the fact."""
 
     moved = 0
-
-    def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
-        if plain.get("k") == "mk_mask" and plain.get("seat") == HOST and plain.get("deck") == 0:
-            if not self.moved:
-                self._moved_points = list(plain["points"])
-                self._moved_points[0], self._moved_points[1] = self._moved_points[1], self._moved_points[0]
-            self.moved += 1
-            plain = dict(plain, points=self._moved_points)
-        super()._private_send(seat, plain)
+    _moved_points: list[Any]
+    masked_dealing = _Moving
 
 
 def test_a_host_that_drops_a_reveal_leaves_an_unproven_claim(tmp_path: Any) -> None:
@@ -319,12 +331,12 @@ def test_a_client_that_sends_a_wrong_key_is_named_at_once(tmp_path: Any) -> None
     # The host checks a key meant for another seat before it passes it on: the liar is
     # named there, and the key reaches nobody (the recipient never holds a wrong key).
     def named() -> bool:
-        m = t.machine._masked
+        m = masked_round(t.machine)
         return m is not None and any(f.kind is FaultKind.WRONG_KEY for f in m.faults)
 
     t.run(until=named)
     assert WrongKeyClient.lied and named()
-    fault = next(f for f in t.machine._masked.faults if f.kind is FaultKind.WRONG_KEY)
+    fault = next(f for f in masked_round(t.machine).faults if f.kind is FaultKind.WRONG_KEY)
     assert fault.seat == t.clients[1].seat
     assert not any(c.ms.faults for c in t.clients.values() if c.ms)
 
@@ -336,11 +348,11 @@ def test_a_client_that_skips_its_shuffle_is_named_at_once(tmp_path: Any) -> None
     t.start()
 
     def named() -> bool:
-        m = t.machine._masked
+        m = masked_round(t.machine)
         return m is not None and any(f.kind is FaultKind.SKIPPED_STEP for f in m.faults)
 
     t.run(until=named)
-    fault = next(f for f in t.machine._masked.faults if f.kind is FaultKind.SKIPPED_STEP)
+    fault = next(f for f in masked_round(t.machine).faults if f.kind is FaultKind.SKIPPED_STEP)
     assert fault.seat == t.clients[2].seat
 
 
@@ -396,7 +408,7 @@ def test_a_player_who_drops_and_comes_back_finishes_the_match(tmp_path: Any) -> 
     t.run(until=lambda: not t.inbox and t.wake == void_at
           and not any(c.maybe_act() for c in t.clients.values()))
     assert not t.machine.over and t.machine.stage.value == "playing"
-    assert t.machine._private_void_at()[0] == void_at and t.now < void_at
+    assert t.machine.dealing.void_at()[0] == void_at and t.now < void_at
     t.rejoin(away)
     t.run()
     m = t.machine
@@ -434,7 +446,7 @@ def test_a_player_gone_for_good_voids_the_round_and_the_match_goes_on(tmp_path: 
     void_report = m.masked_reports[round_no - 1]
     assert {f.kind for f in void_report.faults} == {FaultKind.MISSING_AUDIT}
     assert void_report.named == {gone.seat}
-    assert gone.seat not in m._masked.participants  # the next round goes on without it
+    assert gone.seat not in masked_round(m).participants  # the next round goes on without it
     t.run()
     assert m.match.over
     for c in t.clients.values():
@@ -464,7 +476,7 @@ def test_a_host_restart_goes_on_with_the_private_round(tmp_path: Any) -> None:
     t.crash_and_resume()
     m = t.machine
     assert m.match.round is not None and m.match.round_no == 2 and m.match.round.turn_no == turn_no
-    assert m.match.totals == totals and m._masked is not None
+    assert m.match.totals == totals and masked_round(m) is not None
     t.run()
     assert m.match.over and m.match.round_no >= 3
     assert all(r.fair for r in m.masked_reports), [r.faults for r in m.masked_reports]
@@ -484,7 +496,7 @@ def test_a_host_restart_during_a_refill_shuffle_goes_on(tmp_path: Any) -> None:
     t.start()
 
     def refilling() -> bool:
-        mr = t.machine._masked
+        mr = masked_round(t.machine)
         return mr is not None and mr.ready(0) and mr.p.phase.value == "shuffling"
 
     t.run(until=refilling)
@@ -492,7 +504,7 @@ def test_a_host_restart_during_a_refill_shuffle_goes_on(tmp_path: Any) -> None:
     round_no = t.machine.match.round_no
     t.crash_and_resume()
     m = t.machine
-    assert m._masked is not None and m.match.round_no == round_no
+    assert masked_round(m) is not None and m.match.round_no == round_no
     t.run()
     assert m.match.over
     assert all(r.fair for r in m.masked_reports), [r.faults for r in m.masked_reports]
@@ -538,7 +550,7 @@ def test_a_host_restart_during_the_shuffle_shuffles_again(tmp_path: Any) -> None
     t = _table(variant="rami", limit=50, evidence_dir=tmp_path, journal=True)
     t.start()
     t.run(until=lambda: t.machine.match.round_no == 1 and t.machine.stage is Stage.SHUFFLE
-          and t.machine._masked is not None and len(t.machine._masked.broadcast) >= 2)
+          and masked_round(t.machine) is not None and len(masked_round(t.machine).broadcast) >= 2)
     t.crash_and_resume()
     t.run()
     m = t.machine
@@ -573,7 +585,7 @@ def test_a_player_who_leaves_mid_round_hands_over_and_the_round_goes_on(tmp_path
     before = discards_of_seat_1()
     gone = t.leave(conn)
     m = t.machine
-    assert 1 not in m._masked.blind and 1 not in m.match.round.blind
+    assert 1 not in masked_round(m).blind and 1 not in m.match.round.blind
     assert any(b"mk_give" in f for f in gone.seen)  # it gave its hand ...
     assert not any(b"mk_give" in f for c in t.clients.values() for f in c.seen)  # to the host only
     t.run(until=lambda: m.match.round_no > round_no)
@@ -601,10 +613,10 @@ def test_a_player_gone_during_the_shuffle_voids_the_round_before_its_deal(tmp_pa
     t = _table(variant="rami", limit=50, evidence_dir=tmp_path)
     t.start()
     t.run(until=lambda: t.machine.match.round_no == 1 and t.machine.stage is Stage.SHUFFLE
-          and t.machine._masked is not None and t.machine.masked_reports)
+          and masked_round(t.machine) is not None and t.machine.masked_reports)
     gone = t.drop(2)
     t.run(until=lambda: t.machine.match.round_no >= 2 and t.machine.stage is Stage.PLAYING
-          and t.machine._masked is not None and gone.seat not in t.machine._masked.participants)
+          and masked_round(t.machine) is not None and gone.seat not in masked_round(t.machine).participants)
     assert t.machine.match.round_no == 3, "round 2 was void before its deal; round 3 is dealt"
     t.run()
     assert t.machine.match.over
@@ -614,16 +626,20 @@ def test_a_player_gone_during_the_shuffle_voids_the_round_before_its_deal(tmp_pa
         assert "void" in statuses[1][2]
 
 
-class DuplicatingHost(TableMachine):
-    """Its mask pass of the first deck holds one point twice (a card duplicated, another
-    one gone)."""
-
-    def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
+class _Duplicating(MaskedDealing):
+    def send(self, seat: int, plain: dict[str, Any]) -> None:
         if plain.get("k") == "mk_mask" and plain.get("seat") == HOST and plain.get("deck") == 0:
             points = list(plain["points"])
             points[1] = points[0]
             plain = dict(plain, points=points)
-        super()._private_send(seat, plain)
+        super().send(seat, plain)
+
+
+class DuplicatingHost(TableMachine):
+    """Its mask pass of the first deck holds one point twice (a card duplicated, another
+    one gone)."""
+
+    masked_dealing = _Duplicating
 
 
 def test_a_host_that_duplicates_a_card_is_named_at_once(tmp_path: Any) -> None:
@@ -743,8 +759,8 @@ def test_a_host_restart_while_its_own_players_draw_is_masked_goes_on(tmp_path: A
 
     def own_card_in_flight() -> bool:
         m = t.machine
-        return (m.match.round is not None and m.match.round_no == 2 and m._masked is not None
-                and m._private_owner_hidden(m.match))
+        return (m.match.round is not None and m.match.round_no == 2 and masked_round(m) is not None
+                and m.dealing.owner_hidden(m.match))
 
     t.run(until=own_card_in_flight)
     shown_hidden: list[bool] = []  # at each view its player gets: was a card of it unknown?
@@ -752,13 +768,13 @@ def test_a_host_restart_while_its_own_players_draw_is_masked_goes_on(tmp_path: A
 
     def spy(wire: bytes) -> None:
         if isinstance(unpack(wire), P.View):
-            shown_hidden.append(t.machine._private_owner_hidden(t.machine.match))
+            shown_hidden.append(t.machine.dealing.owner_hidden(t.machine.match))
         take(wire)
 
     owner.receive = spy  # type: ignore[method-assign]
     t.crash_and_resume()
     m = t.machine
-    assert m._private_owner_hidden(m.match) and m._owner_held  # its view waits
+    assert m.dealing.owner_hidden(m.match) and m.dealing.owner_held  # its view waits
     t.run()
     assert shown_hidden and not any(shown_hidden)
     assert m.match.over and all(r.fair for r in m.masked_reports)

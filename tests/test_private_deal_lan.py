@@ -21,6 +21,7 @@ from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import open_session
 from rami_lan.net.host import TableConfig, TableHost
 from rami_lan.net.record import verify, verify_file
+from rami_lan.table.dealing import MaskedDealing
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
 
@@ -282,19 +283,24 @@ def test_the_hosts_own_player_sees_only_true_cards_and_checks_every_round(tmp_pa
     assert verify_file(host.record_path).ok
 
 
-class _ShowingHost:
-    """Mixed into the host's machine: once, in the middle of round 1, asks seat 0 to show
+class _Showing(MaskedDealing):
+    """Once a match (its host's ``shown``), in the middle of round 1, asks seat 0 to show
     its hand (``mk_show`` while no action ends the round), then plays on honestly."""
 
-    shown = False
+    def send(self, seat: int, plain: dict) -> None:
+        super().send(seat, plain)
+        r = self.t.match.round
+        if (not self.t.shown and seat == 0 and plain.get("k") == "mk_hand"
+                and r is not None and r.turn_no >= 5):
+            self.t.shown = True
+            super().send(seat, {"k": "mk_show"})
 
-    def _private_send(self, seat: int, plain: dict) -> None:
-        super()._private_send(seat, plain)  # type: ignore[misc]
-        r = self.match.round  # type: ignore[attr-defined]
-        if (not self.shown and seat == 0 and plain.get("k") == "mk_hand" and r is not None
-                and r.turn_no >= 5):
-            self.shown = True
-            super()._private_send(seat, {"k": "mk_show"})  # type: ignore[misc]
+
+class _ShowingHost:
+    """Mixed into the host's machine: its masked rounds are `_Showing`."""
+
+    shown = False
+    masked_dealing = _Showing
 
 
 async def _showing_match(tmp_path: Path) -> tuple[TableHost, list, list, list]:

@@ -56,7 +56,7 @@ def test_a_client_that_withholds_its_keys_can_not_block_the_table(tmp_path: Path
     m = host.machine
     assert m.match.over
     seat = griefer.seat
-    assert seat in m._private_out and len(m._strikes[seat]) == 2
+    assert seat in m.standing.out and len(m.standing.strikes[seat]) == 2
     assert all(r.named <= {seat} for r in m.masked_reports), [r.faults for r in m.masked_reports]
     for per_seat in rounds:
         assert per_seat and all(r.status != "failed" for r in per_seat), [

@@ -19,12 +19,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from masked_table import MaskedTable, WireClient, unpack
+from masked_table import MaskedTable, WireClient, masked_round, unpack
 
 from rami_lan.core import events as E
 from rami_lan.masked.audit import FaultKind
 from rami_lan.net import protocol as P
-from rami_lan.table import TableMachine
+from rami_lan.table import Stage, TableMachine
+from rami_lan.table.dealing import MaskedDealing, step_wait
 
 GRIEFER = 1
 """The griefing client's connection (its seat: 1, the host seats connections in order)."""
@@ -44,14 +45,23 @@ class NoticingMachine(TableMachine):
         self.notices.append((code or "", dict(data, text=text)))
         super()._notice(text, code, **data)
 
-    def _private_late(self, seat: int, now: float) -> None:
-        self.deadlines.append(self.match.round_no)
-        super()._private_late(seat, now)
 
-    def _private_close_audit(self, now: float) -> None:
-        if self._masked is not None and self._masked.p.missing_audits() - set(self._strikes):
-            self.deadlines.append(self.match.round_no)
-        super()._private_close_audit(now)
+class NoticingDealing(MaskedDealing):
+    """Keeps (on its machine) the round of every private-dealing deadline that ran out."""
+
+    def late(self, seat: int, now: float) -> None:
+        assert isinstance(self.t, NoticingMachine)
+        self.t.deadlines.append(self.t.match.round_no)
+        super().late(seat, now)
+
+    def close_audit(self, now: float) -> None:
+        assert isinstance(self.t, NoticingMachine)
+        if self.mr.p.missing_audits() - set(self.t.standing.strikes):
+            self.t.deadlines.append(self.t.match.round_no)
+        super().close_audit(now)
+
+
+NoticingMachine.masked_dealing = NoticingDealing
 
 
 class NoKeys(WireClient):
@@ -119,7 +129,7 @@ class AwayAtShuffle(WireClient):
     def receive(self, wire: bytes) -> None:
         msg = unpack(wire)
         super().receive(wire)
-        mr = self.t.machine._masked
+        mr = masked_round(self.t.machine)
         if isinstance(msg, P.Welcome) and (mr is None or self.seat not in mr.participants):
             # Back in a round dealt without it: the round it left is over for its client.
             from rami_lan.table.seat_machine import SeatMachine
@@ -188,7 +198,7 @@ class GriefTable(MaskedTable):
                 raise AssertionError(f"stuck: stage {self.machine.stage}, phase {self.machine.match.phase}")
             self.now = max(self.now, self.wake)
             self.feed(self.machine.tick(self.now, max_steps=1))
-        while not self.inbox and self.machine._audit_wait and self.wake is not None:
+        while not self.inbox and self.machine.dealing.auditing and self.wake is not None:
             self.now = max(self.now, self.wake)  # the last round's audit: its deadline still fires
             self.feed(self.machine.tick(self.now, max_steps=1))
 
@@ -231,7 +241,7 @@ def test_a_griefer_holds_the_table_one_deadline_a_round_and_leaves_the_private_d
     # also hold the plain table's waits for a gone player (the away bot's delay each turn,
     # the reveal timeout), which are not private dealing's.
     assert m.deadlines and max(m.deadlines.count(n) for n in set(m.deadlines)) == 1, m.deadlines
-    wait = max(t.machine._private_step_wait(), t.config.masked_wait)
+    wait = max(step_wait(t.config), t.config.masked_wait)
     for round_no, spent in t.round_time.items():
         if griefer is not AwayAtShuffle:
             assert spent <= wait + 6.0, (round_no, spent)  # (+ a void round's short audit wait)
@@ -247,9 +257,9 @@ def test_a_griefer_holds_the_table_one_deadline_a_round_and_leaves_the_private_d
         assert report.named <= {seat}, report.faults
     # Its second miss took it out of the private deal: noticed once, played by the bot.
     benched = [d for c, d in m.notices if c == "private_deal_benched"]
-    assert len(benched) == 1 and seat in m._private_out
-    assert m._masked is None or seat not in m._masked.participants
-    assert len(m._strikes[seat]) == 2
+    assert len(benched) == 1 and seat in m.standing.out
+    assert masked_round(m) is None or seat not in masked_round(m).participants
+    assert len(m.standing.strikes[seat]) == 2
     # No honest client fails a round because of it.
     for c in t.clients.values():
         if c.seat == seat:
@@ -270,7 +280,7 @@ def test_a_withheld_audit_costs_one_deadline_and_the_last_rounds_audit_ends_the_
     t.start()
     t.run()
     m = t.machine
-    assert m.match.over and not m._audit_wait and m._over_after_audit is False
+    assert m.match.over and not m.dealing.auditing and m.stage is Stage.OVER
     assert m.masked_reports and m.masked_reports[-1].named == {t.clients[GRIEFER].seat}
     assert {f.kind for f in m.masked_reports[-1].faults} == {FaultKind.MISSING_AUDIT}
     late = [d for c, d in m.notices if c == "private_deal_late"]
@@ -282,7 +292,7 @@ def test_a_withheld_audit_costs_one_deadline_and_the_last_rounds_audit_ends_the_
 def test_a_withheld_audit_in_every_round_benches_the_seat(tmp_path: Any) -> None:
     t, g = _play(NoAudit, tmp_path)
     m = t.machine
-    assert g.seat in m._private_out and len(m._strikes[g.seat]) == 2
+    assert g.seat in m.standing.out and len(m.standing.strikes[g.seat]) == 2
     for spent in t.round_time.values():
         assert spent <= t.config.audit_timeout + 1.0
     # Without its secrets nobody can recompute those rounds' decks: the honest clients
@@ -295,9 +305,9 @@ def test_a_withheld_audit_in_every_round_benches_the_seat(tmp_path: Any) -> None
         for r in rounds:
             assert "seat 255" not in r.reason and "DROPPED" not in r.reason, r.reason
             assert r.status != "failed", (r.round_no, r.reason)
-            if r.round_no in m._strikes[g.seat]:
+            if r.round_no in m.standing.strikes[g.seat]:
                 assert r.status == "partial" and r.withheld == (g.seat,), (r.round_no, r.reason)
-        assert all(r.status == "checked" for r in rounds if r.round_no not in m._strikes[g.seat]
+        assert all(r.status == "checked" for r in rounds if r.round_no not in m.standing.strikes[g.seat]
                    and r.status != "pending")
 
 
@@ -364,7 +374,7 @@ def test_the_host_players_move_timer_plays_its_automatic_move(tmp_path: Any) -> 
     m = t.machine
     t.run(until=lambda: any(isinstance(e, E.TimedOut) and e.seat == 0
                             for c in t.clients.values() for e in c.pending + c.events)
-          and m._timeout_half is None and not t.inbox)
+          and m.dealing.halved is None and not t.inbox)
     timed = [e for c in t.clients.values() if c.seat == 1 for e in c.pending + c.events
              if isinstance(e, E.TimedOut | E.StockDrawn | E.Discarded) and e.seat == 0]
     kinds = [type(e).__name__ for e in timed]
@@ -392,7 +402,7 @@ def test_the_move_timer_starts_once_the_player_has_its_cards(tmp_path: Any) -> N
     m = t.machine
     t.run(until=lambda: m.stage.value == "playing" and not t.inbox)
     r = m.match.round
-    assert r is not None and r.turn in m._masked.blind  # (this table's seed: a remote seat begins)
+    assert r is not None and r.turn in masked_round(m).blind  # (this table's seed: a remote seat begins)
     assert m._turn_waiting and m._auto_deadline()[0] is None
     dealt_at = t.now
     t.now += 6.0
@@ -423,7 +433,7 @@ def test_a_lying_audit_frames_nobody_and_its_liar_leaves_the_private_deal(tmp_pa
     faults = [d for c, d in m.notices if c == "private_deal_fault"]
     assert faults and {d["seat"] for d in faults} == {g.seat}
     assert {d["kind"] for d in faults} == {"FALSE_CLAIM"}
-    assert g.seat in m._private_out and len(m._strikes[g.seat]) == 2 and not m.deadlines
+    assert g.seat in m.standing.out and len(m.standing.strikes[g.seat]) == 2 and not m.deadlines
     honest = [c for c in t.clients.values() if c is not g]
     for c in honest:
         for r in c.tracker.rounds():
@@ -450,8 +460,8 @@ def test_a_hand_over_with_a_wrong_key_changes_nothing(tmp_path: Any) -> None:
         c.send("masked", m=out)
     while t.inbox:
         t.handle(*t.inbox.popleft())
-    assert c.seat in m._masked.blind and c.seat not in m._handed_over
-    assert any(f.kind is FaultKind.WRONG_KEY and f.seat == c.seat for f in m._masked.faults)
+    assert c.seat in masked_round(m).blind and c.seat not in m.dealing.handed
+    assert any(f.kind is FaultKind.WRONG_KEY and f.seat == c.seat for f in masked_round(m).faults)
     for other in t.clients.values():
         if other is not c:
             assert c.seat not in other.ms.p._left  # the hand-over never reached them

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from masked_table import JournalRecord
+from masked_table import JournalRecord, masked_round
 from record_tables import RecordingTable
 
 from rami_lan.net.record import check_record, verify
@@ -36,9 +36,9 @@ MOMENTS = {
     "during the shuffle": lambda m: m.stage is Stage.SHUFFLE and m.match.round_no >= 1,
     "mid-round": lambda m: m.match.round is not None and m.match.round_no >= 1
     and m.match.phase in ("draw", "play") and m.match.round.turn_no >= 4,
-    "after the round's end, its audit awaited": lambda m: m.match.round_no >= 1 and m._audit_wait
+    "after the round's end, its audit awaited": lambda m: m.match.round_no >= 1 and m.dealing.auditing
     and m.match.phase == "between",
-    "between rounds": lambda m: m.stage is Stage.BETWEEN and not m._audit_wait,
+    "between rounds": lambda m: m.stage is Stage.BETWEEN and not m.dealing.auditing,
 }
 
 
@@ -77,7 +77,7 @@ def test_a_round_void_during_the_shuffle_keeps_the_round_numbers() -> None:
     t = _table(True)
     t.start()
     t.run(until=lambda: t.machine.match.round_no == 1 and t.machine.stage is Stage.SHUFFLE
-          and t.machine._masked is not None and t.machine.masked_reports)
+          and masked_round(t.machine) is not None and t.machine.masked_reports)
     t.drop(2)
     t.run()
     rec = t.record

@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from masked_table import MaskedTable, WireClient, can_name, knowledge, pack, unpack
+from masked_table import MaskedTable, WireClient, can_name, knowledge, masked_round, pack, unpack
 
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
@@ -30,6 +30,7 @@ from rami_lan.core.codec import event_to_plain
 from rami_lan.core.variants import get_variant
 from rami_lan.net import protocol as P
 from rami_lan.table import TableMachine
+from rami_lan.table.dealing import MaskedDealing
 from rami_lan.table.masked_seat import MaskedSeat, MaskedSeatError
 from rami_lan.table.seat_gate import PublicReplay
 
@@ -49,7 +50,7 @@ def _round_frames(frames: list[bytes]) -> list[bytes]:
 
 def hidden(t: MaskedTable) -> set[tuple[int, int]]:
     """The positions of the round whose card the host does not know now."""
-    p = t.machine._masked.p
+    p = masked_round(t.machine).p
     _keys, finals = knowledge(_round_frames(t.host_seen), p)
     return {(deck, j) for deck in finals for j in range(len(finals[deck])) if p.card_at(deck, j) is None}
 
@@ -57,7 +58,7 @@ def hidden(t: MaskedTable) -> set[tuple[int, int]]:
 def host_names(t: MaskedTable, secret: set[tuple[int, int]]) -> list[tuple[int, int]]:
     """Every position of ``secret`` (hidden from the host before the attack) whose card
     the host's bytes (and its own secrets) name now, or that its participant learnt."""
-    p = t.machine._masked.p
+    p = masked_round(t.machine).p
     keys, finals = knowledge(_round_frames(t.host_seen), p)
     n = t.variant.deck_size
     return sorted(s for s in secret
@@ -88,7 +89,7 @@ def _sent_after(t: MaskedTable, c: WireClient, before: int) -> list[str]:
 
 
 def _public(t: MaskedTable) -> list[dict[str, Any]]:
-    return [event_to_plain(e.for_seat(None), t.variant) for e in t.machine._masked_events]
+    return [event_to_plain(e.for_seat(None), t.variant) for e in t.machine.dealing.events]
 
 
 def _forge(t: MaskedTable, c: WireClient, kind: str) -> P.Message:
@@ -117,9 +118,9 @@ def _forge(t: MaskedTable, c: WireClient, kind: str) -> P.Message:
             events.append(event_to_plain(E.RoundVoided(t.machine.match.round_no, c.seat, "player_gone"),
                                          t.variant))
         elif kind == "sync_rewritten":  # an earlier draw (or deal) given to the host
-            k = next(i for i, e in enumerate(t.machine._masked_events)
+            k = next(i for i, e in enumerate(t.machine.dealing.events)
                      if isinstance(e, E.StockDrawn | E.CardsDealt))
-            events[k] = event_to_plain(replace(t.machine._masked_events[k].for_seat(None), seat=HOST),
+            events[k] = event_to_plain(replace(t.machine.dealing.events[k].for_seat(None), seat=HOST),
                                        t.variant)
         return P.Masked(m={"k": "mk_sync", "events": events})
     if kind in draw_by:
@@ -157,7 +158,7 @@ def test_a_forged_host_message_gets_nothing_and_names_the_host(kind: str, tmp_pa
     assert sent == [], sent
     # The very message is refused, the host named (every message is the host's).
     assert len(c.ms.problems) == refused + 1, c.ms.problems
-    assert c.ms.problems[-1].tag == t.machine._masked.p.tag
+    assert c.ms.problems[-1].tag == masked_round(t.machine).p.tag
     [r] = [r for r in c.tracker.verifier.rounds() if r.round_no == t.machine.match.round_no]
     assert r.status == "failed" and any(f.code == "masked_refused" for f in r.findings)
     # What went out reaches the host: it still names no hidden card.
@@ -324,17 +325,21 @@ def test_a_private_tables_views_carry_nil_for_the_cards_the_host_does_not_know()
 # --------------------------------------------------------------------------- blame
 
 
-class SubstitutingHost(TableMachine):
-    """Its mask pass of the round's deck has every point multiplied by a scalar of its own:
-    no position unmasks to a card any more."""
-
-    def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
+class _Substituting(MaskedDealing):
+    def send(self, seat: int, plain: dict[str, Any]) -> None:
         from rami_lan.masked.group import mul
 
         if plain.get("k") == "mk_mask" and plain.get("seat") == HOST and plain.get("deck") == 0:
             two = (2).to_bytes(32, "little")
             plain = dict(plain, points=[mul(two, p) for p in plain["points"]])
-        super()._private_send(seat, plain)
+        super().send(seat, plain)
+
+
+class SubstitutingHost(TableMachine):
+    """Its mask pass of the round's deck has every point multiplied by a scalar of its own:
+    no position unmasks to a card any more."""
+
+    masked_dealing = _Substituting
 
 
 def test_not_a_card_names_the_host_when_it_is_the_only_other_shuffler() -> None:
@@ -477,13 +482,17 @@ def test_the_replay_admits_every_event_of_games_played_by_the_rules(variant: str
         assert len(refills) >= 10
 
 
+class _DealingIn(MaskedDealing):
+    def send(self, seat: int, plain: dict[str, Any]) -> None:
+        if plain.get("k") == "mk_deal" and seat == 0:
+            plain = dict(plain, seats=[HOST if s == 3 else s for s in plain["seats"]])
+        super().send(seat, plain)
+
+
 class DealingInHost(TableMachine):
     """Tells seat 0 alone that the bot's cards are dealt to the host's own seat 255."""
 
-    def _private_send(self, seat: int, plain: dict[str, Any]) -> None:
-        if plain.get("k") == "mk_deal" and seat == 0:
-            plain = dict(plain, seats=[HOST if s == 3 else s for s in plain["seats"]])
-        super()._private_send(seat, plain)
+    masked_dealing = _DealingIn
 
 
 def test_a_deal_that_gives_the_host_a_players_cards_is_refused_at_once() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import msgpack
 import pytest
-from masked_table import Entropy, MaskedTable, WireClient, unpack
+from masked_table import Entropy, MaskedTable, WireClient, masked_round, unpack
 
 from rami_lan.core import events as E
 from rami_lan.core.variants import get_variant
@@ -227,7 +227,7 @@ def test_a_host_resumed_and_a_client_relaunched_both_go_on_with_the_private_roun
     assert journal is not None
     t.drop(conn)  # the client dies...
     t.crash_and_resume()  # ...and so does the host, which resumes from its journal
-    assert t.machine._masked is not None and t.machine.match.round_no == round_no
+    assert masked_round(t.machine) is not None and t.machine.match.round_no == round_no
     new = _Kept(t, conn, old.nick, old.level, old.seed + 100, restore=journal)
     new.entropy = Entropy(b"the relaunched process")
     new.token = old.token

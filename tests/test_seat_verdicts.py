@@ -72,7 +72,7 @@ def test_a_withheld_audit_leaves_honest_clients_partial_naming_the_withholder(tm
     every honest client, its seat named; no round fails; ``join --bot`` exits 5 (not
     fully checked), not 3 (a round FAILED)."""
     t, g = _play(NoAudit, tmp_path)
-    struck = t.machine._strikes[g.seat]
+    struck = t.machine.standing.strikes[g.seat]
     assert struck
     for c in t.clients.values():
         if c is g:

@@ -15,7 +15,11 @@ Inputs: `joined` (a connection proved its right to sit), `left` (it closed), `ac
 now), `tick` (a `Wake` deadline passed), `stop`.
 
 Stages: ``waiting`` (seating) -> for each round ``commit`` -> ``reveal`` -> ``playing``
--> ``between`` (or ``over``). Each state change of the match goes through
+-> ``between`` (or ``over``); every move between them is a `Step` through the one
+transition table of `rami_lan.table.stage` (`_go`). Each round is dealt by a strategy
+(`rami_lan.table.dealing`): `PlainDealing`, or `MaskedDealing` at a table that deals
+privately (docs/masked_deck.md), whose round's audit may hold the table in ``audit`` or
+``last_audit`` after the round. Each state change of the match goes through
 `_commit_change`: the new state is stored, the sequence number grows, the events are
 recorded, and each connected seat gets ``events`` (each event redacted with
 ``event.for_seat(seat)``) and ``view``. Then the deadlines are recomputed.
@@ -34,7 +38,6 @@ method a test can override to build a cheating table.
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -43,28 +46,27 @@ from rami_lan.core import actions as A
 from rami_lan.core.cards import card_from_id
 from rami_lan.core.codec import action_from_plain, action_to_plain
 from rami_lan.core.errors import IllegalAction, MalformedAction, RulesError
-from rami_lan.core.events import Event, RoundEnded, RoundVoided
+from rami_lan.core.events import Event, RoundEnded
 from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round, withdraw
 from rami_lan.core.variants import get_variant
-from rami_lan.core.views import view_for
 from rami_lan.ids import DEDICATED_HOST_SEAT, TABLE_NOTICE
+from rami_lan.table import autoplay, resume, seating
 from rami_lan.table import effects as F
+from rami_lan.table import fair_rounds as rounds
 from rami_lan.table.chat import ChatPolicy, ChatRefusal
 from rami_lan.table.config import TableConfig
-from rami_lan.table.fairround import RoundCtx, pairs
-from rami_lan.table.policy import fallback_action, make_policy, reads_events, think_delay
-from rami_lan.table.private_deal import PrivateDealing
-from rami_lan.table.seats import Seat, card_nick, find_by_token, token_hash, unique_nick
-from rami_lan.table.shuffle import CommitmentRound, Phase, RevealOutcome, deck_order, round_tag
-from rami_lan.table.stage import Stage
+from rami_lan.table.dealing import Dealing, MaskedDealing, PlainDealing, Standing, key_holders
+from rami_lan.table.fairround import RoundCtx
+from rami_lan.table.policy import make_policy, reads_events
+from rami_lan.table.seating import NOTICE_GRACE
+from rami_lan.table.seats import Seat, card_nick, find_by_token, token_hash
+from rami_lan.table.shuffle import deck_order, round_tag
+from rami_lan.table.stage import RESUMING_STAGES, Stage, Step, next_stage
 
-__all__ = ["Stage", "TableMachine"]
+__all__ = ["NOTICE_GRACE", "Stage", "TableMachine"]
 
 MAX_MESSAGE = 500
 """Longest error text on the wire (`rami_lan.net.protocol.MAX_MESSAGE`)."""
-
-NOTICE_GRACE = 1.0
-"""Seconds a dropped seat waits before the table is told (a quick reconnect: no notice)."""
 
 
 def _clip(text: str) -> str:
@@ -76,13 +78,13 @@ def _msg(kind: str, **fields: Any) -> F.Msg:
     return F.Msg(kind, fields)
 
 
-def _exclusion_codes(ctx: RoundCtx) -> dict[int, str]:
-    """Excluded seat -> reason code (``bad_reveal``, ``no_reveal``), for the verifiers."""
-    return {s: why.name.lower() for s, why in sorted(ctx.commit.excluded.items())}
 
 
-class TableMachine(PrivateDealing):
+class TableMachine:
     """One table, sans I/O. ``entropy(n)`` returns ``n`` fresh random bytes."""
+
+    masked_dealing: type[MaskedDealing] = MaskedDealing
+    """The strategy of a privately dealt round (a test puts a cheating host's here)."""
 
     def __init__(self, config: TableConfig, entropy: Callable[[int], bytes], *,
                  record: Any = None, table_id: bytes | None = None) -> None:
@@ -130,9 +132,9 @@ class TableMachine(PrivateDealing):
         self._tags_used: set[bytes] = set()
         self._resume_secret: tuple[bytes, bytes] | None = None
         self._resume_next: dict[str, Any] | None = None
-        self._resume_deal = False
-        """A round taken up at a resume is dealt once the players are back (private
-        dealing: the masked deck is shuffled by their own machines)."""
+        self._resume_void: int | None = None
+        """Restored from a journal during a private round it could not take up: that
+        round's number (it is void)."""
         self._choices: dict[int, str] = {}
         self._between_round: int | None = None
         """The round after which the last between-rounds phase came."""
@@ -154,7 +156,16 @@ class TableMachine(PrivateDealing):
         self.last_refusal: Exception | None = None
         """Why the core refused the last action the table tried (bots' mistakes)."""
         self._journal_on = config.journal_dir is not None
-        self._private_init()
+        self._away_since: dict[int, float] = {}
+        """seat -> when its connection dropped (cleared when it comes back)."""
+        self._turn_waiting = False
+        """The turn's player still waits for its cards: its move timer starts when they are in."""
+        self.dealing: Dealing = PlainDealing(self)
+        """The strategy dealing the current (or last) round (`dealing_for_round`)."""
+        self.standing = Standing()
+        """Private dealing over the match: missed deadlines, seats out of the private deal."""
+        self.masked_reports: list[Any] = []
+        """Private dealing: each round's audit report (`rami_lan.masked.audit.AuditReport`)."""
 
     # ------------------------------------------------------------------ overridable duties
 
@@ -202,15 +213,26 @@ class TableMachine(PrivateDealing):
     def apply_core(self, m: MatchState, action: A.Action) -> tuple[MatchState, list[Event]]:
         return apply(m, action)
 
+    def dealing_for_round(self, ctx: RoundCtx, seed: bytes) -> Dealing:
+        """The round's dealing: masked at a table that deals privately when a remote seat
+        holds keys of its own (else nobody but the host holds keys: nothing to hide)."""
+        if self.config.private_deal:
+            remote = key_holders(self)
+            if remote:
+                return self.masked_dealing.for_round(self, ctx.tag, remote, seed)
+        return PlainDealing(self)
+
     # ------------------------------------------------------------------ queries
 
     @property
+
     def started(self) -> bool:
         return self._start_requested or self.match.round is not None
 
     @property
+
     def over(self) -> bool:
-        return self.stage in (Stage.OVER, Stage.STOPPED)
+        return self.stage in (Stage.OVER, Stage.LAST_AUDIT, Stage.STOPPED)
 
     def seat_for_token(self, token: bytes) -> Seat | None:
         seat = find_by_token(self.seats.values(), token)
@@ -243,9 +265,8 @@ class TableMachine(PrivateDealing):
 
     def deadline(self) -> float | None:
         """The earliest moment `tick` has work to do (None: only on input)."""
-        audit = self._audit_deadline if self._audit_wait else None
-        ds = [d for d in (self._stage_deadline, self._notice_at, self._auto_deadline()[0], audit,
-                          self._private_void_at()[0]) if d is not None]
+        ds = [d for d in (self._stage_deadline, self._notice_at, self._auto_deadline()[0],
+                          self.dealing.deadline()) if d is not None]
         return min(ds) if ds else None
 
     def move_deadline(self) -> float | None:
@@ -256,6 +277,16 @@ class TableMachine(PrivateDealing):
         return self._turn_started + self.config.timer
 
     # ------------------------------------------------------------------ effect plumbing
+
+    def _go(self, step: Step) -> None:
+        """Move to the next stage by ``step`` (`rami_lan.table.stage.TRANSITIONS`)."""
+        self.stage = next_stage(self.stage, step)
+
+    def _match_cards(self) -> list[Any]:
+        """This match's one Card object per canonical id (made once)."""
+        if self._cards is None:
+            self._cards = self.card_objects()
+        return self._cards
 
     def _send(self, conn: int, msg: F.Msg) -> None:
         self._out.append(F.Send(conn, msg))
@@ -281,9 +312,8 @@ class TableMachine(PrivateDealing):
             self._out.append(F.JournalAppend(kind, body))
 
     def _flush(self, now: float) -> list[F.Effect]:
-        self._maybe_notice(now)
-        self._private_watch(now)
-        self._private_checkpoint()
+        seating.maybe_notice(self, now)
+        self.dealing.settle(now)
         self._out.append(F.Wake(self.deadline()))
         out, self._out = self._out, []
         return out
@@ -292,133 +322,16 @@ class TableMachine(PrivateDealing):
 
     def joined(self, conn: int, now: float, *, nick: str, lang: str = "en", bot: bool = False,
                token: bytes | None = None, pake_secret: str | None = None) -> list[F.Effect]:
-        """A connection proved what it had to (join code, ticket): seat it or refuse it.
-
-        ``token``: the reconnect token it gave (its seat, if still valid);
-        ``pake_secret``: the invitation ticket it was admitted with (new seats keep it).
-        """
-        seat: Seat | None = None
-        if token is not None:
-            seat = self.seat_for_token(token)
-            if seat is None:
-                self._refuse(conn, "bad_token", "unknown or expired reconnect token")
-                return self._flush(now)
-        if seat is None:
-            free = [s for s in self.seats.values() if s.kind == "human" and s.token is None]
-            if not free:
-                if self.started:
-                    self._refuse(conn, "in_progress", "the match has started")
-                else:
-                    self._refuse(conn, "table_full", "every seat is taken")
-                return self._flush(now)
-            seat = free[0]
-            token = self.entropy(16)
-            seat.token = token_hash(token)
-            seat.nick = unique_nick(nick, [s.nick for s in self.seats.values()])
-            seat.pake_secret = pake_secret
-        assert token is not None
-        self._attach(conn, seat, token, nick, bot, now)
+        """A connection proved what it had to (join code, ticket): seat it or refuse it
+        (`seating.join`). ``token``: the reconnect token it gave (its seat, if still
+        valid); ``pake_secret``: the invitation ticket it was admitted with."""
+        seating.join(self, conn, now, nick=nick, bot=bot, token=token, pake_secret=pake_secret)
         return self._flush(now)
-
-    def _attach(self, conn: int, seat: Seat, token: bytes, nick: str, bot: bool,
-                now: float) -> None:
-        old = seat.conn
-        if old is not None and old != conn:
-            self.conns.pop(old, None)
-            self._players_sent.pop(old, None)
-            self._send(old, _msg("bye", reason="seat taken over by a new connection"))
-            self._out.append(F.Close(old))
-        if not seat.nick:
-            seat.nick = nick
-        seat.conn = conn
-        self._away_since.pop(seat.seat, None)
-        seat.remote_bot = bot
-        self.conns[conn] = seat.seat
-        if bot:
-            self._bot_conns.add(conn)
-        self.chat_policy.set_bot(seat.seat, bot or seat.kind == "bot")
-        players = self.players_info()
-        self._send(conn, _msg("welcome", table_id=self.table_id, seat=seat.seat, token=token,
-                              table=self.table_info(), players=players))
-        self._players_sent[conn] = players
-        if self.match.round is not None or self._round is not None:
-            self._send_state(conn, seat.seat)
-        self._send_cards(conn)
-        if bot:
-            self._broadcast_card(seat.seat, skip=conn)
-        self._players_changed(now, soon=False)
-        if self.config.auto_start and not self.started and self._all_seated():
-            self._begin_match(now)
-        self._check_resume_grace(now)
 
     def left(self, conn: int, now: float) -> list[F.Effect]:
-        """A connection closed (or was closed)."""
-        seat_no = self.conns.pop(conn, None)
-        self._players_sent.pop(conn, None)
-        self._bot_conns.discard(conn)
-        if seat_no is not None:
-            seat = self.seats[seat_no]
-            if seat.conn == conn:
-                seat.conn = None
-                self._away_since[seat_no] = now
-                if not self.started and not seat.owner:
-                    seat.free()
-                    self.cards.pop(seat_no, None)
-                    self.chat_policy.forget(seat_no)
-                    self._players_changed(now, soon=False)
-                else:
-                    self._players_changed(now, soon=True)
+        """A connection closed (or was closed): `seating.leave`."""
+        seating.leave(self, conn, now)
         return self._flush(now)
-
-    def _all_seated(self) -> bool:
-        return all(s.connected for s in self.seats.values())
-
-    def _players_changed(self, now: float, *, soon: bool) -> None:
-        """The players list changed: tell the table now, or after `NOTICE_GRACE` (drops)."""
-        self._out.append(F.AdChange(self.seats_taken()))
-        if soon:
-            at = now + NOTICE_GRACE
-            self._notice_at = at if self._notice_at is None else min(self._notice_at, at)
-        else:
-            self._notice_at = now
-
-    def _maybe_notice(self, now: float, text: str | None = None) -> None:
-        if text is None and (self._notice_at is None or now < self._notice_at):
-            return
-        self._notice_at = None
-        players = self.players_info()
-        for conn, seat in self.conns.items():
-            if seat is None:
-                continue
-            if text is None and self._players_sent.get(conn) == players:
-                continue  # nothing new for that seat (a quick reconnect, its own welcome)
-            entry: dict[str, Any] = {"type": TABLE_NOTICE, "players": players}
-            if text:
-                entry["text"] = text
-            self._players_sent[conn] = players
-            self._send(conn, _msg("events", seq=self.seq, events=[entry]))
-
-    def _send_state(self, conn: int, seat: int) -> None:
-        """Full state for a (re)joining seat: its view, and the round's fair-shuffle data."""
-        ctx = self._round
-        if self._resume_void is not None:  # restarted during a private round: it is void
-            self._send(conn, _msg("events", seq=self.seq, events=[
-                RoundVoided(self._resume_void, None, "host_restarted")]))
-        if ctx is not None and ctx.commits_sent:
-            self._send(conn, self._commitments_msg(ctx))
-        elif (ctx is not None and self.stage is Stage.COMMIT and seat in ctx.participants
-              and seat in ctx.commit.missing_commits):
-            self._send(conn, _msg("commit_request", round_tag=ctx.tag, seat=seat))
-        self._private_resync(conn, seat)
-        self._private_hand(self.match, seat)
-        if not self._private_owner_holds(seat, self.match, []):  # else: once its card is known
-            self._send(conn, _msg("view", seq=self.seq, view=self._private_view(self.match, seat)))
-        if ctx is not None and ctx.finished and self._resume_secret is None:
-            # (resumed before the next round's commitments went out: that round is asked
-            # for again, and the last round's secrets, already out, would come after it)
-            secrets = ctx.secrets()
-            if secrets:
-                self._send(conn, self._secrets_msg(ctx))
 
     # ------------------------------------------------------------------ cards and chat
 
@@ -478,15 +391,23 @@ class TableMachine(PrivateDealing):
         verdict = self.chat_policy.check(
             seat, text, bot=conn in self._bot_conns or self.seats[seat].kind == "bot")
         if not verdict.ok:
-            why = {
+            whys: dict[ChatRefusal | None, str] = {
                 ChatRefusal.EMPTY: "empty message",
                 ChatRefusal.RATE_LIMITED:
                     f"too many messages, wait {max(1, math.ceil(verdict.retry_after))} s",
                 ChatRefusal.BOT: "bots do not chat",
-            }.get(verdict.refusal, "refused")  # type: ignore[arg-type]
+            }
+            why = whys.get(verdict.refusal, "refused")
             self._error(conn, "chat_refused", f"{verdict.refusal}: {why}")
             return self._flush(now)
         self._to_seated(_msg("chat_msg", seat=seat, text=verdict.text))
+        return self._flush(now)
+
+    def masked(self, conn: int, plain: Any, now: float) -> list[F.Effect]:
+        """A masked-deck message from a client: the round's dealing checks, uses, relays it."""
+        seat = self.conns.get(conn)
+        if seat is not None:
+            self.dealing.receive(conn, seat, plain, now)
         return self._flush(now)
 
     # ------------------------------------------------------------------ play
@@ -503,10 +424,10 @@ class TableMachine(PrivateDealing):
         if isinstance(action, A.Timeout) or action.seat != seat:
             self._error(conn, "not_your_seat", f"you play seat {seat} only", seq)
             return self._flush(now)
-        if self._private_benched(seat):
+        if self.standing.benched(seat):
             self._error(conn, "illegal", "your seat left the private deal: the host's bot plays it", seq)
             return self._flush(now)
-        if self._timeout_half is not None and self._timeout_half[0] == seat:
+        if self.dealing.moving_for(seat):
             self._error(conn, "illegal", "your move timer ran out: the automatic move is being played", seq)
             return self._flush(now)
         self.try_apply(conn, action, seq, now)
@@ -532,27 +453,21 @@ class TableMachine(PrivateDealing):
             if conn is not None:
                 self._error(conn, "illegal", str(exc), seq)
             return False
-        unproven = self._private_claim(action) or self._private_unproven(evs)
-        if unproven and isinstance(action, A.Timeout) and self._private_split(action, evs, now):
+        unproven = self.dealing.refusal(action, evs)
+        if unproven and isinstance(action, A.Timeout) and self.dealing.split(action, evs, now):
             return True  # the draw first; the rest once the drawn card is known
         if unproven:
             self.last_refusal = IllegalAction(getattr(action, "seat", None), self.match.phase, unproven)
             if conn is not None:
                 self._error(conn, "illegal", str(self.last_refusal), seq)
             return False
-        if self._private_hold(conn, action, seq, evs, now):
+        if self.dealing.hold(conn, action, seq, evs, now):
             return True  # every hand is shown first; the action is applied then
         by = "player" if conn is not None else (
             "timer" if isinstance(action, A.Timeout) else "bot")
         if self.record is not None or self._journal_on:
             plain = action_to_plain(action, self.variant)
-            if self._mj is not None:  # a private round: in its next checkpoint
-                self._mj_actions.append([plain, by])
-            elif self._masked is not None:
-                self._journal("tick", {"seq": self.seq + 1})
-            else:
-                self._journal("action", {"seq": self.seq + 1, "seat": getattr(action, "seat", -1),
-                                         "by": by, "action": plain})
+            self.dealing.log_action(getattr(action, "seat", -1), plain, by)
             if self.record is not None:
                 self.record.log_action(plain, by)
         self._commit_change(m, evs, now)
@@ -566,10 +481,9 @@ class TableMachine(PrivateDealing):
         if self.emit_applied:
             self._out.append(F.Applied(tuple(evs), m))
         ctx = self._round
-        if self.record is not None and ctx is not None and not ctx.finished and self._masked is None:
-            self.record.log_events(evs, self.variant)
-        self._private_before(m, evs, now)
-        noted = self._private_note(evs)
+        if ctx is not None and not ctx.finished:
+            self.dealing.record_events(evs)
+        noted = self.dealing.changing(m, evs, now)
         seats = self.seats
         for s, buf in self._bot_events.items():
             st = seats[s]
@@ -580,14 +494,13 @@ class TableMachine(PrivateDealing):
             elif buf:
                 buf.clear()  # a connected player reads its own events
         for conn, seat in self.conns.items():
-            if seat is None or self._private_owner_holds(seat, m, evs):
+            if seat is None or self.dealing.holds_for(seat, m, evs):
                 continue
             if evs:
                 self._send(conn, _msg("events", seq=self.seq,
-                                      events=[self._private_redact(e, seat) for e in evs]))
-            self._private_hand(m, seat)
-            self._send(conn, _msg("view", seq=self.seq, view=self._private_view(m, seat)))
-        self._private_after(evs, noted, now)
+                                      events=[self.dealing.redact(e, seat) for e in evs]))
+            self._send(conn, _msg("view", seq=self.seq, view=self.dealing.seat_view(m, seat)))
+        self.dealing.changed(evs, noted, now)
         self._note_turn(now)
         if ctx is not None and not ctx.finished and any(isinstance(e, RoundEnded) for e in evs):
             self._finish_round(ctx, now)
@@ -600,94 +513,13 @@ class TableMachine(PrivateDealing):
             self._turn_key = key
             self._turn_started = now
             # Private dealing: the move timer starts once the player has its cards.
-            self._turn_waiting = key is not None and self._masked is not None and self._private_mover_waits()
+            self._turn_waiting = key is not None and self.dealing.mover_waits()
 
     # ------------------------------------------------------------------ automatic play
 
-    def _bot_delay(self, st: Seat) -> float:
-        if self.config.bot_delay is not None:
-            return self.config.bot_delay
-        return think_delay(st.policy) if st.policy is not None else 0.5
-
     def _auto_deadline(self) -> tuple[float | None, int, str]:
-        """(when, seat, what) of the table's next own move: "knock", "bot" or "timeout"."""
-        m = self.match
-        r = m.round
-        if self.stage is not Stage.PLAYING or r is None or m.phase not in ("draw", "play"):
-            return (None, -1, "")
-        mr = self._masked
-        if mr is not None and (mr.waiting() or self._held_action is not None
-                               or self._timeout_half is not None):
-            return (None, -1, "")  # a key the host waits for (a bot's card), or a showdown
-        if (m.phase == "draw" and r.knock_window and self._knock_asked != self._turn_key):
-            for s in r.knock_window:
-                st = self.seats[s]
-                if st.kind == "bot":
-                    return (self._changed_at + self._bot_delay(st), s, "ask")
-        s = r.turn
-        st = self.seats[s]
-        if st.kind == "bot" or self._private_benched(s):
-            return (self._changed_at + self._bot_delay(st), s, "bot")
-        if self._turn_waiting:
-            return (None, -1, "")  # its cards are on their way: its move timer starts then
-        if mr is not None and s in mr.blind:
-            # Nobody but the player can play its hidden hand: when the move timer runs out,
-            # its own client is asked to play the automatic move (once per turn); it owes
-            # that move from then on (`_private_owed`: a deadline, then the round is void).
-            if self.config.timer > 0 and st.conn is not None and self._prompted != self._turn_key:
-                return (self._turn_started + self.config.timer, s, "prompt")
-            return (None, -1, "")
-        if st.conn is None:
-            wait = float(self.config.timer) if self.config.timer > 0 else self.config.away_delay
-            at = self._turn_started + wait
-            if r.away[s] or s in self._handed_over:  # gone for good: no wait for it
-                at = min(at, self._changed_at + self._bot_delay(st))
-            return (at, s, "bot")
-        if self.config.timer > 0:
-            if self._timeout_refused == self._turn_key:
-                return (None, -1, "")  # the core refused it this turn: no deadline to spin on
-            return (self._turn_started + self.config.timer, s, "timeout")
-        return (None, -1, "")
-
-    def _ask_knocks(self, now: float) -> bool:
-        """Ask the bots in the frapper window, once per turn; True if one knocked."""
-        m = self.match
-        r = m.round
-        self._knock_asked = self._turn_key
-        assert r is not None
-        for s in r.knock_window:
-            st = self.seats[s]
-            if st.kind != "bot" or st.policy is None:
-                continue
-            new_events, self._bot_events[s] = self._bot_events[s], []  # each event given once
-            try:
-                wants = st.policy.wants_knock(view_for(m, s), tuple(new_events))
-            except Exception:  # noqa: BLE001 - a broken bot must not stop the table
-                wants = False
-            if wants and self.try_apply(None, A.Knock(s), None, now):
-                return True
-        return False
-
-    def _bot_move(self, seat: int, now: float) -> None:
-        st = self.seats[seat]
-        if st.policy is None:
-            st.policy = self.make_policy("moyen", seat)
-        view = view_for(self.match, seat)
-        new_events, self._bot_events[seat] = self._bot_events[seat], []
-        try:
-            action = self.choose(seat, st.policy, view, new_events)
-        except Exception as exc:  # noqa: BLE001 - a broken bot must not stop the table
-            self.bot_failed(seat, exc)
-            action = None
-        self.last_refusal = None
-        if action is not None and getattr(action, "seat", None) == seat and self.try_apply(
-                None, action, None, now):
-            return
-        self.bot_failed(seat, self.last_refusal)
-        fb = fallback_action(view)
-        if fb is not None and self.try_apply(None, fb, None, now):
-            return
-        self.try_apply(None, A.Timeout(seat), None, now)
+        """(when, seat, what) of the table's next own move (`autoplay.next_move`)."""
+        return autoplay.next_move(self)
 
     def choose(self, seat: int, policy: Any, view: Any, new_events: list[Event]) -> Any:
         """Ask a bot for its move (self-play times this)."""
@@ -703,7 +535,7 @@ class TableMachine(PrivateDealing):
         """Do what is due at ``now``: at most ``max_steps`` moves of the table's own."""
         steps = 0
         # Once the match is over, the last round's audit still has its deadline.
-        while steps < max_steps and (not self.over or (self._audit_wait and self.stage is Stage.OVER)):
+        while steps < max_steps and (not self.over or self.stage is Stage.LAST_AUDIT):
             if not self._step(now):
                 break
             steps += 1
@@ -711,28 +543,18 @@ class TableMachine(PrivateDealing):
 
     def _step(self, now: float) -> bool:
         """One due thing; False when nothing is due."""
-        void_at, void_seat = self._private_void_at()
-        if void_at is not None and void_seat is not None and now >= void_at:
-            self._private_late(void_seat, now)
-            return True
-        if self._audit_wait and self._audit_deadline is not None and now >= self._audit_deadline:
-            self._audit_deadline = None
-            if self._masked is not None:
-                self._private_close_audit(now)
-            if self._audit_wait:  # closed with nothing to report: go on
-                self._audit_wait = False
-                self._private_resume(now)
+        if self.dealing.step(now):
             return True
         if self._stage_deadline is not None and now >= self._stage_deadline:
             self._stage_deadline = None
             if self.stage is Stage.COMMIT:
-                self._close_commits(now)
+                rounds.close_commits(self, now)
             elif self.stage is Stage.REVEAL:
-                self._close_reveals(now)
+                rounds.close_reveals(self, now)
             elif self.stage is Stage.BETWEEN:
                 self._next_round_or_end(now)
-            elif self.stage is Stage.RESUMING:
-                self._after_resume(now)
+            elif self.stage in RESUMING_STAGES:
+                resume.after_resume(self, now)
             elif self.stage is Stage.WAITING:
                 self._begin_match(now)
             return True
@@ -740,12 +562,11 @@ class TableMachine(PrivateDealing):
         if at is None or now < at:
             return False
         if what == "ask":
-            self._ask_knocks(now)
+            autoplay.ask_knocks(self, now)
         elif what == "bot":
-            self._bot_move(seat, now)
+            autoplay.bot_move(self, seat, now)
         elif what == "prompt":
-            self._prompted = self._turn_key
-            self._private_send(seat, {"k": "mk_timeout", "turn": self.match.round.turn_no})  # type: ignore[union-attr]
+            self.dealing.prompt(seat, now)
         elif what == "timeout" and not self.try_apply(None, A.Timeout(seat), None, now):
             self._timeout_refused = self._turn_key  # (a bug of ours: never a busy loop)
         return True
@@ -760,15 +581,14 @@ class TableMachine(PrivateDealing):
 
     def _begin_match(self, now: float) -> None:
         self._start_requested = True
-        self._strikes.clear()
-        self._private_out.clear()
+        self.standing.clear()
         for st in self.seats.values():
             if st.kind == "human" and st.token is None:
                 st.kind = "bot"
                 st.nick = st.nick or f"Bot {st.seat + 1}"
                 st.policy = self.make_policy("moyen", st.seat)
                 self._broadcast_card(st.seat)
-        self._players_changed(now, soon=False)
+        seating.players_changed(self, now, soon=False)
         if self.record is not None:
             self.record.set_players([
                 {"seat": s.seat, "nick": s.nick, "kind": "bot" if s.remote_bot else s.kind}
@@ -779,124 +599,23 @@ class TableMachine(PrivateDealing):
         self._setup_round(now)
 
     def _setup_round(self, now: float) -> None:
-        """Commit-reveal with the seated remote clients (spec steps 1-2)."""
-        m = self.match
-        self._resume_void = None
-        tag = self.round_tag_for(m.round_no + 1)
-        if tag in self._tags_used:
-            raise RuntimeError(f"round tag {tag.hex()} used twice")  # our own bug
-        self._tags_used.add(tag)
-        remote = self.seats_to_commit(m.next_players())
-        host_secret = self.host_secret_for(tag)
-        self._journal("round", {"tag": tag, "step": "host_secret", "secret": host_secret})
-        ctx = RoundCtx(tag, CommitmentRound(tag, self.host_seat, host_secret, remote), remote,
-                       host_secret)
-        self._round = ctx
-        self.stage = Stage.COMMIT
-        for s in remote:
-            conn = self.seats[s].conn
-            if conn is not None:
-                self._send(conn, _msg("commit_request", round_tag=tag, seat=s))
-        if ctx.commit.missing_commits:
-            self._stage_deadline = now + self.config.commit_timeout
-        else:
-            self._close_commits(now)
+        """Commit-reveal with the seated remote clients (`fair_rounds.setup_round`)."""
+        rounds.setup_round(self, now)
 
     def commit(self, conn: int, tag: bytes, commitment: bytes, now: float) -> list[F.Effect]:
-        seat = self.conns.get(conn)
-        ctx = self._round
-        if seat is None:
-            return self._flush(now)
-        if (ctx is None or ctx.tag != tag or self.stage is not Stage.COMMIT
-                or ctx.commit.phase is not Phase.COMMIT):
-            self._error(conn, "unexpected", "no commitment is expected")
-            return self._flush(now)
-        try:
-            ctx.commit.add_commit(seat, commitment)
-        except (ValueError, RuntimeError) as exc:
-            self._error(conn, "unexpected", str(exc))
-            return self._flush(now)
-        if not ctx.commit.missing_commits:
-            self._close_commits(now)
+        """A seat's commitment to its secret (`fair_rounds.commit`)."""
+        rounds.commit(self, conn, tag, commitment, now)
         return self._flush(now)
-
-    def _close_commits(self, now: float) -> None:
-        """Spec step 2: the commitment list goes out (seats that did not commit: absent)."""
-        ctx = self._round
-        assert ctx is not None
-        commits = ctx.commit.commitment_list(drop_missing=True)
-        ctx.commits_sent = True
-        self._journal("round", {"tag": ctx.tag, "step": "commits", "commits": pairs(commits)})
-        self._to_seated(_msg("commitments", round_tag=ctx.tag, commits=commits))
-        self._announce_exclusions(ctx)
-        if ctx.commit.phase is Phase.REVEAL:
-            self.stage = Stage.REVEAL
-            self._stage_deadline = now + self.config.reveal_timeout
-        else:
-            self._deal(now)
 
     def reveal(self, conn: int, tag: bytes, secret: bytes, now: float) -> list[F.Effect]:
-        seat = self.conns.get(conn)
-        ctx = self._round
-        if seat is None:
-            return self._flush(now)
-        if (ctx is None or ctx.tag != tag or self.stage is not Stage.REVEAL
-                or ctx.commit.phase is not Phase.REVEAL):
-            self._error(conn, "unexpected", "no reveal is expected")
-            return self._flush(now)
-        try:
-            outcome = ctx.add_reveal(seat, secret)
-        except (ValueError, RuntimeError) as exc:
-            self._error(conn, "unexpected", str(exc))
-            return self._flush(now)
-        self._journal("round", {"tag": ctx.tag, "step": "reveal", "seat": seat, "secret": secret})
-        if outcome is RevealOutcome.MISMATCH:
-            text = f"seat {seat} revealed a secret that does not match its commitment"
-            for c, s in self.conns.items():
-                if s is not None:
-                    self._error(c, "reveal_mismatch", text)
-            self._announce_exclusions(ctx)
-        if ctx.commit.phase is Phase.COMPLETE:
-            self._stage_deadline = None
-            self._deal(now)
+        """A seat's secret (`fair_rounds.reveal`)."""
+        rounds.reveal(self, conn, tag, secret, now)
         return self._flush(now)
 
-    def _close_reveals(self, now: float) -> None:
-        ctx = self._round
-        assert ctx is not None
-        if ctx.commit.phase is Phase.REVEAL:
-            ctx.commit.close_reveals()
-        self._deal(now)
-
     def _announce_exclusions(self, ctx: RoundCtx) -> None:
-        """Every seat left out of the round's seed is announced to all, with the reason."""
-        fresh = False
-        codes = {s: "no_commit" for s in ctx.commit.absent} | _exclusion_codes(ctx)
-        for seat, why in sorted(ctx.exclusions().items()):
-            if seat in ctx.announced:
-                continue
-            ctx.announced.add(seat)
-            fresh = fresh or seat in ctx.commit.excluded
-            self._notice(f"seat {seat + 1} is left out of this round's shuffle: {why}",
-                         "left_out_of_shuffle", seat=seat, reason=codes.get(seat, "no_commit"))
-        if fresh:  # the verifiers' structured announcement: the same list, with the reasons
-            self._to_seated(self._commitments_msg(ctx))
-
-    @staticmethod
-    def _commitments_msg(ctx: RoundCtx) -> F.Msg:
-        """``commitments``, with ``excluded`` (seat -> reason code) once seats are excluded."""
-        fields: dict[str, Any] = {"round_tag": ctx.tag, "commits": ctx.commitments()}
-        if ctx.commit.excluded:
-            fields["excluded"] = _exclusion_codes(ctx)
-        return F.Msg("commitments", fields)
-
-    @staticmethod
-    def _secrets_msg(ctx: RoundCtx) -> F.Msg:
-        fields: dict[str, Any] = {"round_tag": ctx.tag, "secrets": ctx.secrets(),
-                                  "excluded": ctx.excluded()}
-        if ctx.commit.excluded:
-            fields["reasons"] = _exclusion_codes(ctx)
-        return F.Msg("round_secrets", fields)
+        """Every seat left out of the round's seed is announced to all, with the reason
+        (`fair_rounds.announce_exclusions`; a test overrides it to build a cheating table)."""
+        rounds.announce_exclusions(self, ctx)
 
     def _notice(self, text: str, code: str | None = None, **data: Any) -> None:
         """A notice to every player: ``text`` (English), and for the facts the client
@@ -919,26 +638,8 @@ class TableMachine(PrivateDealing):
             self._journal("round", {"tag": ctx.tag, "step": "excluded", "seats": ctx.excluded()})
         seed = self.round_seed(ctx)
         ctx.seed = seed
-        self._masked = None
-        if self._private_start(ctx, seed, now):
-            self._audit_deadline = None
-            return  # dealt once the masked deck is shuffled (`_private_deal`)
-        v = self.variant
-        deck_ids = self.deck_for_round(seed, v.deck_size)
-        if self._cards is None:  # one Card object per id for the whole match
-            self._cards = self.card_objects()
-        cards = [self._cards[i] for i in deck_ids]
-        if self.record is not None:
-            self.record.begin_round(self, ctx.tag, ctx.commit, deck_ids, seed)
-        new_m, evs = self.deal(self.match, cards, seed)
-        ctx.started = True
-        self.stage = Stage.PLAYING
-        if self.record is not None:
-            self.record.set_round_players(new_m)
-        if self._journal_on:
-            # Write-ahead: the dealt round is on disk before anyone sees a card of it.
-            self._out.append(F.JournalSnapshot(self.snapshot(new_m, self.seq + 1, evs)))
-        self._commit_change(new_m, evs, now)
+        self.dealing = self.dealing_for_round(ctx, seed)
+        self.dealing.deal(ctx, seed, now)
 
     def _finish_round(self, ctx: RoundCtx, now: float, abandoned: bool = False,
                       go_on: bool = True) -> None:
@@ -946,10 +647,8 @@ class TableMachine(PrivateDealing):
         ctx.finished = True
         secrets = ctx.secrets()
         if secrets:
-            self._to_seated(self._secrets_msg(ctx))
-        if self.record is not None and self._masked is None:
-            self.record.end_round(self.match, secrets, ctx.excluded(), abandoned)
-            self._out.append(F.WriteRecord(self.record.to_plain()))
+            self._to_seated(rounds.secrets_msg(ctx))
+        self.dealing.record_end(ctx, abandoned)
         if abandoned or not go_on:
             return
         if self.match.over:
@@ -958,7 +657,7 @@ class TableMachine(PrivateDealing):
             self._enter_between(now)
 
     def _enter_between(self, now: float) -> None:
-        self.stage = Stage.BETWEEN
+        self._go(Step.ROUND_END)
         self._between_round = self.match.round_no
         self._stage_deadline = now + self.config.between_timeout
         if not self._waiting_choices():
@@ -976,8 +675,8 @@ class TableMachine(PrivateDealing):
         seat = self.conns.get(conn)
         if seat is None:
             return self._flush(now)
-        if self.stage is not Stage.BETWEEN and not (
-                self.stage is Stage.RESUMING and self.match.phase == "between"):
+        if self.stage not in (Stage.BETWEEN, Stage.AUDIT) and not (
+                self.stage in RESUMING_STAGES and self.match.phase == "between"):
             self._error(conn, "unexpected", "not between rounds")
             if not self.started:
                 # Early: the match has not started, there is nothing to answer (protocol.md:
@@ -999,13 +698,15 @@ class TableMachine(PrivateDealing):
             if self.record is not None:
                 self.record.log_withdrawal(seat)
             self._commit_change(m, evs, now)
-            self._players_changed(now, soon=False)
+            seating.players_changed(self, now, soon=False)
         else:
             self._journal("choice", {"round_no": self.match.round_no, "seat": seat,
                                      "choice": choice})
         self._choices[seat] = choice
         if self.stage is Stage.BETWEEN and (self.match.over or not self._waiting_choices()):
             self._next_round_or_end(now)
+        elif self.stage is Stage.AUDIT and self.match.over:  # the last player left meanwhile
+            self._end_match(now)
         return self._flush(now)
 
     def _next_round_or_end(self, now: float) -> None:
@@ -1014,19 +715,18 @@ class TableMachine(PrivateDealing):
         if self.match.over:
             self._end_match(now)
         elif self.may_continue():
-            if self._audit_wait:
-                self._setup_after_audit = True  # dealt once the last round's audit is in
+            if self.dealing.auditing:
+                self._go(Step.AWAIT_AUDIT)  # dealt once the last round's audit is in
             else:
                 self._setup_round(now)
         else:
-            self.stage = Stage.STOPPED
+            self._go(Step.HALT)
 
     def may_continue(self) -> bool:
         """Deal another round? (self-play stops at its round cap)."""
         return True
 
     def _end_match(self, now: float) -> None:
-        self.stage = Stage.OVER
         self._stage_deadline = None
         if self.record is not None:
             self.record.finish(self.match)
@@ -1035,10 +735,20 @@ class TableMachine(PrivateDealing):
             self._out.append(F.WriteRecord(self.record.to_plain()))
         if self._journal_on:
             self._out.append(F.JournalClose(delete=True))
-        if self._audit_wait:  # private dealing: the last round's audit still needs the table
-            self._over_after_audit = True
+        if self.dealing.auditing:  # private dealing: the last round's audit still needs the table
+            self._go(Step.END_AWAIT_AUDIT)
             return
+        self._go(Step.END)
         self._out.append(F.MatchOver(self.match.winner))
+
+    def _audit_in(self, now: float) -> None:
+        """The last round's audit is in (or closed at its deadline): what waited for it
+        goes on (the next round, or the match's end)."""
+        if self.stage is Stage.AUDIT:
+            self._setup_round(now)
+        elif self.stage is Stage.LAST_AUDIT:
+            self._go(Step.AUDIT_IN)
+            self._out.append(F.MatchOver(self.match.winner))
 
     def stop(self, now: float) -> list[F.Effect]:
         """Close the table: a running round is abandoned (its secrets go out)."""
@@ -1047,8 +757,8 @@ class TableMachine(PrivateDealing):
         ctx = self._round
         if ctx is not None and ctx.started and not ctx.finished:
             self._finish_round(ctx, now, abandoned=True)
-        was_over = self.stage is Stage.OVER
-        self.stage = Stage.STOPPED
+        was_over = self.stage in (Stage.OVER, Stage.LAST_AUDIT)
+        self._go(Step.STOP)
         self._stage_deadline = None
         for conn in list(self.conns):
             self._send(conn, _msg("bye", reason="table closed"))
@@ -1068,6 +778,7 @@ class TableMachine(PrivateDealing):
         return snapshot_body(self, m, seq, pending_events)
 
     @classmethod
+
     def restore(cls, snap: dict[str, Any], records: Sequence[Any], config: TableConfig,
                 entropy: Callable[[int], bytes], *, record: Any = None,
                 now: float = 0.0) -> TableMachine:
@@ -1077,80 +788,7 @@ class TableMachine(PrivateDealing):
         return restore(cls, snap, records, config, entropy, record=record, now=now)
 
     def resumed(self, now: float) -> list[F.Effect]:
-        """Go on after `restore`, at the point the match was (call once, when listening)."""
-        self._start_requested = True
-        self._changed_at = now
-        self._turn_key = None
-        self._note_turn(now)
-        ctx = self._round
-        if self.match.phase in ("draw", "play"):
-            self.stage = Stage.PLAYING
-            if self._masked is not None:  # a private round goes on: its players have
-                for s in self._masked.blind:  # `masked_wait` to come back, as after a drop
-                    self._away_since.setdefault(s, now)
-            return self._flush(now)
-        if ctx is not None and ctx.started and not ctx.finished:
-            # The round ended just before the crash, or (private dealing) it was being
-            # played and the journal could not make its masked deck again: it is void.
-            self._finish_round(ctx, now, abandoned=self._resume_void is not None, go_on=False)
-        nxt, self._resume_next = self._resume_next, None
-        if self.match.over:
-            self._end_match(now)
-        elif nxt is not None and nxt["commits"] is not None:
-            self._take_up_round(nxt, now)
-        else:
-            if nxt is not None:
-                # Crashed before the commitment list went out: the same tag and host
-                # secret, asked again (no commitment set was ever published for that tag).
-                self._resume_secret = (nxt["tag"], nxt["secret"])
-            # Give the players a moment to come back first, so their secrets count.
-            self.stage = Stage.RESUMING
-            self._stage_deadline = now + self.config.resume_grace
+        """Go on after `restore`, at the point the match was (call once, when listening;
+        `resume.resumed`)."""
+        resume.resumed(self, now)
         return self._flush(now)
-
-    def _after_resume(self, now: float) -> None:
-        self._stage_deadline = None
-        if self._resume_deal:
-            self._resume_deal = False
-            self._deal(now)
-        elif self._resume_secret is not None:
-            self._setup_round(now)
-        elif self._resume_void is not None:
-            self._next_round_or_end(now)  # a void round has no result to look at: deal on
-        else:
-            self._enter_between(now)
-
-    def _take_up_round(self, nxt: dict[str, Any], now: float) -> None:
-        """Crashed in the reveal phase: the published commitments stand; wait for reveals."""
-        tag = nxt["tag"]
-        commits: dict[int, bytes] = nxt["commits"]
-        remote = tuple(s for s in sorted(commits) if s != self.host_seat)
-        commit = CommitmentRound(tag, self.host_seat, nxt["secret"], remote)
-        for s in remote:
-            commit.add_commit(s, commits[s])
-        ctx = RoundCtx(tag, commit, remote, nxt["secret"])
-        commit.commitment_list(drop_missing=True)
-        ctx.commits_sent = True
-        for s, secret in nxt["reveals"].items():
-            with contextlib.suppress(ValueError, RuntimeError):
-                ctx.add_reveal(s, secret)
-        self._round = ctx
-        self._tags_used.add(tag)
-        if commit.phase is Phase.REVEAL:
-            self.stage = Stage.REVEAL
-            self._stage_deadline = now + self.config.reveal_timeout
-        elif self.config.private_deal:
-            # The masked deck is shuffled by the players' own machines: they come back
-            # first (a shuffle cut by the crash starts again, with a new ``mk_round``).
-            self._resume_deal = True
-            self.stage = Stage.RESUMING
-            self._stage_deadline = now + self.config.resume_grace
-        else:
-            self._deal(now)
-
-    def _check_resume_grace(self, now: float) -> None:
-        if self.stage is Stage.RESUMING and not any(
-                st.kind == "human" and st.conn is None and not st.left
-                and st.seat != self.owner_seat for st in self.seats.values()):
-            self._after_resume(now)
-

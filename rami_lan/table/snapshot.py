@@ -74,8 +74,8 @@ def snapshot_body(t: TableMachine, m: MatchState, seq: int,
             for st in t.seats.values()
         ],
         "round": None if ctx is None else ctx.to_plain(),
-        "masked_void": getattr(t, "_masked_void_marker", None),
-        "masked": t._private_header(),
+        "masked_void": t.dealing.void_marker(),
+        "masked": t.dealing.header(),
         "record": record_plain,
         "record_path": getattr(t, "record_path", None),
     }
@@ -478,19 +478,13 @@ def _restore(cls: Any, snap: dict[str, Any], records: Sequence[Any],
             private_bodies.append(b)
             t.seq = max(t.seq, int(b["seq"]))
     if private is not None:
-        stage = t.stage
         try:  # a private round was being played (or its audit awaited): go on with it
-            t._private_restore(private, private_bodies)
-            if t._audit_wait:  # the participants are resynced first, then send theirs again
-                t._audit_deadline = now + t.config.resume_grace + t.config.audit_timeout
+            # (its audit awaited: the participants are resynced first, then send theirs again)
+            t.dealing = t.masked_dealing.restored(t, private, private_bodies, now)
             return t
         except Exception as exc:  # noqa: BLE001 - a journal that does not fit: the round is void
             log.warning("could not take up the private round from the journal (%s: %s): it is void",
                         type(exc).__name__, str(exc)[:200])
-            t._masked = t._mj = None
-            t._masked_log = {}
-            t._hand_told = {}
-            t.stage = stage
             t.match = match_from_plain(snap["match"])
     if void is not None:  # a private round was being played: it is void (its keys are gone)
         t.match = replace(t.match, round=None, round_no=int(void["round_no"]),
