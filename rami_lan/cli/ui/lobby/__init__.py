@@ -55,7 +55,7 @@ from rami_lan.cli.ui.lobby.model import (
     log,
 )
 from rami_lan.cli.ui.lobby.presence import Presence
-from rami_lan.cli.ui.lobby.view import LobbyView, lobby_bindings, short_fp
+from rami_lan.cli.ui.lobby.view import LobbyView, lobby_bindings
 from rami_lan.cli.ui.shell import Shell, screen_window
 from rami_lan.i18n import _, detect_language, language, set_language
 from rami_lan.ids import env_interfaces
@@ -68,7 +68,6 @@ __all__ = [
     "match_option_fields", "reset_for_variant", "save_solo_choices", "solo_choices_path",
     "variant_fields",
 ]
-_short_fp = short_fp
 BrowserFactory = Callable[[], Any]
 
 
