@@ -9,16 +9,15 @@ database, the others' reported cards and connection states), ``:`` opens the cha
 line, ``v`` the "Inviter" panel when the screen was given an `Inviter`. The Info panel
 also shows the table fingerprint (``SessionUpdate.table["fingerprint"]``) that players
 compare with the host's. When a match
-ends the screen records it in the local statistics (`rami_lan.stats.StatsDB`).
+ends the screen records it in the local statistics (`rami_lan.stats.StatsDB`) through its
+`rami_lan.cli.ui.match_record.MatchRecorder`; dragging cards is
+`rami_lan.cli.ui.table_drag`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import math
-import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -31,24 +30,22 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import (
     FloatContainer,
-    FormattedTextControl,
     Window,
 )
-from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
 from rami_lan.cli.card_text import card_lines
 from rami_lan.cli.messages import chat_refusal_text, level_name, player_status_text, quit_confirmation
+from rami_lan.cli.ui.match_record import MatchRecorder
 from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import has_joker_recovery, render_result, render_table
 from rami_lan.cli.ui.shell import Shell, popup
-from rami_lan.core import actions as A
-from rami_lan.core import events as E
+from rami_lan.cli.ui.table_drag import CardDragging, DragControl
 from rami_lan.core.actions import Action
 from rami_lan.i18n import _
 from rami_lan.net.chat import MAX_CHAT_CHARS, ChatPolicy
 from rami_lan.net.table_session import TableSession
 from rami_lan.player_card import Connection, PlayerCard
-from rami_lan.stats import StatsDB, StatsSchemaError
+from rami_lan.stats import StatsDB
 
 CONNECTIONS = {c.value for c in Connection}
 
@@ -69,47 +66,7 @@ def safe_nick(name: str) -> str:
     return text or "?"
 
 
-class DragControl(FormattedTextControl):
-    """The table's text control: a mouse button released over nothing a card can be
-    dropped on (a blank cell, a button) ends a drag without doing anything there."""
-
-    def __init__(self, screen: TableScreen, fragments: Callable[[], Any]) -> None:
-        super().__init__(fragments, focusable=True, show_cursor=False)
-        self.screen = screen
-
-    def _handler_at(self, ev: MouseEvent) -> Any:
-        try:
-            from prompt_toolkit.formatted_text.utils import split_lines
-
-            line = list(split_lines(self._fragments or []))[ev.position.y]
-        except IndexError:
-            return None
-        count = 0
-        for item in line:
-            count += len(item[1])
-            if count > ev.position.x:
-                return item[2] if len(item) >= 3 else None
-        return None
-
-    def mouse_handler(self, mouse_event: MouseEvent) -> Any:
-        screen = self.screen
-        if mouse_event.event_type == MouseEventType.MOUSE_DOWN and getattr(
-                self._handler_at(mouse_event), "drop_target", None) is None:
-            screen.model.drag_index = screen.model.drag_over = None  # a stale drag ends
-        if screen.model.drag_index is not None and mouse_event.event_type in (
-                MouseEventType.MOUSE_UP, MouseEventType.MOUSE_MOVE):
-            if getattr(self._handler_at(mouse_event), "drop_target", None) is None:
-                if mouse_event.event_type == MouseEventType.MOUSE_UP:
-                    screen.drag_cancel()
-                    return None
-                if screen.model.drag_over is not None:  # left a target: redraw once
-                    screen.model.drag_over = None
-                    return None
-                return NotImplemented  # nothing changed: no new frame
-        return super().mouse_handler(mouse_event)
-
-
-class TableScreen:
+class TableScreen(CardDragging):
     """One seat at one table, on screen."""
 
     def __init__(
@@ -140,14 +97,7 @@ class TableScreen:
         self.model.intro = list(intro)
         self.on_leave = on_leave
         self.profile = profile
-        self._stats = stats
-        self._db: StatsDB | None = None
-        self._db_failed = False
-        self.stats_error: str | None = None
-        self.recorded: list[str] = []  # match ids recorded by this screen
-        self.replay_file: Path | None = None
-        self._recorded_upto = 0
-        self._nonce = secrets.token_hex(6)
+        self.recorder = MatchRecorder(session, self.model, stats)
         self.inviter = inviter
         self.model.can_invite = inviter is not None
         self.chat_policy = ChatPolicy()
@@ -203,135 +153,54 @@ class TableScreen:
                 await self.session.start()
             async for upd in self.session.updates():
                 self.model.apply(upd)
-                if self.model.matches_ended > self._recorded_upto:
-                    self._recorded_upto = self.model.matches_ended
-                    self.record_match()
-                    self.save_replay()
-                elif any(isinstance(ev, E.RoundEnded) for ev in upd.events):
-                    self.save_replay()
+                self.recorder.on_update(upd)
                 self._invalidate()
         except Exception as e:  # noqa: BLE001 - show it instead of crashing the UI
             self.model.error = _("Connection lost: {err}").format(err=e)
             self.model.connection = "closed"
             self._invalidate()
 
-    # --- statistics -----------------------------------------------------------------
+    # --- statistics and replay (`MatchRecorder`) ---------------------------------------
 
     def stats_db(self) -> StatsDB | None:
         """The statistics database, opened on first use; None when unavailable."""
-        if self._db is not None or self._db_failed or self._stats is None:
-            return self._db
-        try:
-            self._db = self._stats() if callable(self._stats) else self._stats
-        except (StatsSchemaError, sqlite3.Error, OSError) as e:
-            self._db_failed = True
-            self.stats_error = _("Statistics unavailable: {err}").format(err=e)
-        return self._db
+        return self.recorder.stats_db()
 
     def close_stats(self) -> None:
-        """Close the database if this screen opened it."""
-        if self._db is not None and callable(self._stats):
-            with contextlib.suppress(Exception):
-                self._db.close()
-        self._db = None
+        self.recorder.close_stats()
 
     def match_id(self) -> str:
-        """Unique per match: the session's own id, else the table id and match number."""
-        mid = self.session.match_id
-        if mid:
-            return mid
-        tid = self.session.table_id.hex()
-        no = self.session.match_no
-        if tid and isinstance(no, int):
-            return f"{tid}:{no}"
-        return f"{tid or 'table'}:{self._nonce}:{self.model.matches_ended}"
+        return self.recorder.match_id()
 
     def record_match(self) -> bool:
-        """Store the match that just ended in the local statistics (never raises)."""
-        if self.session.bot or self._stats is None:
-            return False
-        db = self.stats_db()
-        if db is None:
-            return False
-        mid = self.match_id()
-        seat = self.model.seat
-        state = self.session.state
-        try:
-            if state is not None and state.over:
-                done = db.record_match(seat, state, mid)
-            else:
-                n_seats = len(self.model.view.players) if self.model.view is not None else (
-                    max(self.model.nicknames, default=seat) + 1)
-                done = db.record_events(seat, self.model.variant, n_seats,
-                                        self.model.match_events, mid)
-        except (ValueError, sqlite3.Error) as e:
-            self.stats_error = _("Statistics unavailable: {err}").format(err=e)
-            return False
-        if done:
-            self.recorded.append(mid)
-        return done
+        return self.recorder.record_match()
 
     def record_left(self) -> bool:
-        """Leaving in the middle of a match after at least one finished round: the match
-        counts as played (not won) with its rounds, so the statistics do not say
-        "Rounds: 0 played" after a won round. Never raises."""
-        m = self.model
-        if self.model.matches_ended > self._recorded_upto or not any(
-                isinstance(ev, E.RoundEnded) for ev in m.match_events):
-            return False
-        if any(isinstance(ev, E.MatchEnded) for ev in m.match_events):
-            return False
-        if self.session.bot or self._stats is None or m.view is None:
-            return False
-        db = self.stats_db()
-        if db is None:
-            return False
-        totals = tuple((p.seat, p.total) for p in m.view.players)
-        events = [*m.match_events, E.MatchEnded(None, totals, "left")]
-        try:
-            done = db.record_events(m.seat, m.variant, len(m.view.players), events,
-                                    self.match_id())
-        except (ValueError, sqlite3.Error) as e:
-            self.stats_error = _("Statistics unavailable: {err}").format(err=e)
-            return False
-        if done:
-            self.recorded.append(self.match_id())
-            self._recorded_upto = self.model.matches_ended + 1
-        return done
+        return self.recorder.record_left()
 
     def replay_path(self) -> Path | None:
-        """Where this match's replay goes (the data folder's ``replays``), None if unknown."""
-        try:
-            from rami_lan.paths import data_dir
-
-            folder = data_dir() / "replays"
-        except Exception:  # noqa: BLE001 - no data folder: no replay file
-            return None
-        name = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in self.match_id())
-        return folder / f"{name[:80] or 'match'}.json"
+        return self.recorder.replay_path()
 
     def save_replay(self) -> Path | None:
-        """Write the match so far as a replay file when the session can give one (solo
-        tables: `LocalTableSession.replay_record`); ``rami-lan replay FILE`` plays it."""
-        record = getattr(self.session, "replay_record", None)
-        if not callable(record) or self.session.bot:
-            return None
-        path = self.replay_path()
-        if path is None:
-            return None
-        try:
-            data = record()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(data), encoding="utf-8")
-            tmp.replace(path)
-        except (OSError, TypeError, ValueError) as e:
-            self.model._log(_("The replay was not saved: {err}").format(err=e))
-            return None
-        if self.replay_file != path:
-            self.replay_file = path
-            self.model._log(_("Replay saved: {path}").format(path=path))
-        return path
+        return self.recorder.save_replay()
+
+    @property
+    def recorded(self) -> list[str]:
+        """Match ids recorded by this screen."""
+        return self.recorder.recorded
+
+    @property
+    def replay_file(self) -> Path | None:
+        return self.recorder.replay_file
+
+    @property
+    def stats_error(self) -> str | None:
+        return self.recorder.stats_error
+
+    @stats_error.setter
+    def stats_error(self, text: str | None) -> None:
+        self.recorder.stats_error = text
+
 
     # --- Info joueur ---------------------------------------------------------------
 
@@ -696,73 +565,6 @@ class TableScreen:
                     m.error_local = True
                     return
         m.why = text
-
-    # mouse: dragging a card (render.Drags)
-    def press(self, target: tuple) -> None:
-        """Mouse button down: on a hand card it may start a drag."""
-        m = self.model
-        m.drag_index = target[1] if target[0] == "card" and 0 <= target[1] < len(m.hand) else None
-        m.drag_over = target if m.drag_index is not None else None
-
-    def hover(self, target: tuple) -> bool:
-        """The mouse moves over ``target``: True when the screen must be redrawn."""
-        m = self.model
-        if m.drag_index is None or m.drag_over == target:
-            return False
-        m.drag_over = target
-        return True
-
-    def drag_cancel(self) -> None:
-        self.model.drag_index = None
-        self.model.drag_over = None
-        self._invalidate()
-
-    def release(self, target: tuple) -> None:
-        """Mouse button up over ``target``: a click there, or the drop of a dragged card
-        (another place in the hand, a table meld or one of its ends, the discard pile)."""
-        m = self.model
-        src, m.drag_index, m.drag_over = m.drag_index, None, None
-        kind = target[0]
-        if src is None or (kind == "card" and target[1] == src):
-            self._click(target)
-            return
-        card = m.hand[src] if 0 <= src < len(m.hand) else None
-        if card is None:
-            return
-        self._quit_armed = False
-        m.confirm = None
-        if m.error_local:
-            m.error, m.error_local = None, False
-        v = m.view
-        if kind == "card":
-            m.move_to(src, target[1])
-        elif kind == "meld":
-            if v is None or not v.my_turn or v.phase != "play":
-                self.out_of_turn("o")
-            else:
-                m.target = target[1]
-                if target[2] in ("low", "high"):
-                    m.end = target[2]
-                self.send(m.layoff_at(card, target[1], target[2]))
-        elif kind == "discard":
-            if v is None or not v.my_turn or v.phase != "play":
-                self.out_of_turn("x")
-            else:
-                self.send(A.Discard(m.seat, card))
-        self._invalidate()
-
-    def _click(self, target: tuple) -> None:
-        kind = target[0]
-        if kind == "card":
-            self.card(target[1])
-        elif kind == "meld":
-            if target[2] is None:
-                self.meld(target[1])
-            else:
-                self.meld_end(target[1], target[2])
-        elif kind == "discard" and target[1] > 0:
-            self.discard(target[1])
-        self._invalidate()
 
     # mouse (render.Clicks)
     def card(self, index: int) -> None:
