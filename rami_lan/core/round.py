@@ -20,7 +20,6 @@ end of a turn (500), when no draw is possible, or at the move cap.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
@@ -38,8 +37,22 @@ from rami_lan.core.melds import (
     run_extensions,
     stands_in,
 )
+from rami_lan.core.openings import (  # noqa: F401  (MAX_LISTED_OPENINGS, opening_lay_downs re-exported)
+    MAX_LISTED_OPENINGS,
+    _assign,
+    _best_opening,
+    _distinct_melds,
+    _face_of,
+    opening_lay_downs,
+)
 from rami_lan.core.phases import Phase, RoundEnd
-from rami_lan.core.questions import best_lay_down
+from rami_lan.core.round_state import (  # noqa: F401  (re-exported: RoundState and its helpers are used as R.*)
+    RoundState,
+    _find,
+    _remove,
+    _set,
+    replace,
+)
 from rami_lan.core.solver import best_partition_with, enumerate_melds
 from rami_lan.core.variants import MAX_TURNS_PER_ROUND, Variant
 
@@ -49,115 +62,6 @@ PHASE_ACTIONS: dict[Phase, tuple[type, ...]] = {
     Phase.OVER: (),
 }
 """Which actions each phase accepts; anything else is refused naming the phase."""
-
-
-@dataclass(frozen=True)
-class RoundState:
-    """Everything about a round in progress (the host's full knowledge)."""
-
-    variant: Variant
-    players: tuple[int, ...]
-    n_seats: int
-    round_no: int
-    dealer: int
-    seed: bytes
-    knock_enabled: bool
-    hands: tuple[tuple[Card, ...], ...]
-    stock: tuple[Card, ...]
-    stock_gen: int
-    stock_base: int
-    discard: tuple[Card, ...]
-    melds: tuple[Meld, ...]
-    turn: int
-    phase: str
-    turn_no: int
-    opened: tuple[bool, ...]
-    laid_before: tuple[bool, ...]
-    laid_points: tuple[int, ...]
-    timeouts: tuple[int, ...]
-    away: tuple[bool, ...]
-    taken: Card | None = None
-    drawn: Card | None = None
-    must_use: tuple[Card, ...] = ()
-    laid_this_turn: bool = False
-    knock_window: tuple[int, ...] = ()
-    result: E.RoundEnded | None = None
-    blind: frozenset[int] = frozenset()
-    """Seats whose hidden cards the ruler does not know (private dealing, docs/masked_deck.md).
-    Rules that depend on the unseen rest of such a hand are the player's claim: not judged
-    here, judged by every client's replay once the round's cards are public."""
-    refills: tuple[tuple[Card, ...], ...] | None = None
-    """None: each refill of the stock is shuffled from the seed. A tuple (private dealing):
-    refill ``r`` takes the order ``refills[r - 1]`` (a permutation of the pile going back),
-    or the pile as it lies when that order is not known yet (the host's model)."""
-
-    def next_player(self, seat: int) -> int:
-        ps = self.players
-        for s in ps:
-            if s > seat:
-                return s
-        return ps[0]
-
-    def hand(self, seat: int) -> tuple[Card, ...]:
-        return self.hands[seat]
-
-    @property
-    def pending_must_use(self) -> tuple[Card, ...]:
-        """The turn's obligations still in the hand of the seat to move.
-
-        ``must_use`` lists every card the turn obliges to use, those already laid
-        included (with ``obligation_ends_on_table`` a laid card taken back into the hand
-        by a joker recovery is owed again); the pending ones are those still in hand.
-        """
-        hand = self.hands[self.turn]
-        return tuple(c for c in self.must_use if c in hand)
-
-    def can_lay_on_table(self, seat: int) -> bool:
-        return not self.variant.requires_opening or self.opened[seat]
-
-    def opening_need(self) -> str:
-        v = self.variant
-        if v.open_min_points:
-            return f"needs {v.open_min_points} points"
-        return "needs a meld of their own first"
-
-
-def replace(st: RoundState, **changes: object) -> RoundState:
-    """A copy of ``st`` with ``changes`` (a fast `dataclasses.replace`: no validation
-    runs in ``__init__``, so copying the field dict is equivalent)."""
-    new = object.__new__(RoundState)
-    d = new.__dict__
-    d.update(st.__dict__)
-    d.update(changes)
-    return new
-
-
-def _set(t: tuple, i: int, value: object) -> tuple:
-    return t[:i] + (value,) + t[i + 1 :]
-
-
-def _find(cards: list[Card], card: Card) -> int:
-    """Where ``card`` is in ``cards`` (-1: absent). A hand holds each physical card once,
-    so the card object itself is looked for first, without calling ``Card.__eq__`` on
-    the others (the engine's hot path), then a card equal to it."""
-    for i, c in enumerate(cards):
-        if c is card:
-            return i
-    for i, c in enumerate(cards):
-        if c == card:
-            return i
-    return -1
-
-
-def _remove(hand: tuple[Card, ...], cards: Sequence[Card]) -> tuple[Card, ...]:
-    out = list(hand)
-    for c in cards:
-        i = _find(out, c)
-        if i < 0:
-            out.remove(c)  # not there: list.remove raises ValueError, as before
-        else:
-            del out[i]
-    return tuple(out)
 
 
 # --- dealing -----------------------------------------------------------------------
@@ -878,114 +782,6 @@ def candidate_actions(st: RoundState, seat: int) -> Iterator[A.Action]:
                 else:
                     for c in naturals:
                         yield A.RecoverJoker(seat, i, (c,))
-
-
-MAX_LISTED_OPENINGS = 200
-"""How many openings `legal_actions` lists for a seat facing a points threshold (the
-best one first). `opening_lay_downs` generates all of them, without a cap."""
-
-
-def _face_of(c: Card) -> tuple[int, str | None] | None:
-    return None if c.is_joker else c.face
-
-
-def _assign(
-    faces: Sequence[tuple[int, str | None] | None], hand: Sequence[Card], prefer: Sequence[Card] = ()
-) -> tuple[Card, ...]:
-    """Physical cards of ``hand`` for ``faces`` (in order), cards in ``prefer`` first."""
-    pools: dict = {}
-    for c in list(prefer) + [c for c in hand if c not in prefer]:
-        pools.setdefault(_face_of(c), []).append(c)
-    used: dict = {}
-    out = []
-    for f in faces:
-        i = used.get(f, 0)
-        used[f] = i + 1
-        out.append(pools[f][i])
-    return tuple(out)
-
-
-def _distinct_melds(v: Variant, hand: Sequence[Card]) -> list[Meld]:
-    """Every meld the hand can form, once per table result (kind, ranks, faces)."""
-    out, seen = [], set()
-    for m in enumerate_melds(v, hand, canonical=False):
-        key = (m.kind, m.ranks, m.suits, tuple(_face_of(c) for c in m.cards))
-        if key not in seen:
-            seen.add(key)
-            out.append(m)
-    return out
-
-
-def opening_lay_downs(st: RoundState, seat: int) -> Iterator[A.LayDown]:
-    """Every distinct opening lay-down for ``seat`` now, lazily (complete, no cap).
-
-    An opening is a multiset of melds the hand can form together (the same meld may be
-    laid twice with twin cards) reaching the opening threshold, leaving a card to
-    discard where the variant needs one, and containing the cards the turn obliges to
-    use. Distinct means different melds on the table; twin cards are interchangeable
-    (a card the turn obliges to use is placed first). Melds are tried by decreasing
-    points, so openings built from the strongest melds come first. Each lay-down is
-    a candidate: `apply` has the last word (`legal_actions` checks each one).
-    """
-    v = st.variant
-    hand = st.hands[seat]
-    need = v.open_min_points
-    keep = 1 if v.must_discard_to_go_out else 0
-    must = [c for c in st.must_use if c in hand]
-    must_need: dict = {}
-    for c in must:
-        must_need[_face_of(c)] = must_need.get(_face_of(c), 0) + 1
-    have: dict = {}
-    for c in hand:
-        have[_face_of(c)] = have.get(_face_of(c), 0) + 1
-    melds = sorted(_distinct_melds(v, hand), key=lambda m: -m.points(v))
-    uses = []
-    for m in melds:
-        u: dict = {}
-        for c in m.cards:
-            u[_face_of(c)] = u.get(_face_of(c), 0) + 1
-        uses.append(u)
-    pts = [m.points(v) for m in melds]
-    max_cards = len(hand) - keep
-    chosen: list[int] = []
-
-    def walk(start: int, left: dict, points: int, n_cards: int) -> Iterator[A.LayDown]:
-        if chosen and points >= need and all(
-            have[f] - left[f] >= k for f, k in must_need.items()
-        ):
-            faces = [_face_of(c) for i in chosen for c in melds[i].cards]
-            cards = _assign(faces, hand, must)
-            specs, k = [], 0
-            for i in chosen:
-                size = len(melds[i].cards)
-                specs.append(A.MeldSpec(cards[k : k + size], melds[i].kind))
-                k += size
-            yield A.LayDown(seat, tuple(specs))
-        for i in range(start, len(melds)):
-            size = len(melds[i].cards)
-            if n_cards + size > max_cards:
-                continue
-            u = uses[i]
-            if any(left[f] < k for f, k in u.items()):
-                continue
-            for f, k in u.items():
-                left[f] -= k
-            chosen.append(i)
-            yield from walk(i, left, points + pts[i], n_cards + size)
-            chosen.pop()
-            for f, k in u.items():
-                left[f] += k
-
-    yield from walk(0, dict(have), 0, 0)
-
-
-def _best_opening(st: RoundState, seat: int) -> A.LayDown | None:
-    """The solver's best opening (most points), the first opening a bot would try."""
-    v = st.variant
-    part = best_lay_down(v, st.hands[seat], [c for c in st.must_use if c in st.hands[seat]])
-    if part is None or part.points < v.open_min_points or not part.meld_objects:
-        return None
-    return A.LayDown(seat, tuple(A.MeldSpec(m.cards, m.kind) for m in part.meld_objects))
 
 
 def legal_actions(st: RoundState, seat: int) -> Iterator[A.Action]:

@@ -4,9 +4,8 @@
 advertise one service type whose TXT record is a frozen, validated "ad" value. What
 they share lives here:
 
-* validation helpers for ad fields and received TXT records (anyone on the LAN can
-  publish records of our types, so received data is never trusted);
-* DNS-SD instance names (the display text made safe, plus a short id);
+* validation helpers for ad fields and received TXT records, and DNS-SD instance names
+  (in :mod:`rami_lan.net.ad_fields`, re-exported here);
 * :class:`ServiceAdvertiser`: register / update (``async_update_service``) /
   unregister one service around an ``AsyncZeroconf``; every published TXT carries a
   revision key ``r`` (random start, +1 per change) because python-zeroconf keeps
@@ -58,8 +57,7 @@ import re
 import secrets
 import time
 import types
-import unicodedata
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar, Final, Generic, Literal, Self, TypeVar
 
 from zeroconf import (
@@ -74,13 +72,34 @@ from zeroconf import (
 )
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
+from rami_lan.net.ad_fields import (  # noqa: F401  (re-exported: discovery and presence import them here)
+    _BAD_CATEGORIES,
+    _BIDI_CONTROLS,
+    _DECIMAL_RE,
+    _LOOSE_FINGERPRINT_RE,
+    FINGERPRINT_RE,
+    MAX_FINGERPRINT_CHARS,
+    MAX_INSTANCE_BYTES,
+    MAX_TXT_ITEM_BYTES,
+    TABLE_ID_RE,
+    check_bool,
+    check_endpoint,
+    check_fingerprint,
+    check_int,
+    check_loose_fingerprint,
+    check_table_id,
+    check_text,
+    check_txt_sizes,
+    decode_txt,
+    instance_name,
+    is_unsafe_char,
+    normalize_address,
+    parse_bool,
+    parse_int,
+)
 from rami_lan.textsafe import clip
 
-MAX_FINGERPRINT_CHARS: Final = 128
-MAX_TXT_ITEM_BYTES: Final = 255
-"""One TXT string (``key=value``) is length-prefixed by a single byte (RFC 6763 6.1)."""
 SHORT_ID_LEN: Final = 6
-MAX_INSTANCE_BYTES: Final = 63
 
 REVISION_KEY: Final = "r"
 """Added by the advertisers to every published TXT; not part of any ad."""
@@ -121,172 +140,9 @@ def service_type(base: str) -> str:
 LOG_CLIP: Final = 120
 """Longest piece of foreign text (a record name, a reason) in one log line."""
 
-TABLE_ID_RE: Final = re.compile(r"[0-9a-f]{8,32}")
-FINGERPRINT_RE: Final = re.compile(r"(?:[0-9a-f]{64})?")
-_LOOSE_FINGERPRINT_RE: Final = re.compile(r"[A-Za-z0-9:+/=_.-]*")
-# Plain ASCII decimal, no sign, no leading zero, no "_" (int() accepts all of those).
-_DECIMAL_RE: Final = re.compile(r"0|[1-9][0-9]{0,5}")
-# Bidirectional controls can make a name display as something else in a terminal.
-_BIDI_CONTROLS: Final = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
-_BAD_CATEGORIES: Final = frozenset({"Cc", "Cs", "Zl", "Zp"})
 
 Interfaces = Sequence[str] | Literal["all"]
 """``"all"`` (production) or a list of local IP addresses, e.g. ``["127.0.0.1"]``."""
-
-
-# --------------------------------------------------------------------------- values
-
-
-def is_unsafe_char(ch: str) -> bool:
-    """Not allowed in advertised text: anything but the ASCII space that Python does
-    not call printable (controls, format characters such as zero-width and bidi marks,
-    separators other than the space, unassigned code points), as in the protocol's
-    "printable text"."""
-    return ch != " " and (
-        ch in _BIDI_CONTROLS or unicodedata.category(ch) in _BAD_CATEGORIES or not ch.isprintable()
-    )
-
-
-def check_text(field: str, value: object, max_bytes: int) -> None:
-    if not isinstance(value, str):
-        raise ValueError(f"{field} must be a str, got {type(value).__name__}")
-    if not value.strip():
-        raise ValueError(f"{field} must not be blank")
-    if value != value.strip():
-        raise ValueError(f"{field} must not start or end with whitespace")
-    if any(is_unsafe_char(ch) for ch in value):
-        raise ValueError(f"{field} contains a control, format or other non-printable character")
-    if len(value.encode("utf-8")) > max_bytes:
-        raise ValueError(f"{field} is longer than {max_bytes} UTF-8 bytes")
-
-
-def check_int(field: str, value: object, low: int, high: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ValueError(f"{field} must be an int, got {type(value).__name__}")
-    if not low <= value <= high:
-        raise ValueError(f"{field}={value} is outside {low}..{high}")
-
-
-def check_bool(field: str, value: object) -> None:
-    if not isinstance(value, bool):
-        raise ValueError(f"{field} must be a bool, got {type(value).__name__}")
-
-
-def check_table_id(value: object, message: str = "table_id must be 8 to 32 lowercase hex digits") -> None:
-    if not isinstance(value, str) or not TABLE_ID_RE.fullmatch(value):
-        raise ValueError(message)
-
-
-def check_fingerprint(value: object) -> None:
-    """A TLS fingerprint as published in TXT ``fp``: empty, or 64 lowercase hex digits
-    (the SHA-256 of the certificate's DER form)."""
-    if (
-        not isinstance(value, str)
-        or len(value) > MAX_FINGERPRINT_CHARS
-        or not FINGERPRINT_RE.fullmatch(value)
-    ):
-        raise ValueError("fingerprint must be empty or 64 lowercase hex digits")
-
-
-def check_loose_fingerprint(value: object) -> None:
-    """The older, looser rule (at most 128 chars of ``[A-Za-z0-9:+/=_.-]``), kept for
-    invitations, which the UI layer still builds with display forms; TXT records use
-    :func:`check_fingerprint`."""
-    if (
-        not isinstance(value, str)
-        or len(value) > MAX_FINGERPRINT_CHARS
-        or not _LOOSE_FINGERPRINT_RE.fullmatch(value)
-    ):
-        raise ValueError("fingerprint must be at most 128 chars of [A-Za-z0-9:+/=_.-]")
-
-
-def normalize_address(value: object) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"address must be a str, got {type(value).__name__}")
-    try:
-        return str(ipaddress.ip_address(value))
-    except ValueError:
-        raise ValueError(f"not an IP address: {value!r}") from None
-
-
-def check_endpoint(ad: Any) -> None:
-    """Validate a frozen ad's ``addresses`` (normalized in place), ``port``, ``service_name``."""
-    if isinstance(ad.addresses, str | bytes) or not isinstance(ad.addresses, Iterable):
-        raise ValueError("addresses must be a sequence of IP address strings")
-    object.__setattr__(ad, "addresses", tuple(normalize_address(a) for a in ad.addresses))
-    if ad.port is not None:
-        check_int("port", ad.port, 1, 65535)
-    if not isinstance(ad.service_name, str):
-        raise ValueError("service_name must be a str")
-
-
-# --------------------------------------------------------------------------- TXT
-
-
-def check_txt_sizes(txt: Mapping[str, str]) -> dict[str, str]:
-    """Raise ValueError if a ``key=value`` item would not fit a TXT string; return ``txt``."""
-    for key, value in txt.items():
-        if len(key.encode("utf-8")) + 1 + len(value.encode("utf-8")) > MAX_TXT_ITEM_BYTES:
-            raise ValueError(f"TXT item {key!r} is longer than {MAX_TXT_ITEM_BYTES} bytes")
-    return dict(txt)
-
-
-def decode_txt(props: Mapping[bytes, bytes | None], keys: Iterable[str]) -> dict[str, str]:
-    """The UTF-8 values of the required ``keys`` of a received TXT record.
-
-    Raises ValueError if ``props`` is not a mapping, or a key is missing, has no value,
-    or has a value that is not bytes, too long or not UTF-8. Other keys are ignored
-    (RFC 6763 6.4), so later versions may add keys.
-    """
-    if not isinstance(props, Mapping):
-        raise ValueError("TXT properties must be a mapping")
-    fields: dict[str, str] = {}
-    for key in keys:
-        raw = props.get(key.encode("ascii"))
-        if raw is None:
-            raise ValueError(f"TXT key {key!r} is missing or has no value")
-        if not isinstance(raw, bytes):
-            raise ValueError(f"TXT value for {key!r} is not bytes")
-        if len(key) + 1 + len(raw) > MAX_TXT_ITEM_BYTES:
-            raise ValueError(f"TXT item {key!r} is too long")
-        try:
-            fields[key] = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise ValueError(f"TXT value for {key!r} is not UTF-8") from None
-    return fields
-
-
-def parse_int(key: str, text: str) -> int:
-    if not _DECIMAL_RE.fullmatch(text):
-        raise ValueError(f"TXT value for {key!r} is not a small decimal integer: {text!r}")
-    return int(text)
-
-
-def parse_bool(key: str, text: str) -> bool:
-    if text == "1":
-        return True
-    if text == "0":
-        return False
-    raise ValueError(f"TXT value for {key!r} must be '0' or '1': {text!r}")
-
-
-def instance_name(text: str, short_id: str, fallback: str) -> str:
-    """DNS-SD instance name: ``text``, cleaned, plus ``" (<short id>)"``.
-
-    At most 63 UTF-8 bytes, NFC, no dots, backslashes or control characters, so it
-    displays as-is in ``avahi-browse`` / ``dns-sd -B``; ``fallback`` if nothing is left.
-    """
-    suffix = f" ({short_id})"
-    text = unicodedata.normalize("NFC", text).replace(".", " ").replace("\\", " ")
-    text = "".join(" " if is_unsafe_char(ch) else ch for ch in text)
-    text = " ".join(text.split()).lstrip("_ ")
-    budget = MAX_INSTANCE_BYTES - len(suffix.encode("utf-8"))
-    encoded = text.encode("utf-8")
-    if len(encoded) > budget:
-        text = encoded[:budget].decode("utf-8", errors="ignore").rstrip()
-    return (text or fallback) + suffix
 
 
 # --------------------------------------------------------------------------- interfaces

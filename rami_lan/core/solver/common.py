@@ -48,7 +48,7 @@ class Tables:
 
     Hands of one variant share them: the meld points per position (`point_tables`), the
     sweep's per-suit options and run interning (``sweep``, see
-    `rami_lan.core.solver.sweep.shared_tables`) and the small-hand search's per-variant
+    `rami_lan.core.solver.sweep_options.shared_tables`) and the small-hand search's per-variant
     set-up (``small``, see `rami_lan.core.solver.small.SmallDfs.new`). Only the preset
     variants are kept in ``sweep`` and ``small`` (a custom variant gets tables for one
     search). Owned by a solver; two solvers may share one (`Solver(tables=...)`).
