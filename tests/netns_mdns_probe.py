@@ -1,4 +1,4 @@
-"""Helper process for tests/test_netns.py (run inside a test namespace).
+"""Helper process for tests/e2e/test_netns.py (run inside a test namespace).
 
 ``noise`` keeps a second, independent mDNS stack (its own zeroconf, port 5353) with a
 service of its own; ``advertise NAME`` advertises a table and prints the wall-clock time

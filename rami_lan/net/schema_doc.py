@@ -8,7 +8,7 @@ timers, limits) and the join-code test vector are written between markers in
     ... (rewritten by this module) ...
     <!-- END GENERATED: messages -->
 
-so they cannot drift from the code: ``tests/test_protocol_doc.py`` fails when the
+so they cannot drift from the code: ``tests/net/test_protocol.py`` fails when the
 document is stale. Everything is derived from the code that validates the data: the
 message classes of :mod:`rami_lan.net.protocol` (each field's check function, its
 arguments read from the function itself), the TXT codec of

@@ -58,7 +58,7 @@ class TableSession(Protocol):
 
     Two implementations: `rami_lan.net.client.RemoteTableSession` (a host over TLS,
     loopback included) and `rami_lan.cli.local_session.LocalTableSession` (the table
-    machine in this process). `tests/test_table_session.py` checks both list all of it.
+    machine in this process). `tests/table/test_table_session.py` checks both list all of it.
     """
 
     seat: int

@@ -4,7 +4,7 @@ It imports nothing from ``rami_lan``: only the standard library, ``msgpack`` and
 ``spake2`` (the SPAKE2 implementation the spec names). It joins a table (plain or with a
 join code), takes part in the fair shuffle and checks it, plays a simple strategy (draw
 from the stock, discard the first card of the hand), continues between rounds, and
-returns when the match is over. ``tests/test_conformance.py`` runs it against the real
+returns when the match is over. ``tests/net/test_conformance.py`` runs it against the real
 host: if the spec misses something a client needs, that test fails.
 """
 

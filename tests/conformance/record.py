@@ -12,7 +12,7 @@ See ``tests/conformance/README.md`` for the format and the checks.
 
 Randomness is pinned where it shows on the wire (SPAKE2 entropy, shuffle secrets, table
 id), so two recordings differ only in the reconnect token, the bot's moves' timing and
-the like; the checks in ``tests/test_conformance.py`` never compare a new recording with
+the like; the checks in ``tests/net/test_conformance.py`` never compare a new recording with
 an old one, only a recording with itself.
 """
 

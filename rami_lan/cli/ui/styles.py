@@ -5,7 +5,7 @@ ANSI colour names (the same escape codes at every colour depth; the terminal's t
 decides their shades). Text on the terminal's own background uses only colours that
 read on black and on white alike (red, magenta, bright black, bright blue, the default);
 green, yellow and cyan only as a background under black text, so a light theme never
-shows yellow on white nor a dark one blue on black. ``tests/test_ui_palette.py``
+shows yellow on white nor a dark one blue on black. ``tests/cli/test_ui_palette.py``
 measures every cell of real screens, on a dark and a light theme, at the three depths.
 
 prompt_toolkit gives a class ``a.b`` the rules of ``a`` too: a dotted style that must
