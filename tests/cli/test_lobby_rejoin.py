@@ -9,8 +9,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from ui_helpers import running, until
 from test_ui_lobby import FakeBrowser, text
+from ui_helpers import running, until
 
 from rami_lan.net.discovery import TableAd
 from rami_lan.net.seats import SeatCredentials, SeatStore

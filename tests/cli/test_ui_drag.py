@@ -15,8 +15,8 @@ import asyncio
 
 import pytest
 import ui_scenes
-from ui_helpers import Driver, locate, locate_style, running, until
 from ui_drag_scene import scene_screen
+from ui_helpers import Driver, locate, locate_style, running, until
 
 from rami_lan.cli.cmd_solo import make_solo_session
 from rami_lan.cli.ui.shell import Shell

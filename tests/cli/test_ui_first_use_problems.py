@@ -14,8 +14,8 @@ import time
 from dataclasses import replace
 
 import pytest
-from ui_helpers import running, until
 from test_ui_render import model_after
+from ui_helpers import running, until
 
 from rami_lan import i18n, i18n_build
 from rami_lan.cli.ui.describe import describe

@@ -19,8 +19,8 @@ import json
 
 import pytest
 import ui_scenes
-from ui_helpers import running, until
 from ui_drag_scene import scene_screen
+from ui_helpers import running, until
 
 from rami_lan.cli.settings import Settings, load_settings, save_settings
 from rami_lan.cli.ui.render import render_result, render_table

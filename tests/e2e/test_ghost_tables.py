@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 from aio_helpers import poll_until, read_host_port, run, start_host_process
-from ui_helpers import running, until
 from test_ui_lobby import FakeBrowser, closed_port, lobby_app, text
+from ui_helpers import running, until
 
 from rami_lan.cli.ui.lobby import default_browser
 from rami_lan.i18n import set_language

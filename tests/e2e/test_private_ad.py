@@ -97,8 +97,8 @@ def test_host_list_and_join_say_the_table_deals_privately(tmp_path: Path) -> Non
 
 
 def test_the_lobby_says_which_table_deals_privately(ui_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ui_helpers import running, until
     from test_ui_lobby import FakeBrowser, lobby_app, text
+    from ui_helpers import running, until
 
     monkeypatch.setenv("RAMI_LAN_NO_BROWSE", "1")
 
