@@ -71,6 +71,7 @@ from rami_lan.masked.messages import (
     SentRecord,
     from_plain,
 )
+from rami_lan.masked.signing import Receipt, Signing
 
 __all__ = [
     "AuditComplete",
@@ -237,6 +238,36 @@ class Participant:
         next message we send on it (every message is stamped)."""
         self._last_n: dict[tuple[int, int], int] = {}
         """Per (author, channel): the highest sequence number taken (see `MaskedMessage`)."""
+        self.signing: Signing | None = None
+        """The round's roster and our key (`sign_with`): None, nothing is signed or checked."""
+        self._stamps: dict[tuple[str, int, int, int | None], tuple[int, int, bytes]] = {}
+        """(kind, deck, position, to) of each key message we sent -> (channel, number, digest)."""
+        self._receipts: dict[tuple[int, int], Receipt] = {}
+        """(channel, number) -> the host's receipt for that message of ours."""
+
+    def sign_with(self, signing: Signing) -> None:
+        """Sign every message we send with ``signing``'s key, and take a message from
+        another participant only with its author's valid signature under the round's
+        roster (`rami_lan.masked.signing`). The relay (the host) checks the signatures of
+        what it receives itself, before it feeds us (`MaskedRound.receive`)."""
+        self.signing = signing
+
+    def take_receipt(self, receipt: Receipt) -> bool:
+        """The host's receipt for a message we sent: kept (True) if the host signed it and
+        it names that message exactly; anything else is ignored (False)."""
+        sg = self.signing
+        if sg is None or receipt.author != self.seat or not sg.receipt_valid(receipt):
+            return False
+        stamp = self._stamps.get((receipt.kind, receipt.deck, receipt.position, receipt.to))
+        if stamp is None or stamp != (receipt.channel, receipt.n, receipt.digest):
+            return False
+        self._receipts[(receipt.channel, receipt.n)] = receipt
+        return True
+
+    def receipt_for(self, kind: str, deck: int, position: int, to: int | None) -> Receipt | None:
+        """The host's receipt for the key message we sent (None: none came)."""
+        stamp = self._stamps.get((kind, deck, position, to))
+        return None if stamp is None else self._receipts.get(stamp[:2])
 
     # ------------------------------------------------------------------ views
 
@@ -473,6 +504,8 @@ class Participant:
             ),
             tuple(self._sent),
             self.tag,
+            receipts=tuple(r for s in self._sent
+                           if (r := self.receipt_for(s.kind, s.deck, s.position, s.to)) is not None),
         )
         self._audits[self.seat] = pub
         self._phase = Phase.AUDITING
@@ -500,6 +533,11 @@ class Participant:
             raise MaskedProtocolError(f"no masked-deck message expected in phase {self._phase.value}")
         if message.seat == self.seat:
             raise MaskedProtocolError("a message in our own name came back to us")
+        sg = self.signing
+        if sg is not None and self.seat != self.relay and not sg.valid(message.seat, message.to_plain()):
+            raise MaskedProtocolError(
+                f"seat {message.seat}'s {message.KIND} does not carry its signature under the key the "
+                f"round's roster gives it: the relay (seat {self.relay}) forged or altered it")
         self._check_stamp(message)
         result = self._dispatch(message)
         self._took(message)
@@ -771,7 +809,16 @@ class Participant:
         channel = _channel(message, self.relay)
         n = self._next_n.get(channel, getattr(self, "_n_base", 0))
         self._next_n[channel] = n + 1
-        return Outgoing(to, replace(message, tag=self.tag, n=n))  # type: ignore[type-var]
+        stamped = replace(message, tag=self.tag, n=n)  # type: ignore[type-var]
+        sg = self.signing
+        if sg is not None and sg.key is not None:
+            stamped = replace(stamped, sig=sg.sign(stamped.to_plain()))
+            if isinstance(stamped, KeyRelease | CardReveal | HandGift):
+                key_to = stamped.to if isinstance(stamped, KeyRelease) else (
+                    self.relay if isinstance(stamped, HandGift) else None)
+                self._stamps[(stamped.KIND, stamped.deck, stamped.position, key_to)] = (
+                    channel, n, sg.message_digest(stamped.to_plain()))
+        return Outgoing(to, stamped)
 
     def _check_stamp(self, msg: MaskedMessage) -> None:
         """Refuse a stamped message of another round, or one whose sequence number is not
@@ -937,6 +984,7 @@ class Participant:
             received=frozenset(self._received),
             left=frozenset(self._left),
             leavers={d.deck: self._leavers(d) for d in self._decks},
+            receipt_ok=self.signing.receipt_valid if self.signing is not None else None,
         )
 
     def _leavers(self, d: _Deck) -> dict[int, PartialSecrets]:

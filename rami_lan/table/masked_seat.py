@@ -50,6 +50,7 @@ from rami_lan.masked.session import (
     Phase,
     Result,
 )
+from rami_lan.masked.signing import Receipt, Roster, SeatKey, SignatureError, Signing
 from rami_lan.table.seat_gate import PublicReplay
 from rami_lan.table.seat_keys import SeatKeys
 
@@ -133,9 +134,22 @@ class MaskedSeat:
         """This round was picked up from the journal after a relaunch."""
         self.journal_changes = 0
         """Counts the changes of what `journal` returns (the seat machine saves on change)."""
+        self.key: SeatKey | None = None
+        """Our signing key (`rami_lan.masked.signing`; `sign_with`): None, we sign nothing."""
+        self.table_id = ""
+        self.require_signed = False
+        """Refuse a round whose ``mk_round`` carries no roster (set once we announced our key:
+        a host that leaves it out would be free to forge any seat's messages)."""
+        self.receipts_taken = 0
         # The cards' points (a hash to the curve each, a few ms for a deck), ready before
         # the first shuffle step reaches us rather than on its critical path.
         card_table(variant.deck_size)
+
+    def sign_with(self, key: SeatKey, table_id: str = "") -> dict[str, Any]:
+        """Sign our masked messages with ``key`` from now on and refuse unsigned rounds;
+        returns our announcement (``mk_seatkey``) for the host."""
+        self.key, self.table_id, self.require_signed = key, table_id, True
+        return key.announcement(table_id, self.seat)
 
     # ------------------------------------------------------------------ holding updates
 
@@ -281,6 +295,13 @@ class MaskedSeat:
             return []
         if kind == "mk_show":
             return self._on_show(plain)
+        if kind == Receipt.KIND:  # the host's receipt for a message of ours: kept for our audit
+            try:
+                if self.p.take_receipt(Receipt.parse(plain)):
+                    self.receipts_taken += 1
+            except SignatureError:
+                pass  # a receipt we can not use is no receipt: nothing is given for it
+            return []
         try:
             return self._result(self.p.receive_plain(plain))
         except ValueError as exc:  # a malformed message, or one that does not fit the protocol
@@ -544,6 +565,7 @@ class MaskedSeat:
             raise MaskedSeatError("mk_round does not describe a round of this table")
         if self.p is not None and self.p.phase is Phase.PLAYING and tag == self.tag:
             raise MaskedSeatError("mk_round again for the round being played")
+        signing = self._roster(plain, tag, host, seats)
         # A new tag while a round is open: that round was void (e.g. the host restarted).
         # The same tag while its deck is still being shuffled: the host restarted before
         # the deal and shuffles again; nothing was dealt, fresh secrets hide nothing less.
@@ -562,6 +584,8 @@ class MaskedSeat:
         self._deferred = None
         self.journal_changes += 1
         self.p = Participant(tag, self.seat, host, n, self._tape)
+        if signing is not None:
+            self.p.sign_with(signing)
         if self.restored:
             # The dead process numbered what it sent; a number it used may come again for
             # another message of ours, which every receiver would refuse as replayed: the
@@ -585,6 +609,31 @@ class MaskedSeat:
             return self._result(self.p.start_deck(0, range(n), sorted(seats)))
         except MaskedStateError as exc:
             raise MaskedSeatError(str(exc)) from exc
+
+    def _roster(self, plain: dict[str, Any], tag: bytes, host: int, seats: list[int]) -> Signing | None:
+        """The round's roster (``mk_round``'s ``hkey`` and ``keys``): every participant's
+        self-signed key, ours exactly as we announced it (None: an unsigned round, taken
+        only from a host we never announced a key to). A bad roster refuses the round:
+        nothing of it is given (the host is named)."""
+        if "keys" not in plain and not self.require_signed:
+            return None
+        why = ""
+        try:
+            roster = Roster.from_plain(tag, host, seats, plain, self.table_id)
+            if self.key is None or roster.keys.get(self.seat) != self.key.public:
+                if self.tag is None and self._kept is None:
+                    # Our first round in this process, without a keys journal: a relaunch
+                    # that lost the key the round's roster has (the host refuses what we
+                    # sign with the new one, and names us late); not the host's lie.
+                    return None
+                why = "the roster gives our seat a key that is not the one we announced"
+        except SignatureError as exc:
+            why = str(exc)
+        if why:
+            self.p, self.gate, self.tag, self.host = None, None, tag, host
+            raise MaskedSeatError(f"mk_round: {why}")
+        assert self.key is not None
+        return Signing(roster, self.key)
 
     def _on_deal(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
         seats = plain.get("seats")
@@ -705,7 +754,8 @@ class MaskedSeat:
         return SeatKeys(table_id=table_id, seat=self.seat, tag=self.tag, host=self.host,
                         participants=self._round_seats,
                         tape=self._tape.recorded(),
-                        reveals=(*self._revealed, *sorted(self._redo - set(self._revealed))))
+                        reveals=(*self._revealed, *sorted(self._redo - set(self._revealed))),
+                        sign=self.key.seed if self.key is not None else b"")
 
     def restore(self, keys: SeatKeys) -> None:
         """After a relaunch: use ``keys`` when the host resyncs its round (``mk_round`` of
@@ -713,6 +763,8 @@ class MaskedSeat:
         if keys.seat != self.seat:
             raise MaskedSeatError(f"the keys of seat {keys.seat}, not ours ({self.seat})")
         self._kept = keys
+        if keys.sign and self.key is None:  # the key the round's roster lists for us
+            self.key = SeatKey(keys.sign)
 
 
 class _Tape:

@@ -34,8 +34,10 @@ from rami_lan.core import events as E
 from rami_lan.core.cards import Card, card_id
 from rami_lan.core.match import MatchState, start_round
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
+from rami_lan.masked.signing import ANNOUNCE
 from rami_lan.table import effects as F
 from rami_lan.table.masked_host import MaskedRound, Routed, deal_assignments, host_randomness
+from rami_lan.table.receipts import HostKeys
 from rami_lan.table.stage import Stage
 from rami_lan.table.verifier import audited_refills
 
@@ -69,6 +71,7 @@ class PrivateDealing:
 
     def _private_init(self) -> None:
         """The machine's private-dealing state (called once, from its ``__init__``)."""
+        self._host_keys = HostKeys()  # the seats' announced signing keys (`table/receipts.py`)
         self._masked_void_marker: dict[str, int] | None = None
         """Private dealing: the round being played (journaled: a restart voids it)."""
         self._resume_void: int | None = None
@@ -138,6 +141,7 @@ class PrivateDealing:
         self._masked_key = self.entropy(32)  # type: ignore[attr-defined]
         mr = MaskedRound(ctx.tag, self.host_seat, remote + (self.host_seat,),  # type: ignore[attr-defined]
                          v.deck_size, host_randomness(self._masked_key))
+        mr.sign_with(self._host_keys.roster(ctx.tag, self.host_seat, mr.participants, self._masked_key))  # type: ignore[attr-defined]
         self._masked = mr
         self._masked_seed = seed
         self._masked_events: list[E.Event] = []
@@ -161,7 +165,7 @@ class PrivateDealing:
         for s in sorted(mr.blind):
             self._private_send(s, {"k": "mk_round", "tag": mr.p.tag, "host": self.host_seat,  # type: ignore[attr-defined]
                                    "participants": list(mr.participants), "n": mr.p.table.n_cards,
-                                   "rid": rid})
+                                   "rid": rid, **(mr.signing.roster.to_plain() if mr.signing else {})})
         self._private_tell_owner({"k": "mk_own", "tag": mr.p.tag})
 
     def _private_tell_owner(self, plain: dict[str, Any]) -> None:
@@ -211,6 +215,11 @@ class PrivateDealing:
         seat = self.conns.get(conn)  # type: ignore[attr-defined]
         mr = self._masked
         if seat is None:
+            return self._flush(now)  # type: ignore[attr-defined]
+        if isinstance(plain, dict) and plain.get("k") == ANNOUNCE:  # a seat's signing key
+            why = self._host_keys.announce(seat, plain)
+            if why:
+                self._error(conn, "bad_masked", why)  # type: ignore[attr-defined]
             return self._flush(now)  # type: ignore[attr-defined]
         if mr is None:  # e.g. a client's audit of a round a host restart voided: dropped
             return self._flush(now)  # type: ignore[attr-defined]
@@ -344,7 +353,7 @@ class PrivateDealing:
 
         header = {"key": self._masked_key, "tag": mr.p.tag, "participants": list(mr.participants),
                   "n": mr.p.table.n_cards, "seed": self._masked_seed,
-                  "m0": match_to_plain(self._masked_m0)}
+                  "m0": match_to_plain(self._masked_m0), "sigkeys": self._host_keys.to_plain(mr.signing)}
         if self._mj.get("over"):  # the round is over, its audit awaited: the snapshot holds
             from rami_lan.core.codec import event_to_plain  # every call and event so far
 
@@ -399,6 +408,8 @@ class PrivateDealing:
         mr = MaskedRound(bytes(header["tag"]), self.host_seat,  # type: ignore[attr-defined]
                          [int(x) for x in header["participants"]], int(header["n"]), host_randomness(key))
         self._masked_key = key
+        self._host_keys.restore(header.get("sigkeys"))
+        mr.sign_with(self._host_keys.roster(mr.p.tag, self.host_seat, mr.participants, key))  # type: ignore[attr-defined]
         self._private_greet(mr)
         over = "calls" in header  # the round was over, its audit awaited (`_private_header`)
         calls = [*header.get("calls", ()), *(c for b in bodies for c in b["calls"])]
