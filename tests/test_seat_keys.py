@@ -120,9 +120,10 @@ class _Kept(WireClient):
 
     store: dict[int, bytes | None] = {}
 
-    def __init__(self, *a: Any, restore: bytes | None = None, **kw: Any) -> None:
+    def __init__(self, *a: Any, restore: bytes | None = None, relaunched: bool = False, **kw: Any) -> None:
         super().__init__(*a, **kw)
         self._restore = restore
+        self.relaunched = relaunched
 
     def receive(self, wire: bytes) -> None:
         msg = unpack(wire)
@@ -134,7 +135,8 @@ class _Kept(WireClient):
             sm = SeatMachine(msg.seat, self.t.variant, self.entropy,
                              expect=self.tracker.verifier.expected_players,
                              table_id=msg.table_id.hex(),
-                             keep=lambda data: _Kept.store.__setitem__(msg.seat, data))
+                             keep=lambda data: _Kept.store.__setitem__(msg.seat, data),
+                             relaunched=self._restore is not None or self.relaunched)
             if self._restore is not None:
                 assert sm.restore(self._restore)
             self.sm, self.ms = sm, sm.masked
@@ -171,7 +173,8 @@ def test_a_client_crashed_mid_round_goes_on_with_the_round_from_its_journal(keep
     journal = _Kept.store[seat]
     assert journal is not None and decode(journal, table_id=old.sm.table_id, seat=seat).tag == tag
     t.drop(conn)  # kill -9: the process and its memory are gone
-    new = _Kept(t, conn, old.nick, old.level, old.seed + 100, restore=journal if keep else None)
+    new = _Kept(t, conn, old.nick, old.level, old.seed + 100, restore=journal if keep else None,
+                 relaunched=True)
     new.entropy = Entropy(b"the relaunched process")
     new.token = old.token
     t.rejoin(new)

@@ -14,6 +14,9 @@ else raises :class:`MessageError`, which says what was wrong.
 | ``mk_reveal`` | :class:`CardReveal` every key of a position, by its holder | everyone |
 | ``mk_handover`` | :class:`Handover` a leaving participant's stock keys | everyone |
 | ``mk_audit`` | :class:`AuditPublication` round keys, permutations, position keys | everyone |
+| ``mk_protest`` | :class:`Protest` the host's receipts against a void naming its author | everyone |
+
+Every message may carry its author's signature ``sig`` (`rami_lan.masked.signing`).
 
 ``seat`` is always the author. The relay (the host) must check that a client's
 message names that client's own seat.
@@ -40,6 +43,7 @@ __all__ = [
     "MaskPass",
     "MaskedMessage",
     "MessageError",
+    "Protest",
     "SentRecord",
     "from_plain",
 ]
@@ -470,6 +474,33 @@ class AuditPublication(MaskedMessage):
         return cls(_seat("seat", plain["seat"]), decks, sent, tag, n, receipts)
 
 
+@dataclass(frozen=True, slots=True)
+class Protest(MaskedMessage):
+    """A void round names ``seat`` for a message it did not send; ``seat`` shows the
+    host's receipts for every message it sent (and none of its secrets): the host's
+    own signatures against its word (`rami_lan.masked.signing`)."""
+
+    KIND: ClassVar[str] = "mk_protest"
+    seat: int
+    receipts: tuple[Receipt, ...] = ()
+    tag: bytes = b""
+    n: int | None = None
+    sig: bytes = b""
+
+    def to_plain(self) -> dict[str, Any]:
+        return _stamped(self, {"k": self.KIND, "seat": self.seat,
+                               "rcpt": [r.to_plain() for r in self.receipts]})
+
+    @classmethod
+    def parse(cls, plain: dict[str, Any]) -> Protest:
+        tag, n = _stamp(plain, {"k", "seat", "rcpt"})
+        try:
+            receipts = tuple(Receipt.parse(r) for r in _list("rcpt", plain["rcpt"], 0, MAX_SENT))
+        except SignatureError as exc:
+            raise MessageError(str(exc)) from None
+        return cls(_seat("seat", plain["seat"]), receipts, tag, n)
+
+
 _PARSERS: dict[str, Callable[[dict[str, Any]], MaskedMessage]] = {
     MaskPass.KIND: MaskPass.parse,
     LockPass.KIND: LockPass.parse,
@@ -478,6 +509,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], MaskedMessage]] = {
     HandGift.KIND: HandGift.parse,
     Handover.KIND: Handover.parse,
     AuditPublication.KIND: AuditPublication.parse,
+    Protest.KIND: Protest.parse,
 }
 
 #: The wire kinds of this module.

@@ -68,6 +68,7 @@ from rami_lan.masked.messages import (
     LockPass,
     MaskedMessage,
     MaskPass,
+    Protest,
     SentRecord,
     from_plain,
 )
@@ -264,8 +265,14 @@ class Participant:
         self._receipts[(receipt.channel, receipt.n)] = receipt
         return True
 
+    def unreceipted(self) -> list[tuple[str, int, int, int | None]]:
+        """(kind, deck, position, to) of each message we signed and sent that the host
+        has not receipted (yet)."""
+        return [k for k, stamp in sorted(self._stamps.items(), key=repr) if stamp[:2] not in self._receipts]
+
     def receipt_for(self, kind: str, deck: int, position: int, to: int | None) -> Receipt | None:
-        """The host's receipt for the key message we sent (None: none came)."""
+        """The host's receipt for a message we sent (a key message, or a shuffle step with
+        position -1 and ``to`` None; None: none came)."""
         stamp = self._stamps.get((kind, deck, position, to))
         return None if stamp is None else self._receipts.get(stamp[:2])
 
@@ -358,6 +365,19 @@ class Participant:
     def received_log(self) -> frozenset[ReceivedKey]:
         """Every key message (release, reveal, gift) that reached us, by its sender."""
         return frozenset(self._received)
+
+    def protest(self) -> Result:
+        """A void names us although the host receipted what we sent: our `Protest` (the
+        host's receipts, none of our secrets), to everyone. Nothing else leaves after it."""
+        if self._phase not in (Phase.PLAYING, Phase.SHUFFLING):
+            raise MaskedStateError(f"can not protest in phase {self._phase.value}")
+        receipts = tuple(r for _k, r in sorted(self._receipts.items()))
+        self._phase = Phase.LEFT  # (nothing of this round is given any more)
+        return Result((self._outgoing(None, Protest(self.seat, receipts)),))
+
+    def audit_of(self, seat: int) -> AuditPublication | None:
+        """``seat``'s audit publication of this round, if it came."""
+        return self._audits.get(seat)
 
     def missing_audits(self) -> frozenset[int]:
         """Participants whose audit publication has not come (in the audit phase)."""
@@ -504,8 +524,7 @@ class Participant:
             ),
             tuple(self._sent),
             self.tag,
-            receipts=tuple(r for s in self._sent
-                           if (r := self.receipt_for(s.kind, s.deck, s.position, s.to)) is not None),
+            receipts=tuple(r for _k, r in sorted(self._receipts.items())),
         )
         self._audits[self.seat] = pub
         self._phase = Phase.AUDITING
@@ -559,6 +578,8 @@ class Participant:
                 return self._on_handover(message)
             case AuditPublication():
                 return self._on_audit(message)
+            case Protest():
+                return Result()  # the table's to judge (`rami_lan.table.masked_seat`)
         raise MaskedProtocolError(f"not a masked-deck message: {type(message).__name__}")
 
     def _on_mask(self, msg: MaskPass) -> Result:
@@ -813,10 +834,11 @@ class Participant:
         sg = self.signing
         if sg is not None and sg.key is not None:
             stamped = replace(stamped, sig=sg.sign(stamped.to_plain()))
-            if isinstance(stamped, KeyRelease | CardReveal | HandGift):
+            if isinstance(stamped, KeyRelease | CardReveal | HandGift | MaskPass | LockPass):
                 key_to = stamped.to if isinstance(stamped, KeyRelease) else (
                     self.relay if isinstance(stamped, HandGift) else None)
-                self._stamps[(stamped.KIND, stamped.deck, stamped.position, key_to)] = (
+                position = stamped.position if isinstance(stamped, KeyRelease | CardReveal | HandGift) else -1
+                self._stamps[(stamped.KIND, stamped.deck, position, key_to)] = (
                     channel, n, sg.message_digest(stamped.to_plain()))
         return Outgoing(to, stamped)
 

@@ -474,7 +474,8 @@ class RemoteTableSession:
             self.seat_machine = SeatMachine(
                 self.seat, get_variant(self.variant), os.urandom,
                 expect=tracker.verifier.expected_players if tracker is not None else None,
-                table_id=self.table_id.hex(), keep=self._keep_keys if store is not None else None)
+                table_id=self.table_id.hex(), keep=self._keep_keys if store is not None else None,
+                relaunched=self._rejoin)
             kept = store.load_keys(self.table_id.hex()) if store is not None and self._rejoin else None
             if kept is not None:  # relaunched after a crash: our keys of the round being played
                 self.seat_machine.restore(kept)

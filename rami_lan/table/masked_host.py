@@ -38,6 +38,7 @@ from rami_lan.masked.messages import (
     KeyRelease,
     MaskedMessage,
     MessageError,
+    Protest,
     from_plain,
 )
 from rami_lan.masked.session import (
@@ -320,6 +321,10 @@ class MaskedRound:
 
     def _take(self, seat: int, msg: MaskedMessage, plain: object) -> Routed:
         out = Routed()
+        if isinstance(msg, Protest):  # the named seat's receipts against a void: relayed as it is
+            if self.signing is not None:
+                out.deliveries.append(Delivery(None, msg.to_plain(), skip=seat))
+            return out
         if isinstance(msg, KeyRelease | CardReveal | HandGift):  # heard, whatever comes of it
             to = (msg.to if isinstance(msg, KeyRelease)
                   else self.host_seat if isinstance(msg, HandGift) else None)

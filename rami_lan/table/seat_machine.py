@@ -86,7 +86,8 @@ class SeatMachine:
     def __init__(self, seat: int, variant: Variant, entropy: Callable[[int], bytes], *,
                  expect: Callable[[], tuple[int, ...] | None] | None = None,
                  table_id: str = "", keep: Callable[[bytes | None], None] | None = None,
-                 sign: bool = True, key_entropy: Callable[[int], bytes] = os.urandom) -> None:
+                 sign: bool = True, key_entropy: Callable[[int], bytes] = os.urandom,
+                 relaunched: bool = False) -> None:
         """``expect``: the next round's players as the seat's verifier derives them.
         ``keep``: where the seat's keys journal goes (`rami_lan.table.seat_keys`, bound to
         ``table_id``), called with its bytes before any message they make possible is
@@ -94,9 +95,11 @@ class SeatMachine:
         seat signs its masked messages with a key of its own, announced to the host
         (``mk_seatkey``) before anything else it sends, and refuses unsigned rounds
         (`rami_lan.masked.signing`; False: an unsigned seat, for tests of older forms),
-        its key drawn from ``key_entropy`` (apart from the game's ``entropy``)."""
+        its key drawn from ``key_entropy`` (apart from the game's ``entropy``).
+        ``relaunched``: a new process at a table it sat at (`MaskedSeat.relaunched`)."""
         self.masked = MaskedSeat(seat, variant, entropy)
         self.masked.expect = expect
+        self.masked.relaunched = relaunched
         self.table_id = table_id
         self._keep = keep
         self._kept_at = 0
