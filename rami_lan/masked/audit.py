@@ -17,8 +17,10 @@ and key commitments) recomputes the chain:
 :func:`audit_view` adds what one participant alone can check: the keys it received
 privately, the cards it drew and saw revealed, and the key messages each participant
 says it sent against those that reached it (a release its sender does not list names
-that participant; one it lists that never came is an unproven claim, `AuditReport.claims`:
-the sender's word alone names nobody, so a participant can not frame the relay).
+that participant; one it lists that never came names the relay, ``DROPPED``, only with
+the relay's own signed receipt saying it relays it to us, in the sender's audit; without
+one it is an unproven claim, `AuditReport.claims`: the sender's word alone names nobody,
+so a participant can not frame the relay).
 
 Every check compares each participant's step against the data as it was received:
 one cheater's deviation is charged to that cheater only, and later honest steps
