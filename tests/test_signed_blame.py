@@ -311,3 +311,46 @@ def test_the_keys_to_another_seat_carry_their_stamp_in_what_is_signed() -> None:
         assert not ps[1].signing.valid(0, changed.to_plain())
 
 
+
+
+# ---------------------------------------------------------------------- a relaunch without its keys
+
+
+def test_a_client_relaunched_without_its_keys_file_costs_no_wait_even_without_a_move_timer() -> None:
+    """Killed mid-round, relaunched without its keys file: its new process announces a new
+    key, so the host knows at once that nothing of the round can come from it any more (its
+    secrets and key died with it). The round is void right then, naming it (once), instead
+    of waiting for keys nobody has (with no move timer, its own move waited forever)."""
+    from test_seat_keys import _Kept, _swap_in
+
+    _Kept.store = {}
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=None)
+    assert t.config.timer == 0
+    _swap_in(t)
+    t.start()
+    conn = 2
+
+    def mid_round() -> bool:
+        c = t.clients.get(conn)
+        return (c is not None and c.view is not None and c.view.turn_no >= 6 and not t.inbox
+                and c.ms is not None and c.ms.complete())
+
+    t.run(until=mid_round)
+    old = t.clients[conn]
+    round_no = t.machine.match.round_no
+    t.drop(conn)
+    new = _Kept(t, conn, old.nick, old.level, old.seed + 100, restore=None, relaunched=True)
+    new.token = old.token
+    t.rejoin(new)
+    before = t.now
+    stayed = t.clients[1]
+
+    def voided() -> list[E.Event]:
+        return [e for e in stayed.events + stayed.pending if isinstance(e, E.RoundVoided)]
+
+    t.run(until=lambda: bool(voided()) or t.machine.over)
+    assert t.now == before  # no deadline was waited for
+    t.run(until=lambda: t.machine.match.round_no > round_no or t.machine.over)
+    voids = voided()
+    assert [(e.round_no, e.seat) for e in voids] == [(round_no, old.seat)]
+    assert not [p for p in stayed.ms.problems if p.kind == "events"]  # the void is backed: it owed keys

@@ -524,7 +524,10 @@ class Participant:
             ),
             tuple(self._sent),
             self.tag,
-            receipts=tuple(r for _k, r in sorted(self._receipts.items())),
+            # the receipts of what went to another seat or everyone (what its recipients
+            # may find missing: `audit._check_delivery`), not of steps or keys for the relay
+            receipts=tuple(r for s in self._sent if s.to != self.relay
+                           and (r := self.receipt_for(s.kind, s.deck, s.position, s.to)) is not None),
         )
         self._audits[self.seat] = pub
         self._phase = Phase.AUDITING

@@ -37,7 +37,7 @@ from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.signing import ANNOUNCE
 from rami_lan.table import effects as F
 from rami_lan.table.masked_host import MaskedRound, Routed, deal_assignments, host_randomness
-from rami_lan.table.receipts import HostKeys
+from rami_lan.table.receipts import HostKeys, lost_round_key
 from rami_lan.table.stage import Stage
 from rami_lan.table.verifier import audited_refills
 
@@ -220,6 +220,9 @@ class PrivateDealing:
             why = self._host_keys.announce(seat, plain)
             if why:
                 self._error(conn, "bad_masked", why)  # type: ignore[attr-defined]
+            elif lost_round_key(mr, seat, plain):  # relaunched without its keys: no waiting for it
+                self._owed_since[seat] = (now, "its keys of this round (its process lost them)")
+                self._private_late(seat, now)
             return self._flush(now)  # type: ignore[attr-defined]
         if mr is None:  # e.g. a client's audit of a round a host restart voided: dropped
             return self._flush(now)  # type: ignore[attr-defined]

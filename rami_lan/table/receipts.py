@@ -21,7 +21,7 @@ from typing import Any
 from rami_lan.masked.messages import CardReveal, HandGift, KeyRelease, MaskedMessage
 from rami_lan.masked.signing import Receipt, Roster, SignatureError, Signing, check_announcement, host_key
 
-__all__ = ["HostKeys", "receipt_for"]
+__all__ = ["HostKeys", "lost_round_key", "receipt_for"]
 
 
 class HostKeys:
@@ -80,3 +80,12 @@ def receipt_for(signing: Signing, seat: int, msg: MaskedMessage, relayed: Iterab
     r = Receipt(seat, msg.KIND, deck, position, to, channel, msg.n if msg.n is not None else 0,
                 signing.message_digest(plain), tuple(sorted(set(relayed))))
     return signing.receipt(r).to_plain()
+
+
+def lost_round_key(mr: Any, seat: int, plain: dict[str, Any]) -> bool:
+    """Does this announcement (already taken) say that ``seat``'s process lost the key the
+    round being played lists for it (a client relaunched without its keys file)? Then
+    nothing it signs can be taken in this round: it can not go on with it."""
+    signing = getattr(mr, "signing", None)
+    return (signing is not None and seat in mr.blind and mr.phase.value in ("shuffling", "playing")
+            and signing.roster.keys.get(seat) != plain.get("pub"))
