@@ -375,6 +375,22 @@ class Participant:
         self._phase = Phase.LEFT  # (nothing of this round is given any more)
         return Result((self._outgoing(None, Protest(self.seat, receipts)),))
 
+    def _audit_receipts(self) -> tuple[Receipt, ...]:
+        """The host's receipts our audit lists: of what went to another seat or everyone
+        (what its recipients may find missing: `audit._check_delivery`), never of steps or
+        keys for the relay, and of a key release only while its position is not public (a
+        card its holder revealed, or showed at the round's end, had every key it needed:
+        nothing of it can be in dispute). So a round that ends as usual lists its reveals'
+        receipts only, and a recorded audit stays small."""
+        out = []
+        for s in self._sent:
+            if s.to == self.relay or (s.kind == KeyRelease.KIND and s.position in self._decks[s.deck].public):
+                continue
+            r = self.receipt_for(s.kind, s.deck, s.position, s.to)
+            if r is not None:
+                out.append(r)
+        return tuple(out)
+
     def audit_of(self, seat: int) -> AuditPublication | None:
         """``seat``'s audit publication of this round, if it came."""
         return self._audits.get(seat)
@@ -524,10 +540,7 @@ class Participant:
             ),
             tuple(self._sent),
             self.tag,
-            # the receipts of what went to another seat or everyone (what its recipients
-            # may find missing: `audit._check_delivery`), not of steps or keys for the relay
-            receipts=tuple(r for s in self._sent if s.to != self.relay
-                           and (r := self.receipt_for(s.kind, s.deck, s.position, s.to)) is not None),
+            receipts=self._audit_receipts(),
         )
         self._audits[self.seat] = pub
         self._phase = Phase.AUDITING
