@@ -144,8 +144,9 @@ class WireClient:
             self.token = msg.token
             if self.tracker is not None:  # back after a drop: what we sent goes again on mk_sync
                 self.tracker.disconnected()
-                if self.sm is not None:
-                    self.sm.hello()  # as `RemoteTableSession` does: our key is announced again
+                if self.sm is not None:  # as `RemoteTableSession` does: our key is announced again
+                    for m in self.sm.hello():
+                        self.send("masked", m=m)
                 return
             self.seat = msg.seat
             self.policy = make_bot(self.level, seat=msg.seat, seed=self.seed)
@@ -156,6 +157,7 @@ class WireClient:
                 msg.seat, v, self.entropy, expect=self.tracker.verifier.expected_players,
                 sign=self.t.config.private_deal)
             self.ms = None if self.sm is None else self.sm.masked
+            # (our key is announced before the first thing we send: `SeatMachine.receive`)
             return
         if self.owner:
             self.receive_as_owner(msg)

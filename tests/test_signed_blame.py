@@ -354,3 +354,31 @@ def test_a_client_relaunched_without_its_keys_file_costs_no_wait_even_without_a_
     voids = voided()
     assert [(e.round_no, e.seat) for e in voids] == [(round_no, old.seat)]
     assert not [p for p in stayed.ms.problems if p.kind == "events"]  # the void is backed: it owed keys
+
+
+def test_a_seat_that_withholds_its_key_announcement_holds_the_shuffle_one_deadline() -> None:
+    """A client that never announces its signing key: the round's shuffle waits for it
+    (a restarted host's players announce theirs as they come back), then its deadline names
+    it, the round is void, and the match goes on."""
+
+    class Silent(WireClient):
+        def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None,
+                 **f: Any) -> None:
+            if kind == "masked" and (f.get("m") or {}).get("k") == "mk_seatkey":
+                return
+            super().send(kind, own_secret, core_action, **f)
+
+    t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=None)
+    g = t.clients[2]
+    t.clients[2] = Silent(t, 2, g.nick, g.level, g.seed)
+    t.start()
+    m = t.machine
+    stayed = t.clients[1]
+
+    def voids() -> list[Any]:
+        return [e for e in stayed.events + stayed.pending if isinstance(e, E.RoundVoided)]
+
+    t.run(max_steps=60_000, until=lambda: bool(voids()))
+    assert [(e.round_no, e.seat) for e in voids()] == [(1, t.clients[2].seat)]
+    assert t.now <= 10.0 + m._private_step_wait() + 1.0  # one deadline
+    t.run(max_steps=60_000, until=lambda: m.match.round_no >= 2 and m.stage.value == "playing")

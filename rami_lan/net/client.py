@@ -479,11 +479,11 @@ class RemoteTableSession:
             kept = store.load_keys(self.table_id.hex()) if store is not None and self._rejoin else None
             if kept is not None:  # relaunched after a crash: our keys of the round being played
                 self.seat_machine.restore(kept)
-        elif self.seat_machine is not None:
-            self.seat_machine.hello()  # a new connection: our signing key is announced again
         self._keep_seat()
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
+        if self.seat_machine is not None:  # a new connection: our signing key, before anything else
+            await self._send(*(P.Masked(m=m) for m in self.seat_machine.hello()))
         # Back after a drop, what we sent of the masked deck may have been lost: it goes
         # again when the host resyncs us (``mk_sync``, `MaskedSeat.on_masked`).
         self._schedule_card()

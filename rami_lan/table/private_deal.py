@@ -72,6 +72,7 @@ class PrivateDealing:
     def _private_init(self) -> None:
         """The machine's private-dealing state (called once, from its ``__init__``)."""
         self._host_keys = HostKeys()  # the seats' announced signing keys (`table/receipts.py`)
+        self._owed_keys: set[int] = set()  # participants whose key a masked round waits for
         self._masked_void_marker: dict[str, int] | None = None
         """Private dealing: the round being played (journaled: a restart voids it)."""
         self._resume_void: int | None = None
@@ -151,6 +152,13 @@ class PrivateDealing:
         self._owed_since = {}
         self._timeout_half = None
         self.stage = Stage.SHUFFLE
+        self._owed_keys = {s for s in remote if s not in self._host_keys.announced}
+        if mr.signing is None and self._owed_keys:
+            # A seat's key is still on its way (a restarted host, its players just back):
+            # the shuffle begins once it is in (`masked`), or its deadline names the seat.
+            self._masked_log = {s: [] for s in mr.blind}
+            mr.start()  # (nothing of it is sent: a void for a missing key then audits as usual)
+            return True
         self._private_greet(mr)
         self._private_route(mr.start(), now)
         return True
@@ -223,6 +231,11 @@ class PrivateDealing:
             elif lost_round_key(mr, seat, plain):  # relaunched without its keys: no waiting for it
                 self._owed_since[seat] = (now, "its keys of this round (its process lost them)")
                 self._private_late(seat, now)
+            elif (mr is not None and mr.signing is None and self._owed_keys
+                  and self.stage is Stage.SHUFFLE and self._round is not None  # type: ignore[has-type,attr-defined]
+                  and self._host_keys.roster(mr.p.tag, self.host_seat, mr.participants, b"\0" * 32)):  # type: ignore[attr-defined]
+                # The shuffle waited for this key (`_private_start`): it begins now, signed.
+                self._private_start(self._round, self._masked_seed, now)  # type: ignore[attr-defined]
             return self._flush(now)  # type: ignore[attr-defined]
         if mr is None:  # e.g. a client's audit of a round a host restart voided: dropped
             return self._flush(now)  # type: ignore[attr-defined]
@@ -773,6 +786,9 @@ class PrivateDealing:
         at the round's end, and (blind seat) its own move once its move timer asked for
         it, or at once while its connection is gone."""
         mr = self._masked
+        if mr is not None and mr.signing is None and self._owed_keys and self.stage is Stage.SHUFFLE:  # type: ignore[has-type]
+            return {s: "its signing key (mk_seatkey)" for s in sorted(self._owed_keys)
+                    if s not in self._host_keys.announced}
         if mr is None or mr.phase.value not in ("shuffling", "playing"):
             return {}
         m = self.match  # type: ignore[attr-defined]

@@ -125,10 +125,12 @@ class SeatMachine:
         step = SeatStep(send=[*first, *outs], ready=[self._filled(x) for x in ready])
         return self._progress(step)
 
-    def hello(self) -> None:
-        """A new connection to the host (a reconnect, or the host restarted): our key's
-        announcement goes again, before the next thing we send."""
+    def hello(self) -> list[dict[str, Any]]:
+        """A new connection to the host (the first, a reconnect, or the host restarted):
+        our key's announcement (``mk_seatkey``), to send at once, before anything else
+        (if it is not sent, it goes before the next thing we send)."""
         self._announce_due = self._sign
+        return self._announce()
 
     def _announce(self) -> list[dict[str, Any]]:
         if not self._announce_due:
