@@ -29,6 +29,7 @@ from rami_lan.core.codec import (
 from rami_lan.core.variants import get_variant
 from rami_lan.masked.deck import unmask
 from rami_lan.masked.group import card_table
+from rami_lan.masked.messages import KINDS as MASKED_MESSAGE_KINDS
 from rami_lan.masked.messages import CardReveal, Handover, KeyRelease, LockPass, from_plain
 from rami_lan.net import protocol as P
 from rami_lan.net.client import _owner_masked
@@ -44,6 +45,16 @@ def masked_round(machine: TableMachine) -> Any:
     """The machine's masked deck of its current (or last) round, None if that round was
     dealt in the clear (`rami_lan.table.dealing.MaskedDealing.mr`)."""
     return getattr(machine.dealing, "mr", None)
+
+
+def resign(signing: Any, author: int | None, plain: dict[str, Any]) -> dict[str, Any]:
+    """``plain`` signed again by its author (when it is ``author``, whose round signing
+    state is ``signing``): what a cheater that altered its own message sends."""
+    if (signing is None or signing.key is None or not isinstance(plain, dict)
+            or plain.get("k") not in MASKED_MESSAGE_KINDS or plain.get("seat") != author
+            or plain.get("tag") != signing.roster.tag):
+        return plain
+    return {**plain, "sig": signing.sign(plain)}
 
 
 class Entropy:
@@ -118,6 +129,10 @@ class WireClient:
 
     def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None,
              **fields: Any) -> None:
+        if kind == "masked" and self.ms is not None and self.ms.p is not None:
+            # A cheating client signs its cheat (a subclass may alter what it sends): every
+            # masked message of ours goes signed as it is now (an honest one is unchanged).
+            fields = dict(fields, m=resign(self.ms.p.signing, self.seat, fields["m"]))
         msg = P.KINDS[kind](**fields)
         if self.tracker is not None and kind in ("commit", "reveal", "action"):
             self.tracker.sent(msg, secret=own_secret, action=core_action)
@@ -135,6 +150,9 @@ class WireClient:
             self.token = msg.token
             if self.tracker is not None:  # back after a drop: what we sent goes again on mk_sync
                 self.tracker.disconnected()
+                if self.sm is not None:  # as `RemoteTableSession` does: our key is announced again
+                    for m in self.sm.hello():
+                        self.send("masked", m=m)
                 return
             self.seat = msg.seat
             self.policy = make_bot(self.level, seat=msg.seat, seed=self.seed)
@@ -142,8 +160,10 @@ class WireClient:
                                            self.t.evidence_dir)
             # As `RemoteTableSession` does: the seat's decisions are its `SeatMachine`'s.
             self.sm = None if self.owner else SeatMachine(
-                msg.seat, v, self.entropy, expect=self.tracker.verifier.expected_players)
+                msg.seat, v, self.entropy, expect=self.tracker.verifier.expected_players,
+                sign=self.t.config.private_deal)
             self.ms = None if self.sm is None else self.sm.masked
+            # (our key is announced before the first thing we send: `SeatMachine.receive`)
             return
         if self.owner:
             self.receive_as_owner(msg)
@@ -282,6 +302,11 @@ class MaskedTable:
 
     def feed(self, effects: list[F.Effect]) -> None:
         for eff in effects:
+            mr = masked_round(self.machine)
+            if isinstance(eff, F.Send) and eff.msg.kind == "masked" and mr is not None:
+                # A cheating host signs its own cheat (a subclass may alter what it sends).
+                m = resign(mr.signing, mr.host_seat, eff.msg.fields["m"])
+                eff = F.Send(eff.conn, F.Msg("masked", {**eff.msg.fields, "m": m}))
             if isinstance(eff, F.Send):
                 wire = to_wire(eff.msg, self.variant.id)
                 self.host_seen.append(wire)
@@ -394,7 +419,8 @@ def knowledge(frames: list[bytes], own: Any = None) -> tuple[Keys, Finals]:
         if wire not in _PARSED:
             msg = unpack(wire) if b"mk_" in wire else None
             _PARSED[wire] = (from_plain(msg.m) if isinstance(msg, P.Masked) and msg.m["k"] not in (
-                "mk_round", "mk_deal", "mk_show", "mk_hand", "mk_own", "mk_orders") else None)
+                "mk_round", "mk_deal", "mk_show", "mk_hand", "mk_own", "mk_orders", "mk_seatkey",
+                "mk_receipt") else None)
         mm = _PARSED[wire]
         if mm is None:
             continue

@@ -17,8 +17,10 @@ and key commitments) recomputes the chain:
 :func:`audit_view` adds what one participant alone can check: the keys it received
 privately, the cards it drew and saw revealed, and the key messages each participant
 says it sent against those that reached it (a release its sender does not list names
-that participant; one it lists that never came is an unproven claim, `AuditReport.claims`:
-the sender's word alone names nobody, so a participant can not frame the relay).
+that participant; one it lists that never came names the relay, ``DROPPED``, only with
+the relay's own signed receipt saying it relays it to us, in the sender's audit; without
+one it is an unproven claim, `AuditReport.claims`: the sender's word alone names nobody,
+so a participant can not frame the relay).
 
 Every check compares each participant's step against the data as it was received:
 one cheater's deviation is charged to that cheater only, and later honest steps
@@ -27,7 +29,7 @@ one cheater's deviation is charged to that cheater only, and later honest steps
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -43,6 +45,7 @@ from rami_lan.masked.messages import (
     MaskedMessage,
     MaskPass,
 )
+from rami_lan.masked.signing import Receipt
 
 __all__ = [
     "AuditReport",
@@ -151,6 +154,8 @@ class ViewRecord:
     left: frozenset[int]
     #: deck -> leaver seat -> what is known of its secrets.
     leavers: Mapping[int, Mapping[int, PartialSecrets]] = field(default_factory=dict)
+    #: Whether a receipt is signed by the round's host (None: the round is not signed).
+    receipt_ok: Callable[[Receipt], bool] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -541,11 +546,21 @@ def _check_delivery(
         if seat == view.seat:
             continue
         for kind, deck, position in sorted(items):
-            if (kind, deck, position, seat) not in received:
-                claims.append(
-                    f"seat {seat} says it sent {kind} for position {position} of deck {deck} "
-                    f"to seat {view.seat}; it never came (unproven: sender's word only)"
-                )
+            if (kind, deck, position, seat) in received:
+                continue
+            receipt = _receipt(view, publications[seat], kind, deck, position)
+            if receipt is not None:
+                faults.append(Fault(
+                    FaultKind.DROPPED, view.relay, deck,
+                    f"seat {seat}'s {kind} for position {position} of deck {deck}: the host's signed "
+                    f"receipt (number {receipt.n}) says it took it and relays it to seat {view.seat}; "
+                    "it never came", (position,)))
+                continue
+            claims.append(
+                f"seat {seat} says it sent {kind} for position {position} of deck {deck} "
+                f"to seat {view.seat}; it never came, and its audit holds no receipt of the host's for it "
+                "(unproven: the sender's word only)"
+            )
     orders = {d.deck: d.order for d in view.decks}
     for (deck, position), recipient in sorted(view.recipients.items(), key=lambda kv: kv[0]):
         if recipient not in (view.seat, None):
@@ -565,6 +580,19 @@ def _check_delivery(
                     )
                 )
     return faults, claims
+
+
+def _receipt(view: ViewRecord, pub: AuditPublication, kind: str, deck: int, position: int) -> Receipt | None:
+    """The host's valid receipt, in ``pub``, for its author's ``kind`` message of that
+    position, relayed to ``view.seat`` (None: there is none)."""
+    ok = view.receipt_ok
+    if ok is None:
+        return None
+    for r in pub.receipts:
+        if (r.author == pub.seat and r.kind == kind and r.deck == deck and r.position == position
+                and r.to in (None, view.seat) and view.seat in r.relayed and ok(r)):
+            return r
+    return None
 
 
 def _unique(faults: Sequence[Fault]) -> list[Fault]:

@@ -14,6 +14,9 @@ else raises :class:`MessageError`, which says what was wrong.
 | ``mk_reveal`` | :class:`CardReveal` every key of a position, by its holder | everyone |
 | ``mk_handover`` | :class:`Handover` a leaving participant's stock keys | everyone |
 | ``mk_audit`` | :class:`AuditPublication` round keys, permutations, position keys | everyone |
+| ``mk_protest`` | :class:`Protest` the host's receipts against a void naming its author | everyone |
+
+Every message may carry its author's signature ``sig`` (`rami_lan.masked.signing`).
 
 ``seat`` is always the author. The relay (the host) must check that a client's
 message names that client's own seat.
@@ -22,11 +25,12 @@ message names that client's own seat.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Self
 
 from rami_lan.masked.deck import MAX_DECK
 from rami_lan.masked.group import POINT_SIZE, GroupError, are_points, check_point, check_scalar
+from rami_lan.masked.signing import SIG_SIZE, Receipt, SignatureError
 
 __all__ = [
     "AuditPublication",
@@ -39,6 +43,7 @@ __all__ = [
     "MaskPass",
     "MaskedMessage",
     "MessageError",
+    "Protest",
     "SentRecord",
     "from_plain",
 ]
@@ -149,10 +154,13 @@ def _stamped(msg: Any, plain: dict[str, Any]) -> dict[str, Any]:
         plain["tag"] = msg.tag
     if msg.n is not None:
         plain["n"] = msg.n
+    if msg.sig:
+        plain["sig"] = msg.sig
     return plain
 
 
-_STAMP_FIELDS = frozenset({"tag", "n"})
+_STAMP_FIELDS = frozenset({"tag", "n", "sig"})
+"""Optional fields of every message: its stamp and its author's signature (`rami_lan.masked.signing`)."""
 
 # --------------------------------------------------------------------------- messages
 
@@ -174,6 +182,7 @@ class MaskedMessage:
     seat: int
     tag: bytes
     n: int | None
+    sig: bytes
 
     def to_plain(self) -> dict[str, Any]:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -189,6 +198,7 @@ class MaskPass(MaskedMessage):
     points: tuple[bytes, ...]
     tag: bytes = b""
     n: int | None = None
+    sig: bytes = b""
 
     def to_plain(self) -> dict[str, Any]:
         return _stamped(self, {"k": self.KIND, "deck": self.deck, "seat": self.seat,
@@ -212,6 +222,7 @@ class LockPass(MaskedMessage):
     commitments: tuple[bytes, ...]
     tag: bytes = b""
     n: int | None = None
+    sig: bytes = b""
 
     def to_plain(self) -> dict[str, Any]:
         return _stamped(self, {
@@ -248,6 +259,7 @@ class KeyRelease(MaskedMessage):
     key: bytes
     tag: bytes = b""
     n: int | None = None
+    sig: bytes = b""
 
     def to_plain(self) -> dict[str, Any]:
         return _stamped(self, {
@@ -283,6 +295,7 @@ class _PositionKeys(MaskedMessage):
     keys: tuple[tuple[int, bytes], ...]
     tag: bytes = b""
     n: int | None = None
+    sig: bytes = b""
 
     def to_plain(self) -> dict[str, Any]:
         return _stamped(self, {
@@ -338,6 +351,7 @@ class Handover(MaskedMessage):
     decks: tuple[tuple[int, bytes, tuple[int, ...]], ...] = ()
     tag: bytes = b""
     n: int | None = None
+    sig: bytes = b""
 
     def to_plain(self) -> dict[str, Any]:
         return _stamped(self, {
@@ -424,6 +438,9 @@ class AuditPublication(MaskedMessage):
     tag: bytes = b""
     """The round tag it is the audit of: a late audit is never taken as another round's."""
     n: int | None = None
+    receipts: tuple[Receipt, ...] = ()
+    """The host's receipts for the key messages of ``sent`` (`rami_lan.masked.signing`)."""
+    sig: bytes = b""
 
     def to_plain(self) -> dict[str, Any]:
         plain = {
@@ -435,18 +452,53 @@ class AuditPublication(MaskedMessage):
         }
         if self.n is not None:
             plain["n"] = self.n
+        if self.receipts:
+            plain["rcpt"] = [r.to_plain() for r in self.receipts]
+        if self.sig:
+            plain["sig"] = self.sig
         return plain
 
     @classmethod
     def parse(cls, plain: dict[str, Any]) -> AuditPublication:
         # (a record written before audits carried their tag holds none: it still parses,
         # and a participant refuses an audit whose tag is not its round's)
-        tag, n = _stamp(plain, {"k", "seat", "decks", "sent"})
+        tag, n = _stamp(plain, {"k", "seat", "decks", "sent"} | ({"rcpt"} & set(plain)))
         decks = tuple(DeckSecretsRecord.parse(d) for d in _list("decks", plain["decks"], 0, MAX_DECKS))
         if len({d.deck for d in decks}) != len(decks):
             raise MessageError("a deck's secrets are listed twice")
         sent = tuple(SentRecord.parse(s) for s in _list("sent", plain["sent"], 0, MAX_SENT))
-        return cls(_seat("seat", plain["seat"]), decks, sent, tag, n)
+        try:
+            receipts = tuple(Receipt.parse(r) for r in _list("rcpt", plain.get("rcpt", []), 0, MAX_SENT))
+        except SignatureError as exc:
+            raise MessageError(str(exc)) from None
+        return cls(_seat("seat", plain["seat"]), decks, sent, tag, n, receipts)
+
+
+@dataclass(frozen=True, slots=True)
+class Protest(MaskedMessage):
+    """A void round names ``seat`` for a message it did not send; ``seat`` shows the
+    host's receipts for every message it sent (and none of its secrets): the host's
+    own signatures against its word (`rami_lan.masked.signing`)."""
+
+    KIND: ClassVar[str] = "mk_protest"
+    seat: int
+    receipts: tuple[Receipt, ...] = ()
+    tag: bytes = b""
+    n: int | None = None
+    sig: bytes = b""
+
+    def to_plain(self) -> dict[str, Any]:
+        return _stamped(self, {"k": self.KIND, "seat": self.seat,
+                               "rcpt": [r.to_plain() for r in self.receipts]})
+
+    @classmethod
+    def parse(cls, plain: dict[str, Any]) -> Protest:
+        tag, n = _stamp(plain, {"k", "seat", "rcpt"})
+        try:
+            receipts = tuple(Receipt.parse(r) for r in _list("rcpt", plain["rcpt"], 0, MAX_SENT))
+        except SignatureError as exc:
+            raise MessageError(str(exc)) from None
+        return cls(_seat("seat", plain["seat"]), receipts, tag, n)
 
 
 _PARSERS: dict[str, Callable[[dict[str, Any]], MaskedMessage]] = {
@@ -457,6 +509,7 @@ _PARSERS: dict[str, Callable[[dict[str, Any]], MaskedMessage]] = {
     HandGift.KIND: HandGift.parse,
     Handover.KIND: Handover.parse,
     AuditPublication.KIND: AuditPublication.parse,
+    Protest.KIND: Protest.parse,
 }
 
 #: The wire kinds of this module.
@@ -478,7 +531,14 @@ def from_plain(plain: object, *, check_points: bool = True) -> MaskedMessage:
     if parser is None:
         raise MessageError(f"unknown message kind {kind!r}")
     if kind == MaskPass.KIND:
-        return MaskPass.parse(plain, check_points)
-    if kind == LockPass.KIND:
-        return LockPass.parse(plain, check_points)
-    return parser(plain)
+        msg: MaskedMessage = MaskPass.parse(plain, check_points)
+    elif kind == LockPass.KIND:
+        msg = LockPass.parse(plain, check_points)
+    else:
+        msg = parser(plain)
+    sig = plain.get("sig")
+    if sig is None:
+        return msg
+    if not isinstance(sig, bytes) or len(sig) != SIG_SIZE:
+        raise MessageError(f"sig must be a {SIG_SIZE}-byte signature")
+    return replace(msg, sig=sig)  # type: ignore[type-var]

@@ -68,9 +68,11 @@ from rami_lan.masked.messages import (
     LockPass,
     MaskedMessage,
     MaskPass,
+    Protest,
     SentRecord,
     from_plain,
 )
+from rami_lan.masked.signing import Receipt, Signing
 
 __all__ = [
     "AuditComplete",
@@ -237,6 +239,42 @@ class Participant:
         next message we send on it (every message is stamped)."""
         self._last_n: dict[tuple[int, int], int] = {}
         """Per (author, channel): the highest sequence number taken (see `MaskedMessage`)."""
+        self.signing: Signing | None = None
+        """The round's roster and our key (`sign_with`): None, nothing is signed or checked."""
+        self._stamps: dict[tuple[str, int, int, int | None], tuple[int, int, bytes]] = {}
+        """(kind, deck, position, to) of each key message we sent -> (channel, number, digest)."""
+        self._receipts: dict[tuple[int, int], Receipt] = {}
+        """(channel, number) -> the host's receipt for that message of ours."""
+
+    def sign_with(self, signing: Signing) -> None:
+        """Sign every message we send with ``signing``'s key, and take a message from
+        another participant only with its author's valid signature under the round's
+        roster (`rami_lan.masked.signing`). The relay (the host) checks the signatures of
+        what it receives itself, before it feeds us (`MaskedRound.receive`)."""
+        self.signing = signing
+
+    def take_receipt(self, receipt: Receipt) -> bool:
+        """The host's receipt for a message we sent: kept (True) if the host signed it and
+        it names that message exactly; anything else is ignored (False)."""
+        sg = self.signing
+        if sg is None or receipt.author != self.seat or not sg.receipt_valid(receipt):
+            return False
+        stamp = self._stamps.get((receipt.kind, receipt.deck, receipt.position, receipt.to))
+        if stamp is None or stamp != (receipt.channel, receipt.n, receipt.digest):
+            return False
+        self._receipts[(receipt.channel, receipt.n)] = receipt
+        return True
+
+    def unreceipted(self) -> list[tuple[str, int, int, int | None]]:
+        """(kind, deck, position, to) of each message we signed and sent that the host
+        has not receipted (yet)."""
+        return [k for k, stamp in sorted(self._stamps.items(), key=repr) if stamp[:2] not in self._receipts]
+
+    def receipt_for(self, kind: str, deck: int, position: int, to: int | None) -> Receipt | None:
+        """The host's receipt for a message we sent (a key message, or a shuffle step with
+        position -1 and ``to`` None; None: none came)."""
+        stamp = self._stamps.get((kind, deck, position, to))
+        return None if stamp is None else self._receipts.get(stamp[:2])
 
     # ------------------------------------------------------------------ views
 
@@ -322,6 +360,35 @@ class Participant:
     def received_log(self) -> frozenset[ReceivedKey]:
         """Every key message (release, reveal, gift) that reached us, by its sender."""
         return frozenset(self._received)
+
+    def protest(self) -> Result:
+        """A void names us although the host receipted what we sent: our `Protest` (the
+        host's receipts, none of our secrets), to everyone. Nothing else leaves after it."""
+        if self._phase not in (Phase.PLAYING, Phase.SHUFFLING):
+            raise MaskedStateError(f"can not protest in phase {self._phase.value}")
+        receipts = tuple(r for _k, r in sorted(self._receipts.items()))
+        self._phase = Phase.LEFT  # (nothing of this round is given any more)
+        return Result((self._outgoing(None, Protest(self.seat, receipts)),))
+
+    def _audit_receipts(self) -> tuple[Receipt, ...]:
+        """The host's receipts our audit lists: of what went to another seat or everyone
+        (what its recipients may find missing: `audit._check_delivery`), never of steps or
+        keys for the relay, and of a key release only while its position is not public (a
+        card its holder revealed, or showed at the round's end, had every key it needed:
+        nothing of it can be in dispute). So a round that ends as usual lists its reveals'
+        receipts only, and a recorded audit stays small."""
+        out = []
+        for s in self._sent:
+            if s.to == self.relay or (s.kind == KeyRelease.KIND and s.position in self._decks[s.deck].public):
+                continue
+            r = self.receipt_for(s.kind, s.deck, s.position, s.to)
+            if r is not None:
+                out.append(r)
+        return tuple(out)
+
+    def audit_of(self, seat: int) -> AuditPublication | None:
+        """``seat``'s audit publication of this round, if it came."""
+        return self._audits.get(seat)
 
     def missing_audits(self) -> frozenset[int]:
         """Participants whose audit publication has not come (in the audit phase)."""
@@ -468,6 +535,7 @@ class Participant:
             ),
             tuple(self._sent),
             self.tag,
+            receipts=self._audit_receipts(),
         )
         self._audits[self.seat] = pub
         self._phase = Phase.AUDITING
@@ -495,6 +563,11 @@ class Participant:
             raise MaskedProtocolError(f"no masked-deck message expected in phase {self._phase.value}")
         if message.seat == self.seat:
             raise MaskedProtocolError("a message in our own name came back to us")
+        sg = self.signing
+        if sg is not None and self.seat != self.relay and not sg.valid(message.seat, message.to_plain()):
+            raise MaskedProtocolError(
+                f"seat {message.seat}'s {message.KIND} does not carry its signature under the key the "
+                f"round's roster gives it: the relay (seat {self.relay}) forged or altered it")
         self._check_stamp(message)
         result = self._dispatch(message)
         self._took(message)
@@ -516,6 +589,8 @@ class Participant:
                 return self._on_handover(message)
             case AuditPublication():
                 return self._on_audit(message)
+            case Protest():
+                return Result()  # the table's to judge (`rami_lan.table.masked_seat`)
         raise MaskedProtocolError(f"not a masked-deck message: {type(message).__name__}")
 
     def _on_mask(self, msg: MaskPass) -> Result:
@@ -766,7 +841,17 @@ class Participant:
         channel = _channel(message, self.relay)
         n = self._next_n.get(channel, getattr(self, "_n_base", 0))
         self._next_n[channel] = n + 1
-        return Outgoing(to, replace(message, tag=self.tag, n=n))  # type: ignore[type-var]
+        stamped = replace(message, tag=self.tag, n=n)  # type: ignore[type-var]
+        sg = self.signing
+        if sg is not None and sg.key is not None:
+            stamped = replace(stamped, sig=sg.sign(stamped.to_plain()))
+            if isinstance(stamped, KeyRelease | CardReveal | HandGift | MaskPass | LockPass):
+                key_to = stamped.to if isinstance(stamped, KeyRelease) else (
+                    self.relay if isinstance(stamped, HandGift) else None)
+                position = stamped.position if isinstance(stamped, KeyRelease | CardReveal | HandGift) else -1
+                self._stamps[(stamped.KIND, stamped.deck, position, key_to)] = (
+                    channel, n, sg.message_digest(stamped.to_plain()))
+        return Outgoing(to, stamped)
 
     def _check_stamp(self, msg: MaskedMessage) -> None:
         """Refuse a stamped message of another round, or one whose sequence number is not
@@ -932,6 +1017,7 @@ class Participant:
             received=frozenset(self._received),
             left=frozenset(self._left),
             leavers={d.deck: self._leavers(d) for d in self._decks},
+            receipt_ok=self.signing.receipt_valid if self.signing is not None else None,
         )
 
     def _leavers(self, d: _Deck) -> dict[int, PartialSecrets]:

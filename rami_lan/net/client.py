@@ -472,13 +472,16 @@ class RemoteTableSession:
             self.seat_machine = SeatMachine(
                 self.seat, get_variant(self.variant), os.urandom,
                 expect=tracker.verifier.expected_players if tracker is not None else None,
-                table_id=self.table_id.hex(), keep=self._keep_keys if store is not None else None)
+                table_id=self.table_id.hex(), keep=self._keep_keys if store is not None else None,
+                relaunched=self._rejoin)
             kept = store.load_keys(self.table_id.hex()) if store is not None and self._rejoin else None
             if kept is not None:  # relaunched after a crash: our keys of the round being played
                 self.seat_machine.restore(kept)
         self._keep_seat()
         self._set_connection("connected", nicknames=self._nicknames(),
                              connections=self._connections(), table=dict(self.table))
+        if self.seat_machine is not None:  # a new connection: our signing key, before anything else
+            await self._send(*(P.Masked(m=m) for m in self.seat_machine.hello()))
         # Back after a drop, what we sent of the masked deck may have been lost: it goes
         # again when the host resyncs us (``mk_sync``, `MaskedSeat.on_masked`).
         self._schedule_card()

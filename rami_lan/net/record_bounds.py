@@ -129,8 +129,9 @@ def _check_event(ev: Any, label: str) -> None:
 
 MAX_MASKED_MESSAGES = 20_000
 """Most broadcast masked-deck messages a private round may record."""
-MAX_MASKED_BYTES = 64 * 1024
-"""Largest recorded masked-deck message (an audit publication is about 4.4 KB a deck)."""
+MAX_MASKED_BYTES = 128 * 1024
+"""Largest recorded masked-deck message (an audit publication is about 4.4 KB a deck, and
+about 170 bytes for each host's receipt it lists: `rami_lan.masked.signing`)."""
 MAX_TOTAL_EVENTS = 400_000
 """Events in a whole record (each one is decoded and replayed by `verify`)."""
 MAX_MASKED_DECKS = 64

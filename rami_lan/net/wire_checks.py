@@ -54,7 +54,8 @@ PAKE_MAC_LEN: Final = 32
 PAKE_KINDS: Final = frozenset({"pake", "pake_confirm"})
 """Kinds of the join-code exchange, allowed only between ``hello`` and ``welcome``."""
 MASKED_KINDS: Final = MASKED_MESSAGE_KINDS | frozenset(
-    {"mk_round", "mk_deal", "mk_show", "mk_hand", "mk_sync", "mk_timeout", "mk_close", "mk_own", "mk_orders"})
+    {"mk_round", "mk_deal", "mk_show", "mk_hand", "mk_sync", "mk_timeout", "mk_close", "mk_own", "mk_orders",
+     "mk_seatkey", "mk_receipt"})
 """Kinds a ``masked`` message may carry: the masked deck's own, and the table's."""
 
 MAX_RETRY_MS: Final = 3_600_000

@@ -50,6 +50,7 @@ from rami_lan.core.events import Event, RoundEnded
 from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round, withdraw
 from rami_lan.core.variants import get_variant
 from rami_lan.ids import DEDICATED_HOST_SEAT, TABLE_NOTICE
+from rami_lan.masked.signing import ANNOUNCE
 from rami_lan.table import autoplay, resume, seating
 from rami_lan.table import effects as F
 from rami_lan.table import fair_rounds as rounds
@@ -58,6 +59,7 @@ from rami_lan.table.config import TableConfig
 from rami_lan.table.dealing import Dealing, MaskedDealing, PlainDealing, Standing, key_holders
 from rami_lan.table.fairround import RoundCtx
 from rami_lan.table.policy import make_policy, reads_events
+from rami_lan.table.receipts import HostKeys
 from rami_lan.table.seating import NOTICE_GRACE
 from rami_lan.table.seats import Seat, card_nick, find_by_token, token_hash
 from rami_lan.table.shuffle import deck_order, round_tag
@@ -166,6 +168,8 @@ class TableMachine:
         """Private dealing over the match: missed deadlines, seats out of the private deal."""
         self.masked_reports: list[Any] = []
         """Private dealing: each round's audit report (`rami_lan.masked.audit.AuditReport`)."""
+        self.host_keys = HostKeys()
+        """The seats' announced signing keys, over the match (`rami_lan.table.receipts`)."""
 
     # ------------------------------------------------------------------ overridable duties
 
@@ -406,8 +410,16 @@ class TableMachine:
     def masked(self, conn: int, plain: Any, now: float) -> list[F.Effect]:
         """A masked-deck message from a client: the round's dealing checks, uses, relays it."""
         seat = self.conns.get(conn)
-        if seat is not None:
-            self.dealing.receive(conn, seat, plain, now)
+        if seat is None:
+            return self._flush(now)
+        if isinstance(plain, dict) and plain.get("k") == ANNOUNCE:  # a seat's signing key
+            why = self.host_keys.announce(seat, plain)
+            if why:
+                self._error(conn, "bad_masked", why)
+            else:
+                self.dealing.announced(seat, plain, now)
+            return self._flush(now)
+        self.dealing.receive(conn, seat, plain, now)
         return self._flush(now)
 
     # ------------------------------------------------------------------ play

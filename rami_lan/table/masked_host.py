@@ -38,6 +38,7 @@ from rami_lan.masked.messages import (
     KeyRelease,
     MaskedMessage,
     MessageError,
+    Protest,
     from_plain,
 )
 from rami_lan.masked.session import (
@@ -52,6 +53,8 @@ from rami_lan.masked.session import (
     Phase,
     Result,
 )
+from rami_lan.masked.signing import Signing
+from rami_lan.table.receipts import receipt_for
 
 __all__ = ["Delivery", "MaskedRound", "Routed", "deal_assignments", "host_randomness"]
 
@@ -135,6 +138,8 @@ class MaskedRound:
         used, refused or dropped as a duplicate alike (what an audit's "sent" may list)."""
         self._relayed: set[tuple[int, int, int]] = set()
         """(deck, position, sender) of every key the host passed on to another seat."""
+        self.signing: Signing | None = None
+        """The round's roster and the host's key (`sign_with`; None: an unsigned round)."""
         self.calls: list[list[Any]] = []
         """Every call that changed this round, in order, as plain data: the host's journal
         keeps them, and `replay` makes the same round again after a restart (with the
@@ -273,8 +278,18 @@ class MaskedRound:
 
     # ------------------------------------------------------------------ messages
 
+    def sign_with(self, signing: Signing | None) -> None:
+        """Arm the round with its roster and the host's key (`rami_lan.table.receipts`):
+        the host's participant signs what it sends, a client's message is taken only with
+        its author's signature, and each one taken gets the host's signed receipt."""
+        self.signing = signing
+        if signing is not None:
+            self.p.sign_with(signing)
+
     def receive(self, seat: int, plain: object) -> Routed:
-        """A masked message from the client at ``seat``; raises ValueError if refused."""
+        """A masked message from the client at ``seat``; raises ValueError if refused
+        (a message its author did not sign, in a signed round, included: it came on that
+        seat's own connection, so the seat is the one named)."""
         if seat not in self.blind:
             raise ValueError(f"seat {seat} is not a participant of the masked deck")
         try:
@@ -284,7 +299,32 @@ class MaskedRound:
         author = getattr(msg, "seat", None)
         if author != seat:
             raise ValueError(f"a message from seat {seat} must be written by seat {seat}, not {author}")
+        sg = self.signing
+        if sg is None:
+            return self._take(seat, msg, plain)
+        msg_plain = msg.to_plain()
+        if not sg.valid(seat, msg_plain):
+            raise ValueError(f"seat {seat}'s {msg.KIND} is not signed with the key it announced")
+        again = msgpack.packb(msg_plain, use_bin_type=True) in self._got.get(seat, set()) or (
+            isinstance(msg, KeyRelease) and (msg.deck, msg.position, seat) in self._relayed)
+        out = self._take(seat, msg, plain)
+        if again or seat not in self.blind and not isinstance(msg, Handover):
+            return out  # (a message sent again: its receipt went with the first one)
+        relayed: set[int] = set()
+        for d in out.deliveries:
+            if d.plain == msg_plain:
+                relayed |= {d.to} if d.to is not None else {s for s in self.participants
+                                                             if s in self.blind | {seat} and s != d.skip}
+        relayed.discard(self.host_seat)
+        out.deliveries.append(Delivery(seat, receipt_for(sg, seat, msg, relayed)))
+        return out
+
+    def _take(self, seat: int, msg: MaskedMessage, plain: object) -> Routed:
         out = Routed()
+        if isinstance(msg, Protest):  # the named seat's receipts against a void: relayed as it is
+            if self.signing is not None:
+                out.deliveries.append(Delivery(None, msg.to_plain(), skip=seat))
+            return out
         if isinstance(msg, KeyRelease | CardReveal | HandGift):  # heard, whatever comes of it
             to = (msg.to if isinstance(msg, KeyRelease)
                   else self.host_seat if isinstance(msg, HandGift) else None)

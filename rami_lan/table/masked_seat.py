@@ -38,6 +38,7 @@ from rami_lan.core.variants import Variant
 from rami_lan.core.views import SeatView
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.group import card_table
+from rami_lan.masked.messages import Protest, from_plain
 from rami_lan.masked.session import (
     AuditComplete,
     CardPublic,
@@ -50,6 +51,7 @@ from rami_lan.masked.session import (
     Phase,
     Result,
 )
+from rami_lan.masked.signing import Receipt, Roster, SeatKey, SignatureError, Signing
 from rami_lan.table.seat_gate import PublicReplay
 from rami_lan.table.seat_keys import SeatKeys
 
@@ -76,6 +78,10 @@ class Refusal:
     kind: str
     reason: str
     evidence: Any = None
+
+
+class _Lost(Exception):
+    """(internal) A round we can not take part in, through no one's fault."""
 
 
 class MaskedSeat:
@@ -133,9 +139,29 @@ class MaskedSeat:
         """This round was picked up from the journal after a relaunch."""
         self.journal_changes = 0
         """Counts the changes of what `journal` returns (the seat machine saves on change)."""
+        self.key: SeatKey | None = None
+        """Our signing key (`rami_lan.masked.signing`; `sign_with`): None, we sign nothing."""
+        self.table_id = ""
+        self.require_signed = False
+        """Refuse a round whose ``mk_round`` carries no roster (set once we announced our key:
+        a host that leaves it out would be free to forge any seat's messages)."""
+        self.receipts_taken = 0
+        self.relaunched = False
+        """A new process at a table it sat at (the seat machine says so): a round whose
+        roster holds a key of ours we lost with the dead process is sat out quietly."""
+        self._blocked = False
+        self._void_claim: tuple[int, list[tuple[int, int, int | None]]] | None = None
+        """A void naming another seat: (it, the keys it owed other seats), checked against
+        its audit's receipts when the round's audit is in (`_check_void_claim`)."""
         # The cards' points (a hash to the curve each, a few ms for a deck), ready before
         # the first shuffle step reaches us rather than on its critical path.
         card_table(variant.deck_size)
+
+    def sign_with(self, key: SeatKey, table_id: str = "") -> dict[str, Any]:
+        """Sign our masked messages with ``key`` from now on and refuse unsigned rounds;
+        returns our announcement (``mk_seatkey``) for the host."""
+        self.key, self.table_id, self.require_signed = key, table_id, True
+        return key.announcement(table_id, self.seat)
 
     # ------------------------------------------------------------------ holding updates
 
@@ -214,6 +240,8 @@ class MaskedSeat:
 
     def complete(self) -> bool:
         """True when every card of ours the host has announced is known to us."""
+        if self._blocked:
+            return False  # a round we could not take part in: its messages wait for the next one
         if self.p is None or self.p.phase not in (Phase.SHUFFLING, Phase.PLAYING) or self._gone:
             return True
         return (not self._later and self._deferred is None
@@ -281,6 +309,15 @@ class MaskedSeat:
             return []
         if kind == "mk_show":
             return self._on_show(plain)
+        if kind == Protest.KIND:
+            return self._on_protest(plain)
+        if kind == Receipt.KIND:  # the host's receipt for a message of ours: kept for our audit
+            try:
+                if self.p.take_receipt(Receipt.parse(plain)):
+                    self.receipts_taken += 1
+            except SignatureError:
+                pass  # a receipt we can not use is no receipt: nothing is given for it
+            return []
         try:
             return self._result(self.p.receive_plain(plain))
         except ValueError as exc:  # a malformed message, or one that does not fit the protocol
@@ -414,16 +451,96 @@ class MaskedSeat:
             elif isinstance(ev, E.RoundEnded | E.RoundVoided):
                 if self.p.phase not in (Phase.PLAYING, Phase.SHUFFLING):
                     continue
+                if isinstance(ev, E.RoundVoided) and ev.seat == self.seat and self._owed_nothing():
+                    # The host says we did not answer, but it receipted every message we
+                    # owed: its own signatures disprove it. We name it, and publish our
+                    # audit (its receipts are the proof for the others; the round is void).
+                    self._refuse("events", "the host voided the round naming this seat, but its own "
+                                 "signed receipts show it took every message this seat owed", ev)
+                    out += self._result(self.p.protest())  # the receipts, none of our secrets
+                    self._gone = True
+                    break
                 if isinstance(ev, E.RoundVoided) and ev.seat in (None, self.seat):
                     # The host lost the round (a restart), or says we did not answer in time
                     # (a frozen laptop, a stopped process): no audit from us, so our hand
                     # stays ours whether or not that is true; the round is void for us too.
                     self._gone = True
                     break
+                if isinstance(ev, E.RoundVoided):
+                    unseen = self._void_backing(ev.seat)
+                    if unseen is None:  # nothing it could owe is missing here: the host's lie
+                        self._refuse("events", f"a void naming seat {ev.seat}, which owed nothing this "
+                                     "seat could see missing (its every message came, signed by it)", ev)
+                        self._gone = True
+                        break
+                    self._void_claim = (ev.seat, unseen)
                 for cid in list(self._mine):  # the hand is shown (the host asked with mk_show)
                     self._mine.pop(cid, None)
                 out += self._result(self.p.publish_audit())
         return out
+
+    def _void_backing(self, culprit: int) -> list[tuple[int, int, int | None]] | None:
+        """What backs a void naming ``culprit`` (another participant) that this seat can
+        check: None if nothing it could owe is missing here (its shuffle step is not due,
+        every key it owes us or everyone came, signed by it, it is not in turn, no hand is
+        being shown): the host's word alone, refused. Else the keys it owed to other seats
+        (deck, position, holder), which only its own audit's receipts can clear: [] when
+        something it owed us is plainly missing."""
+        p, gate = self.p, self.gate
+        assert p is not None and gate is not None
+        turn = p.shuffle_turn()
+        if turn is not None and turn[1] == culprit:
+            return []
+        if gate.turn == culprit and gate.phase is not None or gate.shown is not None:
+            return []
+        unseen: list[tuple[int, int, int | None]] = []
+        for deck, j, holder, sender, came in p.key_debts():
+            if sender != culprit:
+                continue
+            if came is False:
+                return []
+            if came is None:
+                unseen.append((deck, j, holder))
+        return unseen or None
+
+    def _owed_nothing(self) -> bool:
+        """A void names us: did we owe nothing, and did the host receipt all we sent?"""
+        p, gate = self.p, self.gate
+        if p is None or gate is None or p.signing is None:
+            return False
+        turn = p.shuffle_turn()
+        if turn is not None and turn[1] == self.seat:
+            return False
+        if gate.turn == self.seat and gate.phase is not None or self._mine and gate.shown is not None:
+            return False
+        return not p.unreceipted()
+
+    def _on_protest(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
+        """``mk_protest``: the seat a void named shows the host's receipts. If they cover
+        every key it was said to owe other seats (all this seat could not see), the void
+        was the host's lie, by its own signatures: the host is named. A protest that does
+        not hold is its author's word alone: it names nobody."""
+        p, claim = self.p, self._void_claim
+        try:
+            msg = from_plain(plain)
+        except ValueError as exc:
+            raise MaskedSeatError(f"mk_protest: {exc}") from exc
+        assert isinstance(msg, Protest)
+        if p is None or p.signing is None or msg.tag != self.tag:
+            return []  # (a late one, of a round over for us)
+        if not p.signing.valid(msg.seat, plain):
+            raise MaskedSeatError(f"seat {msg.seat}'s mk_protest is not signed by it for this round")
+        if claim is None or claim[0] != msg.seat or not claim[1]:
+            return []
+        ok = p.signing.receipt_valid
+        for deck, j, holder in claim[1]:
+            if not any(r.author == msg.seat and r.for_("mk_key", deck, j, holder)
+                       and (holder in r.relayed or holder == self.host) and ok(r) for r in msg.receipts):
+                return []
+        self._void_claim = None
+        self._refuse("events", f"a void naming seat {msg.seat}: it holds the host's signed receipts for "
+                     "every key it was said to owe", plain)
+        return []
 
     def _refill(self, ev: E.StockRefilled, out: list[dict[str, Any]]) -> bool:
         """Start re-masking a refill's pile (False: a relaunched seat does not know all of
@@ -544,6 +661,11 @@ class MaskedSeat:
             raise MaskedSeatError("mk_round does not describe a round of this table")
         if self.p is not None and self.p.phase is Phase.PLAYING and tag == self.tag:
             raise MaskedSeatError("mk_round again for the round being played")
+        try:
+            signing = self._roster(plain, tag, host, seats)
+        except _Lost:
+            return []
+        self._blocked = False
         # A new tag while a round is open: that round was void (e.g. the host restarted).
         # The same tag while its deck is still being shuffled: the host restarted before
         # the deal and shuffles again; nothing was dealt, fresh secrets hide nothing less.
@@ -562,6 +684,8 @@ class MaskedSeat:
         self._deferred = None
         self.journal_changes += 1
         self.p = Participant(tag, self.seat, host, n, self._tape)
+        if signing is not None:
+            self.p.sign_with(signing)
         if self.restored:
             # The dead process numbered what it sent; a number it used may come again for
             # another message of ours, which every receiver would refuse as replayed: the
@@ -579,12 +703,40 @@ class MaskedSeat:
         self._sent_log = []
         self._assigned = set()
         self.gate = PublicReplay(self.variant, self.seat, frozenset(seats), host)
+        self._void_claim = None
         self._gone = False
         self._broken = set()
         try:
             return self._result(self.p.start_deck(0, range(n), sorted(seats)))
         except MaskedStateError as exc:
             raise MaskedSeatError(str(exc)) from exc
+
+    def _roster(self, plain: dict[str, Any], tag: bytes, host: int, seats: list[int]) -> Signing | None:
+        """The round's roster (``mk_round``'s ``hkey`` and ``keys``): every participant's
+        self-signed key, ours exactly as we announced it (None: an unsigned round, taken
+        only from a host we never announced a key to). A bad roster refuses the round:
+        nothing of it is given (the host is named)."""
+        if "keys" not in plain and not self.require_signed:
+            return None
+        why = ""
+        try:
+            roster = Roster.from_plain(tag, host, seats, plain, self.table_id)
+            if self.key is None or roster.keys.get(self.seat) != self.key.public:
+                if self.relaunched and self.tag is None and self._kept is None:
+                    # Relaunched without a keys journal, at the round the dead process
+                    # played: its key is lost with it (not the host's lie). We can not take
+                    # part: the round's messages wait until the next round (the host names
+                    # us late, then voids the round).
+                    self.p, self.gate, self.tag, self.host, self._blocked = None, None, tag, host, True
+                    raise _Lost
+                why = "the roster gives our seat a key that is not the one we announced"
+        except SignatureError as exc:
+            why = str(exc)
+        if why:  # nothing of this round leaves, and its messages wait (the next round's go on)
+            self.p, self.gate, self.tag, self.host, self._blocked = None, None, tag, host, True
+            raise MaskedSeatError(f"mk_round: {why}")
+        assert self.key is not None
+        return Signing(roster, self.key)
 
     def _on_deal(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
         seats = plain.get("seats")
@@ -705,7 +857,8 @@ class MaskedSeat:
         return SeatKeys(table_id=table_id, seat=self.seat, tag=self.tag, host=self.host,
                         participants=self._round_seats,
                         tape=self._tape.recorded(),
-                        reveals=(*self._revealed, *sorted(self._redo - set(self._revealed))))
+                        reveals=(*self._revealed, *sorted(self._redo - set(self._revealed))),
+                        sign=self.key.seed if self.key is not None else b"")
 
     def restore(self, keys: SeatKeys) -> None:
         """After a relaunch: use ``keys`` when the host resyncs its round (``mk_round`` of
@@ -713,6 +866,8 @@ class MaskedSeat:
         if keys.seat != self.seat:
             raise MaskedSeatError(f"the keys of seat {keys.seat}, not ours ({self.seat})")
         self._kept = keys
+        if keys.sign and self.key is None:  # the key the round's roster lists for us
+            self.key = SeatKey(keys.sign)
 
 
 class _Tape:

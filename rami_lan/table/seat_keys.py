@@ -9,6 +9,8 @@ the seat journals is exactly what can not be rebuilt from the host's resync:
   secrets for deck 0 and each re-masked refill: round key, permutation, position keys).
   Replayed into a new participant, it makes the very same secrets, so the same mask and
   lock passes and the same key for each position;
+* the seed of its **signing key** (`rami_lan.masked.signing`), so what it sends again is
+  signed with the key the round's roster lists for it;
 * the **reveals** it chose to make (the cards its own actions put on the table):
   (deck, position) each. Everything else it sent (its shuffle steps, each key release, the
   show of its hand, its audit) follows from the host's messages by the rules, and the host
@@ -50,6 +52,9 @@ class SeatKeys:
     participants: tuple[int, ...]
     tape: bytes
     reveals: tuple[tuple[int, int], ...] = ()
+    sign: bytes = b""
+    """The seed of the seat's Ed25519 signing key (`rami_lan.masked.signing`; empty: none):
+    a relaunched client signs with the key the round's roster lists for it."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.table_id, str) or not _TABLE_ID.fullmatch(self.table_id):
@@ -72,12 +77,15 @@ class SeatKeys:
                        or any(type(x) is not int or not 0 <= x < 1 << 16 for x in r)
                        or r[0] >= MAX_DECKS for r in self.reveals)):
             raise ValueError("reveals: (deck, position) pairs expected")
+        if not isinstance(self.sign, bytes) or len(self.sign) not in (0, 32):
+            raise ValueError("sign: a 32-byte key seed (or nothing) expected")
 
 
 def encode(keys: SeatKeys) -> bytes:
     return msgpack.packb({"v": VERSION, "table": keys.table_id, "seat": keys.seat, "tag": keys.tag,
                           "host": keys.host, "participants": list(keys.participants),
-                          "tape": keys.tape, "reveals": [list(r) for r in keys.reveals]},
+                          "tape": keys.tape, "reveals": [list(r) for r in keys.reveals],
+                          **({"sign": keys.sign} if keys.sign else {})},
                          use_bin_type=True)
 
 
@@ -99,7 +107,8 @@ def decode(raw: bytes, *, table_id: str, seat: int) -> SeatKeys:
                         participants=tuple(data.get("participants") or ()),
                         tape=data.get("tape"),
                         reveals=tuple(tuple(r) if isinstance(r, list) else r
-                                      for r in (data.get("reveals") or ())))
+                                      for r in (data.get("reveals") or ())),
+                        sign=data.get("sign", b""))
     except TypeError as exc:
         raise ValueError(str(exc)) from None
     if keys.table_id != table_id:

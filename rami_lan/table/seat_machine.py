@@ -35,6 +35,7 @@ No sockets, no clock (``now`` is given), no event loop: tests drive it directly.
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,7 @@ from rami_lan.core.cards import Card
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import SeatView
 from rami_lan.masked.audit import Fault
+from rami_lan.masked.signing import SeatKey
 from rami_lan.table import verifier as V
 from rami_lan.table.masked_seat import MaskedSeat, MaskedSeatError, Refusal
 from rami_lan.table.seat_keys import decode, encode
@@ -83,13 +85,21 @@ class SeatMachine:
 
     def __init__(self, seat: int, variant: Variant, entropy: Callable[[int], bytes], *,
                  expect: Callable[[], tuple[int, ...] | None] | None = None,
-                 table_id: str = "", keep: Callable[[bytes | None], None] | None = None) -> None:
+                 table_id: str = "", keep: Callable[[bytes | None], None] | None = None,
+                 sign: bool = True, key_entropy: Callable[[int], bytes] = os.urandom,
+                 relaunched: bool = False) -> None:
         """``expect``: the next round's players as the seat's verifier derives them.
         ``keep``: where the seat's keys journal goes (`rami_lan.table.seat_keys`, bound to
         ``table_id``), called with its bytes before any message they make possible is
-        handed out, and with None when no round of ours is open any more."""
+        handed out, and with None when no round of ours is open any more. ``sign``: the
+        seat signs its masked messages with a key of its own, announced to the host
+        (``mk_seatkey``) before anything else it sends, and refuses unsigned rounds
+        (`rami_lan.masked.signing`; False: an unsigned seat, for tests of older forms),
+        its key drawn from ``key_entropy`` (apart from the game's ``entropy``).
+        ``relaunched``: a new process at a table it sat at (`MaskedSeat.relaunched`)."""
         self.masked = MaskedSeat(seat, variant, entropy)
         self.masked.expect = expect
+        self.masked.relaunched = relaunched
         self.table_id = table_id
         self._keep = keep
         self._kept_at = 0
@@ -99,6 +109,9 @@ class SeatMachine:
         self._orders_given: set[bytes] = set()
         self._auto_view: SeatView | None = None
         self._leave_until: float | None = None
+        self._key_entropy = key_entropy
+        self._sign = sign
+        self._announce_due = sign
 
     # ------------------------------------------------------------------ input
 
@@ -107,9 +120,25 @@ class SeatMachine:
         message as ``(message, decoded events)`` with ``events`` its decoded events (table
         notices as dicts among them), or any other message (kept as it is)."""
         ms = self.masked
+        first = self._announce()
         outs, ready = ms.take(item, events)
-        step = SeatStep(send=list(outs), ready=[self._filled(x) for x in ready])
+        step = SeatStep(send=[*first, *outs], ready=[self._filled(x) for x in ready])
         return self._progress(step)
+
+    def hello(self) -> list[dict[str, Any]]:
+        """A new connection to the host (the first, a reconnect, or the host restarted):
+        our key's announcement (``mk_seatkey``), to send at once, before anything else
+        (if it is not sent, it goes before the next thing we send)."""
+        self._announce_due = self._sign
+        return self._announce()
+
+    def _announce(self) -> list[dict[str, Any]]:
+        if not self._announce_due:
+            return []
+        self._announce_due = False
+        ms = self.masked
+        key = ms.key if ms.key is not None else SeatKey.generate(self._key_entropy)
+        return [ms.sign_with(key, self.table_id)]
 
     def before_action(self, action: A.Action, view: SeatView | None = None) -> SeatStep:
         """Before sending ``action``: the reveals proving its cards are ours (none for a

@@ -232,7 +232,11 @@ def _check_snap(snap: Any, get_variant: Any, levels: Sequence[str], who: Sequenc
     masked = snap.get("masked")
     if masked is not None:
         keys = ("key", "tag", "participants", "n", "seed", "m0")
-        _map(masked, "masked", {*keys, "calls", "events"}, keys)
+        _map(masked, "masked", {*keys, "calls", "events", "sigkeys"}, keys)
+        sigkeys = masked.get("sigkeys")  # the seats' key announcements (`table/receipts.py`)
+        _need(sigkeys is None or (type(sigkeys) is list and len(sigkeys) <= 8
+                                  and all(type(a) is dict and len(a) <= 8 for a in sigkeys)),
+              "masked.sigkeys must be at most 8 seat key announcements")
         if "calls" in masked:  # the round is over, its audit awaited
             calls = _list(masked["calls"], "masked.calls", MAX_PRIVATE_CALLS)
             _need(all(type(c) is list and 1 <= len(c) <= 8 and type(c[0]) is str for c in calls),

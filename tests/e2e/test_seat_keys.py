@@ -68,7 +68,7 @@ def test_a_crafted_keys_file_is_refused_with_a_value_error_only(raw: bytes) -> N
 
 
 def test_the_seat_machine_ignores_a_bad_journal_with_a_log_line(caplog: pytest.LogCaptureFixture) -> None:
-    sm = SeatMachine(0, get_variant("rami"), Entropy(b"s"), table_id=TABLE)
+    sm = SeatMachine(0, get_variant("rami"), Entropy(b"s"), table_id=TABLE, sign=False)
     with caplog.at_level(logging.WARNING):
         assert sm.restore(b"\x00garbage") is False
         assert sm.restore(encode(_keys(table_id="cd" * 8))) is False
@@ -95,23 +95,23 @@ def test_a_relaunched_seat_makes_the_same_shuffle_step_from_its_journal() -> Non
     entropy) restored from the journal makes the very same pass; without it, another."""
     kept: list[bytes | None] = []
     first = SeatMachine(0, get_variant("rami"), Entropy(b"first process"), table_id=TABLE,
-                        keep=kept.append)
+                        keep=kept.append, sign=False)
     sent = first.receive(ROUND).send
     assert [m["k"] for m in sent] == ["mk_mask"] and kept and kept[-1] is not None
     saves = len(kept)
     first.receive("a view")
     assert len(kept) == saves  # nothing of the secrets changed: no write
-    again = SeatMachine(0, get_variant("rami"), Entropy(b"relaunched"), table_id=TABLE)
+    again = SeatMachine(0, get_variant("rami"), Entropy(b"relaunched"), table_id=TABLE, sign=False)
     assert again.restore(kept[-1])
     resent = again.receive(ROUND).send
     # the same step, numbered on from far above (the dead process's numbers are unknown)
     assert [{k: v for k, v in m.items() if k != "n"} for m in resent] == \
         [{k: v for k, v in m.items() if k != "n"} for m in sent]
     assert all(m["n"] >= RELAUNCH_SEQ_BASE > o.get("n", 0) for m, o in zip(resent, sent, strict=True))
-    fresh = SeatMachine(0, get_variant("rami"), Entropy(b"relaunched"), table_id=TABLE)
+    fresh = SeatMachine(0, get_variant("rami"), Entropy(b"relaunched"), table_id=TABLE, sign=False)
     assert fresh.receive(ROUND).send != sent
     other = dict(ROUND, tag=TAG[:-1] + b"\x02")  # another round: fresh secrets, not the kept ones
-    third = SeatMachine(0, get_variant("rami"), Entropy(b"relaunched"), table_id=TABLE)
+    third = SeatMachine(0, get_variant("rami"), Entropy(b"relaunched"), table_id=TABLE, sign=False)
     assert third.restore(kept[-1]) and third.receive(other).send != sent
 
 
@@ -120,9 +120,10 @@ class _Kept(WireClient):
 
     store: dict[int, bytes | None] = {}
 
-    def __init__(self, *a: Any, restore: bytes | None = None, **kw: Any) -> None:
+    def __init__(self, *a: Any, restore: bytes | None = None, relaunched: bool = False, **kw: Any) -> None:
         super().__init__(*a, **kw)
         self._restore = restore
+        self.relaunched = relaunched
 
     def receive(self, wire: bytes) -> None:
         msg = unpack(wire)
@@ -134,7 +135,8 @@ class _Kept(WireClient):
             sm = SeatMachine(msg.seat, self.t.variant, self.entropy,
                              expect=self.tracker.verifier.expected_players,
                              table_id=msg.table_id.hex(),
-                             keep=lambda data: _Kept.store.__setitem__(msg.seat, data))
+                             keep=lambda data: _Kept.store.__setitem__(msg.seat, data),
+                             relaunched=self._restore is not None or self.relaunched)
             if self._restore is not None:
                 assert sm.restore(self._restore)
             self.sm, self.ms = sm, sm.masked
@@ -171,7 +173,8 @@ def test_a_client_crashed_mid_round_goes_on_with_the_round_from_its_journal(keep
     journal = _Kept.store[seat]
     assert journal is not None and decode(journal, table_id=old.sm.table_id, seat=seat).tag == tag
     t.drop(conn)  # kill -9: the process and its memory are gone
-    new = _Kept(t, conn, old.nick, old.level, old.seed + 100, restore=journal if keep else None)
+    new = _Kept(t, conn, old.nick, old.level, old.seed + 100, restore=journal if keep else None,
+                 relaunched=True)
     new.entropy = Entropy(b"the relaunched process")
     new.token = old.token
     t.rejoin(new)

@@ -259,20 +259,23 @@ class MovingHost(TableMachine):
     masked_dealing = _Moving
 
 
-def test_a_host_that_drops_a_reveal_leaves_an_unproven_claim(tmp_path: Any) -> None:
+def test_a_host_that_drops_a_reveal_is_named_by_its_own_receipt(tmp_path: Any) -> None:
     t = MaskedTable(bots={3: "moyen"}, variant="rami", limit=1, machine_cls=DroppingHost,
                     evidence_dir=tmp_path)
     t.start()
     t.run()
     assert t.machine.dropped == 1  # type: ignore[attr-defined]
-    # The limit of attribution without receipts (docs/fair_shuffle.md): the sender's
-    # "sent" list alone can not tell a dropping host from a lying sender, so the victim
-    # notes an unproven claim and names nobody; every round still checks from the audit.
+    # The sender's audit lists the reveal with the host's signed receipt, which says the
+    # host relays it to seat 1: seat 1 never got it, so the host dropped it (proven by its
+    # own signature; docs/fair_shuffle.md). Before receipts this was an unproven claim.
     victim = next(c for c in t.clients.values() if c.seat == 1)
     report = next(iter(victim.ms.reports.values()))
-    assert report.fair and report.claims and "mk_reveal" in report.claims[0]
+    assert [(f.kind, f.seat) for f in report.faults] == [(FaultKind.DROPPED, HOST)], report.faults
+    assert not report.claims
+    assert [r.status for r in victim.tracker.rounds()] == ["failed"]
     for c in t.clients.values():
-        assert [r.status for r in c.tracker.rounds()] == ["checked"]
+        if c is not victim:
+            assert [r.status for r in c.tracker.rounds()] == ["checked"]
 
 
 def test_a_host_whose_mask_pass_moves_a_point_is_named_by_every_client(tmp_path: Any) -> None:

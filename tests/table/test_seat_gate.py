@@ -167,22 +167,39 @@ def test_a_forged_host_message_gets_nothing_and_names_the_host(kind: str, tmp_pa
     assert host_names(t, secret) == []
 
 
-def test_a_void_naming_us_is_taken_but_gives_nothing(tmp_path: Any) -> None:
-    """The host says we did not answer in time (true for a frozen laptop, or a lie): the
-    round is void for us too, without our audit, so the host learns no card of ours
-    either way, and we do not accuse the host of a stop that may well have been ours
-    (the chaos test's stopped players failed their rounds naming the host)."""
+@pytest.mark.parametrize("receipted", [False, True], ids=["late", "receipted"])
+def test_a_void_naming_us_gives_nothing_and_names_the_host_only_against_its_receipts(
+        tmp_path: Any, receipted: bool) -> None:
+    """The host says we did not answer in time. True for a frozen laptop (something we
+    sent has no receipt of the host's yet: ``late``): the round is void for us too, and we
+    do not accuse the host of a stop that may well have been ours (the chaos test's
+    stopped players failed their rounds naming the host). A lie when the host receipted
+    every message we sent and we owed nothing (``receipted``): its own signatures disprove
+    it, and we name it (docs/fair_shuffle.md, "Signatures and receipts"). Either way no
+    audit leaves (only our protest, the receipts), so the host learns no card of ours."""
     t = _table()
     t.evidence_dir = tmp_path
     _at_turn(t, 6)
     secret = hidden(t)
     c = t.clients[1]
+    if t.machine.match.round.turn == c.seat:
+        _at_turn(t, t.machine.match.round.turn_no + 1)
+        secret = hidden(t)
+    assert c.ms.p.signing is not None and c.ms.receipts_taken and not c.ms.p.unreceipted()
+    if not receipted:
+        c.ms.p._receipts.pop(max(c.ms.p._receipts))  # its receipt is still on its way
     before, refused = len(t.inbox), len(c.ms.problems)
     c.receive(pack(_forge(t, c, "sync_void_self")))
-    assert "mk_audit" not in _sent_after(t, c, before)  # (a resync resends what went before)
-    assert len(c.ms.problems) == refused
+    sent = _sent_after(t, c, before)
+    assert "mk_audit" not in sent  # (a resync resends what went before)
     [r] = [r for r in c.tracker.verifier.rounds() if r.round_no == t.machine.match.round_no]
-    assert r.status != "failed", r
+    if receipted:
+        assert "mk_protest" in sent
+        assert [p.kind for p in c.ms.problems[refused:]] == ["events"]
+        assert r.status == "failed", r
+    else:
+        assert "mk_protest" not in sent and len(c.ms.problems) == refused
+        assert r.status != "failed", r
     while t.inbox:
         t.handle(*t.inbox.popleft())
     assert host_names(t, secret) == []

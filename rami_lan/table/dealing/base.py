@@ -99,6 +99,8 @@ class Table(Protocol):
     dealing: Dealing
     standing: Standing
     masked_reports: list[Any]
+    host_keys: Any
+    """The seats' announced signing keys (`rami_lan.table.receipts.HostKeys`)."""
     masked_dealing: Any
     """The class of a privately dealt round (`MaskedDealing`, or a test's)."""
     _round: RoundCtx | None
@@ -146,6 +148,9 @@ class Dealing(Protocol):
 
     def receive(self, conn: int, seat: int, plain: Any, now: float) -> None:
         """A masked-deck message from a seated connection."""
+
+    def announced(self, seat: int, plain: dict[str, Any], now: float) -> None:
+        """``seat`` announced its signing key (``mk_seatkey``, already checked and kept)."""
 
     # ---------------------------------------------------------------- time
 
@@ -250,6 +255,7 @@ class MaskedState(Protocol):
     halved: Halved | None
     handed: set[int]
     owed_since: dict[int, tuple[float, str]]
+    owed_keys: set[int]
     marker: dict[str, int | None] | None
     mj: dict[str, Any] | None
     mj_actions: list[list[Any]]

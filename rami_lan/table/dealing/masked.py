@@ -47,6 +47,7 @@ from rami_lan.table.dealing.base import AuditWait, Halved, Held, Standing
 from rami_lan.table.dealing.masked_live import STEP_WAIT, STRIKES_OUT, VOID_AUDIT_WAIT, step_wait
 from rami_lan.table.masked_host import MaskedRound, Routed, deal_assignments, host_randomness
 from rami_lan.table.private_claims import discard_refusal, take_refusal
+from rami_lan.table.receipts import lost_round_key
 from rami_lan.table.stage import Stage, Step
 
 if TYPE_CHECKING:
@@ -93,6 +94,8 @@ class MaskedDealing:
         """The host's own seat: (seq, events) held while a card it drew is still masked."""
         self.owed_since: dict[int, tuple[float, str]] = {}
         """Participant -> since when it owes a masked message without a break, and what."""
+        self.owed_keys: set[int] = set()
+        """Participants whose signing key the shuffle waits for (`deal`, `announced`)."""
         self.log: dict[int, list[dict[str, Any]]] = {}
         """Seat -> every masked message it was sent this round but ``mk_hand`` (resync)."""
         self.hand_told: dict[int, list[Any]] = {}
@@ -112,7 +115,10 @@ class MaskedDealing:
         key = table.entropy(32)
         mr = MaskedRound(tag, table.host_seat, (*remote, table.host_seat), table.variant.deck_size,
                          host_randomness(key))
-        return cls(table, mr, key, seed)
+        mr.sign_with(table.host_keys.roster(tag, table.host_seat, mr.participants, key))
+        d = cls(table, mr, key, seed)
+        d.owed_keys = {s for s in remote if s not in table.host_keys.announced}
+        return d
 
     @classmethod
     def restored(cls, table: Table, head: dict[str, Any], bodies: list[dict[str, Any]],
@@ -122,6 +128,8 @@ class MaskedDealing:
         key = bytes(head["key"])
         mr = MaskedRound(bytes(head["tag"]), table.host_seat, [int(x) for x in head["participants"]],
                          int(head["n"]), host_randomness(key))
+        table.host_keys.restore(head.get("sigkeys"))
+        mr.sign_with(table.host_keys.roster(mr.p.tag, table.host_seat, mr.participants, key))
         d = cls(table, mr, key, bytes(head["seed"]))
         J.take_up(d, head, bodies, now)
         return d
@@ -178,8 +186,32 @@ class MaskedDealing:
     def deal(self, ctx: RoundCtx, seed: bytes, now: float) -> None:
         """Begin the masked round: ``mk_round`` to each, our own mask pass."""
         self.t._go(Step.SHUFFLE)
+        if self.mr.signing is None and self.owed_keys:
+            # A seat's key is still on its way (a restarted host, its players just back):
+            # the shuffle begins once it is in (`announced`), or its deadline names the seat.
+            self.log = {s: [] for s in self.mr.blind}
+            self.mr.start()  # (nothing of it is sent: a void for a missing key then audits as usual)
+            return
         self._greet()
         self._route(self.mr.start(), now)
+
+    def announced(self, seat: int, plain: dict[str, Any], now: float) -> None:
+        """A seat's signing key came in: a seat relaunched without its keys of this round
+        can not go on with it (its deadline is up at once); the last key the shuffle
+        waited for starts it, signed."""
+        mr, t = self.mr, self.t
+        if lost_round_key(mr, seat, plain):
+            self.owed_since[seat] = (now, "its keys of this round (its process lost them)")
+            self.late(seat, now)
+        elif (mr.signing is None and self.owed_keys and t.stage is Stage.SHUFFLE and self._current()
+              and t.host_keys.roster(mr.p.tag, t.host_seat, mr.participants, b"\0" * 32)):
+            # every key is in: the shuffle the round waited for begins now, signed
+            self.mr = MaskedRound(mr.p.tag, t.host_seat, mr.participants, t.variant.deck_size,
+                                  host_randomness(self.key))
+            self.mr.sign_with(t.host_keys.roster(mr.p.tag, t.host_seat, mr.participants, self.key))
+            self.owed_keys = set()
+            self._greet()
+            self._route(self.mr.start(), now)
 
     def _greet(self) -> None:
         """``mk_round`` to every blind seat: the first message of its log."""
@@ -191,7 +223,8 @@ class MaskedDealing:
         rid = hashlib.sha256(b"rami-lan masked round id" + self.key).digest()[:8]
         for s in sorted(mr.blind):
             self.send(s, {"k": "mk_round", "tag": mr.p.tag, "host": t.host_seat,
-                          "participants": list(mr.participants), "n": mr.p.table.n_cards, "rid": rid})
+                          "participants": list(mr.participants), "n": mr.p.table.n_cards, "rid": rid,
+                          **(mr.signing.roster.to_plain() if mr.signing else {})})
         self.tell_owner({"k": "mk_own", "tag": mr.p.tag})
 
     def tell_owner(self, plain: dict[str, Any]) -> None:

@@ -40,7 +40,8 @@ def header(d: MaskedState) -> dict[str, Any] | None:
     if d.mj is None or d.m0 is None:
         return None
     out = {"key": d.key, "tag": mr.p.tag, "participants": list(mr.participants),
-           "n": mr.p.table.n_cards, "seed": d.seed, "m0": match_to_plain(d.m0)}
+           "n": mr.p.table.n_cards, "seed": d.seed, "m0": match_to_plain(d.m0),
+           "sigkeys": d.t.host_keys.to_plain(mr.signing)}
     if d.mj.get("over"):  # the round is over, its audit awaited: the snapshot holds
         v = d.t.variant  # every call and event so far
         out["calls"] = list(mr.calls)

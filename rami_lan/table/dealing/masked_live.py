@@ -47,6 +47,9 @@ def owed_now(d: MaskedState) -> dict[int, str]:
     at the round's end, and (blind seat) its own move once its move timer asked for
     it, or at once while its connection is gone."""
     mr, t = d.mr, d.t
+    if mr.signing is None and d.owed_keys and t.stage is Stage.SHUFFLE:
+        return {s: "its signing key (mk_seatkey)" for s in sorted(d.owed_keys)
+                if s not in t.host_keys.announced}
     if mr.phase.value not in ("shuffling", "playing"):
         return {}
     m = t.match

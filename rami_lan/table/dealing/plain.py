@@ -54,6 +54,9 @@ class PlainDealing:
         """A masked message at a plain round (e.g. a client's audit of a round a host
         restart voided): dropped."""
 
+    def announced(self, seat: int, plain: dict[str, Any], now: float) -> None:
+        """A seat's signing key at a plain round: kept by the machine for a later private one."""
+
     def deadline(self) -> float | None:
         return None
 
