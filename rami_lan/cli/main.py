@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from rami_lan import __version__
 from rami_lan.i18n import _, ngettext, set_language
+from rami_lan.net.signals import install_early, restore_early
 
 # name -> (module, help text)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -118,6 +119,19 @@ def setup_logging(full_screen: bool) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # A closed terminal (SIGHUP) or SIGTERM from the first instant takes the Ctrl-C path:
+    # before the command's event loop handles them (about 0.4 s after the start, more
+    # than a second on a loaded machine) they killed the process on the spot.
+    before = install_early()
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP, also before the command ran
+        return 130
+    finally:
+        restore_early(before)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     lang = _lang_from_argv(argv)
     try:

@@ -24,19 +24,31 @@ shell to its jobs): a SIGHUP after the first shutdown signal is ignored, so the 
 are not cut short. On SIGHUP the standard output and error, when they are the dead
 terminal, are pointed at ``os.devnull``: a line printed while shutting down would
 otherwise fail (EIO) and end the process before its goodbyes.
+
+From the first instant: a command's event loop (and so :func:`install_shutdown`) starts
+only after its imports, its arguments and its files (about 0.4 s, more than a second on
+a loaded machine); until then SIGTERM and SIGHUP had their default action and killed the
+process on the spot. ``rami_lan.cli.main`` calls :func:`install_early` as its first
+statement: from then until a loop takes the signals over, SIGTERM or SIGHUP raises
+``KeyboardInterrupt`` at once, exactly as Ctrl-C there would (nothing is announced on
+the LAN yet, so there is nothing to say goodbye to; the command exits 130), and a
+repeated SIGHUP is ignored. :meth:`ShutdownHandle.remove` puts the early handler back.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
 import signal
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["SHUTDOWN_SIGNALS", "ShutdownHandle", "install_shutdown"]
+if TYPE_CHECKING:  # asyncio is not imported by install_early's caller before it is needed
+    import asyncio
+
+__all__ = ["SHUTDOWN_SIGNALS", "ShutdownHandle", "install_early", "install_shutdown", "restore_early"]
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +87,50 @@ def _detach_terminal() -> None:
         os.close(null)
 
 
+_early_received: list[int] = []
+"""The signals the early handler took (in order), since :func:`install_early`."""
+
+
+def _early_handler(sig: int, _frame: Any) -> None:
+    """SIGTERM / SIGHUP before a command's loop handles them: the Ctrl-C path."""
+    hangup = sig == getattr(signal, "SIGHUP", None)
+    repeated = bool(_early_received)
+    _early_received.append(sig)
+    if hangup:
+        _detach_terminal()
+        if repeated:  # the kernel's, then the shell's: the first one is being handled
+            return
+    raise KeyboardInterrupt(f"signal {sig}")
+
+
+def install_early(signals: Iterable[int] = SHUTDOWN_SIGNALS) -> dict[int, Any]:
+    """From now on, SIGTERM and SIGHUP end the process as Ctrl-C would (``KeyboardInterrupt``
+    in the main thread) instead of killing it, until :func:`install_shutdown` takes them
+    over in a command's event loop. Call it first thing in the main thread; a signal whose
+    disposition is "ignore" (``nohup``) is left ignored. Returns the handlers it replaced
+    (for :func:`restore_early`); nothing is installed off the main thread."""
+    before: dict[int, Any] = {}
+    try:
+        for sig in signals:
+            old = signal.getsignal(sig)
+            if old is signal.SIG_IGN:
+                continue
+            signal.signal(sig, _early_handler)
+            before[sig] = old
+    except ValueError:  # not the main thread
+        pass
+    _early_received.clear()
+    return before
+
+
+def restore_early(before: dict[int, Any]) -> None:
+    """Put back the handlers :func:`install_early` replaced (a command run in-process, as
+    the tests do, leaves its caller's signals as they were)."""
+    for sig, old in before.items():
+        with contextlib.suppress(Exception):
+            signal.signal(sig, old if old is not None else signal.SIG_DFL)
+
+
 @dataclass
 class ShutdownHandle:
     """What :func:`install_shutdown` installed; :meth:`remove` restores the defaults."""
@@ -84,14 +140,19 @@ class ShutdownHandle:
     received: list[int] = field(default_factory=list)
     """The signals received so far, in order."""
     _via_loop: bool = True
+    _before: dict[int, Any] = field(default_factory=dict)
 
     def remove(self) -> None:
+        """Hand the signals back: to the early handler where :func:`install_early` had
+        installed it (the process still ends as on Ctrl-C), else to their defaults."""
         for sig in self.signals:
             with contextlib.suppress(Exception):
                 if self._via_loop:
                     self.loop.remove_signal_handler(sig)
                 else:
                     signal.signal(sig, signal.SIG_DFL)
+                if self._before.get(sig) is _early_handler:
+                    signal.signal(sig, _early_handler)
 
 
 def install_shutdown(
@@ -108,10 +169,13 @@ def install_shutdown(
     """
     action = stop or _interrupt
     handle = ShutdownHandle(loop, tuple(signals))
+    for sig in handle.signals:
+        with contextlib.suppress(Exception):
+            handle._before[sig] = signal.getsignal(sig)
 
     def on_signal(sig: int) -> None:
         hangup = sig == getattr(signal, "SIGHUP", None)
-        repeated = bool(handle.received)
+        repeated = bool(handle.received) or (hangup and bool(_early_received))
         handle.received.append(sig)
         if hangup:
             _detach_terminal()
