@@ -167,6 +167,8 @@ class Connection(enum.StrEnum):
     YOU = "you"
     CONNECTED = "connected"
     RECONNECTING = "reconnecting"
+    STAND_IN = "stand_in"
+    """Not connected, and the host's bot plays for them until they are back."""
     LEFT = "left"
     BOT = "bot"
 
@@ -516,6 +518,7 @@ def connection_label(connection: Connection) -> str:
         Connection.YOU: _("you"),
         Connection.CONNECTED: _("connected"),
         Connection.RECONNECTING: _("reconnecting…"),
+        Connection.STAND_IN: _("away: a bot plays for them"),
         Connection.LEFT: _("left the table"),
         Connection.BOT: _("bot"),
     }

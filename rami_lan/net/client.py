@@ -32,15 +32,21 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal
 
 from rami_lan.core import actions as A
 from rami_lan.core.codec import action_to_plain, event_from_plain, view_from_plain
 from rami_lan.core.errors import MalformedAction
 from rami_lan.core.events import (
+    Discarded,
+    DiscardTaken,
     Event,
+    JokerRecovered,
+    Knocked,
+    LaidOff,
     MatchEnded,
+    Melded,
     StockDrawn,
     TurnStarted,
 )
@@ -61,6 +67,9 @@ from rami_lan.table.shuffle import commitment, new_secret
 from rami_lan.textsafe import clip, safe_text
 
 log = logging.getLogger(__name__)
+
+_MOVES = (StockDrawn, DiscardTaken, Melded, LaidOff, JokerRecovered, Discarded, Knocked)
+"""The events a seat's own move makes (a bot's move for an absent player makes them too)."""
 
 __all__ = ["FingerprintMismatch", "JoinRefused", "PakeFailed", "RemoteTableSession", "open_session"]
 
@@ -146,6 +155,9 @@ class RemoteTableSession:
         self.table_id = b""
         self.table: dict[str, Any] = {}
         self.players: list[dict[str, Any]] = []
+        self._stood_in: set[int] = set()
+        """Seats whose player is not connected and for which the host's bot has played
+        (shown "a bot plays for them", not just "reconnecting…", until they are back)."""
         self.view: SeatView | None = None
         self.fairness: list[tuple[bool, str]] = []
         """(ok, reason) of each round once judged (or as soon as it fails)."""
@@ -466,6 +478,7 @@ class RemoteTableSession:
             self.match_no = match_no
         self.variant = str(self.table.get("variant", "rami"))
         self.players = list(welcome.players)
+        self._back_in()
         self._fair_start()
         if (self.seat_machine is None and self.table.get("private_deal")
                 and self.seat != self.table.get("host_seat")):
@@ -491,7 +504,8 @@ class RemoteTableSession:
         return {int(p["seat"]): str(p.get("nick", "")) for p in self.players if "seat" in p}
 
     def _connections(self) -> dict[int, str]:
-        """seat -> "you" / "connected" / "reconnecting" / "left" / "bot"."""
+        """seat -> "you" / "connected" / "reconnecting" / "stand_in" (not connected, the
+        host's bot plays for them) / "left" / "bot"."""
         out: dict[int, str] = {}
         for p in self.players:
             seat = p.get("seat")
@@ -503,9 +517,32 @@ class RemoteTableSession:
                 out[seat] = "left"
             elif p.get("kind") == "bot":
                 out[seat] = "bot"
+            elif p.get("connected"):
+                out[seat] = "connected"
             else:
-                out[seat] = "connected" if p.get("connected") else "reconnecting"
+                out[seat] = "stand_in" if seat in self._stood_in else "reconnecting"
         return out
+
+    def _absent_seat(self, seat: int) -> bool:
+        """Whether ``seat`` is a player's (not a bot's) who is not connected and did not leave."""
+        for p in self.players:
+            if p.get("seat") == seat:
+                return not (p.get("connected") or p.get("left") or p.get("kind") == "bot")
+        return False
+
+    def _note_stand_ins(self, events: Sequence[Any]) -> bool:
+        """The host's bot played for a seat whose player is away (a move of theirs while
+        not connected): that seat reads "a bot plays for them". True if that changed."""
+        before = set(self._stood_in)
+        for ev in events:
+            if isinstance(ev, _MOVES) and ev.seat != self.seat and self._absent_seat(ev.seat):
+                self._stood_in.add(ev.seat)
+        return self._stood_in != before
+
+    def _back_in(self) -> None:
+        """After a players list: a seat whose player is connected again (or left) plays
+        itself again."""
+        self._stood_in = {s for s in self._stood_in if self._absent_seat(s)}
 
     def _set_connection(self, state: ConnectionState, **extra: Any) -> None:
         self.connection = state
@@ -860,12 +897,15 @@ class RemoteTableSession:
                 self._schedule_card(0.5)
                 self.forget_seat()
         self._pending_events.extend(decoded)
+        if self._note_stand_ins(decoded):
+            self._queue.put_nowait(SessionUpdate(connections=self._connections()))
         self._fair_in(msg, decoded)
 
     def _on_table_notice(self, plain: dict[str, Any]) -> None:
         players = plain.get("players")
         if isinstance(players, list):
             self.players = [p for p in players if isinstance(p, dict)]
+            self._back_in()
         text = plain.get("text")
         coded = host_notice(plain.get("code"), plain.get("data"))
         self._queue.put_nowait(SessionUpdate(
