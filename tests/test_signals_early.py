@@ -6,8 +6,9 @@ its start (on a loaded machine) died on the spot.
 
 The moment is made deterministic with ``python -X importtime``: its stderr says when
 ``rami_lan.logsetup`` has been imported (``main`` sets logging up before it runs the
-command, long before the command's loop starts), and the signal is sent then. Real processes; loopback only; the lobby and solo
-run on a pseudo-terminal, as they would in a terminal."""
+command, long before the command's loop starts), and the signal is sent then. Real
+processes; loopback only; the lobby and solo run on a pseudo-terminal, as they would in
+a terminal."""
 
 from __future__ import annotations
 

@@ -164,6 +164,8 @@ class RemoteTableSession:
         self.mismatches: list[Any] = []
         """Every fairness `Finding` (rami_lan.table.verifier), in order."""
         self.tracker: FairnessTracker | None = None
+        self._checks_key: Any = None  # the verifier's state last kept (`_keep_checks`)
+        self._seat_forgotten = False
         """The fairness verifier of this seat (from ``welcome`` on)."""
         self.evidence_dir = evidence_dir
         self._rejoin = token is not None
@@ -275,6 +277,7 @@ class RemoteTableSession:
 
     def forget_seat(self) -> None:
         """The match is over for us (ended, left, token refused): no seat to come back to."""
+        self._seat_forgotten = True  # nothing more is kept for it (its verifier's checks)
         if self.seat_store is not None and self.table_id:
             self.seat_store.remove(self.table_id.hex())
 
@@ -915,11 +918,33 @@ class RemoteTableSession:
     # ------------------------------------------------------------------ fair shuffle
 
     def _fair_start(self) -> None:
-        """After ``welcome``: the verifier of this seat (kept across reconnects)."""
+        """After ``welcome``: the verifier of this seat (kept across reconnects). A new
+        process back in its seat goes on from what the dead one had checked (the seat
+        store's checkpoint), if it is one of this table, seat and match."""
         if self.tracker is None:
             facts = facts_from_welcome(self.table_id, self.table, self.seat,
                                        rejoin=self._rejoin)
             self.tracker = FairnessTracker(facts, self.evidence_dir)
+            store = self.seat_store
+            if store is not None and self._rejoin:
+                kept = store.load_checks(self.table_id.hex())
+                if kept is not None and not self.tracker.verifier.restore(kept):
+                    log.warning("the kept verifier checkpoint is not of this seat or match: ignored")
+
+    def _keep_checks(self) -> None:
+        """What our verifier has checked goes to the seat store when it changed."""
+        store, tracker = self.seat_store, self.tracker
+        if store is None or tracker is None or not self.table_id or self._seat_forgotten:
+            return
+        verifier = tracker.verifier
+        key = verifier.checkpoint_key()
+        if key == self._checks_key:
+            return
+        self._checks_key = key
+        try:
+            store.save_checks(self.table_id.hex(), verifier.checkpoint())
+        except OSError as exc:
+            log.warning("cannot keep the verifier checkpoint: %s", clip(exc))
 
     def _fair_in(self, msg: P.Message, events: list[Event] | None = None) -> None:
         if self.tracker is not None:
@@ -972,6 +997,7 @@ class RemoteTableSession:
         """Tell the UI about every round whose fairness state changed."""
         if self.tracker is None:
             return
+        self._keep_checks()
         changed = self.tracker.changes()
         for r in changed:
             self._report_fairness(r)
