@@ -212,6 +212,25 @@ class TableMachine(PrivateDealing):
     def over(self) -> bool:
         return self.stage in (Stage.OVER, Stage.STOPPED)
 
+    def dropped_seat(self, seat_no: int) -> Seat | None:
+        """``seat_no`` if its human player dropped out of the match (held, not connected,
+        not left for good): a return invitation may give it back."""
+        seat = self.seats.get(seat_no)
+        if (seat is None or seat.kind != "human" or seat.token is None or seat.conn is not None
+                or seat.left or seat.owner or not self.started):
+            return None
+        return seat
+
+    def dropped_seat_of(self, player_id: str) -> int | None:
+        """The seat whose dropped player has ``player_id`` (from its "Info joueur" card)."""
+        if not player_id:
+            return None
+        for seat_no, card in self.cards.items():
+            if (isinstance(card, dict) and card.get("id") == player_id
+                    and self.dropped_seat(seat_no) is not None):
+                return seat_no
+        return None
+
     def seat_for_token(self, token: bytes) -> Seat | None:
         seat = find_by_token(self.seats.values(), token)
         return None if seat is None or seat.left else seat
@@ -291,13 +310,24 @@ class TableMachine(PrivateDealing):
     # ------------------------------------------------------------------ seating
 
     def joined(self, conn: int, now: float, *, nick: str, lang: str = "en", bot: bool = False,
-               token: bytes | None = None, pake_secret: str | None = None) -> list[F.Effect]:
+               token: bytes | None = None, pake_secret: str | None = None,
+               return_seat: int | None = None) -> list[F.Effect]:
         """A connection proved what it had to (join code, ticket): seat it or refuse it.
 
         ``token``: the reconnect token it gave (its seat, if still valid);
-        ``pake_secret``: the invitation ticket it was admitted with (new seats keep it).
+        ``pake_secret``: the invitation ticket it was admitted with (new seats keep it);
+        ``return_seat``: the owner's return invitation (its ticket proven) gives this
+        seat back to its dropped player: a new token replaces the lost one.
         """
         seat: Seat | None = None
+        if token is None and return_seat is not None:
+            back = self.dropped_seat(return_seat)
+            if back is not None:
+                token = self.entropy(16)
+                back.token = token_hash(token)
+                back.pake_secret = pake_secret
+                self._attach(conn, back, token, nick, bot, now)
+                return self._flush(now)
         if token is not None:
             seat = self.seat_for_token(token)
             if seat is None:
