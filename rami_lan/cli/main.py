@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from rami_lan import __version__
 from rami_lan.i18n import _, ngettext, set_language
-from rami_lan.net.signals import install_early, restore_early
+from rami_lan.net.signals import ignore_shutdown_signals, install_early, restore_early
 
 # name -> (module, help text)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -126,9 +126,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(argv)
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP, also before the command ran
+        _handled_interrupt()
         return 130
     finally:
-        restore_early(before)
+        if argv is None:  # the program ends here: a late signal must not cut the exit short
+            ignore_shutdown_signals()
+        else:  # called in-process (tests): the caller's handlers again
+            restore_early(before)
+
+
+def _handled_interrupt() -> None:
+    """CPython notes a ``KeyboardInterrupt`` that escapes code compiled from a string (a
+    dataclass's generated methods, while a module is being imported) and then ends the
+    process with SIGINT after a clean exit (status -2, nothing printed), even though we
+    caught it. Each evaluation of such code resets that note: one, harmless, after we
+    handled the interrupt, makes the exit status our 130."""
+    exec("None")  # noqa: S102 - a constant: see the docstring
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -48,7 +48,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # asyncio is not imported by install_early's caller before it is needed
     import asyncio
 
-__all__ = ["SHUTDOWN_SIGNALS", "ShutdownHandle", "install_early", "install_shutdown", "restore_early"]
+__all__ = ["SHUTDOWN_SIGNALS", "ShutdownHandle", "ignore_shutdown_signals", "install_early",
+           "install_shutdown", "restore_early"]
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +122,14 @@ def install_early(signals: Iterable[int] = SHUTDOWN_SIGNALS) -> dict[int, Any]:
         pass
     _early_received.clear()
     return before
+
+
+def ignore_shutdown_signals(signals: Iterable[int] = SHUTDOWN_SIGNALS) -> None:
+    """The process is exiting (its goodbyes are done): SIGTERM and SIGHUP no longer
+    matter; neither kills it on the spot nor interrupts its exit."""
+    for sig in signals:
+        with contextlib.suppress(Exception):
+            signal.signal(sig, signal.SIG_IGN)
 
 
 def restore_early(before: dict[int, Any]) -> None:
