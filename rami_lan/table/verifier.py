@@ -1457,8 +1457,8 @@ class SeatVerifier:
         if self._m is not None:
             return self._m.round_no + 1
         cur = self._cur
-        if cur is not None and not cur.started:
-            return cur.round_no
+        if cur is not None and not cur.started and not cur.voided:
+            return cur.round_no  # (a round void before its deal used its number up)
         return max(self._rounds, default=self._base) + 1
 
     def _open_round(self, round_no: int) -> _Round:
