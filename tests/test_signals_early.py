@@ -123,14 +123,37 @@ def test_early_handlers_are_given_back_and_nohup_is_respected() -> None:
             assert signal.getsignal(signal.SIGHUP) is sigs._early_handler
 
         asyncio.run(scenario())
-        with pytest.raises(KeyboardInterrupt):
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(1)  # the handler runs between two bytecodes of the main thread
+        os.kill(os.getpid(), signal.SIGTERM)  # kept for a safe point, not raised anywhere
+        time.sleep(0.2)
+        assert sigs.take_pending() == signal.SIGTERM and sigs.take_pending() is None
+        sigs.restore_early(saved)
+        saved = sigs.install_early()
+        deadline, sigs.EARLY_DEADLINE = sigs.EARLY_DEADLINE, 0.05
+        try:  # not taken in time (a command without a loop): the Ctrl-C path where it is
+            with pytest.raises(KeyboardInterrupt):
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(2)
+        finally:
+            sigs.EARLY_DEADLINE = deadline
+        sigs.restore_early(saved)
+        saved = sigs.install_early()
+
+        async def taken_by_the_loop() -> list[int]:
+            os.kill(os.getpid(), signal.SIGHUP)  # before the loop's handlers: kept
+            time.sleep(0.1)
+            fired = asyncio.Event()
+            handle = sigs.install_shutdown(asyncio.get_running_loop(), stop=fired.set)
+            await asyncio.wait_for(fired.wait(), 5)  # the loop took it: its goodbye path
+            handle.remove()
+            return handle.received
+
+        assert asyncio.run(taken_by_the_loop()) == [signal.SIGHUP]
         sigs.restore_early(saved)
         assert signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None)
     finally:
         signal.signal(signal.SIGHUP, before_hup if before_hup is not None else signal.SIG_DFL)
         sigs._early_received.clear()
+        sigs._early_state.update(force=False, taken=False)
 
 
 def _python_ready(pid: int, timeout: float = 20.0) -> None:

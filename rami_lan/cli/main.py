@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from rami_lan import __version__
 from rami_lan.i18n import _, ngettext, set_language
-from rami_lan.net.signals import ignore_shutdown_signals, install_early, restore_early
+from rami_lan.net.signals import ignore_shutdown_signals, install_early, restore_early, take_pending
 
 # name -> (module, help text)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -159,6 +159,8 @@ def _main(argv: Sequence[str] | None) -> int:
     )
     setup_logging(module in FULL_SCREEN or (interactive_table and sys.stdout.isatty()))
     mod = importlib.import_module(module)
+    if take_pending() is not None:  # a hang-up or SIGTERM during the start: nothing opened yet
+        raise KeyboardInterrupt
     try:
         return int(mod.run(args) or 0)
     except KeyboardInterrupt:
