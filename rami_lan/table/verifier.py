@@ -617,6 +617,12 @@ class SeatVerifier:
             return
         if self._gone_while_away(prev):
             return
+        if prev.gap == RELAUNCHED and prev.status is Status.PENDING:
+            # Relaunched after this round's end: its secrets may have gone to the dead
+            # process. What we know of it (its start and end) continues the match.
+            self._partial(prev, RELAUNCHED)
+            self._continue_after(prev)
+            return
         if prev.status is Status.PENDING:
             if prev.ended:
                 self._fail(prev, "secrets_missing",
@@ -685,6 +691,9 @@ class SeatVerifier:
         known = self._tags.get(msg.tag)
         old = self._rounds.get(known) if known is not None else None
         if old is not None and old.started:
+            if old.commits is None and old.gap == RELAUNCHED:
+                old.commits = commits  # relaunched after its deal: the state sent again
+                return
             if old.commits == commits and (not msg.excluded or dict(msg.excluded) == old.announced):
                 return  # the same list again (sent after a reconnect): nothing new
             self._close_unjudged()
@@ -795,7 +804,19 @@ class SeatVerifier:
             # A rejoin before the first deal: round 1's commit may have been asked of the
             # session we replace (a relaunch after a crash): unchecked if so, not failed.
             self._away.add(1)
-        if round_no >= 1 and self._m is not None and self._m.round_no == 0 and not self._rounds:
+        cur = self._cur
+        behind = (self.relaunched and self._m is not None and round_no > self._m.round_no
+                  and not (cur is not None and cur.round_no == round_no and cur.started))
+        if behind:  # relaunched in a round the dead process's checkpoint does not know
+            self._lost = f"we were relaunched in round {round_no}"
+            self._m = None
+            self._base = round_no
+            self._away |= {round_no, round_no + 1}
+            if msg.phase in ("draw", "play"):
+                r = self._open_round(round_no)
+                r.started, r.gap = True, RELAUNCHED
+                self._tags.setdefault(r.tag, round_no)
+        elif round_no >= 1 and self._m is not None and self._m.round_no == 0 and not self._rounds:
             self._lost = f"we joined the match in round {round_no}"
             self._m = None
             self._base = round_no
@@ -1459,7 +1480,7 @@ class SeatVerifier:
         cur = self._cur
         if cur is not None and not cur.started and not cur.voided:
             return cur.round_no  # (a round void before its deal used its number up)
-        return max(self._rounds, default=self._base) + 1
+        return max(max(self._rounds, default=0), self._base) + 1
 
     def _open_round(self, round_no: int) -> _Round:
         r = self._rounds.get(round_no)
