@@ -109,6 +109,8 @@ class Connection(enum.StrEnum):
     YOU = "you"
     CONNECTED = "connected"
     RECONNECTING = "reconnecting"
+    STAND_IN = "stand_in"
+    """Not connected, and the host's bot plays for them until they are back."""
     LEFT = "left"
     BOT = "bot"
 

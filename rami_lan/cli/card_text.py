@@ -24,6 +24,7 @@ def connection_label(connection: Connection) -> str:
         Connection.YOU: _("you"),
         Connection.CONNECTED: _("connected"),
         Connection.RECONNECTING: _("reconnecting…"),
+        Connection.STAND_IN: _("away: a bot plays for them"),
         Connection.LEFT: _("left the table"),
         Connection.BOT: _("bot"),
     }

@@ -259,6 +259,12 @@ def fairness_summary(session: Any, summary: Any) -> int:
     0: every round fully checked; 3: a round FAILED (the host cheated or erred); 5: a
     round was not (fully) checked (events missed during a disconnect, or the session
     ended first); 1: the match did not finish.
+
+    A client relaunched after a crash goes on from what its dead process had checked
+    (the seat's checkpoint): the round it came back in can only be checked in part (its
+    events before the relaunch are unknown to it: its commit-reveal and the cards it saw
+    are checked, not the play). That round alone does not make the status 5: the status
+    is 0 when everything this seat could check passed.
     """
     if not summary.finished:
         print(_("The match did not finish: the table closed or the connection was lost."))
@@ -269,9 +275,12 @@ def fairness_summary(session: Any, summary: Any) -> int:
             for line in str(d).splitlines()[:20]:
                 print(safe_text(line, 300))
         return 3 if bad else (0 if summary.finished else 1)
+    from rami_lan.table.verifier import RELAUNCHED
+
     checked = [r for r in rounds if r.status == "checked"]
     failed = [r for r in rounds if r.status == "failed"]
-    other = [r for r in rounds if r.status not in ("checked", "failed")]
+    relaunched = [r for r in rounds if r.status == "partial" and r.reason == RELAUNCHED]
+    other = [r for r in rounds if r.status not in ("checked", "failed") and r not in relaunched]
     print(_("Rounds checked: {n} of {total}").format(n=len(checked), total=len(rounds)))
     if failed:
         print(ngettext("Fairness check FAILED in {n} round:", "Fairness check FAILED in {n} rounds:",
@@ -284,6 +293,8 @@ def fairness_summary(session: Any, summary: Any) -> int:
         for r in other:
             print(safe_text(fairness_details(r), 2000))
         return 5
+    for r in relaunched:
+        print(safe_text(fairness_details(r), 2000))
     print(_("Fairness checks passed: {n}").format(n=len(checked)))
     return 0 if summary.finished else 1
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from rami_lan import __version__
 from rami_lan.i18n import _, ngettext, set_language
+from rami_lan.net.signals import ignore_shutdown_signals, install_early, restore_early, take_pending
 
 # name -> (module, help text)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -120,6 +121,32 @@ def setup_logging(full_screen: bool) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # A closed terminal (SIGHUP) or SIGTERM from the first instant takes the Ctrl-C path:
+    # before the command's event loop handles them (about 0.4 s after the start, more
+    # than a second on a loaded machine) they killed the process on the spot.
+    before = install_early()
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM or SIGHUP, also before the command ran
+        _handled_interrupt()
+        return 130
+    finally:
+        if argv is None:  # the program ends here: a late signal must not cut the exit short
+            ignore_shutdown_signals()
+        else:  # called in-process (tests): the caller's handlers again
+            restore_early(before)
+
+
+def _handled_interrupt() -> None:
+    """CPython notes a ``KeyboardInterrupt`` that escapes code compiled from a string (a
+    dataclass's generated methods, while a module is being imported) and then ends the
+    process with SIGINT after a clean exit (status -2, nothing printed), even though we
+    caught it. Each evaluation of such code resets that note: one, harmless, after we
+    handled the interrupt, makes the exit status our 130."""
+    exec("None")  # noqa: S102 - a constant: see the docstring
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     lang = _lang_from_argv(argv)
     try:
@@ -134,6 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     setup_logging(module in FULL_SCREEN or (interactive_table and sys.stdout.isatty()))
     mod = importlib.import_module(module)
+    if take_pending() is not None:  # a hang-up or SIGTERM during the start: nothing opened yet
+        raise KeyboardInterrupt
     try:
         return int(mod.run(args) or 0)
     except KeyboardInterrupt:

@@ -43,6 +43,7 @@ class Admission:
         conn.hello = hello
         code = self.config.join_code
         conn.invitation = None
+        conn.return_seat = None
         if hello.token is not None:
             seat = self.machine.seat_for_token(hello.token)
             if not self._gate(conn, G.KIND_TOKEN, proven=seat is not None):
@@ -52,6 +53,11 @@ class Admission:
                 self._refuse(conn, "bad_token", "unknown or expired reconnect token")
                 return
             code = seat.pake_secret or code
+        elif (back := self.guestlist.return_ticket(hello.invitation)) is not None:
+            # The owner invited a player who dropped out (no token left: a crash without
+            # its seat file): the ticket, proven below, gives that seat back.
+            code, conn.invitation = back[0], hello.invitation
+            conn.return_seat = back[1]
         elif self.guestlist.who is WhoMaySit.INVITED:
             ticket = (self.guestlist.ticket_for(hello.invitation)
                       if hello.invitation is not None else None)
@@ -118,4 +124,5 @@ class Admission:
         self._end_attempt(conn, ok=True)
         self._run(self.machine.joined(
             conn.id, self._now(), nick=hello.nick, lang=hello.lang, bot=hello.bot,
-            token=hello.token, pake_secret=conn.pake_secret if conn.invitation else None))
+            token=hello.token, pake_secret=conn.pake_secret if conn.invitation else None,
+            return_seat=getattr(conn, "return_seat", None) if hello.token is None else None))

@@ -32,15 +32,21 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal
 
 from rami_lan.core import actions as A
 from rami_lan.core.codec import action_to_plain, event_from_plain, view_from_plain
 from rami_lan.core.errors import MalformedAction
 from rami_lan.core.events import (
+    Discarded,
+    DiscardTaken,
     Event,
+    JokerRecovered,
+    Knocked,
+    LaidOff,
     MatchEnded,
+    Melded,
     StockDrawn,
     TurnStarted,
 )
@@ -61,6 +67,9 @@ from rami_lan.table.shuffle import commitment, new_secret
 from rami_lan.textsafe import clip, safe_text
 
 log = logging.getLogger(__name__)
+
+_MOVES = (StockDrawn, DiscardTaken, Melded, LaidOff, JokerRecovered, Discarded, Knocked)
+"""The events a seat's own move makes (a bot's move for an absent player makes them too)."""
 
 __all__ = ["FingerprintMismatch", "JoinRefused", "PakeFailed", "RemoteTableSession", "open_session"]
 
@@ -147,12 +156,17 @@ class RemoteTableSession:
         self.table_id = b""
         self.table: dict[str, Any] = {}
         self.players: list[dict[str, Any]] = []
+        self._stood_in: set[int] = set()
+        """Seats whose player is not connected and for which the host's bot has played
+        (shown "a bot plays for them", not just "reconnecting…", until they are back)."""
         self.view: SeatView | None = None
         self.fairness: list[tuple[bool, str]] = []
         """(ok, reason) of each round once judged (or as soon as it fails)."""
         self.mismatches: list[Any] = []
         """Every fairness `Finding` (rami_lan.table.verifier), in order."""
         self.tracker: FairnessTracker | None = None
+        self._checks_key: Any = None  # the verifier's state last kept (`_keep_checks`)
+        self._seat_forgotten = False
         """The fairness verifier of this seat (from ``welcome`` on)."""
         self.evidence_dir = evidence_dir
         self._rejoin = token is not None
@@ -264,6 +278,7 @@ class RemoteTableSession:
 
     def forget_seat(self) -> None:
         """The match is over for us (ended, left, token refused): no seat to come back to."""
+        self._seat_forgotten = True  # nothing more is kept for it (its verifier's checks)
         if self.seat_store is not None and self.table_id:
             self.seat_store.remove(self.table_id.hex())
 
@@ -464,6 +479,7 @@ class RemoteTableSession:
             self.match_no = match_no
         self.variant = str(self.table.get("variant", "rami"))
         self.players = list(welcome.players)
+        self._back_in()
         self._fair_start()
         if (self.seat_machine is None and self.table.get("private_deal")
                 and self.seat != self.table.get("host_seat")):
@@ -492,7 +508,8 @@ class RemoteTableSession:
         return {int(p["seat"]): str(p.get("nick", "")) for p in self.players if "seat" in p}
 
     def _connections(self) -> dict[int, str]:
-        """seat -> "you" / "connected" / "reconnecting" / "left" / "bot"."""
+        """seat -> "you" / "connected" / "reconnecting" / "stand_in" (not connected, the
+        host's bot plays for them) / "left" / "bot"."""
         out: dict[int, str] = {}
         for p in self.players:
             seat = p.get("seat")
@@ -504,9 +521,32 @@ class RemoteTableSession:
                 out[seat] = "left"
             elif p.get("kind") == "bot":
                 out[seat] = "bot"
+            elif p.get("connected"):
+                out[seat] = "connected"
             else:
-                out[seat] = "connected" if p.get("connected") else "reconnecting"
+                out[seat] = "stand_in" if seat in self._stood_in else "reconnecting"
         return out
+
+    def _absent_seat(self, seat: int) -> bool:
+        """Whether ``seat`` is a player's (not a bot's) who is not connected and did not leave."""
+        for p in self.players:
+            if p.get("seat") == seat:
+                return not (p.get("connected") or p.get("left") or p.get("kind") == "bot")
+        return False
+
+    def _note_stand_ins(self, events: Sequence[Any]) -> bool:
+        """The host's bot played for a seat whose player is away (a move of theirs while
+        not connected): that seat reads "a bot plays for them". True if that changed."""
+        before = set(self._stood_in)
+        for ev in events:
+            if isinstance(ev, _MOVES) and ev.seat != self.seat and self._absent_seat(ev.seat):
+                self._stood_in.add(ev.seat)
+        return self._stood_in != before
+
+    def _back_in(self) -> None:
+        """After a players list: a seat whose player is connected again (or left) plays
+        itself again."""
+        self._stood_in = {s for s in self._stood_in if self._absent_seat(s)}
 
     def _set_connection(self, state: ConnectionState, **extra: Any) -> None:
         self.connection = state
@@ -861,12 +901,15 @@ class RemoteTableSession:
                 self._schedule_card(0.5)
                 self.forget_seat()
         self._pending_events.extend(decoded)
+        if self._note_stand_ins(decoded):
+            self._queue.put_nowait(SessionUpdate(connections=self._connections()))
         self._fair_in(msg, decoded)
 
     def _on_table_notice(self, plain: dict[str, Any]) -> None:
         players = plain.get("players")
         if isinstance(players, list):
             self.players = [p for p in players if isinstance(p, dict)]
+            self._back_in()
         text = plain.get("text")
         coded = host_notice(plain.get("code"), plain.get("data"))
         self._queue.put_nowait(SessionUpdate(
@@ -876,11 +919,33 @@ class RemoteTableSession:
     # ------------------------------------------------------------------ fair shuffle
 
     def _fair_start(self) -> None:
-        """After ``welcome``: the verifier of this seat (kept across reconnects)."""
+        """After ``welcome``: the verifier of this seat (kept across reconnects). A new
+        process back in its seat goes on from what the dead one had checked (the seat
+        store's checkpoint), if it is one of this table, seat and match."""
         if self.tracker is None:
             facts = facts_from_welcome(self.table_id, self.table, self.seat,
                                        rejoin=self._rejoin)
             self.tracker = FairnessTracker(facts, self.evidence_dir)
+            store = self.seat_store
+            if store is not None and self._rejoin:
+                kept = store.load_checks(self.table_id.hex())
+                if kept is not None and not self.tracker.verifier.restore(kept):
+                    log.warning("the kept verifier checkpoint is not of this seat or match: ignored")
+
+    def _keep_checks(self) -> None:
+        """What our verifier has checked goes to the seat store when it changed."""
+        store, tracker = self.seat_store, self.tracker
+        if store is None or tracker is None or not self.table_id or self._seat_forgotten:
+            return
+        verifier = tracker.verifier
+        key = verifier.checkpoint_key()
+        if key == self._checks_key:
+            return
+        self._checks_key = key
+        try:
+            store.save_checks(self.table_id.hex(), verifier.checkpoint())
+        except OSError as exc:
+            log.warning("cannot keep the verifier checkpoint: %s", clip(exc))
 
     def _fair_in(self, msg: P.Message, events: list[Event] | None = None) -> None:
         if self.tracker is not None:
@@ -933,6 +998,7 @@ class RemoteTableSession:
         """Tell the UI about every round whose fairness state changed."""
         if self.tracker is None:
             return
+        self._keep_checks()
         changed = self.tracker.changes()
         for r in changed:
             self._report_fairness(r)

@@ -44,6 +44,8 @@ class Conn:
     pake: PakeHost | None = None
     pake_secret: str | None = None
     invitation: str | None = None
+    return_seat: int | None = None
+    """The seat a return invitation gives back (`Guestlist.return_ticket`)."""
     limiter: Any = None
     ticket: G.Ticket | None = None
     """The admission limiter's ticket of this connection's attempt, once asked."""

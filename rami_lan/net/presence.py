@@ -582,6 +582,9 @@ class _Issued:
     deadline: float
     answer: InviteAnswer | None = None
     redeemed: bool = False
+    seat: int | None = None
+    """A return invitation: the seat of the invited player, who dropped out of the match
+    (`Guestlist.return_ticket`)."""
 
 
 class Guestlist:
@@ -631,12 +634,19 @@ class Guestlist:
         fingerprint: str = "",
         encrypted: bool = False,
         ttl: int = int(INVITATION_TTL),
+        seat: int | None = None,
     ) -> Invitation:
         """Make an invitation for ``player``; send ``inv.to_plain(encrypted=...)``.
 
         The ticket is included for "invited only" tables; the join code only when
         ``encrypted`` is True (the connection carrying the invitation is encrypted).
+        ``seat``: the player dropped out of the match at this seat (the host knows its
+        player id): a *return invitation*, whose ticket (also at other tables, only over an
+        encrypted connection) gives that seat back to whoever proves it, even without
+        their reconnect token (`return_ticket`).
         """
+        if seat is not None and not encrypted:
+            seat = None  # a ticket read by every listener must not give a seat away
         code_required = self.who is WhoMaySit.CODE
         inv = Invitation(
             invitation_id=secrets.token_hex(16),
@@ -650,12 +660,23 @@ class Guestlist:
             fingerprint=fingerprint,
             ttl=ttl,
             code_required=code_required,
-            ticket=secrets.token_hex(16) if self.who is WhoMaySit.INVITED else None,
+            ticket=(secrets.token_hex(16) if self.who is WhoMaySit.INVITED or seat is not None
+                    else None),
             join_code=self.join_code if code_required and encrypted else None,
         )
         self._expire()
-        self._issued[inv.invitation_id] = _Issued(inv, player.player_id, self._clock() + ttl)
+        self._issued[inv.invitation_id] = _Issued(inv, player.player_id, self._clock() + ttl,
+                                                  seat=seat)
         return inv
+
+    def return_ticket(self, invitation_id: str | None) -> tuple[str, int] | None:
+        """A valid return invitation's (ticket, seat) (`invite` with ``seat``), whatever
+        the rule of who may sit: its ticket is the PAKE password, and once proven the
+        host seats the connection at that seat; None for any other invitation."""
+        issued = self._valid(invitation_id)
+        if issued is None or issued.seat is None or issued.invitation.ticket is None:
+            return None
+        return issued.invitation.ticket, issued.seat
 
     def on_reply(self, reply: InviteReply) -> Invitation | None:
         """Record an answer; returns the invitation, or None if unknown (or expired)."""

@@ -30,6 +30,14 @@ beside it, in ``<table id>.keys`` (0600, written atomically with fsync when the 
 secrets or the reveals we chose change: `rami_lan.table.seat_keys`), so a relaunched
 client goes on with the round instead of stalling it. That file goes with the seat file
 (removed with it), and when no masked round of ours is open any more.
+
+What the seat's verifier has checked is kept beside it too, in ``<table id>.checks``
+(0600, atomic, JSON of at most :data:`MAX_CHECKS_BYTES`; `SeatVerifier.checkpoint`):
+every judged round's verdict and the match as checked at the start of the round being
+played. A relaunched client's verifier goes on from it (`SeatVerifier.restore`), so every
+later round is checked in full again instead of "only partly checked: match continuity
+lost" (``join`` exit 5). Written when the verifier's state changes (a round dealt, ended,
+judged; our commit), removed with the seat file.
 """
 
 from __future__ import annotations
@@ -50,13 +58,15 @@ try:
 except ImportError:  # Windows: no seat locks (a second client could take the seat over)
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["MAX_AGE", "SeatCredentials", "SeatStore"]
+__all__ = ["MAX_AGE", "MAX_CHECKS_BYTES", "SeatCredentials", "SeatStore"]
 
 log = logging.getLogger(__name__)
 
 MAX_AGE: Final = 2 * 24 * 3600.0
 """Seconds after which a seat file is stale (no match lasts two days)."""
 MAX_FILE_BYTES: Final = 4096
+MAX_CHECKS_BYTES: Final = 64 * 1024
+"""A verifier checkpoint larger than this is not read (a match's state is a few KB)."""
 SEATS_DIR: Final = "seats"
 _TABLE_ID = re.compile(r"[0-9a-f]{8,32}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -172,7 +182,48 @@ class SeatStore:
         with contextlib.suppress(OSError, ValueError):
             self._path(table_id).unlink()
         self.remove_keys(table_id)
+        self.remove_checks(table_id)
         self.release(table_id)
+
+    # ---- what the seat's verifier has checked (`SeatVerifier.checkpoint`)
+
+    def save_checks(self, table_id: str, data: dict[str, Any] | None) -> None:
+        """Write (or, with None, remove) the verifier checkpoint of ``table_id``, 0600."""
+        if data is None:
+            self.remove_checks(table_id)
+            return
+        from rami_lan.fsutil import atomic_write
+        from rami_lan.paths import private_dir
+
+        text = json.dumps(data, separators=(",", ":"), sort_keys=True)
+        if len(text) > MAX_CHECKS_BYTES:
+            log.warning("verifier checkpoint of table %s not kept: too large", table_id[:32])
+            self.remove_checks(table_id)
+            return
+        private_dir(self.folder)
+        atomic_write(self._path(table_id).with_suffix(".checks"), text)
+
+    def load_checks(self, table_id: str) -> dict[str, Any] | None:
+        """The kept verifier checkpoint (None: none, unreadable, too large or not JSON; the
+        verifier validates the rest)."""
+        try:
+            with self._path(table_id).with_suffix(".checks").open("rb") as f:
+                raw = f.read(MAX_CHECKS_BYTES + 1)
+        except (OSError, ValueError):
+            return None
+        if len(raw) > MAX_CHECKS_BYTES:
+            log.warning("verifier checkpoint of table %s ignored: too large", table_id[:32])
+            return None
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            log.warning("verifier checkpoint of table %s ignored: not JSON", table_id[:32])
+            return None
+        return data if isinstance(data, dict) else None
+
+    def remove_checks(self, table_id: str) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            self._path(table_id).with_suffix(".checks").unlink()
 
     # ---- the private-deal keys journal (`rami_lan.table.seat_keys`)
 
@@ -285,11 +336,14 @@ class SeatStore:
                 path.unlink()
             with contextlib.suppress(OSError):
                 path.with_suffix(".keys").unlink()
+            with contextlib.suppress(OSError):
+                path.with_suffix(".checks").unlink()
             return None
         if self._clock() - cred.saved_at > MAX_AGE:
             with contextlib.suppress(OSError):
                 path.unlink()
             self.remove_keys(cred.table_id)
+            self.remove_checks(cred.table_id)
             return None
         return cred
 

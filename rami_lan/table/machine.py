@@ -238,6 +238,25 @@ class TableMachine:
     def over(self) -> bool:
         return self.stage in (Stage.OVER, Stage.LAST_AUDIT, Stage.STOPPED)
 
+    def dropped_seat(self, seat_no: int) -> Seat | None:
+        """``seat_no`` if its human player dropped out of the match (held, not connected,
+        not left for good): a return invitation may give it back."""
+        seat = self.seats.get(seat_no)
+        if (seat is None or seat.kind != "human" or seat.token is None or seat.conn is not None
+                or seat.left or seat.owner or not self.started):
+            return None
+        return seat
+
+    def dropped_seat_of(self, player_id: str) -> int | None:
+        """The seat whose dropped player has ``player_id`` (from its "Info joueur" card)."""
+        if not player_id:
+            return None
+        for seat_no, card in self.cards.items():
+            if (isinstance(card, dict) and card.get("id") == player_id
+                    and self.dropped_seat(seat_no) is not None):
+                return seat_no
+        return None
+
     def seat_for_token(self, token: bytes) -> Seat | None:
         seat = find_by_token(self.seats.values(), token)
         return None if seat is None or seat.left else seat
@@ -325,11 +344,15 @@ class TableMachine:
     # ------------------------------------------------------------------ seating
 
     def joined(self, conn: int, now: float, *, nick: str, lang: str = "en", bot: bool = False,
-               token: bytes | None = None, pake_secret: str | None = None) -> list[F.Effect]:
+               token: bytes | None = None, pake_secret: str | None = None,
+               return_seat: int | None = None) -> list[F.Effect]:
         """A connection proved what it had to (join code, ticket): seat it or refuse it
         (`seating.join`). ``token``: the reconnect token it gave (its seat, if still
-        valid); ``pake_secret``: the invitation ticket it was admitted with."""
-        seating.join(self, conn, now, nick=nick, bot=bot, token=token, pake_secret=pake_secret)
+        valid); ``pake_secret``: the invitation ticket it was admitted with;
+        ``return_seat``: the owner's return invitation (its ticket proven) gives this
+        seat back to its dropped player: a new token replaces the lost one."""
+        seating.join(self, conn, now, nick=nick, bot=bot, token=token, pake_secret=pake_secret,
+                     return_seat=return_seat)
         return self._flush(now)
 
     def left(self, conn: int, now: float) -> list[F.Effect]:

@@ -53,13 +53,14 @@ from rami_lan.masked.session import (
 )
 from rami_lan.masked.signing import Receipt, Roster, SeatKey, SignatureError, Signing
 from rami_lan.table.seat_gate import PublicReplay
-from rami_lan.table.seat_keys import SeatKeys
+from rami_lan.table.seat_keys import MAX_RELAUNCHES, SeatKeys
 
 __all__ = ["MaskedSeat", "MaskedSeatError", "Refusal"]
 
 
 RELAUNCH_SEQ_BASE = 1 << 24
-"""Where a relaunched seat's masked messages are numbered from (`Participant.renumber_from`)."""
+"""Where a relaunched seat's masked messages are numbered from (`Participant.renumber_from`):
+the k-th relaunch in a round numbers from k x this (the count is kept in the journal)."""
 
 
 class MaskedSeatError(ValueError):
@@ -137,6 +138,8 @@ class MaskedSeat:
         """(deck, position) revealed before the crash: revealed again once the card is in."""
         self.restored = False
         """This round was picked up from the journal after a relaunch."""
+        self._relaunches = 0
+        """How many relaunched processes took this round up (ours included): the journal's."""
         self.journal_changes = 0
         """Counts the changes of what `journal` returns (the seat machine saves on change)."""
         self.key: SeatKey | None = None
@@ -675,10 +678,12 @@ class MaskedSeat:
             # Relaunched after a crash: this round's secrets again (the host resyncs us).
             self._tape = _Tape(self.entropy, kept.tape)
             self._redo = set(kept.reveals)
+            self._relaunches = min(kept.relaunches + 1, MAX_RELAUNCHES)
             self.restored = True
         else:
             self._tape = _Tape(self.entropy)
             self._redo = set()
+            self._relaunches = 0
             self.restored = False
         self._revealed = []
         self._deferred = None
@@ -690,8 +695,9 @@ class MaskedSeat:
             # The dead process numbered what it sent; a number it used may come again for
             # another message of ours, which every receiver would refuse as replayed: the
             # relaunched process numbers on from far above (still increasing, so a late or
-            # replayed message stays refused).
-            self.p.renumber_from(RELAUNCH_SEQ_BASE)
+            # replayed message stays refused). Each relaunch takes a range of its own: a
+            # second one in the round must not reuse the numbers the first one sent.
+            self.p.renumber_from(RELAUNCH_SEQ_BASE * self._relaunches)
         self.tag, self.host = tag, host
         self._hand_pos = None
         self._gen_deck = {0: 0}
@@ -858,7 +864,8 @@ class MaskedSeat:
                         participants=self._round_seats,
                         tape=self._tape.recorded(),
                         reveals=(*self._revealed, *sorted(self._redo - set(self._revealed))),
-                        sign=self.key.seed if self.key is not None else b"")
+                        sign=self.key.seed if self.key is not None else b"",
+                        relaunches=self._relaunches)
 
     def restore(self, keys: SeatKeys) -> None:
         """After a relaunch: use ``keys`` when the host resyncs its round (``mk_round`` of

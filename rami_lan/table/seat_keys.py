@@ -17,6 +17,12 @@ the seat journals is exactly what can not be rebuilt from the host's resync:
   sends them all again on a reconnect (the masked log, ``mk_sync``), each checked again by
   the seat's own replay (`rami_lan.table.seat_gate.PublicReplay`) before anything leaves.
 
+* how many times the round was **relaunched** already: each relaunched process numbers
+  its masked messages from a range of its own (``relaunches`` x 2^24), since the numbers
+  a dead process used are unknown and a receiver refuses any number it has seen (a
+  second relaunch in the same round took the first one's range, and its messages were
+  refused as replayed).
+
 It is bound to one table, seat and round (tag, host, participants): `decode` refuses a
 file of another table or seat, a malformed or oversized one (``ValueError``, never
 another exception). It is the seat's own secret: it never leaves the player's machine.
@@ -30,13 +36,15 @@ from typing import Any, Final
 
 import msgpack
 
-__all__ = ["MAX_KEYS_BYTES", "SeatKeys", "decode", "encode"]
+__all__ = ["MAX_KEYS_BYTES", "MAX_RELAUNCHES", "SeatKeys", "decode", "encode"]
 
 VERSION: Final = 1
 MAX_KEYS_BYTES: Final = 256 * 1024
 """A keys file larger than this is refused before it is parsed."""
 MAX_TAPE: Final = 192 * 1024
 MAX_DECKS: Final = 64
+MAX_RELAUNCHES: Final = 255
+"""A round relaunched more often than this reuses the last range (255 x 2^24 < 2^32)."""
 _TABLE_ID = re.compile(r"[0-9a-f]{8,32}")
 
 
@@ -55,6 +63,8 @@ class SeatKeys:
     sign: bytes = b""
     """The seed of the seat's Ed25519 signing key (`rami_lan.masked.signing`; empty: none):
     a relaunched client signs with the key the round's roster lists for it."""
+    relaunches: int = 0
+    """How many relaunched processes took this round up already (0: the first process)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.table_id, str) or not _TABLE_ID.fullmatch(self.table_id):
@@ -79,13 +89,15 @@ class SeatKeys:
             raise ValueError("reveals: (deck, position) pairs expected")
         if not isinstance(self.sign, bytes) or len(self.sign) not in (0, 32):
             raise ValueError("sign: a 32-byte key seed (or nothing) expected")
+        if type(self.relaunches) is not int or not 0 <= self.relaunches <= MAX_RELAUNCHES:
+            raise ValueError(f"relaunches: 0 .. {MAX_RELAUNCHES} expected")
 
 
 def encode(keys: SeatKeys) -> bytes:
     return msgpack.packb({"v": VERSION, "table": keys.table_id, "seat": keys.seat, "tag": keys.tag,
                           "host": keys.host, "participants": list(keys.participants),
                           "tape": keys.tape, "reveals": [list(r) for r in keys.reveals],
-                          **({"sign": keys.sign} if keys.sign else {})},
+                          "relaunches": keys.relaunches, **({"sign": keys.sign} if keys.sign else {})},
                          use_bin_type=True)
 
 
@@ -108,7 +120,8 @@ def decode(raw: bytes, *, table_id: str, seat: int) -> SeatKeys:
                         tape=data.get("tape"),
                         reveals=tuple(tuple(r) if isinstance(r, list) else r
                                       for r in (data.get("reveals") or ())),
-                        sign=data.get("sign", b""))
+                        sign=data.get("sign", b""),
+                        relaunches=data.get("relaunches", 0))
     except TypeError as exc:
         raise ValueError(str(exc)) from None
     if keys.table_id != table_id:

@@ -31,13 +31,24 @@ def _msg(kind: str, **fields: Any) -> F.Msg:
 
 
 def join(t: TableMachine, conn: int, now: float, *, nick: str, bot: bool = False,
-         token: bytes | None = None, pake_secret: str | None = None) -> None:
+         token: bytes | None = None, pake_secret: str | None = None,
+         return_seat: int | None = None) -> None:
     """A connection proved what it had to (join code, ticket): seat it or refuse it.
 
     ``token``: the reconnect token it gave (its seat, if still valid);
-    ``pake_secret``: the invitation ticket it was admitted with (new seats keep it).
+    ``pake_secret``: the invitation ticket it was admitted with (new seats keep it);
+    ``return_seat``: the owner's return invitation (its ticket proven) gives this seat
+    back to its dropped player: a new token replaces the lost one.
     """
     seat: Seat | None = None
+    if token is None and return_seat is not None:
+        back = t.dropped_seat(return_seat)
+        if back is not None:
+            token = t.entropy(16)
+            back.token = token_hash(token)
+            back.pake_secret = pake_secret
+            attach(t, conn, back, token, nick, bot, now)
+            return
     if token is not None:
         seat = t.seat_for_token(token)
         if seat is None:

@@ -206,9 +206,14 @@ class LanInviter:
         port: int,
         fingerprint: str = "",
         send: Callable[..., Any] = send_invitation,
+        seat_for: Callable[[str], int | None] | None = None,
     ) -> None:
+        """``seat_for``: the seat of a player (by player id) who dropped out of the match
+        (`TableMachine.dropped_seat_of`): their invitation is a return invitation, which
+        gives that seat back even if their client lost its seat file."""
         self._players = players
         self.guestlist = guestlist
+        self._seat_for = seat_for
         self.table = {"table_id": table_id, "table_name": table_name, "variant": variant,
                       "from_nick": from_nick, "from_player_id": from_player_id,
                       "addresses": list(addresses), "port": port, "fingerprint": fingerprint}
@@ -218,7 +223,15 @@ class LanInviter:
         return list(self._players())
 
     async def invite(self, player: Any) -> str:
-        inv = self.guestlist.invite(player, encrypted=encrypted_to(player), **self.table)
+        encrypted = encrypted_to(player)
+        seat = None
+        if self._seat_for is not None and encrypted:
+            try:
+                seat = self._seat_for(str(getattr(player, "player_id", "") or ""))
+            except Exception:  # noqa: BLE001 - a plain invitation then
+                seat = None
+        extra = {"seat": seat} if seat is not None else {}
+        inv = self.guestlist.invite(player, encrypted=encrypted, **self.table, **extra)
         reply = await self._send(player, inv)
         self.guestlist.on_reply(reply)
         return invite_reply_text(reply, player.nickname)

@@ -253,7 +253,7 @@ class TableModel:
         if seat == self.seat:
             return "you"
         state = self.connections.get(seat, "connected")
-        return "left" if state == "reconnecting" and seat in self.handed_over else state
+        return "left" if state in ("reconnecting", "stand_in") and seat in self.handed_over else state
 
     def _log(self, line: str) -> None:
         self.log.append(line)

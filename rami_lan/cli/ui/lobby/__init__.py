@@ -567,6 +567,7 @@ class Lobby(LobbyModel):
                 from_nick=self.profile.nickname, from_player_id=self.profile.player_id,
                 addresses=self.advertiser.ad.addresses, port=port,
                 fingerprint=str(getattr(host, "fingerprint", "") or ""),
+                seat_for=getattr(getattr(host, "machine", None), "dropped_seat_of", None),
             )
         except Exception:  # noqa: BLE001 - no invitations, the table still works
             return None

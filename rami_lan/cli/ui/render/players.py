@@ -109,6 +109,7 @@ def seat_connection_text(state: str) -> str:
 CONNECTION_STYLE = {
     "bot": "class:dim",
     "reconnecting": "class:warn",
+    "stand_in": "class:warn",
     "left": "class:error",
     "connected": "class:opened",
 }
