@@ -74,4 +74,4 @@ def test_a_seat_the_hosts_bot_plays_says_so_and_comes_back() -> None:
 def test_the_stand_in_mark_reads_in_english_and_french() -> None:
     assert connection_label(Connection.STAND_IN) == "away: a bot plays for them"
     set_language("fr")
-    assert connection_label(Connection.STAND_IN) == "absent : un bot joue à sa place"
+    assert connection_label(Connection.STAND_IN) == "absent : un robot joue à sa place"
