@@ -25,17 +25,26 @@ from chaos import ChaosConfig, ChaosResult, Event, Proc, run_match
 CASES = {
     "plain": ChaosConfig(seed=25, private=False, events=5, timer=1, gap=(0.3, 1.0), across=True),
     "private-stops": ChaosConfig(seed=8, private=True, events=4, timer=1, gap=(0.3, 1.0),
-                                 kinds=("stop",)),
+                                 kinds=("stop",), timeout=120.0),
 }
+KNOWN_BUGS = {
+    "private-stops": "issue 29, open: after stops longer than the 1 s move timer, a seat that "
+                     "left the private deal (its second fault) reads the host's bot moves for "
+                     "it as 'played for our seat; we never asked for it' (seen about one run "
+                     "in two; docs/testing.md)",
+}
+"""Cases that still find a bug: run, reported as xfail / xpass, never hidden."""
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("case", [pytest.param(c, marks=pytest.mark.xfail(reason=KNOWN_BUGS[c], strict=False))
+                                  if c in KNOWN_BUGS else c for c in sorted(CASES)])
 def test_a_match_survives_chaos(case: str, tmp_path: Path) -> None:
     cfg = CASES[case]
     res = run_match(cfg, tmp_path)
     report = [e.to_plain() for e in res.events]
     assert res.events, "no event happened: the match ended first"
-    assert not res.problems(), (res.problems(), report)
+    problems = res.problems()
+    assert not problems, "\n".join([*problems, "events:", *map(str, report)])  # each problem whole
     assert res.finished and res.verify_rc == 0
     played = len(res.rounds()) - len(res.void_rounds())
     assert played >= 1, report
