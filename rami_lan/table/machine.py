@@ -239,18 +239,12 @@ class TableMachine:
         return self.stage in (Stage.OVER, Stage.LAST_AUDIT, Stage.STOPPED)
 
     def dropped_seat(self, seat_no: int) -> Seat | None:
-        """``seat_no`` if its human player dropped out of the match (held, not connected,
-        not left for good): a return invitation may give it back."""
-        seat = self.seats.get(seat_no)
-        if (seat is None or seat.kind != "human" or seat.token is None or seat.conn is not None
-                or seat.left or seat.owner or not self.started):
-            return None
-        return seat
+        """`seating.dropped_seat`: the seat a return invitation may give back."""
+        return seating.dropped_seat(self, seat_no)
 
     def dropped_seat_of(self, player_id: str) -> int | None:
-        """The seat whose dropped player has ``player_id`` (from its "Info joueur" card)."""
-        if not player_id:
-            return None
+        """`seating.dropped_seat_of`: the dropped seat of the player with ``player_id``."""
+        return seating.dropped_seat_of(self, player_id)
         for seat_no, card in self.cards.items():
             if (isinstance(card, dict) and card.get("id") == player_id
                     and self.dropped_seat(seat_no) is not None):

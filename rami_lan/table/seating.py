@@ -42,7 +42,7 @@ def join(t: TableMachine, conn: int, now: float, *, nick: str, bot: bool = False
     """
     seat: Seat | None = None
     if token is None and return_seat is not None:
-        back = t.dropped_seat(return_seat)
+        back = dropped_seat(t, return_seat)
         if back is not None:
             token = t.entropy(16)
             back.token = token_hash(token)
@@ -69,6 +69,27 @@ def join(t: TableMachine, conn: int, now: float, *, nick: str, bot: bool = False
         seat.pake_secret = pake_secret
     assert token is not None
     attach(t, conn, seat, token, nick, bot, now)
+
+
+def dropped_seat(t: TableMachine, seat_no: int) -> Seat | None:
+    """``seat_no`` if its human player dropped out of the match (held, not connected,
+    not left for good): a return invitation may give it back."""
+    seat = t.seats.get(seat_no)
+    if (seat is None or seat.kind != "human" or seat.token is None or seat.conn is not None
+            or seat.left or seat.owner or not t.started):
+        return None
+    return seat
+
+
+def dropped_seat_of(t: TableMachine, player_id: str) -> int | None:
+    """The seat whose dropped player has ``player_id`` (from its "Info joueur" card)."""
+    if not player_id:
+        return None
+    for seat_no, card in t.cards.items():
+        if (isinstance(card, dict) and card.get("id") == player_id
+                and dropped_seat(t, seat_no) is not None):
+            return seat_no
+    return None
 
 
 def attach(t: TableMachine, conn: int, seat: Seat, token: bytes, nick: str, bot: bool,
