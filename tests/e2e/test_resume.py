@@ -69,9 +69,28 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return dict(os.environ, RAMI_LAN_CONFIG_DIR=str(tmp_path / "cfg"), LANG="C.UTF-8")
 
 
-async def _crash_mid_round(tmp_path: Path, deal: str) -> tuple[Any, list[Recording], list[Any]]:
+class _EndedEarly(Exception):
+    """The deal let a bot go out before the crash: no round left to resume."""
+
+
+async def _crash_mid_round(tmp_path: Path, deal: str) -> tuple[Path, Any, list[Recording], list[Any]]:
     """A 3-seat ``rami`` table (``deal``: ``--private-deal`` or ``--no-private-deal``) with
-    three bot clients, SIGKILLed a few turns into its first round."""
+    three bot clients, SIGKILLed a few turns into its first round.
+
+    A private deal is a fresh shuffle every run, and now and then it lets a bot go out
+    within its first turns, before the crash: then the table is started again in a fresh
+    folder (at most four tries), since a finished match has no round to resume. Returns
+    that folder (the host's config and records are under it) with the rest."""
+    for attempt in range(4):
+        folder = tmp_path / f"try{attempt}"
+        try:
+            return (folder, *await _crash_once(folder, deal))
+        except _EndedEarly:
+            continue
+    raise AssertionError("four deals in a row ended before the crash")
+
+
+async def _crash_once(tmp_path: Path, deal: str) -> tuple[Any, list[Recording], list[Any]]:
     proc = _start_host(_env(tmp_path), "--name", "crash", "--seats", "3", "--variant", "rami", deal,
                        "--limit", "1", "--record-dir", str(tmp_path / "records"), *COMMON)
     port = await _read_port(proc)
@@ -80,23 +99,36 @@ async def _crash_mid_round(tmp_path: Path, deal: str) -> tuple[Any, list[Recordi
                 for i in range(3)]
     bots = [BotClient(s, delay=0.03, seed=i) for i, s in enumerate(sessions)]
     tasks = [asyncio.create_task(b.run()) for b in bots]
+    ended = False
     try:
-        while not any(up.view is not None and up.view.turn_no >= 3 for up in sessions[0].log):
+        while not ended and not any(up.view is not None and up.view.turn_no >= 3 for up in sessions[0].log):
             for t in tasks:
                 if t.done():
-                    raise AssertionError(f"the match ended before the crash: {t.result()}")
+                    if t.exception() is None and t.result().finished:
+                        ended = True
+                        break
+                    raise AssertionError(f"a bot stopped before the crash: {t.result()}")
+            if ended:
+                break
             await asyncio.sleep(0.01)
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(5)
+    if ended:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for s in sessions:
+            await s.close()
+        raise _EndedEarly
     return proc, sessions, tasks
 
 
 async def _scenario(tmp_path: Path) -> None:
+    # A seeded table: its resume continues the very round (a private one: below).
+    tmp_path, proc, sessions, tasks = await _crash_mid_round(tmp_path, "--no-private-deal")
     env = _env(tmp_path)
     records = tmp_path / "records"
-    # A seeded table: its resume continues the very round (a private one: below).
-    proc, sessions, tasks = await _crash_mid_round(tmp_path, "--no-private-deal")
     try:
         port = sessions[0].port  # where the clients were connected
         mark = [len(s.log) for s in sessions]
@@ -140,9 +172,9 @@ def test_sigkill_mid_round_then_resume(tmp_path: Path) -> None:
 async def _private_scenario(tmp_path: Path) -> None:
     """The same crash at a private table (three human seats, masked deck): the restarted
     host makes its masked round again from its journal and the round goes on."""
+    tmp_path, proc, sessions, tasks = await _crash_mid_round(tmp_path, "--private-deal")
     env = _env(tmp_path)
     records = tmp_path / "records"
-    proc, sessions, tasks = await _crash_mid_round(tmp_path, "--private-deal")
     try:
         turn_at_kill = max(up.view.turn_no for up in sessions[0].log if up.view is not None)
         mark = [len(s.log) for s in sessions]
