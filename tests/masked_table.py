@@ -169,6 +169,9 @@ class WireClient:
             self.receive_as_owner(msg)
             return
         assert ms is not None and self.sm is not None
+        if isinstance(msg, P.Masked) and msg.m.get("k") in ("mk_own", "mk_orders"):
+            self.receive_as_owner(msg)  # as `RemoteTableSession`: a round dealt without us
+            return
         if isinstance(msg, P.Masked):
             step = self.sm.receive(msg.m)
         elif isinstance(msg, P.Events):
@@ -189,7 +192,7 @@ class WireClient:
             self.owner_masked.append(msg.m["k"])
             item = _owner_masked(msg.m, v.deck_size)
             if isinstance(item, bytes):
-                self.tracker.masked_round(item)
+                self.tracker.masked_round(item, stand_in=not self.owner)
             else:
                 self.tracker.masked_orders(item)
         elif isinstance(msg, P.Events):

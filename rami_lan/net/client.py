@@ -857,7 +857,7 @@ class RemoteTableSession:
                         clip(str(exc), 200))
             return
         if isinstance(item, bytes):
-            self.tracker.masked_round(item)
+            self.tracker.masked_round(item, stand_in=self.seat != self.table.get("host_seat"))
         else:
             self.mismatches.extend(self.tracker.masked_orders(item))
         self._fair_report()

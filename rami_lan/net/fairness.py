@@ -185,10 +185,11 @@ class FairnessTracker:
         return self._feed(to_inputs(msg, self.facts.variant, sent=True, secret=secret,
                                     action=action))
 
-    def masked_round(self, tag: bytes) -> list[V.Finding]:
-        """Private dealing: round ``tag`` is dealt from a masked deck."""
-        self._log_note("masked_round", {"tag": tag})
-        return self._feed([V.MaskedRoundSeen(tag)])
+    def masked_round(self, tag: bytes, stand_in: bool = False) -> list[V.Finding]:
+        """Private dealing: round ``tag`` is dealt from a masked deck (``stand_in``: without
+        our seat, which the host's bot plays: `V.MaskedRoundSeen`)."""
+        self._log_note("masked_round", {"tag": tag, "stand_in": stand_in})
+        return self._feed([V.MaskedRoundSeen(tag, stand_in)])
 
     def masked_orders(self, item: V.MaskedOrders) -> list[V.Finding]:
         """Private dealing: a round's audited deck orders (the replay waits for them)."""

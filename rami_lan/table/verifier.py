@@ -197,9 +197,13 @@ class StreamEnded:
 @dataclass(frozen=True, slots=True)
 class MaskedRoundSeen:
     """Private dealing: round ``tag`` is dealt from a masked deck (``mk_round`` came):
-    its replay waits for the audited deck orders (`MaskedOrders`)."""
+    its replay waits for the audited deck orders (`MaskedOrders`). ``stand_in``: our seat is
+    no participant of that round although it is not the host's (it left the private deal:
+    ``mk_own``), so the host's bot plays it with the host's keys; our own actions are
+    refused and the moves made for our seat are the bot's."""
 
     tag: bytes
+    stand_in: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,6 +362,7 @@ class _Round:
     orders: dict[int, tuple[int, ...]] | None = None
     gen_decks: dict[int, int | None] = field(default_factory=dict)
     deferred: Any = None  # the secrets, waiting for the masked deck's audit
+    stand_in: bool = False  # out of the private deal: the host's bot plays our seat
 
 
 class SeatVerifier:
@@ -389,6 +394,7 @@ class SeatVerifier:
         self.findings: list[Finding] = []
         """Every finding so far, in order."""
         self._masked_tags: set[bytes] = set()
+        self._stand_in_tags: set[bytes] = set()  # rounds the host's bot plays our seat in
         """Tags the host said are private rounds (the notice may come before the round opens)."""
         self.relaunched = False
         """Restored from a dead process's checkpoint (`restore`)."""
@@ -1234,9 +1240,12 @@ class SeatVerifier:
 
     def _on_masked_round(self, msg: MaskedRoundSeen) -> None:
         self._masked_tags.add(bytes(msg.tag))  # (a round opened later learns it: `_open_round`)
+        if msg.stand_in and self.seat != self.facts.host_seat:
+            self._stand_in_tags.add(bytes(msg.tag))
         r = next((x for x in self._rounds.values() if x.tag == msg.tag), None)
         if r is not None:
             r.masked = True
+            r.stand_in = r.stand_in or bytes(msg.tag) in self._stand_in_tags
 
     def _on_masked_orders(self, msg: MaskedOrders) -> None:
         r = next((x for x in self._rounds.values() if x.tag == msg.tag), None)
@@ -1317,6 +1326,10 @@ class SeatVerifier:
             return
         refusals = sorted(r.refusals, key=lambda x: x[0])
         own = dict(sorted(r.sent.items()))
+        if r.stand_in:
+            # Out of the private deal: the host's bot plays our seat (its moves are not
+            # ours) and refuses what we send. Every move is still checked against the rules.
+            refusals, own = [], {}
         while at < len(got):
             for pos, act in refusals:
                 if pos == at and is_legal(m, act):
@@ -1331,7 +1344,8 @@ class SeatVerifier:
                 self._fail(r, "event_unexpected",
                            f"the host sent {type(got[at]).__name__} where a player's action was due")
                 return
-            if getattr(action, "seat", None) == self.seat and not isinstance(action, A.Timeout):
+            if (getattr(action, "seat", None) == self.seat and not isinstance(action, A.Timeout)
+                    and not r.stand_in):
                 key = _action_key(action)
                 seq = next((q for q, a in own.items() if _action_key(a) == key), None)
                 if seq is None:
@@ -1488,6 +1502,7 @@ class SeatVerifier:
             tag = round_tag(self.facts.table_id, self.facts.match_no, round_no)
             r = self._rounds[round_no] = _Round(round_no, tag)
             r.masked = tag in self._masked_tags
+            r.stand_in = tag in self._stand_in_tags
             if self._lost:
                 self._partial(r, f"match continuity lost: {self._lost}")
         self._cur = r

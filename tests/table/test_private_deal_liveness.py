@@ -484,3 +484,32 @@ def test_an_audit_of_another_round_is_refused() -> None:
     assert late.tag == tag(1)
     with pytest.raises(MaskedProtocolError, match="another round"):
         new.participants[2].receive(late)
+
+
+class LateTwice(WireClient):
+    """Withholds its shuffle step in the first two rounds only, then plays honestly: its
+    second miss takes it out of the private deal, and the host's bot plays its seat."""
+
+    def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None, **f: Any) -> None:
+        if (kind == "masked" and f["m"]["k"] in ("mk_mask", "mk_lock")
+                and self.t.machine.match.round_no <= 2 and len(self.t.machine.standing.out) == 0):
+            return
+        super().send(kind, own_secret, core_action, **f)
+
+
+def test_a_seat_out_of_the_private_deal_checks_the_bots_moves_for_it_without_accusing_the_host(
+        tmp_path: Any) -> None:
+    """Issue 29 (chaos, private-stops): from the round after its second miss the seat
+    is no participant (``mk_own``), the host's bot plays it and refuses its moves; its
+    verifier replays those rounds with the rules and accuses nobody for the bot's moves."""
+    t, g = _play(LateTwice, tmp_path, rounds=5)
+    m = t.machine
+    assert g.seat in m.standing.out
+    benched_from = max(m.standing.strikes[g.seat]) + 1
+    assert "mk_own" in g.owner_masked  # it was told the host holds its seat's keys
+    rounds = {r.round_no: r for r in g.tracker.rounds()}
+    after = [r for n, r in rounds.items() if n >= benched_from and r.status != "pending"]
+    assert after, rounds
+    assert all(r.status != "failed" for r in rounds.values()), [
+        (r.round_no, r.status, r.reason) for r in rounds.values()]
+    assert any(r.status == "checked" for r in after), [(r.round_no, r.status, r.reason) for r in after]

@@ -90,8 +90,9 @@ class MaskedDealing:
         self.prompted_turn: tuple[int, int] | None = None
         self.handed: set[int] = set()
         """Seats whose player quit this round and handed over: the away bot plays at once."""
-        self.owner_held: list[tuple[int, list[E.Event]]] = []
-        """The host's own seat: (seq, events) held while a card it drew is still masked."""
+        self.owner_held: dict[int, list[tuple[int, list[E.Event]]]] = {}
+        """A seat whose keys are the host's (its own player, a player out of the private
+        deal) -> (seq, events) held while a card it drew is still masked from the host."""
         self.owed_since: dict[int, tuple[float, str]] = {}
         """Participant -> since when it owes a masked message without a break, and what."""
         self.owed_keys: set[int] = set()
@@ -177,9 +178,14 @@ class MaskedDealing:
         s = r.turn
         if s in mr.blind:
             return mr.owed_to(s) or t.stage is not Stage.PLAYING
-        if s == t.host_seat:
-            return bool(self.owner_held) or self.owner_hidden(m)
+        if self._keyless(s):
+            return bool(self.owner_held.get(s)) or self.owner_hidden(m, s)
         return False
+
+    def _keyless(self, seat: int) -> bool:
+        """A seat of the round's players whose keys are the host's: its own player, or a
+        player out of the private deal (connected: the host's bot plays it)."""
+        return seat == self.t.host_seat or seat not in self.mr.participants
 
     # ------------------------------------------------------------------ start
 
@@ -254,8 +260,10 @@ class MaskedDealing:
         makes every assignment it missed. The client drops what it already had."""
         mr, t = self.mr, self.t
         self.hand_told.pop(conn, None)
-        if seat == t.host_seat and mr.phase.value != "idle":
-            self.tell_owner({"k": "mk_own", "tag": mr.p.tag})
+        if (seat == t.host_seat or seat not in mr.participants) and mr.phase.value != "idle":
+            # no participant (the host's own player, or a player out of the private deal):
+            # its verifier learns again that the host holds this round's keys of its seat
+            t._send(conn, F.Msg("masked", {"m": {"k": "mk_own", "tag": mr.p.tag}}))
             return
         if seat not in mr.blind or mr.phase.value in ("complete", "idle"):
             return
@@ -424,7 +432,8 @@ class MaskedDealing:
         t.match = _swapped(t.match, sw)
         if self.halved is not None:
             self.halved = replace(self.halved, before=_swapped(self.halved.before, sw))
-        for buf in [*t._bot_events.values(), *(evs for _, evs in self.owner_held)]:
+        for buf in [*t._bot_events.values(),
+                    *(evs for held in self.owner_held.values() for _, evs in held)]:
             for k, ev in enumerate(buf):
                 if isinstance(ev, E.StockDrawn) and ev.card in (a, b):
                     buf[k] = replace(ev, card=sw(ev.card))
@@ -432,37 +441,37 @@ class MaskedDealing:
                     buf[k] = replace(ev, cards=tuple(swc(c) for c in ev.cards))
 
     def holds_for(self, seat: int, m: MatchState, evs: list[E.Event]) -> bool:
-        """The host's own seat while a card of its hand is still masked from the host (the
-        keys of its draw are on their way): its events wait, the model's swaps applied to
-        them, and go out with a fresh view once the card is known (`_owner_flush`).
-        Its player never sees a stand-in. True: held."""
-        if seat != self.t.host_seat or seat in self.mr.blind:
+        """A seat whose keys are the host's (`_keyless`: its own player, a player out of the
+        private deal) while a card of its hand is still masked from the host (the keys of
+        its draw are on their way): its events wait, the model's swaps applied to them, and
+        go out with a fresh view once the card is known (`_owner_flush`). Its player never
+        sees a stand-in. True: held."""
+        if not self._keyless(seat):
             return False
-        if not self.owner_held and not self.owner_hidden(m):
+        if not self.owner_held.get(seat) and not self.owner_hidden(m, seat):
             return False
-        self.owner_held.append((self.t.seq, list(evs)))
+        self.owner_held.setdefault(seat, []).append((self.t.seq, list(evs)))
         return True
 
-    def owner_hidden(self, m: MatchState) -> bool:
-        """Does the host's own seat hold a card still masked from the host?"""
-        mr, r, seat = self.mr, m.round, self.t.host_seat
+    def owner_hidden(self, m: MatchState, seat: int | None = None) -> bool:
+        """Does ``seat`` (default: the host's own) hold a card still masked from the host?"""
+        mr, r = self.mr, m.round
+        seat = self.t.host_seat if seat is None else seat
         if r is None or seat not in r.players or r.phase == "over":
             return False
         return any(mr.position_of(self._card_no(c)) is not None for c in r.hands[seat])
 
     def _owner_flush(self) -> None:
         t = self.t
-        if not self.owner_held or self.owner_hidden(t.match):
-            return
-        held, self.owner_held = self.owner_held, []
-        seat = t.host_seat
-        conn = t.seats[seat].conn
-        if conn is None:
-            return
-        for seq, evs in held:
-            if evs:
-                t._send(conn, F.Msg("events", {"seq": seq, "events": [e.for_seat(seat) for e in evs]}))
-        t._send(conn, F.Msg("view", {"seq": t.seq, "view": view_for(t.match, seat)}))
+        for seat in [s for s, held in self.owner_held.items() if not self.owner_hidden(t.match, s)]:
+            held = self.owner_held.pop(seat)
+            conn = t.seats[seat].conn
+            if conn is None:
+                continue
+            for seq, evs in held:
+                if evs:
+                    t._send(conn, F.Msg("events", {"seq": seq, "events": [e.for_seat(seat) for e in evs]}))
+            t._send(conn, F.Msg("view", {"seq": t.seq, "view": view_for(t.match, seat)}))
 
     def _hidden_hands(self) -> bool:
         """Does a blind seat's hand still hold a card the host has not seen?"""
