@@ -172,6 +172,10 @@ class WireClient:
         if isinstance(msg, P.Masked) and msg.m.get("k") in ("mk_own", "mk_orders"):
             self.receive_as_owner(msg)  # as `RemoteTableSession`: a round dealt without us
             return
+        if isinstance(msg, P.Events) and any(
+                e.get("type") == "TableNotice" and e.get("code") == "private_deal_benched"
+                and (e.get("data") or {}).get("seat") == self.seat for e in msg.events):
+            self.tracker.benched()  # as `RemoteTableSession`: the bot plays us from the next round
         if isinstance(msg, P.Masked):
             step = self.sm.receive(msg.m)
         elif isinstance(msg, P.Events):

@@ -911,7 +911,11 @@ class RemoteTableSession:
             self.players = [p for p in players if isinstance(p, dict)]
             self._back_in()
         text = plain.get("text")
-        coded = host_notice(plain.get("code"), plain.get("data"))
+        data = plain.get("data")
+        if (plain.get("code") == NoticeCode.PRIVATE_DEAL_BENCHED and isinstance(data, dict)
+                and data.get("seat") == self.seat and self.tracker is not None):
+            self.tracker.benched()  # the host's bot plays our seat from the next round
+        coded = host_notice(plain.get("code"), data)
         self._queue.put_nowait(SessionUpdate(
             nicknames=self._nicknames(), connections=self._connections(),
             notice=coded if coded is not None else text if isinstance(text, str) else None))

@@ -191,6 +191,12 @@ class FairnessTracker:
         self._log_note("masked_round", {"tag": tag, "stand_in": stand_in})
         return self._feed([V.MaskedRoundSeen(tag, stand_in)])
 
+    def benched(self) -> list[V.Finding]:
+        """The host said our seat left the private deal: its bot plays it from the next
+        round (`V.SeatBenched`)."""
+        self._log_note("benched", {})
+        return self._feed([V.SeatBenched()])
+
     def masked_orders(self, item: V.MaskedOrders) -> list[V.Finding]:
         """Private dealing: a round's audited deck orders (the replay waits for them)."""
         self._log_note("masked_orders", {

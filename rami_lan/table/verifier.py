@@ -207,6 +207,13 @@ class MaskedRoundSeen:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatBenched:
+    """The host said our seat left the private deal (``private_deal_benched``): from the
+    next round its bot plays our seat, in a masked round (``mk_own``) or in a round with
+    no other key holder left (dealt from the seed). Those rounds are stand-in rounds."""
+
+
+@dataclass(frozen=True, slots=True)
 class MaskedOrders:
     """Private dealing: our audit of round ``tag``'s masked decks is complete.
 
@@ -252,7 +259,7 @@ def audited_refills(cards: Sequence[Card], orders: Mapping[int, Sequence[int]],
 Input = (
     CommitAsked | CommitSent | CommitmentsSeen | RevealSent | EventsSeen | ViewSeen
     | ActionSent | Refused | SecretsSeen | Disconnected | StreamEnded | MaskedOrders
-    | MaskedRoundSeen | MaskedRefused
+    | MaskedRoundSeen | MaskedRefused | SeatBenched
 )
 
 
@@ -395,6 +402,7 @@ class SeatVerifier:
         """Every finding so far, in order."""
         self._masked_tags: set[bytes] = set()
         self._stand_in_tags: set[bytes] = set()  # rounds the host's bot plays our seat in
+        self._stand_in_from: int | None = None  # benched: every round from this one
         """Tags the host said are private rounds (the notice may come before the round opens)."""
         self.relaunched = False
         """Restored from a dead process's checkpoint (`restore`)."""
@@ -450,7 +458,7 @@ class SeatVerifier:
                 if r.judged and (not in_round or r is not cur) and f.status is not Status.PENDING]
         out: dict[str, Any] = {"v": 1, "seat": self.seat, "match_no": self.facts.match_no,
                                "table_id": self.facts.table_id.hex(), "m": match_to_plain(m),
-                               "done": done, "cur": None}
+                               "done": done, "cur": None, "stand_in_from": self._stand_in_from}
         if in_round and cur is not None:
             evs = [cur.events[0]] + [e for e in cur.events[1:] if isinstance(e, E.RoundEnded)][:1]
             out["cur"] = {"round_no": cur.round_no, "tag": cur.tag.hex(),
@@ -520,6 +528,9 @@ class SeatVerifier:
         except Exception:  # noqa: BLE001 - a damaged file must not stop the client
             return False
         self._rounds = rounds
+        benched = cp.get("stand_in_from")
+        if type(benched) is int and 1 <= benched <= 1000:
+            self._stand_in_from = benched
         for r in rounds.values():
             self._tags[r.tag] = r.round_no
         self._m = m
@@ -1247,6 +1258,15 @@ class SeatVerifier:
             r.masked = True
             r.stand_in = r.stand_in or bytes(msg.tag) in self._stand_in_tags
 
+    def _on_benched(self, msg: SeatBenched) -> None:
+        """Every round from the first one not dealt yet is a stand-in round."""
+        cur = self._cur
+        first = 1 if cur is None else cur.round_no + (1 if cur.started else 0)
+        self._stand_in_from = min(self._stand_in_from or first, first)
+        for r in self._rounds.values():
+            if r.round_no >= first:
+                r.stand_in = True
+
     def _on_masked_orders(self, msg: MaskedOrders) -> None:
         r = next((x for x in self._rounds.values() if x.tag == msg.tag), None)
         if r is None or r.orders is not None:
@@ -1502,7 +1522,8 @@ class SeatVerifier:
             tag = round_tag(self.facts.table_id, self.facts.match_no, round_no)
             r = self._rounds[round_no] = _Round(round_no, tag)
             r.masked = tag in self._masked_tags
-            r.stand_in = tag in self._stand_in_tags
+            r.stand_in = tag in self._stand_in_tags or (
+                self._stand_in_from is not None and round_no >= self._stand_in_from)
             if self._lost:
                 self._partial(r, f"match continuity lost: {self._lost}")
         self._cur = r
@@ -1588,6 +1609,7 @@ _HANDLERS: dict[type, Any] = {
     MaskedOrders: SeatVerifier._on_masked_orders,
     MaskedRoundSeen: SeatVerifier._on_masked_round,
     MaskedRefused: _on_masked_refused,
+    SeatBenched: SeatVerifier._on_benched,
 }
 
 

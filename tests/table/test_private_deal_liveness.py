@@ -487,12 +487,12 @@ def test_an_audit_of_another_round_is_refused() -> None:
 
 
 class LateTwice(WireClient):
-    """Withholds its shuffle step in the first two rounds only, then plays honestly: its
-    second miss takes it out of the private deal, and the host's bot plays its seat."""
+    """Withholds its shuffle step until it is out of the private deal (its second missed
+    deadline), then plays honestly: the host's bot plays its seat."""
 
     def send(self, kind: str, own_secret: bytes | None = None, core_action: Any = None, **f: Any) -> None:
         if (kind == "masked" and f["m"]["k"] in ("mk_mask", "mk_lock")
-                and self.t.machine.match.round_no <= 2 and len(self.t.machine.standing.out) == 0):
+                and self.t.machine.match.round_no <= 4 and self.seat not in self.t.machine.standing.out):
             return
         super().send(kind, own_secret, core_action, **f)
 
@@ -513,3 +513,24 @@ def test_a_seat_out_of_the_private_deal_checks_the_bots_moves_for_it_without_acc
     assert all(r.status != "failed" for r in rounds.values()), [
         (r.round_no, r.status, r.reason) for r in rounds.values()]
     assert any(r.status == "checked" for r in after), [(r.round_no, r.status, r.reason) for r in after]
+
+
+def test_when_every_remote_player_left_the_private_deal_nobody_is_accused_for_the_bots_moves(
+        tmp_path: Any) -> None:
+    """Both remote players miss two rounds' deadlines: later rounds have no key holder
+    but the host (no ``mk_own``: dealt from the seed) and its bot plays both seats. Each
+    player's verifier learnt it from the ``private_deal_benched`` notice naming it."""
+    t = GriefTable(bots={3: "moyen"}, variant="rami", limit=100, machine_cls=NoticingMachine,
+                   evidence_dir=tmp_path)
+    for conn, c in list(t.clients.items()):
+        t.clients[conn] = LateTwice(t, conn, c.nick, c.level, c.seed)
+    t.start()
+    t.run(until=lambda: t.machine.match.round_no > 6 or t.machine.over)
+    m = t.machine
+    remote = [c for c in t.clients.values() if c.seat != m.host_seat]
+    assert remote and all(c.seat in m.standing.out for c in remote), m.standing.out
+    for c in remote:
+        rounds = c.tracker.rounds()
+        assert all(r.status != "failed" for r in rounds), [(r.round_no, r.status, r.reason) for r in rounds]
+        after = [r for r in rounds if r.round_no > max(m.standing.strikes[c.seat]) + 1]
+        assert any(r.status == "checked" for r in after), [(r.round_no, r.status, r.reason) for r in rounds]
