@@ -8,6 +8,7 @@ from rami_lan.cli.local_session import LocalTableSession
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.match import MatchOptions
+from rami_lan.core.reasons import Reason
 from rami_lan.core.shadow import legal_actions_for_view
 
 
@@ -73,8 +74,9 @@ def test_illegal_action_comes_back_as_error_and_changes_nothing():
 
     before, after, errors = asyncio.run(main())
     assert before is after
-    assert "not allowed in the draw phase" in errors[0]
-    assert errors[1] == "not your seat"
+    assert errors[0].code == "wrong_phase" and "not allowed in the draw phase" in str(errors[0])
+    assert errors[0].data == {"kind": "discard", "phase": "draw"}
+    assert errors[1] == Reason.of("not_your_seat")
 
 
 def test_bots_play_a_whole_round_and_next_round_deals_again():
