@@ -60,6 +60,23 @@ def test_every_refusal_of_the_core_reads_in_french(vid: str, french) -> None:
     assert seen > 0
 
 
+def test_every_reason_code_reads_in_the_french_rules_catalogue() -> None:
+    """Each code of `rami_lan.core.reasons` has its English template in catalogue
+    ``rules``, translated, with the same data (issue 27)."""
+    from rami_lan.core.reasons import TEMPLATES, TEXT, template_keys
+
+    rules = i18n_build.read_po(i18n_build.LOCALE / "fr" / "rules.po")
+    assert not rules.fuzzy
+    bad = {}
+    for code, template in TEMPLATES.items():
+        if code == TEXT:
+            continue  # a text as it is
+        fr = rules.catalog.get(template, "")
+        if not fr or fr == template or template_keys(fr) != template_keys(template):
+            bad[code] = fr
+    assert not bad, bad
+
+
 def _translated_literals() -> list[tuple[str, str, str]]:
     """(file, function, msgid) of every ``_("...")`` / ``ngettext("...", ...)`` in the package."""
     import ast
