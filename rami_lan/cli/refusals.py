@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from rami_lan.core.errors import IllegalAction
-from rami_lan.core.reasons import ILLEGAL_TEMPLATE, TEMPLATES, TEXT, Reason, Value
+from rami_lan.core.reasons import ILLEGAL_NOBODY_TEMPLATE, ILLEGAL_TEMPLATE, TEMPLATES, TEXT, Reason, Value
 from rami_lan.i18n import _, cards_text, suit_name
 
 __all__ = ["illegal_text", "own_refusal_text", "reason_words"]
@@ -58,7 +58,7 @@ def illegal_text(exc: IllegalAction) -> str:
     """A whole `IllegalAction` (who, in which phase, why) in the player's language."""
     why = reason_words(exc.why)
     if exc.seat is None:
-        return f"nobody ({_(exc.phase)}): {why}"
+        return _(ILLEGAL_NOBODY_TEMPLATE).format(phase=_(exc.phase), reason=why)
     return _(ILLEGAL_TEMPLATE).format(seat=exc.seat, phase=_(exc.phase), reason=why)
 
 

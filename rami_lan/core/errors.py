@@ -7,7 +7,7 @@ subclass `ValueError` so callers that only care about "bad input" can catch that
 
 from __future__ import annotations
 
-from rami_lan.core.reasons import ILLEGAL_TEMPLATE, Reason
+from rami_lan.core.reasons import ILLEGAL_NOBODY_TEMPLATE, ILLEGAL_TEMPLATE, Reason
 
 
 class RulesError(ValueError):
@@ -37,4 +37,4 @@ class IllegalAction(RulesError):
         if seat is not None:
             super().__init__(ILLEGAL_TEMPLATE.format(seat=seat, phase=self.phase, reason=self.reason))
         else:
-            super().__init__(f"nobody ({self.phase}): {self.reason}")
+            super().__init__(ILLEGAL_NOBODY_TEMPLATE.format(phase=self.phase, reason=self.reason))

@@ -135,6 +135,8 @@ TEMPLATES: dict[str, str] = {
 
 ILLEGAL_TEMPLATE = "seat {seat} ({phase}): {reason}"
 """How `IllegalAction` says who was refused, in which phase, and why."""
+ILLEGAL_NOBODY_TEMPLATE = "nobody ({phase}): {reason}"
+"""The same for a refusal of no seat's (a match-level action)."""
 
 
 def template_keys(template: str) -> frozenset[str]:
