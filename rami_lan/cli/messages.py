@@ -2,9 +2,11 @@
 
 The layers below `cli` never translate: the client reports a `Notice` (a `NoticeCode`
 plus data), a join code is refused with a `WeakCode`, a chat line with a `ChatRefusal`,
-a round's fairness is a `FairnessRound`, a player on the LAN has a `PlayerStatus`. This
-module is the one place that turns each of them into the player's language (gettext,
-`rami_lan.i18n`; the French is in ``rami_lan/locale/fr/*.po``).
+a round's fairness is a `FairnessRound`, a player on the LAN has a `PlayerStatus`, an
+action is refused with a coded `rami_lan.core.reasons.Reason`. This module is the one
+place that turns each of them into the player's language (gettext, `rami_lan.i18n`; the
+French is in ``rami_lan/locale/fr/*.po``); the rules' refusals are worded by its helper
+`rami_lan.cli.refusals`.
 """
 
 from __future__ import annotations
