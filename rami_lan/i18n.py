@@ -121,18 +121,6 @@ def suit_name(suit: str) -> str:
     return {"c": _("clubs"), "s": _("spades"), "h": _("hearts"), "d": _("diamonds")}.get(suit, suit)
 
 
-def _value_text(key: str, value: str, depth: int) -> str:
-    """One value of a core template as players read it: a suit letter as its name, a
-    run's end, a meld kind, else translated in turn (a nested reason, cards)."""
-    if key == "suit" and value in ("c", "s", "h", "d"):
-        return suit_name(value)
-    if key == "end" and value in ("low", "high"):
-        return _("low") if value == "low" else _("high")
-    if key == "kind" and value.strip("'") in ("set", "run"):
-        return _("set") if value.strip("'") == "set" else _("run")
-    return translate_message(value, depth + 1)
-
-
 def cards_in_text(text: str) -> str:
     """``6h Qs 5h`` -> ``6♥ D♠ 5♥`` when every word of ``text`` is a card code, else as is."""
     words = text.split(" ")
@@ -154,59 +142,12 @@ def cards_in_text(text: str) -> str:
     return " ".join(out)
 
 
-_TEMPLATES: list[tuple[re.Pattern[str], str]] | None = None
-
-
-def _templates() -> list[tuple[re.Pattern[str], str]]:
-    """The rules core's message templates (the msgids of catalogue ``rules``) as anchored
-    regexes."""
-    global _TEMPLATES
-    if _TEMPLATES is None:
-        msgids: list[str] = []
-        for entry in _compiled("fr"):
-            if entry.name == "rules.mo":
-                with entry.open("rb") as fp:
-                    found = gettext.GNUTranslations(fp)._catalog  # type: ignore[attr-defined]
-                msgids = sorted(k for k in found if isinstance(k, str) and k)
-        out = []
-        for msgid in msgids:
-            if "{" not in msgid:
-                continue
-            parts = re.split(r"\{(\w+)\}", msgid)
-            rx = "".join(
-                re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts)
-            )
-            out.append((re.compile(f"^{rx}$", re.S), msgid))
-        # the most specific (longest literal text) first
-        out.sort(key=lambda t: -len(re.sub(r"\{\w+\}", "", t[1])))
-        _TEMPLATES = out
-    return _TEMPLATES
-
-
-def translate_message(message: str, depth: int = 0) -> str:
-    """Translate a message of the rules core (English, built from templates).
-
-    The core is pure and speaks English with card codes (``6h Qs 5h``); players read
-    French where chosen, and cards as cards (``6♥ D♠ 5♥``) in both languages. A message
-    is matched against the templates of catalogue ``rules``; the values in it are translated in
-    turn (a nested reason), rendered as cards, a suit letter as the suit's name, a run's
-    end and a meld kind as words (`_value_text`), or kept (numbers). The player's own
-    refusals are said in the second person by `rami_lan.cli.messages.own_refusal_text`.
-    """
-    if depth > 4:
-        return message
-    direct = _current.gettext(message)
-    if direct != message:
-        return direct
-    cards = cards_in_text(message)
-    if cards != message:
-        return cards
-    for rx, msgid in _templates():
-        m = rx.match(message)
-        if m:
-            values = {k: _value_text(k, v, depth) for k, v in m.groupdict().items()}
-            return _current.gettext(msgid).format(**values)
-    return message
+def cards_text(text: str) -> str:
+    """Cards in the core's text, one or a list (``6h Qs 5h``, ``6h, 7h``), as cards
+    (``6♥ D♠ 5♥``, ``6♥, 7♥``); anything else as is."""
+    items = text.split(", ")
+    shown = [cards_in_text(item) for item in items]
+    return text if any(s == i for s, i in zip(shown, items, strict=True)) else ", ".join(shown)
 
 
 # --- the sources, for tests -----------------------------------------------------------

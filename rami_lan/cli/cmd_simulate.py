@@ -332,9 +332,13 @@ def run(args: argparse.Namespace) -> int:
             name=safe_text(e.name, 64), method=e.method, err=safe_text(e.error, 300)), file=sys.stderr)
         return 1
     except RulesError as e:
-        from rami_lan.i18n import translate_message
+        from rami_lan.cli.refusals import illegal_text, reason_words
+        from rami_lan.core.errors import IllegalAction
+        from rami_lan.core.melds import InvalidMeld
 
-        print(_("a bot played an illegal action: {err}").format(err=safe_text(translate_message(str(e)))),
+        err = (illegal_text(e) if isinstance(e, IllegalAction)
+               else reason_words(e.why) if isinstance(e, InvalidMeld) else str(e))
+        print(_("a bot played an illegal action: {err}").format(err=safe_text(err)),
               file=sys.stderr)
         return 1
     except ValueError as e:

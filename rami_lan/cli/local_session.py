@@ -25,6 +25,7 @@ from rami_lan.core import events as E
 from rami_lan.core.codec import action_to_plain
 from rami_lan.core.errors import IllegalAction
 from rami_lan.core.match import MatchOptions, MatchState
+from rami_lan.core.reasons import Reason
 from rami_lan.core.shadow import legal_actions_for_view
 from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView, view_for
@@ -278,7 +279,7 @@ class LocalTableSession:
         if self._closed:
             return
         if getattr(action, "seat", None) != self.seat or isinstance(action, A.Timeout):
-            self._queue.put_nowait(SessionUpdate(error="not your seat"))
+            self._queue.put_nowait(SessionUpdate(error=Reason.of("not_your_seat")))
             return
         self._seq += 1
         if isinstance(action, A.Knock):
@@ -351,7 +352,9 @@ class LocalTableSession:
             if f["code"] == "chat_refused":
                 q.put_nowait(SessionUpdate(notice=_chat_refusal(f["message"])))
             else:
-                q.put_nowait(SessionUpdate(error=f["message"], view=self.view()))
+                why = f.get("reason")
+                q.put_nowait(SessionUpdate(error=Reason.from_plain(why) if why else f["message"],
+                                           view=self.view()))
         elif msg.kind == "chat_msg":
             q.put_nowait(SessionUpdate(chat=((f["seat"], f["text"]),)))
 

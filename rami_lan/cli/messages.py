@@ -2,9 +2,11 @@
 
 The layers below `cli` never translate: the client reports a `Notice` (a `NoticeCode`
 plus data), a join code is refused with a `WeakCode`, a chat line with a `ChatRefusal`,
-a round's fairness is a `FairnessRound`, a player on the LAN has a `PlayerStatus`. This
-module is the one place that turns each of them into the player's language (gettext,
-`rami_lan.i18n`; the French is in ``rami_lan/locale/fr/*.po``).
+a round's fairness is a `FairnessRound`, a player on the LAN has a `PlayerStatus`, an
+action is refused with a coded `rami_lan.core.reasons.Reason`. This module is the one
+place that turns each of them into the player's language (gettext, `rami_lan.i18n`; the
+French is in ``rami_lan/locale/fr/*.po``); the rules' refusals are worded by its helper
+`rami_lan.cli.refusals`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from contextvars import ContextVar
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from rami_lan.i18n import _, ngettext, translate_message
+from rami_lan.cli import refusals
+from rami_lan.core.reasons import Reason
+from rami_lan.i18n import _, ngettext
 from rami_lan.ids import DEDICATED_HOST_SEAT
 from rami_lan.net.notices import Notice, NoticeCode
 from rami_lan.table.chat import ChatRefusal, ChatVerdict, clean_chat_text
@@ -191,138 +195,32 @@ def session_text(item: Notice | str | None, names: Mapping[int, str] | None = No
     return notice_text(item, names) if isinstance(item, Notice) else str(item)
 
 
-def error_text(item: Notice | str | None, names: Mapping[int, str] | None = None,
+def error_text(item: Notice | Reason | str | None, names: Mapping[int, str] | None = None,
                me: int | None = None) -> str:
-    """A `SessionUpdate`'s ``error``: a `Notice` in the player's language; the host's
-    refusal of our own action (the rules core's English) as `own_refusal_text` says it.
-    ``names``: the seats' nicknames; ``me``: our seat (the refusal speaks to us)."""
+    """A `SessionUpdate`'s ``error``: a `Notice` in the player's language; the table's
+    refusal of our own action (a coded `Reason`, or an old host's text) as
+    `own_refusal_text` says it. ``names``: the seats' nicknames; ``me``: our seat (the
+    refusal speaks to us)."""
     if item is None:
         return ""
     if isinstance(item, Notice):
         return notice_text(item, names)
-    return own_refusal_text(str(item), names, me)
+    return own_refusal_text(item if isinstance(item, Reason) else str(item), names, me)
 
 
 # --------------------------------------------------------------------------- our own refused actions
 
-_ILLEGAL = re.compile(r"^(?:seat (?P<seat>\d+)|nobody) \((?P<phase>\w+)\): (?P<reason>.*)$", re.S)
-"""`rami_lan.core.errors.IllegalAction`'s text: who, in which phase, why."""
 
-_ACTION_WORDS: dict[str, Callable[[], str]] = {
-    "draw_stock": lambda: _("Drawing from the stock"),
-    "draw_discard": lambda: _("Taking from the discard pile"),
-    "lay_down": lambda: _("Laying down"),
-    "lay_off": lambda: _("Adding to a meld"),
-    "recover_joker": lambda: _("Taking a joker back"),
-    "discard": lambda: _("Discarding"),
-    "knock": lambda: _("Frapper"),
-    "timeout": lambda: _("The automatic move"),
-}
-
-
-def _opening_need(need: str) -> str:
-    """`RoundState.opening_need` ("needs 30 points") as what the player must reach."""
-    m = re.fullmatch(r"needs (\d+) points", need)
-    if m:
-        return _("{points} points").format(points=m.group(1))
-    if need == "needs a meld of their own first":
-        return _("a meld of your own")
-    return translate_message(need)
-
-
-def _phase_refusal(kind: str, phase: str) -> str:
-    if phase == "draw":
-        return _("Draw first: from the stock or the discard pile.")
-    if phase == "play" and kind in ("draw_stock", "draw_discard"):
-        return _("You have already drawn this turn.")
-    word = _ACTION_WORDS.get(kind)
-    return _("{action} is not possible now.").format(action=word() if word else kind)
-
-
-# The rules core's reasons whose subject is the seat that acted (it is the player
-# reading): core template -> the sentence in the second person. Reasons not listed here
-# go through `translate_message` (rules.po) and need no subject.
-_OWN: tuple[tuple[str, Callable[[dict[str, str]], str]], ...] = (
-    (r"is not playing in this round", lambda g: _("You are not playing in this round.")),
-    (r"does not hold (?P<card>.+)", lambda g: _("You do not hold {card}.").format(**g)),
-    (r"may not open with (?P<points>\d+) points \(needs (?P<need>\d+)\)",
-     lambda g: _("Your melds make {points} points: opening needs {need}.").format(**g)),
-    (r"may not lay off before opening \((?P<need>.+)\)",
-     lambda g: _("Open first ({need}): then you may add to the melds on the table.").format(
-         need=_opening_need(g["need"]))),
-    (r"may not take a joker back before opening \((?P<need>.+)\)",
-     lambda g: _("Open first ({need}): then you may take a joker back.").format(
-         need=_opening_need(g["need"]))),
-    (r"may not discard (?P<card>.+), the card just taken from the discard pile",
-     lambda g: _("You may not discard {card}: you just took it from the discard pile.").format(**g)),
-    (r"may not discard a joker \(only as the last card, to go out\)",
-     lambda g: _("You may not discard a joker, except as your last card, to go out.")),
-    (r"may not discard a joker while one can be laid off \(only as the last card, to go out\)",
-     lambda g: _("You may not discard a joker while it can go on a meld on the table (only as "
-                 "your last card, to go out).")),
-    (r"must keep a card to discard to go out",
-     lambda g: _("Keep a card to discard: you go out by discarding your last card.")),
-    (r"may take (?P<card>.+) before opening only to open with it this turn \((?P<need>\d+) points\); "
-     r"best opening with it is (?P<best>\d+)",
-     lambda g: _("Before opening you may take {card} only to open with it this turn ({need} "
-                 "points); with it your best opening makes {best}.").format(**g)),
-    (r"may not knock now \(the window is closed or not theirs\)",
-     lambda g: _("Frapper is possible only just after another player's discard.")),
-    (r"(?P<card>\S+) is not proven to be in the hand: reveal deck \d+ position \d+ first "
-     r"\(private dealing\)",
-     lambda g: _("The table has not seen {card} revealed yet (private dealing): try again in a "
-                 "moment.").format(**g)),
-)
-
-
-def _sentence(text: str) -> str:
-    """A capital first letter and a full stop (the core's reasons are clauses)."""
-    text = text.strip()
-    if not text:
-        return text
-    text = text[0].upper() + text[1:]
-    return text if text[-1] in ".!?…" else text + "."
-
-
-def _card_values(g: dict[str, str]) -> dict[str, str]:
-    return {k: translate_message(v) if k == "card" else v for k, v in g.items()}
-
-
-def own_refusal_text(message: str, names: Mapping[int, str] | None = None,
+def own_refusal_text(refusal: Reason | str, names: Mapping[int, str] | None = None,
                      me: int | None = None) -> str:
-    """Why the table refused our own action, in the player's words: no seat number, no
-    phase, no card or suit code; addressed to the player ("You do not hold 7♥.")."""
-    m = _ILLEGAL.match(message.strip())
-    reason = m.group("reason") if m else message.strip()
-    phase = m.group("phase") if m else ""
-    turn = re.fullmatch(r"it is seat (\d+)'s turn", reason)
-    if turn:
-        seat = int(turn.group(1))
-        if seat == me:
-            return _("It is your turn.")
-        token = _NAMES.set(names)
-        try:
-            return _("It is {who}'s turn.").format(who=_seat_name(seat))
-        finally:
-            _NAMES.reset(token)
-    kind = re.fullmatch(r"(\w+) is not allowed in the (\w+) phase", reason)
-    if kind:
-        return _phase_refusal(kind.group(1), kind.group(2) or phase)
-    for pattern, sentence in _OWN:
-        hit = re.fullmatch(pattern, reason, re.S)
-        if hit:
-            return sentence(_card_values(hit.groupdict()))
-    table = _TABLE_REFUSALS.get(reason)
-    if table is not None:
-        return table()
-    return _sentence(translate_message(reason))
-
-
-# The table's own refusals (`rami_lan.table.machine`, `rami_lan.cli.local_session`).
-_TABLE_REFUSALS: dict[str, Callable[[], str]] = {
-    "no round is being played": lambda: _("No round is being played."),
-    "not your seat": lambda: _("That is not your seat."),
-}
+    """Why the table refused our own action, in the player's words (worded from its code
+    and data by `rami_lan.cli.refusals.own_refusal_text`; ``names``: the seats'
+    nicknames; ``me``: our seat). Text (an old host's refusal) is shown as it is."""
+    token = _NAMES.set(names)
+    try:
+        return refusals.own_refusal_text(refusal, _seat_name, me)
+    finally:
+        _NAMES.reset(token)
 
 
 def refusal_text(code: str) -> str:

@@ -27,6 +27,7 @@ from rami_lan.core.cards import Card
 from rami_lan.core.deckrng import first_dealer_index
 from rami_lan.core.errors import IllegalAction
 from rami_lan.core.phases import MatchEnd, Phase
+from rami_lan.core.reasons import Reason
 from rami_lan.core.variants import Variant, get_variant
 
 
@@ -123,9 +124,9 @@ def start_round(
     the host's model rules with ``blind`` seats and refills in the pile's order; a
     client's replay passes the refills' real orders, once the round's audit gives them."""
     if m.over:
-        raise IllegalAction(None, Phase.OVER, "the match is over")
+        raise IllegalAction(None, Phase.OVER, Reason.of("match_over"))
     if m.round is not None and m.round.phase != Phase.OVER:
-        raise IllegalAction(None, m.round.phase, "a round is in progress")
+        raise IllegalAction(None, m.round.phase, Reason.of("round_in_progress"))
     players = m.next_players()
     if dealer is None:
         if m.dealer is None:
@@ -150,7 +151,7 @@ def start_round(
 def apply(m: MatchState, action: A.Action) -> tuple[MatchState, list[E.Event]]:
     """Apply an action to the current round; score and advance the match at its end."""
     if m.round is None or m.over:
-        raise IllegalAction(getattr(action, "seat", None), m.phase, "no round is in progress")
+        raise IllegalAction(getattr(action, "seat", None), m.phase, Reason.of("no_round"))
     rnd, evs = R.apply(m.round, action)
     m = _evolve(m, round=rnd)
     if rnd.phase == Phase.OVER and rnd.result is not None:
@@ -174,7 +175,7 @@ def legal_actions(m: MatchState, seat: int) -> Iterator[A.Action]:
 def withdraw(m: MatchState, seat: int) -> tuple[MatchState, list[E.Event]]:
     """A player leaves between rounds: they are out of the match."""
     if m.phase not in (Phase.BETWEEN, Phase.WAITING):
-        raise IllegalAction(seat, m.phase, "a player may leave only between rounds")
+        raise IllegalAction(seat, m.phase, Reason.of("leave_between_rounds"))
     elim = R._set(m.eliminated, seat, True)
     m = replace(m, eliminated=elim, tiebreak=tuple(s for s in m.tiebreak if s != seat))
     evs: list[E.Event] = [E.PlayersEliminated((seat,))]
@@ -192,7 +193,7 @@ def void_round(m: MatchState, seat: int | None = None,
     dealt, except that its number and its dealer are used (the next round is the next
     number, dealt by the next dealer). ``seat``: the player it is void for, if any."""
     if m.round is None or m.round.phase == Phase.OVER or m.over:
-        raise IllegalAction(seat, m.phase, "no round is in progress")
+        raise IllegalAction(seat, m.phase, Reason.of("no_round"))
     return replace(m, round=None), [E.RoundVoided(m.round_no, seat, reason)]
 
 

@@ -18,6 +18,7 @@ from typing import Literal
 
 from rami_lan.core.cards import SUITS, Card, rank_text
 from rami_lan.core.errors import RulesError
+from rami_lan.core.reasons import Reason
 from rami_lan.core.variants import Variant, get_variant
 
 Kind = Literal["set", "run"]
@@ -86,30 +87,41 @@ class Meld:
 
 @dataclass(frozen=True, slots=True)
 class MeldCheck:
-    """Result of `check_meld`: ``reason`` is empty when valid."""
+    """Result of `check_meld`: ``reason`` (English) is empty and ``why`` None when valid;
+    else ``why`` is the coded reason, ``reason`` its English."""
 
     valid: bool
     kind: Kind | None
     points: int
     reason: str
     meld: Meld | None = None
+    why: Reason | None = None
+
+    @classmethod
+    def refused(cls, kind: Kind | None, why: Reason) -> MeldCheck:
+        return cls(False, kind, 0, why.text(), None, why)
 
     def __bool__(self) -> bool:
         return self.valid
 
 
 class _Invalid(RulesError):
-    """A meld (or a change to one) that the rules refuse; the message says why."""
+    """A meld (or a change to one) that the rules refuse; ``why`` says why (the message
+    is its English)."""
+
+    def __init__(self, why: Reason | str) -> None:
+        self.why = why if isinstance(why, Reason) else Reason.of_text(why)
+        super().__init__(self.why.text())
 
 
-def _joker_limit_ok(variant: Variant, n_nat: int, n_jok: int) -> str:
+def _joker_limit_ok(variant: Variant, n_nat: int, n_jok: int) -> Reason | None:
     if n_nat == 0:
-        return "a meld needs at least one natural card"
+        return Reason.of("meld_no_natural")
     if variant.joker_limit == "not_more_than_naturals" and n_jok > n_nat:
-        return "a meld may never hold more jokers than natural cards"
+        return Reason.of("meld_too_many_jokers")
     if n_jok and variant.n_jokers == 0:
-        return "this variant has no jokers"
-    return ""
+        return Reason.of("meld_no_jokers")
+    return None
 
 
 def _set_suits(naturals: Sequence[Card], n_jok: int) -> list[str | None]:
@@ -123,7 +135,7 @@ def _set_suits(naturals: Sequence[Card], n_jok: int) -> list[str | None]:
 def build_set(variant: Variant, cards: Sequence[Card], owner: int = -1) -> Meld:
     """Validate ``cards`` as a set; raise `_Invalid` with a reason otherwise."""
     if not 3 <= len(cards) <= 4:
-        raise _Invalid("a set has 3 or 4 cards")
+        raise _Invalid(Reason.of("set_size"))
     naturals = [c for c in cards if not c.is_joker]
     n_jok = len(cards) - len(naturals)
     why = _joker_limit_ok(variant, len(naturals), n_jok)
@@ -131,11 +143,11 @@ def build_set(variant: Variant, cards: Sequence[Card], owner: int = -1) -> Meld:
         raise _Invalid(why)
     rank = naturals[0].rank
     if any(c.rank != rank for c in naturals):
-        raise _Invalid("a set's cards must all have the same rank")
+        raise _Invalid(Reason.of("set_rank"))
     suits = [c.suit for c in naturals]
     for s in suits:
         if suits.count(s) > 1:
-            raise _Invalid(f"a set may not hold the same suit twice ({rank_text(rank)}{s})")
+            raise _Invalid(Reason.of("set_suit_twice", card=f"{rank_text(rank)}{s}"))
     naturals.sort(key=lambda c: SUITS.index(c.suit or "c"))
     jokers = [c for c in cards if c.is_joker]
     all_suits = [c.suit for c in naturals] + _set_suits(naturals, n_jok)
@@ -178,39 +190,39 @@ def _run_positions(variant: Variant, cards: Sequence[Card], ace_as: int) -> list
 def build_run(variant: Variant, cards: Sequence[Card], owner: int = -1) -> Meld:
     """Validate ``cards`` as a run; raise `_Invalid` with a reason otherwise."""
     if len(cards) < 3:
-        raise _Invalid("a run has at least 3 cards")
+        raise _Invalid(Reason.of("run_short"))
     naturals = [c for c in cards if not c.is_joker]
     why = _joker_limit_ok(variant, len(naturals), len(cards) - len(naturals))
     if why:
         raise _Invalid(why)
     suit = naturals[0].suit
     if any(c.suit != suit for c in naturals):
-        raise _Invalid("a run's cards must all have the same suit")
+        raise _Invalid(Reason.of("run_suit"))
     if len(cards) > 13:
-        raise _Invalid("a run has at most 13 cards (runs never wrap)")
+        raise _Invalid(Reason.of("run_long"))
     has_ace = any(c.rank == 1 for c in naturals)
     readings = [1, 14] if has_ace else [1]
     if has_ace:
         readings = [a for a in readings if (variant.ace_low if a == 1 else variant.ace_high)]
         if not readings:
-            raise _Invalid("an ace can not be used in a run in this variant")
+            raise _Invalid(Reason.of("run_no_ace"))
     for ace_as in readings:
         pos = _run_positions(variant, cards, ace_as)
         if pos is not None:
             ranks = tuple(r for r, _ in pos)
             return Meld("run", tuple(c for _, c in pos), ranks, (suit,) * len(pos), owner)
     if has_ace and not variant.ace_low:
-        raise _Invalid("the ace is high only in this variant (Q K A, never A 2 3)")
+        raise _Invalid(Reason.of("run_ace_high"))
     if has_ace and not variant.ace_high:
-        raise _Invalid("the ace is low only in this variant (A 2 3, never Q K A)")
-    raise _Invalid("the cards are not consecutive ranks (runs never wrap: K A 2 is invalid)")
+        raise _Invalid(Reason.of("run_ace_low"))
+    raise _Invalid(Reason.of("run_not_consecutive"))
 
 
 def _check(variant: Variant, cards: Sequence[Card], kind: Kind, owner: int) -> MeldCheck:
     try:
         m = build_set(variant, cards, owner) if kind == "set" else build_run(variant, cards, owner)
     except _Invalid as e:
-        return MeldCheck(False, kind, 0, str(e))
+        return MeldCheck.refused(kind, e.why)
     return MeldCheck(True, kind, m.points(variant), "", m)
 
 
@@ -226,17 +238,17 @@ def check_meld(
     v = get_variant(variant)
     cards = list(cards)
     if len(set(cards)) != len(cards):
-        return MeldCheck(False, kind, 0, "the same physical card is listed twice")
+        return MeldCheck.refused(kind, Reason.of("meld_card_twice"))
     if not cards:
-        return MeldCheck(False, kind, 0, "a meld needs cards")
+        return MeldCheck.refused(kind, Reason.of("meld_empty"))
     if kind is not None:
         if kind not in ("set", "run"):
-            return MeldCheck(False, None, 0, f"unknown meld kind {kind!r} (set or run)")
+            return MeldCheck.refused(None, Reason.of("meld_kind_unknown", kind=repr(kind)))
         return _check(v, cards, kind, owner)
     as_set = _check(v, cards, "set", owner)
     as_run = _check(v, cards, "run", owner)
     if as_set.valid and as_run.valid:
-        return MeldCheck(False, None, 0, "ambiguous: say whether this is a set or a run")
+        return MeldCheck.refused(None, Reason.of("meld_ambiguous"))
     if as_set.valid:
         return as_set
     if as_run.valid:
@@ -317,17 +329,17 @@ def lay_off(variant: Variant, meld: Meld, card: Card, end: Literal["low", "high"
     """
     if meld.kind == "set":
         if len(meld.cards) >= 4:
-            raise _Invalid("this set is complete (4 cards)")
+            raise _Invalid(Reason.of("set_full"))
         naturals = [c for c in meld.cards if not c.is_joker]
         jokers = [c for c in meld.cards if c.is_joker]
         if card.is_joker:
             jokers.append(card)
         else:
             if card.rank != meld.lo:
-                raise _Invalid(f"{card} does not have the set's rank")
+                raise _Invalid(Reason.of("set_other_rank", card=str(card)))
             taken = {s for s in meld.suits if s is not None} | {c.suit for c in naturals}
             if card.suit in taken:
-                raise _Invalid(f"the set already holds a card of {card.suit} ({card})")
+                raise _Invalid(Reason.of("set_has_suit", suit=str(card.suit), card=str(card)))
             naturals.append(card)
         why = _joker_limit_ok(variant, len(naturals), len(jokers))
         if why:
@@ -339,12 +351,12 @@ def lay_off(variant: Variant, meld: Meld, card: Card, end: Literal["low", "high"
             end = "high" if any(e == "high" for e, _r in options) else "low"
         chosen = [o for o in options if o[0] == end]
         if not chosen:
-            raise _Invalid(f"the run can not be extended at its {end} end")
+            raise _Invalid(Reason.of("run_end_closed", end=str(end)))
     else:
         if card.suit != meld.suit:
-            raise _Invalid(f"{card} is not of the run's suit")
+            raise _Invalid(Reason.of("run_other_suit", card=str(card)))
         if not options:
-            raise _Invalid(f"{card} does not extend the run {meld}")
+            raise _Invalid(Reason.of("run_no_extend", card=str(card), meld=str(meld)))
         # ``end`` chooses only when the card fits both ends (an ace on 2..K).
         chosen = [o for o in options if o[0] == end] or options
     end, new_rank = chosen[0]
@@ -382,29 +394,29 @@ def recover_joker(
     it laid itself (``by=None``: not checked).
     """
     if variant.joker_recovery == "none" or meld.n_jokers == 0:
-        raise _Invalid("there is no joker to take back in this meld")
+        raise _Invalid(Reason.of("no_joker"))
     own = by is not None and by == meld.owner
     if meld.kind == "set" and variant.set_joker_freed_by_opponent_only and own:
-        raise _Invalid("only an opponent may free the joker of a set (this set is the player's own)")
+        raise _Invalid(Reason.of("own_set_joker"))
     if any(c.is_joker for c in cards):
-        raise _Invalid("a joker is taken back with natural cards, not with a joker")
+        raise _Invalid(Reason.of("joker_for_joker"))
     if meld.kind == "set" and variant.set_joker_recovery_needs_two:
         if len(meld.cards) != 3:
-            raise _Invalid("this set is closed: its joker can never be taken")
+            raise _Invalid(Reason.of("set_closed"))
         if len(cards) != 2:
-            raise _Invalid("add both missing suits to free a joker from a set")
+            raise _Invalid(Reason.of("set_needs_two"))
         naturals = [c for c in meld.cards if not c.is_joker]
         jokers = [c for c in meld.cards if c.is_joker]
         present = {c.suit for c in naturals}
         for c in cards:
             if c.rank != meld.lo or c.suit in present:
-                raise _Invalid(f"{c} is not a missing suit of this set")
+                raise _Invalid(Reason.of("not_missing_suit", card=str(c)))
             present.add(c.suit)
         keep = 4 - len(naturals) - 2
         new = build_set(variant, naturals + list(cards) + jokers[:keep], meld.owner)
         return new, jokers[keep]
     if len(cards) != 1:
-        raise _Invalid("a joker is taken back with exactly one card")
+        raise _Invalid(Reason.of("one_card_for_joker"))
     card = cards[0]
     for i, c in enumerate(meld.cards):
         if not c.is_joker:
@@ -423,7 +435,7 @@ def recover_joker(
             return build_set(variant, naturals + others, meld.owner), c
         new_cards = meld.cards[:i] + (card,) + meld.cards[i + 1 :]
         return Meld("run", new_cards, meld.ranks, meld.suits, meld.owner), c
-    raise _Invalid(f"{card} is not the card a joker of {meld} stands for")
+    raise _Invalid(Reason.of("not_joker_card", card=str(card), meld=str(meld)))
 
 
 InvalidMeld = _Invalid

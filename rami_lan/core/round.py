@@ -46,6 +46,7 @@ from rami_lan.core.openings import (  # noqa: F401  (MAX_LISTED_OPENINGS, openin
     opening_lay_downs,
 )
 from rami_lan.core.phases import Phase, RoundEnd
+from rami_lan.core.reasons import Reason
 from rami_lan.core.round_state import (  # noqa: F401  (re-exported: RoundState and its helpers are used as R.*)
     RoundState,
     _find,
@@ -166,7 +167,7 @@ def _draw_one(st: RoundState, seat: int, reason: str) -> tuple[RoundState, list[
     if not st.stock:
         refilled = _refill(st)
         if refilled is None:
-            raise IllegalAction(seat, st.phase, "the stock is empty and can not be refilled")
+            raise IllegalAction(seat, st.phase, Reason.of("stock_empty"))
         st, ev = refilled
         evs.append(ev)
     card = st.stock[0]
@@ -176,21 +177,21 @@ def _draw_one(st: RoundState, seat: int, reason: str) -> tuple[RoundState, list[
     return st, evs, card
 
 
-def _discardable(st: RoundState, seat: int, card: Card) -> str:
-    """Empty string if ``card`` may be discarded now, else the reason."""
+def _discardable(st: RoundState, seat: int, card: Card) -> Reason | None:
+    """None if ``card`` may be discarded now, else the reason."""
     v = st.variant
     hand = st.hands[seat]
     if st.must_use and any(c in hand for c in st.must_use):
         pending = ", ".join(str(c) for c in st.must_use if c in hand)
-        return f"{pending} must be melded or laid off this turn before discarding"
+        return Reason.of("use_before_discard", cards=pending)
     if v.no_discard_of_taken and card == st.taken:
-        return f"may not discard {card}, the card just taken from the discard pile"
+        return Reason.of("discard_taken", card=str(card))
     if card.is_joker and not v.joker_discard_allowed and len(hand) > 1 and seat not in st.blind:
         if not (v.joker_discard_when_stuck and all(c.is_joker for c in hand)):
-            return "may not discard a joker (only as the last card, to go out)"
+            return Reason.of("discard_joker")
         if _meld_fits(st, seat, card):
-            return "may not discard a joker while one can be laid off (only as the last card, to go out)"
-    return ""
+            return Reason.of("discard_joker_fits")
+    return None
 
 
 def _meld_fits(st: RoundState, seat: int, card: Card) -> bool:
@@ -239,34 +240,34 @@ def _usable(st: RoundState, seat: int, card: Card) -> bool:
     return False
 
 
-def _turn_can_finish(st: RoundState, seat: int) -> str:
-    """Empty string if the seat (in its play phase) can still end its turn legally."""
+def _turn_can_finish(st: RoundState, seat: int) -> Reason | None:
+    """None if the seat (in its play phase) can still end its turn legally, else why not."""
     v = st.variant
     hand = st.hands[seat]
     if not hand:
-        return "" if not v.must_discard_to_go_out else "must keep a card to discard to go out"
+        return None if not v.must_discard_to_go_out else Reason.of("keep_discard")
     if seat in st.blind:
-        return ""  # the rest of the hand is unseen: the player's claim, replayed at round end
+        return None  # the rest of the hand is unseen: the player's claim, replayed at round end
     pending = [c for c in st.must_use if c in hand]
     for c in pending:
         if not _usable(st, seat, c):
-            return f"{c} must be used this turn and could no longer be"
+            return Reason.of("unusable", card=str(c))
     if len(pending) > 1 and not _pending_one_usable(st, seat, pending):
-        return f"{', '.join(map(str, pending))} must all be used this turn and could not all be"
+        return Reason.of("all_unusable", cards=", ".join(map(str, pending)))
     rest = [c for c in hand if c not in pending]
     if not rest:
-        return "" if not v.must_discard_to_go_out else "must keep a card to discard to go out"
+        return None if not v.must_discard_to_go_out else Reason.of("keep_discard")
     probe = replace(st, must_use=())
     if any(not _discardable(probe, seat, c) for c in rest):
-        return ""
+        return None
     if v.joker_discard_when_stuck and all(c.is_joker for c in rest):
         # Only jokers left, none discardable because one can still be laid: the seat lays
         # them one at a time while one fits, then discards the last one (it goes out) or,
         # with no place left, any one (the stuck exception of `_discardable`).
-        return ""
+        return None
     if not v.must_discard_to_go_out and len(rest) == 1 and _usable(probe, seat, rest[0]):
-        return ""
-    return "that would leave no card that may be discarded"
+        return None
+    return Reason.of("no_discard_left")
 
 
 def _pending_one_usable(st: RoundState, seat: int, pending: Sequence[Card]) -> bool:
@@ -292,17 +293,17 @@ def _pending_one_usable(st: RoundState, seat: int, pending: Sequence[Card]) -> b
 def _check_turn(st: RoundState, action: A.Action) -> None:
     seat = action.seat
     if seat not in st.players:
-        raise IllegalAction(seat, st.phase, "is not playing in this round")
+        raise IllegalAction(seat, st.phase, Reason.of("not_playing"))
     if st.phase == Phase.OVER:
-        raise IllegalAction(seat, st.phase, "the round is over")
+        raise IllegalAction(seat, st.phase, Reason.of("round_over"))
     if not isinstance(action, PHASE_ACTIONS[st.phase]):
         raise IllegalAction(
-            seat, st.phase, f"{A.KIND_OF[type(action)]} is not allowed in the {st.phase} phase"
+            seat, st.phase, Reason.of("wrong_phase", kind=A.KIND_OF[type(action)], phase=str(st.phase))
         )
     if isinstance(action, A.Knock):
         return
     if seat != st.turn:
-        raise IllegalAction(seat, st.phase, f"it is seat {st.turn}'s turn")
+        raise IllegalAction(seat, st.phase, Reason.of("not_your_turn", seat=st.turn))
 
 
 def _holds(st: RoundState, seat: int, cards: Sequence[Card]) -> None:
@@ -310,7 +311,7 @@ def _holds(st: RoundState, seat: int, cards: Sequence[Card]) -> None:
     for c in cards:
         i = _find(hand, c)
         if i < 0:
-            raise IllegalAction(seat, st.phase, f"does not hold {c}")
+            raise IllegalAction(seat, st.phase, Reason.of("not_holding", card=str(c)))
         del hand[i]
 
 
@@ -332,11 +333,11 @@ def _draw_discard(st: RoundState, a: A.DrawDiscard) -> tuple[RoundState, list[E.
     v = st.variant
     seat = a.seat
     if not st.discard:
-        raise IllegalAction(seat, st.phase, "the discard pile is empty")
+        raise IllegalAction(seat, st.phase, Reason.of("discard_empty"))
     if a.depth < 1 or a.depth > len(st.discard):
-        raise IllegalAction(seat, st.phase, f"the discard pile has no card at depth {a.depth}")
+        raise IllegalAction(seat, st.phase, Reason.of("no_depth", depth=a.depth))
     if a.depth > 1 and v.discard_draw != "any_depth":
-        raise IllegalAction(seat, st.phase, "only the top card of the discard pile may be taken")
+        raise IllegalAction(seat, st.phase, Reason.of("top_only"))
     taken = st.discard[-a.depth :]
     chosen = taken[0]
     must: tuple[Card, ...] = ()
@@ -360,9 +361,8 @@ def _draw_discard(st: RoundState, a: A.DrawDiscard) -> tuple[RoundState, list[E.
             raise IllegalAction(
                 seat,
                 st.phase,
-                f"may take {chosen} before opening only to open with it this turn "
-                f"({v.open_min_points} points); best opening with it is "
-                f"{p.points if p else 0}",
+                Reason.of("take_to_open", card=str(chosen), need=v.open_min_points,
+                          best=p.points if p else 0),
             )
         must = (chosen,)
     elif a.depth > 1:
@@ -371,7 +371,7 @@ def _draw_discard(st: RoundState, a: A.DrawDiscard) -> tuple[RoundState, list[E.
             raise IllegalAction(
                 seat,
                 st.phase,
-                f"{chosen} can not be melded or laid off this turn, so it may not be taken",
+                Reason.of("take_unusable", card=str(chosen)),
             )
     nst = replace(nst, must_use=must)
     if not must:
@@ -401,24 +401,25 @@ def _lay_down(st: RoundState, a: A.LayDown) -> tuple[RoundState, list[E.Event]]:
     v = st.variant
     seat = a.seat
     if not a.melds:
-        raise IllegalAction(seat, st.phase, "lay down at least one meld")
+        raise IllegalAction(seat, st.phase, Reason.of("no_meld"))
     all_cards = [c for m in a.melds for c in m.cards]
     if len(set(all_cards)) != len(all_cards):
-        raise IllegalAction(seat, st.phase, "the same card is used twice")
+        raise IllegalAction(seat, st.phase, Reason.of("card_twice"))
     _holds(st, seat, all_cards)
     built: list[Meld] = []
     for spec in a.melds:
         chk = check_meld(v, spec.cards, spec.kind, owner=seat)
         if not chk.valid or chk.meld is None:
-            raise IllegalAction(seat, st.phase, f"{spec} is not a valid meld: {chk.reason}")
+            raise IllegalAction(seat, st.phase, Reason.of(
+                "invalid_meld", meld=str(spec), reason=chk.why or Reason.of_text(chk.reason)))
         built.append(chk.meld)
     total = sum(m.points(v) for m in built)
     opening = v.requires_opening and not st.opened[seat]
     if opening and total < v.open_min_points:
-        raise IllegalAction(seat, st.phase, f"may not open with {total} points (needs {v.open_min_points})")
+        raise IllegalAction(seat, st.phase, Reason.of("open_points", points=total, need=v.open_min_points))
     for c in st.must_use:
         if c in st.hands[seat] and v.unopened_take_must_open and opening and c not in all_cards:
-            raise IllegalAction(seat, st.phase, f"the opening must use {c}, taken from the discard pile")
+            raise IllegalAction(seat, st.phase, Reason.of("open_must_use", card=str(c)))
     hand = _remove(st.hands[seat], all_cards)
     first = len(st.melds)
     nst = replace(
@@ -433,7 +434,7 @@ def _lay_down(st: RoundState, a: A.LayDown) -> tuple[RoundState, list[E.Event]]:
 
 def _target(st: RoundState, seat: int, index: int) -> Meld:
     if not 0 <= index < len(st.melds):
-        raise IllegalAction(seat, st.phase, f"there is no meld number {index} on the table")
+        raise IllegalAction(seat, st.phase, Reason.of("no_meld_number", n=index))
     return st.melds[index]
 
 
@@ -441,13 +442,14 @@ def _lay_off(st: RoundState, a: A.LayOff) -> tuple[RoundState, list[E.Event]]:
     v = st.variant
     seat = a.seat
     if not st.can_lay_on_table(seat):
-        raise IllegalAction(seat, st.phase, f"may not lay off before opening ({st.opening_need()})")
+        raise IllegalAction(seat, st.phase, Reason.of("lay_off_unopened", need=st.opening_reason()))
     _holds(st, seat, (a.card,))
     meld = _target(st, seat, a.target)
     try:
         new = lay_off(v, meld, a.card, a.end)
     except InvalidMeld as e:
-        raise IllegalAction(seat, st.phase, f"can not lay {a.card} on {meld}: {e}") from None
+        raise IllegalAction(seat, st.phase, Reason.of(
+            "lay_off_failed", card=str(a.card), meld=str(meld), reason=e.why)) from None
     pos = 0 if new.cards[0] == a.card else len(new.cards) - 1
     if new.kind == "set":
         pos = new.cards.index(a.card)
@@ -465,17 +467,18 @@ def _recover(st: RoundState, a: A.RecoverJoker) -> tuple[RoundState, list[E.Even
     v = st.variant
     seat = a.seat
     if v.joker_recovery == "none":
-        raise IllegalAction(seat, st.phase, "this variant has no joker recovery")
+        raise IllegalAction(seat, st.phase, Reason.of("no_recovery"))
     if not st.can_lay_on_table(seat):
-        raise IllegalAction(seat, st.phase, f"may not take a joker back before opening ({st.opening_need()})")
+        raise IllegalAction(seat, st.phase, Reason.of("recover_unopened", need=st.opening_reason()))
     if len(set(a.cards)) != len(a.cards):
-        raise IllegalAction(seat, st.phase, "the same card is used twice")
+        raise IllegalAction(seat, st.phase, Reason.of("card_twice"))
     _holds(st, seat, a.cards)
     meld = _target(st, seat, a.target)
     try:
         new, joker = recover_joker(v, meld, a.cards, seat)
     except InvalidMeld as e:
-        raise IllegalAction(seat, st.phase, f"can not take a joker from {meld}: {e}") from None
+        raise IllegalAction(seat, st.phase, Reason.of(
+            "recover_failed", meld=str(meld), reason=e.why)) from None
     pts = sum(rank_points(v, meld.ranks[0], new.kind == "set") for _ in a.cards)
     if new.kind == "run":
         pts = sum(rank_points(v, new.ranks[new.cards.index(c)]) for c in a.cards)
@@ -551,9 +554,9 @@ def _next_turn(st: RoundState, seat: int, evs: list[E.Event]) -> tuple[RoundStat
 def _knock(st: RoundState, a: A.Knock) -> tuple[RoundState, list[E.Event]]:
     seat = a.seat
     if not st.knock_enabled:
-        raise IllegalAction(seat, st.phase, "knocking (frapper) is not enabled at this table")
+        raise IllegalAction(seat, st.phase, Reason.of("knock_disabled"))
     if seat not in st.knock_window:
-        raise IllegalAction(seat, st.phase, "may not knock now (the window is closed or not theirs)")
+        raise IllegalAction(seat, st.phase, Reason.of("knock_closed"))
     card = st.discard[-1]
     st = replace(
         st,
@@ -636,7 +639,8 @@ def apply(st: RoundState, action: A.Action) -> tuple[RoundState, list[E.Event]]:
     """Apply ``action``; return (new state, events) or raise `IllegalAction`."""
     handler = HANDLERS.get(type(action))
     if handler is None:
-        raise IllegalAction(getattr(action, "seat", None), st.phase, f"unknown action {action!r}")
+        raise IllegalAction(getattr(action, "seat", None), st.phase,
+                            Reason.of("unknown_action", action=repr(action)))
     _check_turn(st, action)
     new, evs = handler(st, action)  # type: ignore[operator]
     if not isinstance(action, A.Timeout) and new.phase != Phase.OVER:

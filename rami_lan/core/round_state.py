@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card
 from rami_lan.core.melds import Meld
+from rami_lan.core.reasons import Reason
 from rami_lan.core.variants import Variant
 
 
@@ -78,11 +79,15 @@ class RoundState:
     def can_lay_on_table(self, seat: int) -> bool:
         return not self.variant.requires_opening or self.opened[seat]
 
-    def opening_need(self) -> str:
+    def opening_reason(self) -> Reason:
+        """What opening needs in this variant (points, or a meld of one's own)."""
         v = self.variant
         if v.open_min_points:
-            return f"needs {v.open_min_points} points"
-        return "needs a meld of their own first"
+            return Reason.of("needs_points", points=v.open_min_points)
+        return Reason.of("needs_own_meld")
+
+    def opening_need(self) -> str:
+        return self.opening_reason().text()
 
 
 def replace(st: RoundState, **changes: object) -> RoundState:

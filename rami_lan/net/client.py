@@ -50,6 +50,7 @@ from rami_lan.core.events import (
     StockDrawn,
     TurnStarted,
 )
+from rami_lan.core.reasons import Reason
 from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView
 from rami_lan.net import guard as G
@@ -76,6 +77,20 @@ __all__ = ["FingerprintMismatch", "JoinRefused", "PakeFailed", "RemoteTableSessi
 FingerprintMismatch = tls.FingerprintMismatch
 
 TABLE_NOTICE = "TableNotice"
+
+
+def refusal_of(msg: P.Error) -> Reason | str:
+    """What the host's ``error`` refuses, for the UI to word: its coded reason when it
+    sent one this version knows (code and data), else its text (an older host's, or a
+    code of a newer one)."""
+    if msg.reason is not None:
+        try:
+            why = Reason.from_plain(msg.reason)
+        except ValueError:
+            return msg.message
+        if why.known:
+            return why
+    return msg.message
 
 
 class JoinRefused(ConnectionError):
@@ -819,7 +834,7 @@ class RemoteTableSession:
             elif msg.code == "reveal_mismatch":
                 self._queue.put_nowait(SessionUpdate(notice=msg.message))
             else:
-                self._queue.put_nowait(SessionUpdate(error=msg.message))
+                self._queue.put_nowait(SessionUpdate(error=refusal_of(msg)))
         elif isinstance(msg, P.CommitRequest):
             await self._on_commit_request(msg)
         elif isinstance(msg, P.Commitments):

@@ -38,6 +38,7 @@ from rami_lan.net.wire_checks import (
     _participant,
     _plain_map,
     _plain_maps,
+    _reason_map,
     _round_tag,
     _seat,
     _seat_bytes_map,
@@ -249,6 +250,9 @@ class Error(Message):
     code: str = _wire(_ident)
     message: str = _wire(_text(0, MAX_MESSAGE))
     ref: int | None = _wire(_uint, default=None)
+    reason: dict[str, Any] | None = _wire(_reason_map, default=None)
+    """Optional (``illegal``): why, as a code and its data (`rami_lan.core.reasons`);
+    ``message`` is its English. An older host sends none: the client shows ``message``."""
 
 
 @_kind("commit_request", "host")

@@ -84,6 +84,9 @@ def describe_check(fn: Callable[..., Any]) -> str:
         "_invitation_id": "str, 32 lowercase hex digits",
         "_seat_bytes_map": "map: decimal seat (`\"0\"`..`\"3\"`, `\"255\"`) -> bin 32 bytes",
         "_seat_list": "array of distinct participant seats (0..3 or 255)",
+        "_reason_map": f"map `code` (identifier) + `data` (<= {P.MAX_REASON_DATA} identifier "
+        f"keys -> int, text <= {P.MAX_MESSAGE} characters, or a nested reason map; nested <= "
+        f"{P.MAX_REASON_DEPTH}, <= {P.MAX_REASON_VALUES} values in all)",
         "_seat_reasons": "map: decimal seat -> reason code `[a-z][a-z0-9_]{0,31}` "
         "(`bad_reveal`, `no_reveal`)",
     }

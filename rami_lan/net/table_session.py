@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 from rami_lan.core.actions import Action
 from rami_lan.core.events import Event
 from rami_lan.core.match import MatchState
+from rami_lan.core.reasons import Reason
 from rami_lan.core.views import SeatView
 from rami_lan.net.notices import Notice
 
@@ -27,9 +28,10 @@ class SessionUpdate:
 
     view: SeatView | None = None
     events: tuple[Event, ...] = ()  # already redacted for this seat
-    error: Notice | str | None = None
-    """Our last action or line was refused: a `Notice` from the client, or the host's
-    reason (the rules core's English; `rami_lan.cli.messages.error_text` translates)."""
+    error: Notice | Reason | str | None = None
+    """Our last action or line was refused: a `Notice` from the client, the table's coded
+    reason (`rami_lan.core.reasons.Reason`), or text (an older host's English, a sentence
+    made for the player); `rami_lan.cli.messages.error_text` words it."""
     notice: Notice | str | None = None
     """Connection / table news for the log line: a `Notice`, or text made by the table
     (`rami_lan.cli.messages.session_text` gives the player's sentence)."""

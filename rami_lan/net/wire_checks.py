@@ -368,6 +368,50 @@ def _seat_reasons(value: Any) -> dict[int, str]:
     return out
 
 
+MAX_REASON_DATA: Final = 8
+"""Most data in one refusal reason (``error.reason``), nested ones counted apart."""
+MAX_REASON_DEPTH: Final = 4
+"""Deepest nesting of refusal reasons (a reason whose data holds a reason ...)."""
+MAX_REASON_VALUES: Final = 32
+"""Most values in one ``error.reason``, all levels together."""
+
+
+def _reason_map(value: Any) -> dict[str, Any]:
+    """A rules refusal's coded reason, ``{"code": ident, "data": {ident: int | text |
+    reason}}`` (`rami_lan.core.reasons.Reason.to_plain`): the code an identifier, at most
+    `MAX_REASON_DATA` data keyed by identifiers, each an int, a printable text of at most
+    `MAX_MESSAGE` characters, or a nested reason, `MAX_REASON_DEPTH` deep at most,
+    `MAX_REASON_VALUES` values in all."""
+    budget = [MAX_REASON_VALUES]
+
+    def check(item: Any, depth: int) -> None:
+        if depth > MAX_REASON_DEPTH:
+            raise ValueError(f"reasons nest at most {MAX_REASON_DEPTH} deep")
+        if type(item) is not dict or set(item) != {"code", "data"}:
+            raise ValueError(f"a reason is a map of code and data, got {_show(item)}")
+        _ident(item["code"])
+        data = item["data"]
+        if type(data) is not dict:
+            raise ValueError(f"a reason's data is a map, got {_show(data)}")
+        if len(data) > MAX_REASON_DATA:
+            raise ValueError(f"a reason has at most {MAX_REASON_DATA} data, got {len(data)}")
+        for key, v in data.items():
+            _ident(key)
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise ValueError(f"a reason holds at most {MAX_REASON_VALUES} values")
+            if type(v) is int:
+                if not _PLAIN_INT_MIN <= v <= MAX_UINT:
+                    raise ValueError(f"reason datum {key} out of range")
+            elif type(v) is str:
+                _text(0, MAX_MESSAGE)(v)
+            else:
+                check(v, depth + 1)
+
+    check(value, 1)
+    return value
+
+
 def _seat_list(value: Any) -> list[int]:
     if type(value) is not list:
         raise ValueError(f"expected a list of seats, got {_show(value)}")

@@ -48,6 +48,7 @@ from rami_lan.core.codec import action_from_plain, action_to_plain
 from rami_lan.core.errors import IllegalAction, MalformedAction, RulesError
 from rami_lan.core.events import Event, RoundEnded
 from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round, withdraw
+from rami_lan.core.reasons import MAX_NESTING, Reason
 from rami_lan.core.variants import get_variant
 from rami_lan.ids import DEDICATED_HOST_SEAT, TABLE_NOTICE
 from rami_lan.masked.signing import ANNOUNCE
@@ -74,6 +75,23 @@ MAX_MESSAGE = 500
 def _clip(text: str) -> str:
     text = "".join(ch if ch.isprintable() else " " for ch in text)
     return text[:MAX_MESSAGE]
+
+
+def _fits(reason: Reason, depth: int = MAX_NESTING) -> bool:
+    """Does ``reason`` fit the bounds the wire checks (`rami_lan.net.wire_checks`): a
+    known code, at most 8 data, printable texts of at most `MAX_MESSAGE` characters,
+    nested at most `MAX_NESTING` deep? (Else the ``error`` goes without it.)"""
+    if depth < 1 or len(reason.data) > 8:
+        return False
+    for v in reason.data.values():
+        if isinstance(v, Reason):
+            if not _fits(v, depth - 1):
+                return False
+        elif isinstance(v, str) and not (len(v) <= MAX_MESSAGE and v.isprintable()):
+            return False
+        elif isinstance(v, int) and not -(2**63) <= v < 2**63:
+            return False
+    return len(reason.code) <= 32
 
 
 def _msg(kind: str, **fields: Any) -> F.Msg:
@@ -313,11 +331,23 @@ class TableMachine:
             if seat is not None:
                 self._out.append(F.Send(conn, msg))
 
-    def _error(self, conn: int, code: str, message: str, ref: int | None = None) -> None:
+    def _error(self, conn: int, code: str, message: str, ref: int | None = None,
+               reason: Reason | None = None) -> None:
+        """``error`` to ``conn``: ``code``, the English ``message``, and, for a refusal of
+        the rules, its coded ``reason`` (plain, when it fits the wire's bounds)."""
         fields: dict[str, Any] = {"code": code, "message": _clip(message)}
         if ref is not None:
             fields["ref"] = ref
+        if reason is not None and _fits(reason):
+            fields["reason"] = reason.to_plain()
         self._send(conn, F.Msg("error", fields))
+
+    def _illegal(self, conn: int, reason: Reason | IllegalAction, ref: int | None = None) -> None:
+        """``error`` ``illegal``: the rules (or the table) refuse an action, and why."""
+        if isinstance(reason, IllegalAction):
+            self._error(conn, "illegal", str(reason), ref, reason.why)
+        else:
+            self._error(conn, "illegal", reason.text(), ref, reason)
 
     def _refuse(self, conn: int, code: str, message: str) -> None:
         self._send(conn, _msg("refused", code=code, message=message))
@@ -454,10 +484,10 @@ class TableMachine:
             self._error(conn, "not_your_seat", f"you play seat {seat} only", seq)
             return self._flush(now)
         if self.standing.benched(seat):
-            self._error(conn, "illegal", "your seat left the private deal: the host's bot plays it", seq)
+            self._illegal(conn, Reason.of("benched"), seq)
             return self._flush(now)
         if self.dealing.moving_for(seat):
-            self._error(conn, "illegal", "your move timer ran out: the automatic move is being played", seq)
+            self._illegal(conn, Reason.of("timer_ran_out"), seq)
             return self._flush(now)
         self.try_apply(conn, action, seq, now)
         return self._flush(now)
@@ -473,14 +503,14 @@ class TableMachine:
         """Apply one action if the core allows it (``conn`` None: the table's own move)."""
         if self.match.phase not in ("draw", "play") or self.stage is not Stage.PLAYING:
             if conn is not None:
-                self._error(conn, "illegal", "no round is being played", seq)
+                self._illegal(conn, Reason.of("no_round_played"), seq)
             return False
         try:
             m, evs = self.apply_core(self.match, action)
         except IllegalAction as exc:
             self.last_refusal = exc
             if conn is not None:
-                self._error(conn, "illegal", str(exc), seq)
+                self._illegal(conn, exc, seq)
             return False
         unproven = self.dealing.refusal(action, evs)
         if unproven and isinstance(action, A.Timeout) and self.dealing.split(action, evs, now):
@@ -488,7 +518,7 @@ class TableMachine:
         if unproven:
             self.last_refusal = IllegalAction(getattr(action, "seat", None), self.match.phase, unproven)
             if conn is not None:
-                self._error(conn, "illegal", str(self.last_refusal), seq)
+                self._illegal(conn, self.last_refusal, seq)
             return False
         if self.dealing.hold(conn, action, seq, evs, now):
             return True  # every hand is shown first; the action is applied then
@@ -720,7 +750,7 @@ class TableMachine:
             try:
                 m, evs = withdraw(self.match, seat)
             except IllegalAction as exc:
-                self._error(conn, "illegal", str(exc))
+                self._illegal(conn, exc)
                 return self._flush(now)
             self._journal("withdraw", {"seq": self.seq + 1, "seat": seat})
             self.seats[seat].left = True

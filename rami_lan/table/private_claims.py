@@ -28,6 +28,7 @@ from rami_lan.core import actions as A
 from rami_lan.core.cards import Card
 from rami_lan.core.errors import IllegalAction
 from rami_lan.core.match import MatchState, apply
+from rami_lan.core.reasons import Reason
 from rami_lan.core.solver import best_partition_with
 from rami_lan.core.variants import Variant, get_variant
 from rami_lan.core.views import SeatView
@@ -66,7 +67,8 @@ def take_proof(view: SeatView, action: A.DrawDiscard) -> list[Card]:
     return [c for m in melds for c in m if any(_same(c, h) for h in view.hand)]
 
 
-def take_refusal(m: MatchState, action: A.DrawDiscard, known: Sequence[Card], n_unknown: int) -> str:
+def take_refusal(m: MatchState, action: A.DrawDiscard, known: Sequence[Card],
+                 n_unknown: int) -> Reason | str:
     """Why a private host refuses a blind seat's take (empty: it may take), judged as the
     plain host judges it but on the cards of the hand it can see (``known``; the
     ``n_unknown`` others stay in the hand, unseen)."""
@@ -83,9 +85,8 @@ def take_refusal(m: MatchState, action: A.DrawDiscard, known: Sequence[Card], n_
         keep = 1 if v.must_discard_to_go_out else 0
         p = best_partition_with(v, [*known, *taken], chosen, min_leftover=max(0, keep - n_unknown))
         if p is None or p.points < v.open_min_points:
-            return (f"may take {chosen} before opening only to open with it this turn "
-                    f"({v.open_min_points} points): reveal the cards of the opening first "
-                    f"(private dealing); with the cards shown the best opening is {p.points if p else 0}")
+            return Reason.of("private_take_to_open", card=str(chosen), need=v.open_min_points,
+                             best=p.points if p else 0)
         return ""
     # A card from deep in the pile: the core's own judgement on the cards shown.
     hands = tuple(tuple(known) if s == seat else h for s, h in enumerate(r.hands))
@@ -93,7 +94,7 @@ def take_refusal(m: MatchState, action: A.DrawDiscard, known: Sequence[Card], n_
     try:
         apply(seen, action)
     except IllegalAction as exc:
-        return f"{exc.reason} (private dealing: with the cards of the hand shown)"
+        return Reason.of("private_shown", reason=exc.why)
     return ""
 
 
@@ -108,7 +109,7 @@ def discard_proof(view: SeatView, action: A.Discard) -> list[Card]:
     return rest if all(c.is_joker for c in rest) else []
 
 
-def discard_refusal(m: MatchState, action: A.Discard, n_unknown: int) -> str:
+def discard_refusal(m: MatchState, action: A.Discard, n_unknown: int) -> Reason | str:
     """Why a private host refuses a blind seat's discard of a joker (empty: it may): as a
     plain host, once every other card of the hand is shown (``n_unknown``: cards of the
     hand it can not see), for a joker may be discarded only from a hand of jokers."""
@@ -120,11 +121,10 @@ def discard_refusal(m: MatchState, action: A.Discard, n_unknown: int) -> str:
     if len(r.hands[seat]) <= 1:
         return ""
     if n_unknown:
-        return ("may not discard a joker (only as the last card, to go out, or from a hand of "
-                "jokers: reveal them first, private dealing)")
+        return Reason.of("private_joker_discard")
     seen = replace(m, round=replace(r, blind=r.blind - {seat}))
     try:
         apply(seen, action)
     except IllegalAction as exc:
-        return exc.reason
+        return exc.why
     return ""

@@ -22,6 +22,7 @@ from rami_lan.core.cards import Card, full_deck
 from rami_lan.core.errors import IllegalAction
 from rami_lan.core.events import Event, RoundEnded
 from rami_lan.core.match import MatchOptions, MatchState
+from rami_lan.core.reasons import Reason
 from rami_lan.core.variants import get_variant
 from rami_lan.table.config import TableConfig
 from rami_lan.table.fairround import RoundCtx
@@ -120,8 +121,7 @@ class _SelfPlayTable(TableMachine):
     def bot_failed(self, seat: int, exc: Exception | None) -> None:
         if exc is not None:
             raise exc
-        raise IllegalAction(seat, self.match.phase, "the bot chose an illegal action "
-                            "(or an action of another seat)")
+        raise IllegalAction(seat, self.match.phase, Reason.of("bot_illegal"))
 
     def may_continue(self) -> bool:
         return self.match.round_no < self._max_rounds

@@ -8,6 +8,7 @@ import pytest
 from core_play import deck_for, random_action
 
 from rami_lan import i18n, i18n_build
+from rami_lan.cli.refusals import illegal_text
 from rami_lan.core import VARIANTS, IllegalAction, MatchOptions, apply, new_match, start_round
 from rami_lan.core import round as R
 
@@ -48,15 +49,32 @@ def test_every_refusal_of_the_core_reads_in_french(vid: str, french) -> None:
                 try:
                     R.apply(st, a)
                 except IllegalAction as e:
-                    fr = i18n.translate_message(str(e))
+                    fr = illegal_text(e)
                     assert fr != str(e) and fr.startswith("place "), str(e)
                     seen += 1
             try:
                 R.apply(st, R.A.DrawStock(seat))
             except IllegalAction as e:
-                assert i18n.translate_message(str(e)) != str(e)
+                assert illegal_text(e) != str(e)
         m, _ = apply(m, random_action(st, st.turn, rng))
     assert seen > 0
+
+
+def test_every_reason_code_reads_in_the_french_rules_catalogue() -> None:
+    """Each code of `rami_lan.core.reasons` has its English template in catalogue
+    ``rules``, translated, with the same data (issue 27)."""
+    from rami_lan.core.reasons import TEMPLATES, TEXT, template_keys
+
+    rules = i18n_build.read_po(i18n_build.LOCALE / "fr" / "rules.po")
+    assert not rules.fuzzy
+    bad = {}
+    for code, template in TEMPLATES.items():
+        if code == TEXT:
+            continue  # a text as it is
+        fr = rules.catalog.get(template, "")
+        if not fr or fr == template or template_keys(fr) != template_keys(template):
+            bad[code] = fr
+    assert not bad, bad
 
 
 def _translated_literals() -> list[tuple[str, str, str]]:

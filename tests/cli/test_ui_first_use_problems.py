@@ -26,6 +26,7 @@ from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import parse_cards
 from rami_lan.core.melds import build_run
+from rami_lan.core.reasons import Reason
 from rami_lan.core.variants import get_variant
 from rami_lan.net.table_session import SessionUpdate
 
@@ -68,7 +69,8 @@ def test_your_turn_does_not_hide_what_the_bot_just_did():
 # --- cards as cards, in both languages; plural forms -------------------------------------
 
 
-REFUSAL = "seat 0 (play): 6h Qs 5h is not a valid meld: a run's cards must all have the same suit"
+REFUSAL = Reason.of("invalid_meld", meld="6h Qs 5h", reason=Reason.of("run_suit"))
+"""seat 0 (play): 6h Qs 5h is not a valid meld: a run's cards must all have the same suit"""
 
 
 def test_refusals_show_cards_as_cards_in_english_and_french():
@@ -79,8 +81,8 @@ def test_refusals_show_cards_as_cards_in_english_and_french():
     m.apply(SessionUpdate(error=REFUSAL))
     assert "6♥ D♠ 5♥" in m.error and "Qs" not in m.error
     assert "place" not in m.error and "jeu" not in m.error  # no seat, no phase (issue 25)
-    lay = "seat 0 (play): can not lay 4d on Jc Qc *: the cards are not consecutive ranks " \
-          "(runs never wrap: K A 2 is invalid)"
+    lay = Reason.of("lay_off_failed", card="4d", meld="Jc Qc *",
+                    reason=Reason.of("run_not_consecutive"))
     m.apply(SessionUpdate(error=lay))
     assert "4♦" in m.error and "V♣ D♣ JK" in m.error
 

@@ -29,6 +29,7 @@ from rami_lan.cli.ui.render import render_result, render_table
 from rami_lan.cli.ui.shell import Shell
 from rami_lan.cli.ui.text import fragments_text
 from rami_lan.core import events as E
+from rami_lan.core.reasons import TEMPLATES, TEXT, Reason, Value, template_keys
 from rami_lan.net.notices import Notice, NoticeCode
 from rami_lan.net.table_session import SessionUpdate
 
@@ -75,60 +76,71 @@ def english_after():
 
 # --- the rules core's templates, refused to the player -------------------------------------
 
-SAMPLES = {"card": "Kh", "cards": "6h Qs 5h", "meld": "Ks Kd Kh", "points": "20", "need": "30",
-           "n": "3", "depth": "2", "best": "25", "suit": "h", "end": "low", "kind": "'set'",
-           "seat": "1", "phase": "play", "reason": "a run has at least 3 cards"}
-SPECIAL = {"{kind} is not allowed in the {phase} phase": {"kind": "discard", "phase": "draw"},
-           "may not lay off before opening ({need})": {"need": "needs 30 points"},
-           "may not take a joker back before opening ({need})": {"need": "needs a meld of their own first"}}
+SAMPLES: dict[str, Value] = {
+    "card": "Kh", "cards": "6h, Qs, 5h", "meld": "Ks Kd Kh", "points": 20, "need": 30, "n": 3,
+    "depth": 2, "best": 25, "suit": "h", "end": "low", "kind": "'set'", "seat": 1,
+    "phase": "play", "reason": Reason.of("run_short"), "deck": 0, "position": 12}
+SPECIAL: dict[str, dict[str, Value]] = {
+    "wrong_phase": {"kind": "discard", "phase": "draw"},
+    "lay_off_unopened": {"need": Reason.of("needs_points", points=30)},
+    "recover_unopened": {"need": Reason.of("needs_own_meld")},
+    "private_shown": {"reason": Reason.of("set_has_suit", suit="h", card="Kh")},
+}
+NOT_A_REFUSAL = (TEXT, "unknown_action")
+"""Codes a player never reads as a refusal: text as is, a bug of the caller's."""
 
 
-TABLE_REASONS = ("Kh is not proven to be in the hand: reveal deck 0 position 12 first (private dealing)",
-                 "no round is being played", "not your seat")
-"""The table's own refusals (`rami_lan.table`), sent like the core's."""
-
-
-def core_messages() -> list[str]:
-    """Every template of the rules core filled with sample values, as the host sends it
-    (an `IllegalAction`: "seat 0 (play): <reason>")."""
-    templates = i18n_build.read_po(LOCALE / "rules.po").catalog
+def core_reasons() -> list[Reason]:
+    """Every reason code of the rules core and the table (`rami_lan.core.reasons`)
+    filled with sample data, as the table refuses a player's action."""
     out = []
-    for msgid in templates:
-        if msgid in ("draw", "play", "over", "seat {seat} ({phase}): {reason}"):
+    for code, template in TEMPLATES.items():
+        if code in NOT_A_REFUSAL:
             continue
-        values = {**SAMPLES, **SPECIAL.get(msgid, {})}
-        out.append("seat 0 (play): " + msgid.format(**values))
-    return out + ["seat 0 (play): " + TABLE_REASONS[0], *TABLE_REASONS[1:]]
+        values = {**SAMPLES, **SPECIAL.get(code, {})}
+        out.append(Reason.of(code, **{k: values[k] for k in template_keys(template)}))
+    return out
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_every_refusal_template_reads_as_the_players_own_sentence(lang):
     i18n.set_language(lang)
-    messages = core_messages()
-    assert len(messages) > 60
+    reasons = core_reasons()
+    assert len(reasons) > 60
     bad = {}
-    for msg in messages:
-        text = M.own_refusal_text(msg, NAMES, 0)
+    for why in reasons:
+        assert why.known, why
+        text = M.own_refusal_text(why, NAMES, 0)
         problems = faults(text, lang)
         if problems:
-            bad[msg] = (text, problems)
+            bad[why.code] = (text, problems)
     assert not bad, bad
 
 
 def test_the_issue_refusal_in_both_languages():
-    msg = "seat 0 (play): can not lay Kh on Ks Kd Kh: the set already holds a card of h (Kh)"
+    why = Reason.of("lay_off_failed", card="Kh", meld="Ks Kd Kh",
+                    reason=Reason.of("set_has_suit", suit="h", card="Kh"))
     m = TableModel(seat=0, variant="rami")
-    m.apply(SessionUpdate(nicknames=NAMES, error=msg))
+    m.apply(SessionUpdate(nicknames=NAMES, error=why))
     assert m.error == "Can not lay K♥ on K♠ K♦ K♥: the set already holds a card of hearts (K♥)."
     i18n.set_language("fr")
-    m.apply(SessionUpdate(error=msg))
+    m.apply(SessionUpdate(error=why))
     assert m.error == "Impossible de déposer R♥ sur R♠ R♦ R♥ : le brelan a déjà un cœur (R♥)."
-    m.apply(SessionUpdate(error="seat 0 (play): it is seat 1's turn"))
+    m.apply(SessionUpdate(error=Reason.of("not_your_turn", seat=1)))
     assert m.error == "C’est au tour de Bruno."
-    m.apply(SessionUpdate(error="seat 0 (draw): discard is not allowed in the draw phase"))
+    m.apply(SessionUpdate(error=Reason.of("wrong_phase", kind="discard", phase="draw")))
     assert m.error == "Piochez d’abord : dans la pioche ou au talon."
-    m.apply(SessionUpdate(error="seat 0 (play): does not hold 5h"))
+    m.apply(SessionUpdate(error=Reason.of("not_holding", card="5h")))
     assert m.error == "Vous n’avez pas 5♥ en main."
+
+
+def test_a_refusal_without_a_code_is_shown_as_its_text():
+    """An older host sends its refusal as English text only: shown as it is (no
+    reading back of the English)."""
+    m = TableModel(seat=0, variant="rami")
+    i18n.set_language("fr")
+    m.apply(SessionUpdate(error="seat 0 (play): does not hold 5h"))
+    assert m.error == "Seat 0 (play): does not hold 5h."
 
 
 def test_french_rules_words_are_the_sources_brelan_not_serie():

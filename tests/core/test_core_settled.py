@@ -14,6 +14,7 @@ from __future__ import annotations
 import pytest
 
 from rami_lan import i18n
+from rami_lan.cli.refusals import illegal_text
 from rami_lan.core import IllegalAction
 from rami_lan.core import actions as A
 from rami_lan.core import round as R
@@ -42,7 +43,7 @@ def refused(st: R.RoundState, action: A.Action, words: str) -> None:
     assert action not in list(R.legal_actions(st, action.seat))
     i18n.set_language("fr")
     try:
-        assert i18n.translate_message(str(e.value)) != str(e.value)
+        assert illegal_text(e.value) != str(e.value)
     finally:
         i18n.set_language("en")
 

@@ -13,6 +13,7 @@ from policies import StockOnly
 
 from rami_lan.core import actions as A
 from rami_lan.core.events import PlayersEliminated, TimedOut
+from rami_lan.core.reasons import Reason
 from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
@@ -231,6 +232,8 @@ async def _action_errors() -> None:
                          else A.DrawStock(s.seat))
                 await s.act(wrong)
         assert "seat" in errors[0]
+        # the rules' refusal comes over the wire as its code and data (issue 27)
+        assert isinstance(errors[1], Reason) and errors[1].code in ("wrong_phase", "not_your_turn")
         await s.close()
     finally:
         await host.stop()

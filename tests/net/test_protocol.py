@@ -96,6 +96,14 @@ HOST_MESSAGES: list[Message] = [
     Events(seq=14, events=[]),
     Error(code="illegal", message="not your turn", ref=4),
     Error(code="bad_field", message=""),
+    Error(code="illegal", message="seat 0 (play): does not hold 5h", ref=5,
+          reason={"code": "not_holding", "data": {"card": "5h"}}),
+    Error(code="illegal", message="seat 0 (play): can not lay Kh on Ks Kd Kh: ...", ref=6,
+          reason={"code": "lay_off_failed", "data": {
+              "card": "Kh", "meld": "Ks Kd Kh",
+              "reason": {"code": "set_has_suit", "data": {"suit": "h", "card": "Kh"}}}}),
+    Error(code="illegal", message="seat 0 (play): it is seat 1's turn",
+          reason={"code": "not_your_turn", "data": {"seat": 1}}),
     CommitRequest(round_tag=TAG, seat=1),
     CommitRequest(round_tag=TAG, seat=255),
     Commitments(round_tag=TAG, commits={0: b"\x10" * 32, 1: b"\x11" * 32, 255: b"\xff" * 32}),
@@ -610,6 +618,28 @@ BAD_FIELDS: list[tuple[str, str, Any]] = [
     ("error", "ref", -1),
     ("error", "ref", True),
     ("error", "message", "\x07"),
+    ("error", "reason", "does not hold 5h"),  # text: the reason is a map
+    ("error", "reason", {"code": "not_holding"}),  # no data
+    ("error", "reason", {"code": "not_holding", "data": {}, "text": "x"}),  # an extra key
+    ("error", "reason", {"code": "Not Holding", "data": {}}),
+    ("error", "reason", {"code": "x" * 33, "data": {}}),
+    ("error", "reason", {"code": 3, "data": {}}),
+    ("error", "reason", {"code": "c", "data": [["card", "5h"]]}),
+    ("error", "reason", {"code": "c", "data": {"Card": "5h"}}),  # a key is an identifier
+    ("error", "reason", {"code": "c", "data": {"card": 1.5}}),
+    ("error", "reason", {"code": "c", "data": {"card": None}}),
+    ("error", "reason", {"code": "c", "data": {"card": b"5h"}}),
+    ("error", "reason", {"code": "c", "data": {"card": True}}),
+    ("error", "reason", {"code": "c", "data": {"card": ["5h"]}}),
+    ("error", "reason", {"code": "c", "data": {"card": "x" * 501}}),
+    ("error", "reason", {"code": "c", "data": {"card": "nul\x00"}}),
+    ("error", "reason", {"code": "c", "data": {"n": 2**63}}),
+    ("error", "reason", {"code": "c", "data": {f"k{i}": i for i in range(9)}}),
+    ("error", "reason", {"code": "c", "data": {"reason": {"code": "d", "data": {"reason": {
+        "code": "e", "data": {"reason": {"code": "f", "data": {"reason": {
+            "code": "g", "data": {}}}}}}}}}}),  # nested 5 deep
+    ("error", "reason", {"code": "c", "data": {f"r{i}": {"code": "d", "data": {
+        f"k{j}": j for j in range(8)}} for i in range(4)}}),  # 36 values in all
     ("commit_request", "round_tag", TAG[:-1]),
     ("commit_request", "round_tag", TAG + b"\x00"),
     ("commit_request", "round_tag", bytes(ROUND_TAG_LEN)),  # wrong prefix
@@ -1294,3 +1324,67 @@ def test_card_id_formula_of_the_doc() -> None:
     king = card_from_id(103, 2, 6)
     assert (king.rank, king.suit, king.copy) == (13, "d", 1)
     assert card_from_id(104, 2, 6).is_joker
+
+
+# --------------------------------------------------------------------------- refusal reasons
+
+
+def _refused_by(message: Error) -> Any:
+    """What the client makes of the host's ``error`` (`rami_lan.net.client.refusal_of`),
+    after the message went through an established pair."""
+    from rami_lan.net.client import refusal_of
+
+    host, client = receiver_of(message)
+    (got,) = client.receive_data(host.send(message))
+    return refusal_of(got)
+
+
+def test_an_illegal_error_carries_its_reason_as_code_and_data() -> None:
+    """The rules' refusal crosses the wire as a code and data beside its English; the
+    client gets the same coded reason back, nested reasons included."""
+    from rami_lan.core.errors import IllegalAction
+    from rami_lan.core.reasons import Reason
+
+    why = Reason.of("lay_off_failed", card="Kh", meld="Ks Kd Kh",
+                    reason=Reason.of("set_has_suit", suit="h", card="Kh"))
+    exc = IllegalAction(0, "play", why)
+    msg = Error(code="illegal", message=str(exc), ref=3, reason=exc.why.to_plain())
+    assert msg.to_wire()["reason"] == {"code": "lay_off_failed", "data": {
+        "card": "Kh", "meld": "Ks Kd Kh",
+        "reason": {"code": "set_has_suit", "data": {"suit": "h", "card": "Kh"}}}}
+    got = _refused_by(msg)
+    assert got == why and isinstance(got.data["reason"], Reason)
+    assert str(got) == "can not lay Kh on Ks Kd Kh: the set already holds a card of h (Kh)"
+    assert _refused_by(Error(code="illegal", message="x", reason=Reason.of(
+        "not_your_turn", seat=2).to_plain())) == Reason.of("not_your_turn", seat=2)
+
+
+def test_a_refusal_without_a_known_code_is_its_text() -> None:
+    """An older host sends no ``reason``; a newer one may send a code we do not know, or
+    data its template does not name: the client shows the ``message`` as it is."""
+    text = "seat 0 (play): does not hold 5h"
+    assert _refused_by(Error(code="illegal", message=text, ref=1)) == text
+    assert Error.from_wire({"k": "error", "code": "illegal", "message": text}).reason is None
+    for reason in ({"code": "a_newer_code", "data": {"card": "5h"}},
+                   {"code": "not_holding", "data": {}},  # its template names a card
+                   {"code": "not_holding", "data": {"card": "5h", "more": 1}},
+                   {"code": "invalid_meld", "data": {"meld": "5h 6h", "reason": {
+                       "code": "a_newer_code", "data": {}}}}):
+        assert _refused_by(Error(code="illegal", message=text, reason=reason)) == text
+
+
+def test_the_tables_refusal_is_sent_with_its_reason() -> None:
+    """The table machine's ``error`` for a refused action holds the plain reason, which
+    passes the wire's checks; a reason that would not (a huge text) is left out."""
+    from rami_lan.core.reasons import Reason
+    from rami_lan.table.machine import _fits
+
+    assert _fits(Reason.of("not_holding", card="5h"))
+    assert not _fits(Reason.of_text("x" * 501)) and not _fits(Reason.of_text("bell\x07"))
+    deep = Reason.of("run_short")
+    for _ in range(4):
+        deep = Reason.of("private_shown", reason=deep)
+    assert not _fits(deep)
+    plain = Reason.of("invalid_meld", meld="6h Qs 5h", reason=Reason.of("run_suit")).to_plain()
+    assert Error.from_wire({"k": "error", "code": "illegal", "message": "m",
+                            "reason": plain}).reason == plain

@@ -8,6 +8,7 @@ from rami_lan.cli.local_session import LocalTableSession
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.match import MatchOptions
+from rami_lan.core.reasons import Reason
 from rami_lan.core.shadow import legal_actions_for_view
 
 
@@ -73,8 +74,42 @@ def test_illegal_action_comes_back_as_error_and_changes_nothing():
 
     before, after, errors = asyncio.run(main())
     assert before is after
-    assert "not allowed in the draw phase" in errors[0]
-    assert errors[1] == "not your seat"
+    assert errors[0].code == "wrong_phase" and "not allowed in the draw phase" in str(errors[0])
+    assert errors[0].data == {"kind": "discard", "phase": "draw"}
+    assert errors[1] == Reason.of("not_your_seat")
+
+
+def test_solo_refusals_are_coded_and_read_in_french_with_cards_as_cards():
+    """Solo play gets the rules' coded reason without the wire; the player reads it in
+    French, the card as a card (issue 27)."""
+    from rami_lan import i18n
+    from rami_lan.cli.messages import error_text
+
+    async def main():
+        s = new("fr")
+        ups: list = []
+        t = collect(s, ups)
+        await s.start()
+        await settle(lambda: s.state.round.turn == 0)
+        await s.act(A.DrawStock(0))
+        await settle(lambda: s.state.round.phase == "play")
+        foreign = s.state.round.hands[1][0]
+        await s.act(A.Discard(0, foreign))  # a card of another hand
+        await settle(lambda: any(u.error for u in ups))
+        await s.close()
+        await t
+        return foreign, next(u.error for u in ups if u.error)
+
+    foreign, why = asyncio.run(main())
+    assert why == Reason.of("not_holding", card=str(foreign))
+    i18n.set_language("fr")
+    try:
+        face = i18n.card_face(foreign.rank, foreign.suit)
+        assert error_text(why, me=0) == f"Vous n’avez pas {face} en main."
+        assert str(foreign) not in error_text(why, me=0)
+    finally:
+        i18n.set_language("en")
+    assert error_text(why, me=0) == f"You do not hold {i18n.card_face(foreign.rank, foreign.suit)}."
 
 
 def test_bots_play_a_whole_round_and_next_round_deals_again():

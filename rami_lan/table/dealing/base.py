@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from rami_lan.core.actions import Action
     from rami_lan.core.events import Event
     from rami_lan.core.match import MatchState
+    from rami_lan.core.reasons import Reason
     from rami_lan.core.variants import Variant
     from rami_lan.table import effects as F
     from rami_lan.table.config import TableConfig
@@ -182,7 +183,7 @@ class Dealing(Protocol):
 
     # ---------------------------------------------------------------- each change
 
-    def refusal(self, action: Any, evs: list[Event]) -> str:
+    def refusal(self, action: Any, evs: list[Event]) -> Reason | str:
         """Why the table may not apply an action the core allows (empty: it may)."""
 
     def split(self, action: Any, evs: list[Event], now: float) -> bool:

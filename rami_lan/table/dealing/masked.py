@@ -38,6 +38,7 @@ from rami_lan.core import events as E
 from rami_lan.core.cards import Card, card_id
 from rami_lan.core.codec import event_to_plain
 from rami_lan.core.match import MatchState, start_round
+from rami_lan.core.reasons import Reason
 from rami_lan.core.views import view_for
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.table import effects as F
@@ -568,13 +569,13 @@ class MaskedDealing:
             self.audit = AuditWait(now + self.t.config.audit_timeout)
             self._route(self.mr.publish_audit(), now)
 
-    def refusal(self, action: Any, evs: list[E.Event]) -> str:
+    def refusal(self, action: Any, evs: list[E.Event]) -> Reason | str:
         """Why an action the core allows may not happen (empty: it may): a take from the
         pile judged on the revealed cards (`_claim`), or a change that makes public a
         card the host has not seen revealed (`_unproven`)."""
         return self._claim(action) or self._unproven(evs)
 
-    def _unproven(self, evs: list[E.Event]) -> str:
+    def _unproven(self, evs: list[E.Event]) -> Reason | str:
         mr = self.mr
         for ev in evs:
             if isinstance(ev, E.RoundEnded):
@@ -582,11 +583,10 @@ class MaskedDealing:
             for c in _event_cards(ev):
                 where = mr.position_of(self._card_no(c))
                 if where is not None:
-                    return (f"{c} is not proven to be in the hand: reveal deck {where[0]} "
-                            f"position {where[1]} first (private dealing)")
+                    return Reason.of("not_proven", card=str(c), deck=where[0], position=where[1])
         return ""
 
-    def _claim(self, action: Any) -> str:
+    def _claim(self, action: Any) -> Reason | str:
         """Why a blind seat's take from the pile is refused (empty: it is not): judged as a
         plain host judges it, on the cards of its hand revealed to the host
         (`rami_lan.table.private_claims`)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rami_lan.core.reasons import Reason
 from rami_lan.core.views import view_for
 from rami_lan.table import effects as F
 from rami_lan.table.stage import Step
@@ -81,7 +82,7 @@ class PlainDealing:
     def resumed(self, now: float) -> None:
         return None
 
-    def refusal(self, action: Any, evs: list[Event]) -> str:
+    def refusal(self, action: Any, evs: list[Event]) -> Reason | str:
         return ""
 
     def split(self, action: Any, evs: list[Event], now: float) -> bool:
