@@ -309,3 +309,15 @@ def test_the_translation_check_catches_each_way_back() -> None:
     assert translation_uses("x = _('Hello')\n")
     assert not translation_uses("def __init__(self):\n    super().__init__()\n")
     assert not translation_uses("from rami_lan.net.notices import Notice\n")
+
+
+def test_the_readme_architecture_names_every_package_and_module() -> None:
+    """README's architecture section names every top-level module and package with its
+    layer (issue 27): a new one must be placed there too."""
+    text = (ROOT.parent / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Architecture", 1)[1].split("\n## ", 1)[0]
+    names = {p.stem for p in ROOT.glob("*.py") if p.stem != "__init__"}
+    names |= {p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()}
+    missing = sorted(n for n in names if f"`{n}`" not in section)
+    assert not missing, missing
+    assert set(ALLOWED) >= names - {"locale"}, sorted(names - set(ALLOWED))
