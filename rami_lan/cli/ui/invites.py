@@ -64,7 +64,7 @@ async def send_invitation(player: Any, invitation: Any, *, timeout: float = TIME
     is pinned before anything is sent (`tls.FingerprintMismatch` otherwise); the
     invitation then goes out with ``encrypted=True``."""
     from rami_lan.net import tls
-    from rami_lan.net.presence import InviteReply, decode_invite_message
+    from rami_lan.net.invitations import InviteReply, decode_invite_message
 
     if not player.addresses or not player.port:
         raise OSError("this player has no address")
@@ -152,7 +152,7 @@ class InviteListener:
             fut.set_result(reply)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        from rami_lan.net.presence import Invitation
+        from rami_lan.net.invitations import Invitation
 
         peer = writer.get_extra_info("peername")
         try:
