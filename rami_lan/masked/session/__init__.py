@@ -38,31 +38,7 @@ is re-exported here.
 from __future__ import annotations
 
 from rami_lan.masked.session.participant import Participant
-from rami_lan.masked.session.results import (
-    AuditComplete,
-    CardPublic,
-    CardReceived,
-    DeckReady,
-    Event,
-    FaultFound,
-    MaskedProtocolError,
-    MaskedStateError,
-    Outgoing,
-    Phase,
-    Result,
-)
+from rami_lan.masked.session.results import *  # noqa: F403  (every name of its __all__)
+from rami_lan.masked.session.results import __all__ as _results
 
-__all__ = [
-    "AuditComplete",
-    "CardPublic",
-    "CardReceived",
-    "DeckReady",
-    "Event",
-    "FaultFound",
-    "MaskedProtocolError",
-    "MaskedStateError",
-    "Outgoing",
-    "Participant",
-    "Phase",
-    "Result",
-]
+__all__ = ["Participant", *_results]

@@ -7,12 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from rami_lan.masked.audit import (
-    DeckRecord,
-)
-from rami_lan.masked.deck import (
-    ShuffleSecrets,
-)
+from rami_lan.masked.audit import DeckRecord
+from rami_lan.masked.deck import ShuffleSecrets
 
 SNAPSHOT_VERSION = 1
 _RECYCLED = -1

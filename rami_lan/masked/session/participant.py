@@ -8,14 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rami_lan.masked.audit import (
-    Fault,
-    ReceivedKey,
-    audit_view,
-)
-from rami_lan.masked.deck import (
-    ShuffleSecrets,
-)
+from rami_lan.masked.audit import Fault, ReceivedKey, audit_view
+from rami_lan.masked.deck import ShuffleSecrets
 from rami_lan.masked.group import Randomness
 from rami_lan.masked.messages import (
     AuditPublication,

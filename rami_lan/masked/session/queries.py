@@ -5,19 +5,9 @@ relayed key's check), on top of its state (`ParticipantBase`).
 
 from __future__ import annotations
 
-from rami_lan.masked.audit import (
-    Fault,
-    FaultKind,
-    ReceivedKey,
-)
-from rami_lan.masked.deck import (
-    key_commitment,
-)
-from rami_lan.masked.messages import (
-    AuditPublication,
-    KeyRelease,
-    Protest,
-)
+from rami_lan.masked.audit import Fault, FaultKind, ReceivedKey
+from rami_lan.masked.deck import key_commitment
+from rami_lan.masked.messages import AuditPublication, KeyRelease, Protest
 from rami_lan.masked.session.base import ParticipantBase
 from rami_lan.masked.session.results import MaskedProtocolError, MaskedStateError, Phase, Result
 from rami_lan.masked.signing import Receipt, Signing

@@ -4,15 +4,8 @@ checked against the protocol and the commitments, its cards learnt, its faults r
 
 from __future__ import annotations
 
-from rami_lan.masked.audit import (
-    Fault,
-    FaultKind,
-    ReceivedKey,
-)
-from rami_lan.masked.deck import (
-    initial_points,
-    key_commitment,
-)
+from rami_lan.masked.audit import Fault, FaultKind, ReceivedKey
+from rami_lan.masked.deck import initial_points, key_commitment
 from rami_lan.masked.messages import (
     AuditPublication,
     CardReveal,

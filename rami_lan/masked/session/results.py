@@ -8,14 +8,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from rami_lan.masked.audit import (
-    AuditReport,
-    Fault,
-)
-from rami_lan.masked.messages import (
-    MaskedMessage,
-)
+from rami_lan.masked.audit import AuditReport, Fault
+from rami_lan.masked.messages import MaskedMessage
 
+__all__ = [
+    "AuditComplete",
+    "CardPublic",
+    "CardReceived",
+    "DeckReady",
+    "Event",
+    "FaultFound",
+    "MaskedProtocolError",
+    "MaskedStateError",
+    "Outgoing",
+    "Phase",
+    "Result",
+]
 
 class MaskedStateError(RuntimeError):
     """A local call came in the wrong phase or with impossible arguments (our bug)."""

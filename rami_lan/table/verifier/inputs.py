@@ -15,6 +15,27 @@ from rami_lan.core import events as E
 from rami_lan.core.cards import Card
 from rami_lan.table.verify_spec import DEDICATED_HOST_SEAT
 
+__all__ = [
+    "OBSERVER",
+    "ActionSent",
+    "CommitAsked",
+    "CommitSent",
+    "CommitmentsSeen",
+    "Disconnected",
+    "EventsSeen",
+    "Input",
+    "MaskedOrders",
+    "MaskedRefused",
+    "MaskedRoundSeen",
+    "Refused",
+    "RevealSent",
+    "SecretsSeen",
+    "StreamEnded",
+    "TableFacts",
+    "ViewSeen",
+    "audited_refills",
+]
+
 #: Seat of an observer that sees every card (offline record checks).
 OBSERVER = -1
 
