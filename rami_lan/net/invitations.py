@@ -34,15 +34,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
-from rami_lan.net.ad_fields import check_id32, check_nick
-from rami_lan.net.discovery import MAX_NAME_BYTES, VARIANT_IDS
-from rami_lan.net.mdns import (
+from rami_lan.net.ad_fields import (
+    check_id32,
     check_int,
     check_loose_fingerprint,
+    check_nick,
     check_table_id,
     check_text,
     normalize_address,
 )
+from rami_lan.net.discovery import MAX_NAME_BYTES, VARIANT_IDS
 
 __all__ = [
     "INVITATION_TTL",

@@ -58,7 +58,7 @@ import secrets
 import time
 import types
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar, Final, Generic, Literal, Self, TypeVar
+from typing import Any, ClassVar, Final, Generic, Literal, Self, TypedDict, TypeVar
 
 from zeroconf import (
     BadTypeInNameException,
@@ -484,6 +484,18 @@ class ServiceAdvertiser(_ZeroconfUser, Generic[AdT]):
 
 
 # --------------------------------------------------------------------------- browser
+
+
+class BrowseOptions(TypedDict, total=False):
+    """The options every `ServiceBrowser` takes whatever it browses (see its ``__init__``):
+    a subclass's ``**options``."""
+
+    interfaces: Interfaces
+    ip_version: IPVersion
+    zeroconf: AsyncZeroconf | None
+    resolve_timeout: float
+    queue_size: int
+    on_invalid: Callable[[str, str], None] | None
 
 
 class ServiceBrowser(_ZeroconfUser, Generic[AdT, EventT]):

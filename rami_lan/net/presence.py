@@ -26,12 +26,25 @@ import enum
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Unpack
 
 from zeroconf import IPVersion
 from zeroconf.asyncio import AsyncZeroconf
 
-from rami_lan.net.ad_fields import MAX_NICK_BYTES, check_id32, check_nick
+from rami_lan.net.ad_fields import (
+    MAX_NICK_BYTES,
+    MAX_TXT_ITEM_BYTES,
+    check_endpoint,
+    check_fingerprint,
+    check_id32,
+    check_int,
+    check_nick,
+    check_table_id,
+    check_txt_sizes,
+    decode_txt,
+    instance_name,
+    parse_int,
+)
 from rami_lan.net.discovery import PROTOCOL_VERSION, TableEventKind
 from rami_lan.net.invitations import (
     INVITATION_TTL,
@@ -45,20 +58,12 @@ from rami_lan.net.invitations import (
     decode_invite_message,
 )
 from rami_lan.net.mdns import (
-    MAX_TXT_ITEM_BYTES,
     SHORT_ID_LEN,
+    BrowseOptions,
     Interfaces,
     ServiceAdvertiser,
     ServiceBrowser,
     browse_once,
-    check_endpoint,
-    check_fingerprint,
-    check_int,
-    check_table_id,
-    check_txt_sizes,
-    decode_txt,
-    instance_name,
-    parse_int,
     service_type,
 )
 
@@ -180,14 +185,8 @@ class PlayerAd:
         return check_txt_sizes(txt)
 
     @classmethod
-    def from_txt(
-        cls,
-        props: Mapping[bytes, bytes | None],
-        *,
-        addresses: Iterable[str] = (),
-        port: int | None = None,
-        service_name: str = "",
-    ) -> PlayerAd:
+    def from_txt(cls, props: Mapping[bytes, bytes | None], *, addresses: Iterable[str] = (),
+                 port: int | None = None, service_name: str = "") -> PlayerAd:
         """Parse a received TXT record; ValueError on anything malformed.
 
         Unknown keys (including the revision key) are ignored.
@@ -279,26 +278,12 @@ class PlayerBrowser(ServiceBrowser[PlayerAd, PlayerEvent]):
     def __init__(
         self,
         *,
-        interfaces: Interfaces = "all",
-        ip_version: IPVersion = IPVersion.V4Only,
-        zeroconf: AsyncZeroconf | None = None,
-        resolve_timeout: float = 3.0,
         on_change: Callable[[PlayerEvent], None] | None = None,
         exclude_player_id: str | None = None,
         max_players: int = 256,
-        queue_size: int = 1024,
-        on_invalid: Callable[[str, str], None] | None = None,
+        **options: Unpack[BrowseOptions],
     ) -> None:
-        super().__init__(
-            interfaces=interfaces,
-            ip_version=ip_version,
-            zeroconf=zeroconf,
-            resolve_timeout=resolve_timeout,
-            on_change=on_change,
-            max_ads=max_players,
-            queue_size=queue_size,
-            on_invalid=on_invalid,
-        )
+        super().__init__(on_change=on_change, max_ads=max_players, **options)
         self._exclude = exclude_player_id
 
     @property
