@@ -32,7 +32,7 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final, NotRequired, Protocol, TypedDict
 
 from rami_lan.net.ad_fields import (
     check_id32,
@@ -47,6 +47,7 @@ from rami_lan.net.discovery import MAX_NAME_BYTES, VARIANT_IDS
 
 __all__ = [
     "INVITATION_TTL",
+    "InviteTable",
     "Guestlist",
     "InviteAnswer",
     "InviteReply",
@@ -63,6 +64,19 @@ MAX_TTL: Final = 3600
 MAX_CODE: Final = 32
 MAX_ADDRESSES: Final = 8
 MAX_PENDING: Final = 8
+
+
+class InviteTable(TypedDict):
+    """The table an invitation is for, as `Guestlist.invite` takes it (by keyword)."""
+
+    table_id: str
+    table_name: str
+    variant: str
+    from_nick: str
+    from_player_id: str
+    addresses: Sequence[str]
+    port: int
+    fingerprint: NotRequired[str]
 
 
 class InvitedPlayer(Protocol):
