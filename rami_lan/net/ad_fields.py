@@ -19,6 +19,8 @@ MAX_FINGERPRINT_CHARS: Final = 128
 MAX_TXT_ITEM_BYTES: Final = 255
 """One TXT string (``key=value``) is length-prefixed by a single byte (RFC 6763 6.1)."""
 MAX_INSTANCE_BYTES: Final = 63
+SHORT_ID_LEN: Final = 6
+"""The hex digits of an id an instance name ends with (`instance_name`'s ``short_id``)."""
 MAX_NICK_BYTES: Final = 96
 """A nickname is at most 24 characters (protocol), so at most 96 UTF-8 bytes."""
 MAX_NICK_CHARS: Final = 24

@@ -81,6 +81,7 @@ from rami_lan.net.ad_fields import (  # noqa: F401  (re-exported: discovery and 
     MAX_FINGERPRINT_CHARS,
     MAX_INSTANCE_BYTES,
     MAX_TXT_ITEM_BYTES,
+    SHORT_ID_LEN,
     TABLE_ID_RE,
     check_bool,
     check_endpoint,
@@ -98,8 +99,6 @@ from rami_lan.net.ad_fields import (  # noqa: F401  (re-exported: discovery and 
     parse_int,
 )
 from rami_lan.textsafe import clip
-
-SHORT_ID_LEN: Final = 6
 
 REVISION_KEY: Final = "r"
 """Added by the advertisers to every published TXT; not part of any ad."""

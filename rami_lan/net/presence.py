@@ -34,6 +34,7 @@ from zeroconf.asyncio import AsyncZeroconf
 from rami_lan.net.ad_fields import (
     MAX_NICK_BYTES,
     MAX_TXT_ITEM_BYTES,
+    SHORT_ID_LEN,
     check_endpoint,
     check_fingerprint,
     check_id32,
@@ -58,7 +59,6 @@ from rami_lan.net.invitations import (
     decode_invite_message,
 )
 from rami_lan.net.mdns import (
-    SHORT_ID_LEN,
     BrowseOptions,
     Interfaces,
     ServiceAdvertiser,
