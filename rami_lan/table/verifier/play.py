@@ -43,25 +43,24 @@ class PlayWatch(CommitReveal):
         behind = (self.relaunched and self._m is not None and round_no > self._m.round_no
                   and not (cur is not None and cur.round_no == round_no and cur.started))
         if behind:  # relaunched in a round the dead process's checkpoint does not know
-            self._lost = f"we were relaunched in round {round_no}"
-            self._m = None
-            self._base = round_no
-            self._away |= {round_no, round_no + 1}
-            if msg.phase in ("draw", "play"):
-                r = self._open_round(round_no)
-                r.started, r.gap = True, RELAUNCHED
-                self._tags.setdefault(r.tag, round_no)
+            self._come_in(round_no, msg.phase, f"we were relaunched in round {round_no}", RELAUNCHED)
         elif round_no >= 1 and self._m is not None and self._m.round_no == 0 and not self._rounds:
-            self._lost = f"we joined the match in round {round_no}"
-            self._m = None
-            self._base = round_no
-            self._away |= {round_no, round_no + 1}
-            if msg.phase in ("draw", "play"):
-                r = self._open_round(round_no)
-                r.started, r.gap = True, "we joined during this round"
-                self._tags.setdefault(r.tag, round_no)
+            self._come_in(round_no, msg.phase, f"we joined the match in round {round_no}",
+                          "we joined during this round")
         for item in early:
             self._safely(self._handlers[type(item)], item)
+
+    def _come_in(self, round_no: int, phase: str | None, lost: str, gap: str) -> None:
+        """We come in at ``round_no`` of a match (a late join, a relaunch): what came before
+        is not known (``lost``), and a round being played is opened, partial (``gap``)."""
+        self._lost = lost
+        self._m = None
+        self._base = round_no
+        self._away |= {round_no, round_no + 1}
+        if phase in ("draw", "play"):
+            r = self._open_round(round_no)
+            r.started, r.gap = True, gap
+            self._tags.setdefault(r.tag, round_no)
 
     def _on_events(self, msg: EventsSeen) -> None:
         self._check_seq(msg.seq, same_ok=True)
