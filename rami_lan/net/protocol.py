@@ -30,8 +30,9 @@ us send one of the "farewell" kinds (see :meth:`Session.error_reply`) before clo
 The code lives in three modules, all re-exported here (import from this one):
 :mod:`rami_lan.net.wire_checks` (limits, codes, the plain-data check and the field checks),
 :mod:`rami_lan.net.messages` (the errors and the message catalogue) and :mod:`rami_lan.net.session`
-(:class:`Session`). The field checks (``_bool``, ``_text``, ...) are not re-exported: a
-module that declares messages imports them from ``wire_checks``.
+(:class:`Session`). Of the private field checks, only those that other modules and tests
+use from here are re-exported (``_bool``, ``_text``, ...: ``tests/net/test_module_split.py``
+lists them); the other ones are imported from ``wire_checks``.
 """
 
 from __future__ import annotations
@@ -103,7 +104,19 @@ from rami_lan.net.wire_checks import (
     ROUND_TAG_LEN,
     ROUND_TAG_PREFIX,
     Role,
+    _bool,
+    _bytes,
+    _bytes_upto,
+    _choice,
+    _int_in,
+    _nick,
+    _plain_map,
+    _plain_maps,
     _show,
+    _Spec,
+    _text,
+    _uint,
+    _wire,
     check_plain,
 )
 

@@ -26,14 +26,15 @@ from typing import Any, ClassVar, Final, TypeVar
 
 import msgpack
 
-from rami_lan.net.protocol import Message, RemoteProtocolError
-from rami_lan.net.wire_checks import (
+from rami_lan.net.protocol import (
     LANGS,
     MAX_FRAME,
     MAX_ITEMS,
     MAX_MESSAGE,
     MAX_PAKE_MSG,
     PAKE_MAC_LEN,
+    Message,
+    RemoteProtocolError,
     _bool,
     _bytes,
     _bytes_upto,
