@@ -334,9 +334,14 @@ class Bot:
         return None
 
     def recover_action(self, view: SeatView) -> A.Action | None:
+        """Take a joker back from a table meld, if the table may be touched: `recover_from`."""
         if not self.may_touch_table(view) or not view.melds:
             return None
-        v = self.variant(view)
+        return self.recover_from(view, self.variant(view))
+
+    def recover_from(self, view: SeatView, v: Variant) -> A.Action | None:
+        """The joker recovery to play (the table may be touched and has melds): the first
+        legal one."""
         for target, cards in joker_recoveries(v, view.melds, view.hand):
             action = A.RecoverJoker(self.seat, target, cards)
             if self.legal(view, action):

@@ -25,6 +25,7 @@ from rami_lan.core.cards import SUITS, Card
 from rami_lan.core.errors import RulesError
 from rami_lan.core.melds import Meld, hand_points, lay_off, recover_joker
 from rami_lan.core.solver import joker_recoveries
+from rami_lan.core.variants import Variant
 from rami_lan.core.views import SeatView
 
 
@@ -312,10 +313,8 @@ class Moyen(Bot):
                     return action
         return None
 
-    def recover_action(self, view: SeatView) -> A.Action | None:
-        if not self.may_touch_table(view) or not view.melds:
-            return None
-        v = self.variant(view)
+    def recover_from(self, view: SeatView, v: Variant) -> A.Action | None:
+        """The first legal joker recovery, from the table's joker melds (cached facts)."""
         if v.joker_recovery == "none":
             return None
         jokers = _table_facts(view).joker_melds(view.variant)

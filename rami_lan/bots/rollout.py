@@ -223,15 +223,9 @@ def discard_outcomes(
     return out
 
 
-def best_discard(
-    game: EndGame,
-    me: int,
-    hand: Sequence[Card],
-    candidates: Sequence[Card],
-    order: Sequence[int],
-    opened: Mapping[int, bool],
-    worlds: Sequence[World],
-) -> tuple[Card, list[float]]:
+def best_discard(game: EndGame, me: int, hand: Sequence[Card], candidates: Sequence[Card],
+                 order: Sequence[int], opened: Mapping[int, bool],
+                 worlds: Sequence[World]) -> tuple[Card, list[float]]:
     """The candidate discard with the best mean play-out outcome over ``worlds``, and
     every candidate's mean."""
     rows = discard_outcomes(game, me, hand, candidates, order, opened, worlds)

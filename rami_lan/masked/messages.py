@@ -184,7 +184,11 @@ class MaskedMessage:
     n: int | None
     sig: bytes
 
-    def to_plain(self) -> dict[str, Any]:  # pragma: no cover - overridden
+    def to_plain(self) -> dict[str, Any]:
+        """The plain form: the kind ``k``, the message's own fields, then its stamp."""
+        return _stamped(self, {"k": self.KIND, **self._plain_fields()})
+
+    def _plain_fields(self) -> dict[str, Any]:  # pragma: no cover - overridden
         raise NotImplementedError
 
 
@@ -200,9 +204,8 @@ class MaskPass(MaskedMessage):
     n: int | None = None
     sig: bytes = b""
 
-    def to_plain(self) -> dict[str, Any]:
-        return _stamped(self, {"k": self.KIND, "deck": self.deck, "seat": self.seat,
-                               "points": list(self.points)})
+    def _plain_fields(self) -> dict[str, Any]:
+        return {"deck": self.deck, "seat": self.seat, "points": list(self.points)}
 
     @classmethod
     def parse(cls, plain: dict[str, Any], check_points: bool = True) -> MaskPass:
@@ -224,14 +227,9 @@ class LockPass(MaskedMessage):
     n: int | None = None
     sig: bytes = b""
 
-    def to_plain(self) -> dict[str, Any]:
-        return _stamped(self, {
-            "k": self.KIND,
-            "deck": self.deck,
-            "seat": self.seat,
-            "points": list(self.points),
-            "commits": list(self.commitments),
-        })
+    def _plain_fields(self) -> dict[str, Any]:
+        return {"deck": self.deck, "seat": self.seat, "points": list(self.points),
+                "commits": list(self.commitments)}
 
     @classmethod
     def parse(cls, plain: dict[str, Any], check_points: bool = True) -> LockPass:
@@ -261,15 +259,8 @@ class KeyRelease(MaskedMessage):
     n: int | None = None
     sig: bytes = b""
 
-    def to_plain(self) -> dict[str, Any]:
-        return _stamped(self, {
-            "k": self.KIND,
-            "deck": self.deck,
-            "seat": self.seat,
-            "to": self.to,
-            "pos": self.position,
-            "key": self.key,
-        })
+    def _plain_fields(self) -> dict[str, Any]:
+        return {"deck": self.deck, "seat": self.seat, "to": self.to, "pos": self.position, "key": self.key}
 
     @classmethod
     def parse(cls, plain: dict[str, Any]) -> KeyRelease:
@@ -297,14 +288,9 @@ class _PositionKeys(MaskedMessage):
     n: int | None = None
     sig: bytes = b""
 
-    def to_plain(self) -> dict[str, Any]:
-        return _stamped(self, {
-            "k": self.KIND,
-            "deck": self.deck,
-            "seat": self.seat,
-            "pos": self.position,
-            "keys": [[s, key] for s, key in self.keys],
-        })
+    def _plain_fields(self) -> dict[str, Any]:
+        return {"deck": self.deck, "seat": self.seat, "pos": self.position,
+                "keys": [[s, key] for s, key in self.keys]}
 
     @classmethod
     def parse(cls, plain: dict[str, Any]) -> Self:
@@ -353,13 +339,9 @@ class Handover(MaskedMessage):
     n: int | None = None
     sig: bytes = b""
 
-    def to_plain(self) -> dict[str, Any]:
-        return _stamped(self, {
-            "k": self.KIND,
-            "seat": self.seat,
-            "keys": [[d, p, key] for d, p, key in self.keys],
-            "decks": [[d, key, list(perm)] for d, key, perm in self.decks],
-        })
+    def _plain_fields(self) -> dict[str, Any]:
+        return {"seat": self.seat, "keys": [[d, p, key] for d, p, key in self.keys],
+                "decks": [[d, key, list(perm)] for d, key, perm in self.decks]}
 
     @classmethod
     def parse(cls, plain: dict[str, Any]) -> Handover:
@@ -487,9 +469,8 @@ class Protest(MaskedMessage):
     n: int | None = None
     sig: bytes = b""
 
-    def to_plain(self) -> dict[str, Any]:
-        return _stamped(self, {"k": self.KIND, "seat": self.seat,
-                               "rcpt": [r.to_plain() for r in self.receipts]})
+    def _plain_fields(self) -> dict[str, Any]:
+        return {"seat": self.seat, "rcpt": [r.to_plain() for r in self.receipts]}
 
     @classmethod
     def parse(cls, plain: dict[str, Any]) -> Protest:

@@ -1,5 +1,6 @@
-"""Validation of DNS-SD ad fields and of received TXT records, shared by table discovery
-and player presence (split out of :mod:`rami_lan.net.mdns`, which re-exports every name).
+"""Validation of DNS-SD ad fields and of received TXT records, shared by table discovery,
+player presence and invitations (split out of :mod:`rami_lan.net.mdns`, which re-exports
+every name it had).
 
 Anyone on the LAN can publish records of our types, so received data is never trusted:
 each check raises ``ValueError`` saying what is wrong, and :func:`instance_name` makes a
@@ -18,8 +19,14 @@ MAX_FINGERPRINT_CHARS: Final = 128
 MAX_TXT_ITEM_BYTES: Final = 255
 """One TXT string (``key=value``) is length-prefixed by a single byte (RFC 6763 6.1)."""
 MAX_INSTANCE_BYTES: Final = 63
+SHORT_ID_LEN: Final = 6
+"""The hex digits of an id an instance name ends with (`instance_name`'s ``short_id``)."""
+MAX_NICK_BYTES: Final = 96
+"""A nickname is at most 24 characters (protocol), so at most 96 UTF-8 bytes."""
+MAX_NICK_CHARS: Final = 24
 
 TABLE_ID_RE: Final = re.compile(r"[0-9a-f]{8,32}")
+ID32_RE: Final = re.compile(r"[0-9a-f]{32}")
 FINGERPRINT_RE: Final = re.compile(r"(?:[0-9a-f]{64})?")
 _LOOSE_FINGERPRINT_RE: Final = re.compile(r"[A-Za-z0-9:+/=_.-]*")
 # Plain ASCII decimal, no sign, no leading zero, no "_" (int() accepts all of those).
@@ -72,6 +79,20 @@ def check_bool(field: str, value: object) -> None:
 def check_table_id(value: object, message: str = "table_id must be 8 to 32 lowercase hex digits") -> None:
     if not isinstance(value, str) or not TABLE_ID_RE.fullmatch(value):
         raise ValueError(message)
+
+
+def check_id32(field: str, value: object) -> None:
+    """A player, invitation or ticket id: 32 lowercase hex digits."""
+    if not isinstance(value, str) or not ID32_RE.fullmatch(value):
+        raise ValueError(f"{field} must be 32 lowercase hex digits")
+
+
+def check_nick(value: object) -> None:
+    """A player's nickname: printable text of at most 24 characters (96 UTF-8 bytes)."""
+    check_text("nickname", value, MAX_NICK_BYTES)
+    assert isinstance(value, str)
+    if len(value) > MAX_NICK_CHARS:
+        raise ValueError(f"nickname is longer than {MAX_NICK_CHARS} characters")
 
 
 def check_fingerprint(value: object) -> None:

@@ -15,8 +15,8 @@ from typing import Any
 
 from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
+from rami_lan.net.invitations import WhoMaySit
 from rami_lan.net.pake import PakeError, PakeHost
-from rami_lan.net.presence import WhoMaySit
 
 __all__ = ["Admission"]
 

@@ -61,7 +61,7 @@ import enum
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Unpack
 
 from zeroconf import IPVersion
 from zeroconf.asyncio import AsyncZeroconf
@@ -70,6 +70,7 @@ from rami_lan.ids import env_interfaces
 from rami_lan.net.mdns import (
     REVISION_KEY,
     SHORT_ID_LEN,
+    BrowseOptions,
     Interfaces,
     ServiceAdvertiser,
     ServiceBrowser,
@@ -255,14 +256,8 @@ class TableAd:
         )
 
     @classmethod
-    def from_txt(
-        cls,
-        props: Mapping[bytes, bytes | None],
-        *,
-        addresses: Iterable[str] = (),
-        port: int | None = None,
-        service_name: str = "",
-    ) -> TableAd:
+    def from_txt(cls, props: Mapping[bytes, bytes | None], *, addresses: Iterable[str] = (),
+                 port: int | None = None, service_name: str = "") -> TableAd:
         """Parse a received TXT record (as ``ServiceInfo.properties``).
 
         Raises :class:`ValueError` on a missing key, a key without a value, a value
@@ -406,27 +401,13 @@ class TableBrowser(ServiceBrowser[TableAd, TableEvent]):
     def __init__(
         self,
         *,
-        interfaces: Interfaces = "all",
-        ip_version: IPVersion = IPVersion.V4Only,
-        zeroconf: AsyncZeroconf | None = None,
-        resolve_timeout: float = 3.0,
         on_change: Callable[[TableEvent], None] | None = None,
         max_tables: int = 256,
-        queue_size: int = 1024,
-        on_invalid: Callable[[str, str], None] | None = None,
         probe_interval: float | None = None,
         probe_timeout: float = PROBE_TIMEOUT,
+        **options: Unpack[BrowseOptions],
     ) -> None:
-        super().__init__(
-            interfaces=interfaces,
-            ip_version=ip_version,
-            zeroconf=zeroconf,
-            resolve_timeout=resolve_timeout,
-            on_change=on_change,
-            max_ads=max_tables,
-            queue_size=queue_size,
-            on_invalid=on_invalid,
-        )
+        super().__init__(on_change=on_change, max_ads=max_tables, **options)
         if probe_interval is not None and probe_interval <= 0:
             raise ValueError("probe_interval must be positive")
         self._probe_interval = probe_interval

@@ -31,8 +31,8 @@ from rami_lan.net import tls
 from rami_lan.net.admission import Admission
 from rami_lan.net.host_conn import Conn, ConnectionServer
 from rami_lan.net.host_files import TableFiles
+from rami_lan.net.invitations import Guestlist, WhoMaySit
 from rami_lan.net.journal import Journal
-from rami_lan.net.presence import Guestlist, WhoMaySit
 from rami_lan.net.record import MatchRecord
 from rami_lan.table import effects as F
 from rami_lan.table.config import TableConfig

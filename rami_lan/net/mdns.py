@@ -58,7 +58,7 @@ import secrets
 import time
 import types
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any, ClassVar, Final, Generic, Literal, Self, TypeVar
+from typing import Any, ClassVar, Final, Generic, Literal, Self, TypedDict, TypeVar
 
 from zeroconf import (
     BadTypeInNameException,
@@ -81,6 +81,7 @@ from rami_lan.net.ad_fields import (  # noqa: F401  (re-exported: discovery and 
     MAX_FINGERPRINT_CHARS,
     MAX_INSTANCE_BYTES,
     MAX_TXT_ITEM_BYTES,
+    SHORT_ID_LEN,
     TABLE_ID_RE,
     check_bool,
     check_endpoint,
@@ -98,8 +99,6 @@ from rami_lan.net.ad_fields import (  # noqa: F401  (re-exported: discovery and 
     parse_int,
 )
 from rami_lan.textsafe import clip
-
-SHORT_ID_LEN: Final = 6
 
 REVISION_KEY: Final = "r"
 """Added by the advertisers to every published TXT; not part of any ad."""
@@ -484,6 +483,18 @@ class ServiceAdvertiser(_ZeroconfUser, Generic[AdT]):
 
 
 # --------------------------------------------------------------------------- browser
+
+
+class BrowseOptions(TypedDict, total=False):
+    """The options every `ServiceBrowser` takes whatever it browses (see its ``__init__``):
+    a subclass's ``**options``."""
+
+    interfaces: Interfaces
+    ip_version: IPVersion
+    zeroconf: AsyncZeroconf | None
+    resolve_timeout: float
+    queue_size: int
+    on_invalid: Callable[[str, str], None] | None
 
 
 class ServiceBrowser(_ZeroconfUser, Generic[AdT, EventT]):

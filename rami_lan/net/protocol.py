@@ -30,12 +30,14 @@ us send one of the "farewell" kinds (see :meth:`Session.error_reply`) before clo
 The code lives in three modules, all re-exported here (import from this one):
 :mod:`rami_lan.net.wire_checks` (limits, codes, the plain-data check and the field checks),
 :mod:`rami_lan.net.messages` (the errors and the message catalogue) and :mod:`rami_lan.net.session`
-(:class:`Session`).
+(:class:`Session`). Of the private field checks, only those that other modules and tests
+use from here are re-exported (``_bool``, ``_text``, ...: ``tests/net/test_module_split.py``
+lists them); the other ones are imported from ``wire_checks``.
 """
 
 from __future__ import annotations
 
-# ruff: noqa: F401  (this module re-exports every name of the three below)
+# ruff: noqa: F401  (this module re-exports the names of the three below)
 from rami_lan.net.messages import (
     KINDS,
     Action,
@@ -75,12 +77,6 @@ from rami_lan.net.session import (
     _printable_clip,
 )
 from rami_lan.net.wire_checks import (
-    _IDENT,
-    _INVITATION_ID,
-    _PLAIN_INT_MAX,
-    _PLAIN_INT_MIN,
-    _REASON,
-    _SEAT_KEY,
     ERROR_CODES,
     HOST_SEAT,
     LANGS,
@@ -113,31 +109,12 @@ from rami_lan.net.wire_checks import (
     Role,
     _bool,
     _bytes,
-    _bytes16,
-    _bytes32,
     _bytes_upto,
-    _card_map,
-    _check_plain,
-    _check_scalar,
     _choice,
-    _ident,
     _int_in,
-    _invitation_id,
-    _masked_map,
     _nick,
-    _pake_mac,
-    _pake_msg,
-    _participant,
     _plain_map,
     _plain_maps,
-    _PlainError,
-    _reason_map,
-    _round_tag,
-    _seat,
-    _seat_bytes_map,
-    _seat_bytes_map_to_wire,
-    _seat_list,
-    _seat_reasons,
     _show,
     _Spec,
     _text,

@@ -19,9 +19,12 @@ import asyncio
 import contextlib
 import struct
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from rami_lan.cli.messages import invite_reply_text
+
+if TYPE_CHECKING:
+    from rami_lan.net.invitations import InviteTable
 
 MAX_FRAME = 4096
 TIMEOUT = 10.0
@@ -64,7 +67,7 @@ async def send_invitation(player: Any, invitation: Any, *, timeout: float = TIME
     is pinned before anything is sent (`tls.FingerprintMismatch` otherwise); the
     invitation then goes out with ``encrypted=True``."""
     from rami_lan.net import tls
-    from rami_lan.net.presence import InviteReply, decode_invite_message
+    from rami_lan.net.invitations import InviteReply, decode_invite_message
 
     if not player.addresses or not player.port:
         raise OSError("this player has no address")
@@ -152,7 +155,7 @@ class InviteListener:
             fut.set_result(reply)
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        from rami_lan.net.presence import Invitation
+        from rami_lan.net.invitations import Invitation
 
         peer = writer.get_extra_info("peername")
         try:
@@ -197,26 +200,19 @@ class LanInviter:
         players: Callable[[], Sequence[Any]],
         guestlist: Any,
         *,
-        table_id: str,
-        table_name: str,
-        variant: str,
-        from_nick: str,
-        from_player_id: str,
-        addresses: Sequence[str],
-        port: int,
-        fingerprint: str = "",
         send: Callable[..., Any] = send_invitation,
         seat_for: Callable[[str], int | None] | None = None,
+        **table: Unpack[InviteTable],
     ) -> None:
-        """``seat_for``: the seat of a player (by player id) who dropped out of the match
+        """``table``: the table invited to (`InviteTable`, `Guestlist.invite`'s keywords).
+        ``seat_for``: the seat of a player (by player id) who dropped out of the match
         (`TableMachine.dropped_seat_of`): their invitation is a return invitation, which
         gives that seat back even if their client lost its seat file."""
         self._players = players
         self.guestlist = guestlist
         self._seat_for = seat_for
-        self.table = {"table_id": table_id, "table_name": table_name, "variant": variant,
-                      "from_nick": from_nick, "from_player_id": from_player_id,
-                      "addresses": list(addresses), "port": port, "fingerprint": fingerprint}
+        self.table = {**table, "addresses": list(table["addresses"]),
+                      "fingerprint": table.get("fingerprint", "")}
         self._send = send
 
     def players(self) -> list[Any]:

@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from prompt_toolkit.application import get_app
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
@@ -40,6 +39,7 @@ from rami_lan.cli.ui.model import TableModel
 from rami_lan.cli.ui.render import has_joker_recovery, render_result, render_table
 from rami_lan.cli.ui.shell import Shell, popup
 from rami_lan.cli.ui.table_drag import CardDragging, DragControl
+from rami_lan.cli.ui.text import screen_size
 from rami_lan.core.actions import Action
 from rami_lan.i18n import _
 from rami_lan.net.chat import MAX_CHAT_CHARS, ChatPolicy
@@ -407,11 +407,7 @@ class TableScreen(CardDragging):
         return v is not None and v.phase in ("between", "over") and v.last_result is not None
 
     def size(self) -> tuple[int, int]:
-        try:
-            s = get_app().output.get_size()
-            return max(40, s.columns), max(12, s.rows)
-        except Exception:  # noqa: BLE001 - no app (tests rendering directly)
-            return 80, 24
+        return screen_size()
 
     def fragments(self):  # type: ignore[no-untyped-def]
         width, height = self.size()

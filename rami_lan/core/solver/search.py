@@ -135,14 +135,8 @@ class Solver:
                 ).run()
         return res
 
-    def _cached_sweep(
-        self,
-        variant: Variant,
-        counts: list[list[int]],
-        jokers: int,
-        objective: str,
-        req: tuple[int, int] | None,
-    ) -> Sweep:
+    def _cached_sweep(self, variant: Variant, counts: list[list[int]], jokers: int, objective: str,
+                      req: tuple[int, int] | None) -> Sweep:
         """A solved group of faces is reused: hands change a card at a time during a game."""
         if VARIANTS.get(variant.id) is not variant:  # only the presets are cached
             return Sweep(variant, counts, jokers, objective, required=req, tables=self.tables)

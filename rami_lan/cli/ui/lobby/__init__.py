@@ -555,7 +555,7 @@ class Lobby(LobbyModel):
         if self.advertiser is None or self.player_browser is None:
             return None
         from rami_lan.cli.ui.invites import LanInviter
-        from rami_lan.net.presence import Guestlist, WhoMaySit
+        from rami_lan.net.invitations import Guestlist, WhoMaySit
 
         guestlist = getattr(host, "guestlist", None) or Guestlist(
             WhoMaySit.CODE if code else WhoMaySit.ANYONE, join_code=code)

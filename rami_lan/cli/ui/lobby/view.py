@@ -8,14 +8,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from prompt_toolkit.application import get_app
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 
 from rami_lan.cli.messages import invitation_prompt, player_status_text
 from rami_lan.cli.ui.forms import Field, Form
-from rami_lan.cli.ui.text import Lines, on_click
+from rami_lan.cli.ui.text import Lines, on_click, screen_size
 from rami_lan.i18n import _
 from rami_lan.textsafe import safe_text
 
@@ -41,11 +40,7 @@ class LobbyView:
         self._w = 80
 
     def size(self) -> tuple[int, int]:
-        try:
-            s = get_app().output.get_size()
-            return max(40, s.columns), max(12, s.rows)
-        except Exception:  # noqa: BLE001 - no app (tests rendering directly)
-            return 80, 24
+        return screen_size()
 
     def text(self, width: int = 80, height: int = 24) -> str:
         """The screen as plain text at ``width`` x ``height`` (tests, snapshots)."""
