@@ -28,10 +28,11 @@ CASES = {
                                  kinds=("stop",), timeout=120.0),
 }
 KNOWN_BUGS = {
-    "private-stops": "issue 29, open: after stops longer than the 1 s move timer, a seat that "
-                     "left the private deal (its second fault) reads the host's bot moves for "
-                     "it as 'played for our seat; we never asked for it' (seen about one run "
-                     "in two; docs/testing.md)",
+    "private-stops": "issue 29, open: now and then (about one run in five) a private player "
+                     "stopped while the host restarts comes back to a resumed round whose hand "
+                     "it can not unmask and never answers again (its round is void, naming it; "
+                     "docs/testing.md). The benched seat's false accusation this case found "
+                     "before is fixed",
 }
 """Cases that still find a bug: run, reported as xfail / xpass, never hidden."""
 
