@@ -19,6 +19,8 @@ SPLIT = {
     "rami_lan.net.record": ("rami_lan.net.record_bounds",),
     "rami_lan.core.round": ("rami_lan.core.round_state", "rami_lan.core.openings"),
     "rami_lan.core.solver.sweep": ("rami_lan.core.solver.sweep_options",),
+    "rami_lan.net.client": ("rami_lan.net.client_link", "rami_lan.net.client_fairness",
+                            "rami_lan.net.client_private"),
 }
 
 # Names the old homes must keep offering (what importers, tests and benchmarks use).
@@ -43,6 +45,10 @@ KEPT = {
         "opening_lay_downs", "legal_actions", "candidate_actions", "MAX_LISTED_OPENINGS",
     ),
     "rami_lan.core.solver.sweep": ("Sweep", "SweepTables", "shared_tables"),
+    "rami_lan.net.client": (
+        "RemoteTableSession", "open_session", "JoinRefused", "PakeFailed", "FingerprintMismatch",
+        "refusal_of", "_owner_masked", "_local_ipv4", "new_secret", "TABLE_NOTICE",
+    ),
 }
 
 
