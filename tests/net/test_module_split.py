@@ -21,6 +21,9 @@ SPLIT = {
     "rami_lan.core.solver.sweep": ("rami_lan.core.solver.sweep_options",),
     "rami_lan.net.client": ("rami_lan.net.client_link", "rami_lan.net.client_fairness",
                             "rami_lan.net.client_private"),
+    "rami_lan.table.masked_seat": ("rami_lan.table.masked_seat_errors", "rami_lan.table.masked_seat_hold",
+                                   "rami_lan.table.masked_seat_voids",
+                                   "rami_lan.table.masked_seat_relaunch"),
 }
 
 # Names the old homes must keep offering (what importers, tests and benchmarks use).
@@ -49,6 +52,7 @@ KEPT = {
         "RemoteTableSession", "open_session", "JoinRefused", "PakeFailed", "FingerprintMismatch",
         "refusal_of", "_owner_masked", "_local_ipv4", "new_secret", "TABLE_NOTICE",
     ),
+    "rami_lan.table.masked_seat": ("MaskedSeat", "MaskedSeatError", "Refusal", "RELAUNCH_SEQ_BASE", "_Tape"),
 }
 
 
