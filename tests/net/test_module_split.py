@@ -24,6 +24,8 @@ SPLIT = {
     "rami_lan.table.masked_seat": ("rami_lan.table.masked_seat_errors", "rami_lan.table.masked_seat_hold",
                                    "rami_lan.table.masked_seat_voids",
                                    "rami_lan.table.masked_seat_relaunch"),
+    "rami_lan.table.machine": ("rami_lan.table.match_flow", "rami_lan.table.cards_chat",
+                               "rami_lan.table.error_msgs"),
 }
 
 # Names the old homes must keep offering (what importers, tests and benchmarks use).
@@ -53,6 +55,7 @@ KEPT = {
         "refusal_of", "_owner_masked", "_local_ipv4", "new_secret", "TABLE_NOTICE",
     ),
     "rami_lan.table.masked_seat": ("MaskedSeat", "MaskedSeatError", "Refusal", "RELAUNCH_SEQ_BASE", "_Tape"),
+    "rami_lan.table.machine": ("Stage", "NOTICE_GRACE", "MAX_MESSAGE", "_clip", "_fits"),
 }
 
 
