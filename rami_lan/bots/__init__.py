@@ -9,7 +9,9 @@ legal action; `Bot.wants_knock(view, new_events=())` answers the frapper window;
 `MEASURE_LEVELS` are not offered in the UI: ``expert_v1``, ``expert_v2`` and ``expert_v3``
 (the first, second and third experts, kept to measure the new one against) and
 ``conceal`` (a reference opponent that hides its melds until it can go out in one
-turn). `make_bot` builds those too.
+turn). `make_bot` builds those too. The experts and ``conceal`` share their base,
+`ExpertBase` (`rami_lan.bots.expert_base`: the first expert's play, which ``expert_v1``
+keeps frozen under its level name).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from rami_lan.bots.base import Bot
 from rami_lan.bots.conceal import Conceal
 from rami_lan.bots.debutant import Debutant
 from rami_lan.bots.expert import Expert
+from rami_lan.bots.expert_base import ExpertBase
 from rami_lan.bots.expert_v1 import ExpertV1
 from rami_lan.bots.expert_v2 import ExpertV2
 from rami_lan.bots.expert_v3 import ExpertV3
@@ -51,6 +54,7 @@ __all__ = [
     "Conceal",
     "Debutant",
     "Expert",
+    "ExpertBase",
     "ExpertV1",
     "ExpertV2",
     "ExpertV3",

@@ -1,11 +1,12 @@
 """``conceal``: a reference opponent that hides its melds (a test and measurement bot).
 
-It plays like `expert_v1` (exact solver, memory, outs-based discards) with one
-difference, the plain strategy strong human players use at the seed tables: **it does
-not lay anything down until it can go out in one turn** (a "rami sec": doubled
-penalties in ``rami``/``multi``, +25 in ``classique``/``40``) **or until an opponent
-gets close** (`close_cards` cards or fewer in hand). Obligations of the turn (a card
-taken from the pile in ``40``, a recovered joker in ``classique``) are always played.
+It plays like `expert_v1` (`rami_lan.bots.expert_base.ExpertBase`, its base too: exact
+solver, memory, outs-based discards) with one difference, the plain strategy strong
+human players use at the seed tables: **it does not lay anything down until it can go
+out in one turn** (a "rami sec": doubled penalties in ``rami``/``multi``, +25 in
+``classique``/``40``) **or until an opponent gets close** (`close_cards` cards or
+fewer in hand). Obligations of the turn (a card taken from the pile in ``40``, a
+recovered joker in ``classique``) are always played.
 
 In ``500`` (no reward for a rami sec, every laid card scores) it plays as `expert_v1`.
 It is not offered in the UI: it is the opponent the new ``expert`` is measured against
@@ -15,7 +16,7 @@ It is not offered in the UI: it is the opponent the new ``expert`` is measured a
 from __future__ import annotations
 
 from rami_lan.bots.base import best_partition
-from rami_lan.bots.expert_v1 import ExpertV1
+from rami_lan.bots.expert_base import ExpertBase
 from rami_lan.core import actions as A
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import SeatView
@@ -35,7 +36,7 @@ def goes_out_now(v: Variant, view: SeatView) -> bool:
     return left <= 1
 
 
-class Conceal(ExpertV1):
+class Conceal(ExpertBase):
     level = "conceal"
     close_cards = 5  # an opponent with this many cards or fewer: open now
 

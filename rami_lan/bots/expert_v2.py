@@ -5,8 +5,8 @@ The ``expert`` of the first five passes, unchanged: the new ``expert``
 
 `expert_v1`'s hand judgement plus hidden-information reasoning.
 
-On top of `expert_v1` (exact solver, card memory, outs-based discards, deep draws in
-``500``, knocking):
+On top of `expert_v1`'s play, the expert family's base (`rami_lan.bots.expert_base.ExpertBase`:
+exact solver, card memory, outs-based discards, deep draws in ``500``, knocking):
 
 - **Opponent model** (`OpponentModel`, public facts only): per opponent, the turns it
   has played this round, the cards it took from the pile, the cards it discarded,
@@ -62,7 +62,7 @@ from functools import lru_cache
 
 from rami_lan.bots.base import best_partition, can_open
 from rami_lan.bots.conceal import goes_out_now, rewards_rami_sec
-from rami_lan.bots.expert_v1 import ExpertV1
+from rami_lan.bots.expert_base import ExpertBase
 from rami_lan.bots.quick import quick_partition
 from rami_lan.bots.rollout import (
     EndGame,
@@ -174,7 +174,7 @@ PER_VARIANT: dict[str, dict[str, float]] = {
 }
 
 
-class ExpertV2(ExpertV1):
+class ExpertV2(ExpertBase):
     level = "expert_v2"
     conceal = True
     max_depth = 20  # 500: how deep into the discard pile it looks (measured: 8 -> 20 pays)
@@ -377,7 +377,7 @@ class ExpertV2(ExpertV1):
 
     def base_discard(self, v: Variant, view: SeatView) -> Card | None:
         """The discard chosen by the rules of thumb (race, end game, outs and danger)."""
-        self.outs_w = PER_VARIANT.get(v.id, {}).get("outs_w", type(self).outs_w)  # expert_v1's score reads it
+        self.outs_w = PER_VARIANT.get(v.id, {}).get("outs_w", type(self).outs_w)  # the base's score reads it
         if v.scoring != "laid_minus_hand":
             if self.race_outs and rewards_rami_sec(v) and not self.opened(view):
                 card = self.race_discard(v, view)

@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal
@@ -51,21 +50,25 @@ from rami_lan.core.events import (
     TurnStarted,
 )
 from rami_lan.core.reasons import Reason
-from rami_lan.core.variants import get_variant
 from rami_lan.core.views import SeatView
-from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
 from rami_lan.net.chat import ChatPolicy, ChatVerdict
-from rami_lan.net.fairness import FairnessRound, FairnessTracker, facts_from_welcome
+from rami_lan.net.client_fairness import ClientFairness
+from rami_lan.net.client_link import (  # noqa: F401  (re-exported: the client's names)
+    ClientLink,
+    FingerprintMismatch,
+    JoinRefused,
+    PakeFailed,
+    _local_ipv4,
+)
+from rami_lan.net.client_private import ClientPrivateDeal, _owner_masked  # noqa: F401
+from rami_lan.net.fairness import FairnessTracker
 from rami_lan.net.notices import Notice, NoticeCode, host_notice
-from rami_lan.net.pake import PakeClient, PakeError
 from rami_lan.net.table_session import ConnectionState, SessionUpdate
-from rami_lan.table import verifier as V
-from rami_lan.table.masked_seat import MaskedSeat
-from rami_lan.table.seat_machine import HAND_OVER_WAIT, SeatMachine, SeatStep
+from rami_lan.table.seat_machine import SeatMachine
 from rami_lan.table.shuffle import commitment, new_secret
-from rami_lan.textsafe import clip, safe_text
+from rami_lan.textsafe import clip
 
 log = logging.getLogger(__name__)
 
@@ -73,8 +76,6 @@ _MOVES = (StockDrawn, DiscardTaken, Melded, LaidOff, JokerRecovered, Discarded, 
 """The events a seat's own move makes (a bot's move for an absent player makes them too)."""
 
 __all__ = ["FingerprintMismatch", "JoinRefused", "PakeFailed", "RemoteTableSession", "open_session"]
-
-FingerprintMismatch = tls.FingerprintMismatch
 
 TABLE_NOTICE = "TableNotice"
 
@@ -93,31 +94,13 @@ def refusal_of(msg: P.Error) -> Reason | str:
     return msg.message
 
 
-class JoinRefused(ConnectionError):
-    """The host turned us away (``code`` from protocol.REFUSED_CODES; ``message``: the
-    host's text). ``notice``: set when we refused on our side (no join code to give)."""
+class RemoteTableSession(ClientLink, ClientFairness, ClientPrivateDeal):
+    """A `TableSession` over TCP. Create it with `open_session`.
 
-    def __init__(self, code: str, message: str, notice: Notice | None = None,
-                 retry_after: float | None = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.notice = notice
-        self.retry_after = retry_after
-        """``rate_limited``: seconds the host asked us to wait (``refused.retry_ms``)."""
-
-
-class PakeFailed(ConnectionError):
-    """The join-code exchange failed on our side: a wrong code, or a man in the middle.
-    ``notice`` says which (`NoticeCode.WRONG_CODE`, ``POSSIBLE_INTERCEPTION``...)."""
-
-    def __init__(self, notice: Notice) -> None:
-        super().__init__(str(notice))
-        self.notice = notice
-
-
-class RemoteTableSession:
-    """A `TableSession` over TCP. Create it with `open_session`."""
+    Its jobs are split by module: the connection (`rami_lan.net.client_link`), the
+    fair-shuffle bookkeeping (`rami_lan.net.client_fairness`) and private dealing
+    (`rami_lan.net.client_private`) are mixins; the messages, chat, cards and players
+    are here."""
 
     def __init__(self, host: str, port: int, *, nickname: str, lang: str = "en",
                  code: str | None = None, token: bytes | None = None, bot: bool = False,
@@ -206,11 +189,6 @@ class RemoteTableSession:
         """Our IPv4 address on the connection to the table (where `_follow_table` browses)."""
 
     @property
-    def masked(self) -> MaskedSeat | None:
-        """Private dealing: this seat's side of the masked deck (None: not in use)."""
-        return self.seat_machine.masked if self.seat_machine is not None else None
-
-    @property
     def connected(self) -> bool:
         return self.connection == "connected"
 
@@ -282,15 +260,6 @@ class RemoteTableSession:
         except OSError as exc:
             log.warning("could not keep the seat's credentials: %s", clip(str(exc), 200))
 
-    def _keep_keys(self, data: bytes | None) -> None:
-        """Our private-deal keys journal (None: no round open) beside the seat file."""
-        if self.seat_store is None or not self.table_id:
-            return
-        try:
-            self.seat_store.save_keys(self.table_id.hex(), data)
-        except (OSError, ValueError) as exc:
-            log.warning("could not keep the seat's private-deal keys: %s", clip(str(exc), 200))
-
     def forget_seat(self) -> None:
         """The match is over for us (ended, left, token refused): no seat to come back to."""
         self._seat_forgotten = True  # nothing more is kept for it (its verifier's checks)
@@ -355,26 +324,6 @@ class RemoteTableSession:
         self._card_tasks.add(task)
         task.add_done_callback(self._card_tasks.discard)
 
-    async def _hand_over(self, wait: float = HAND_OVER_WAIT) -> None:
-        """Leaving mid-round at a private table: give the host our hand and everyone our
-        stock keys, so the round goes on without us (a card of ours still on its way is
-        waited for, up to ``wait`` seconds: `SeatMachine.leave`)."""
-        sm = self.seat_machine
-        if sm is None:
-            return
-        loop = asyncio.get_running_loop()
-        outs = sm.leave(loop.time(), wait)
-        while outs is None:
-            await asyncio.sleep(0.02)
-            outs = sm.tick(loop.time())
-        if not outs and sm.masked.active:
-            log.warning("private dealing: left before a card of ours came in: no hand-over "
-                        "(the table waits for us, then voids the round)")
-        elif outs:
-            log.info("private dealing: leaving mid-round, hand-over of %d message(s)", len(outs))
-        if outs:
-            await self._send(*(P.Masked(m=out) for out in outs))
-
     async def close(self) -> None:
         if self._closing:
             return
@@ -397,127 +346,7 @@ class RemoteTableSession:
         self._set_connection("closed")
         self._queue.put_nowait(None)
 
-    def _fair_end(self) -> None:
-        if self.tracker is not None:
-            self.tracker.ended()
-            self._fair_report()
-
-    def abort_transport(self) -> None:
-        """Drop the TCP connection abruptly (tests: a client killed mid-turn)."""
-        if self._writer is not None:
-            self._writer.transport.abort()
-
-    # ------------------------------------------------------------------ connection
-
-    def _check_interception(self, seen: str) -> None:
-        """After a failed join-code exchange: raise `PakeFailed` saying "possible
-        interception" if the table's certificate is not the one we knew for it."""
-        if self.known_fingerprint is not None and seen != self.known_fingerprint:
-            raise PakeFailed(Notice.of(
-                NoticeCode.POSSIBLE_INTERCEPTION, old=tls.short_fingerprint(self.known_fingerprint),
-                new=tls.short_fingerprint(seen)))
-
-    async def _connect(self) -> None:
-        """One attempt: TCP + TLS 1.3, pin check, ``hello``, join-code PAKE, ``welcome``."""
-        reader, writer = await asyncio.open_connection(
-            self.host, self.port, ssl=tls.client_context(),
-            ssl_handshake_timeout=G.TLS_HANDSHAKE_TIMEOUT)
-        session = P.Session("client")
-        try:
-            ssl_object = writer.get_extra_info("ssl_object")
-            seen = tls.peer_fingerprint(ssl_object) if ssl_object is not None else None
-            if seen is None:
-                raise tls.FingerprintMismatch(self.fingerprint or "0" * 64, None)
-            if self.fingerprint:
-                tls.check_pinned(ssl_object, self.fingerprint)
-            writer.write(session.send(P.Hello(
-                nick=self.nickname, lang=self.lang, token=self.token, bot=self.bot,
-                invitation=self.invitation if self.token is None else None,
-            )))
-            welcome: P.Welcome | None = None
-            early: list[P.Message] = []
-            pake: PakeClient | None = None
-            while welcome is None:
-                data = await reader.read(65536)
-                if not data:
-                    raise ConnectionError("the host closed the connection")
-                for msg in session.receive_data(data):
-                    if welcome is not None:
-                        early.append(msg)
-                    elif isinstance(msg, P.Refused):
-                        if msg.code == "bad_code":
-                            self._check_interception(seen)
-                        raise JoinRefused(msg.code, msg.message, retry_after=(
-                            None if msg.retry_ms is None else msg.retry_ms / 1000))
-                    elif isinstance(msg, P.Pake):
-                        if not self.code:
-                            with contextlib.suppress(Exception):
-                                writer.write(session.send(P.Bye(reason="no join code")))
-                            raise JoinRefused("bad_code", "this table needs a join code",
-                                              Notice.of(NoticeCode.CODE_NEEDED))
-                        pake = PakeClient(self.code, seen)
-                        try:
-                            reply = pake.receive(msg.msg)
-                        except PakeError as exc:
-                            raise PakeFailed(Notice.of(NoticeCode.PAKE_ERROR, why=str(exc))) from None
-                        assert reply is not None
-                        writer.write(session.send(P.Pake(msg=reply))
-                                     + session.send(P.PakeConfirm(mac=pake.confirm_message())))
-                    elif isinstance(msg, P.PakeConfirm):
-                        assert pake is not None  # the session enforces the order
-                        try:
-                            pake.check_confirmation(msg.mac)
-                        except PakeError:
-                            with contextlib.suppress(Exception):
-                                writer.write(session.send(P.Bye(reason="pake failed")))
-                            self._check_interception(seen)
-                            raise PakeFailed(Notice.of(NoticeCode.WRONG_CODE)) from None
-                    elif isinstance(msg, P.Welcome):
-                        if (self.code or self.code_required) and not (
-                                session.pake_complete and pake is not None and pake.verified):
-                            # A real table that wants a code always asks for it.
-                            raise PakeFailed(Notice.of(NoticeCode.CODE_NOT_ASKED))
-                        welcome = msg
-        except BaseException:
-            writer.close()
-            raise
-        self._reader, self._writer, self._session = reader, writer, session
-        self._local_address = _local_ipv4(writer)
-        self.fingerprint = seen  # pinned for every reconnect
-        self.seat = welcome.seat
-        self.token = welcome.token
-        self.table_id = welcome.table_id
-        self.table = dict(welcome.table)
-        self.table["fingerprint"] = tls.short_fingerprint(seen)
-        match_no = self.table.get("match_no")
-        if isinstance(match_no, int) and match_no >= 1:
-            self.match_no = match_no
-        self.variant = str(self.table.get("variant", "rami"))
-        self.players = list(welcome.players)
-        self._back_in()
-        self._fair_start()
-        if (self.seat_machine is None and self.table.get("private_deal")
-                and self.seat != self.table.get("host_seat")):
-            tracker = self.tracker
-            store = self.seat_store
-            self.seat_machine = SeatMachine(
-                self.seat, get_variant(self.variant), os.urandom,
-                expect=tracker.verifier.expected_players if tracker is not None else None,
-                table_id=self.table_id.hex(), keep=self._keep_keys if store is not None else None,
-                relaunched=self._rejoin)
-            kept = store.load_keys(self.table_id.hex()) if store is not None and self._rejoin else None
-            if kept is not None:  # relaunched after a crash: our keys of the round being played
-                self.seat_machine.restore(kept)
-        self._keep_seat()
-        self._set_connection("connected", nicknames=self._nicknames(),
-                             connections=self._connections(), table=dict(self.table))
-        if self.seat_machine is not None:  # a new connection: our signing key, before anything else
-            await self._send(*(P.Masked(m=m) for m in self.seat_machine.hello()))
-        # Back after a drop, what we sent of the masked deck may have been lost: it goes
-        # again when the host resyncs us (``mk_sync``, `MaskedSeat.on_masked`).
-        self._schedule_card()
-        for msg in early:
-            await self._handle(msg)
+    # ------------------------------------------------------------------ players
 
     def _nicknames(self) -> dict[int, str]:
         return {int(p["seat"]): str(p.get("nick", "")) for p in self.players if "seat" in p}
@@ -563,193 +392,6 @@ class RemoteTableSession:
         itself again."""
         self._stood_in = {s for s in self._stood_in if self._absent_seat(s)}
 
-    def _set_connection(self, state: ConnectionState, **extra: Any) -> None:
-        self.connection = state
-        self._queue.put_nowait(SessionUpdate(connection=state, **extra))
-
-    def _drop_transport(self) -> None:
-        if self._writer is not None:
-            with contextlib.suppress(Exception):
-                self._writer.close()
-
-    async def _send(self, *msgs: P.Message) -> None:
-        """Send ``msgs`` in order, in one write (one TLS record and one system call for a
-        batch, such as an action's reveals and the action)."""
-        if self._session is None or self._writer is None or self.connection != "connected":
-            if not all(isinstance(msg, P.Bye) for msg in msgs):
-                self._queue.put_nowait(SessionUpdate(error=Notice.of(NoticeCode.NOT_CONNECTED)))
-            return
-        frames: list[bytes] = []
-        for msg in msgs:
-            try:
-                frames.append(self._session.send(msg))
-            except P.LocalProtocolError as exc:
-                log.error("client tried to send an invalid message: %s", exc)
-        if not frames:
-            return
-        try:
-            self._writer.write(b"".join(frames))
-            self._last_sent = time.monotonic()
-        except (ConnectionError, OSError):
-            pass
-
-    async def _run(self) -> None:
-        while not self._closing:
-            ended_by_host = await self._read_loop()
-            if self._closing or ended_by_host:
-                break
-            if self.tracker is not None:
-                self.tracker.disconnected()
-            if not await self._reconnect():
-                break
-        if not self._closing:
-            self._closing = True
-            self._fair_end()
-            if self.seat_store is not None and self.table_id:
-                self.seat_store.release(self.table_id.hex())
-            self._set_connection("closed")
-            self._queue.put_nowait(None)
-
-    async def _read_loop(self) -> bool:
-        """Read until the connection ends; True if the host ended it on purpose."""
-        reader, session = self._reader, self._session
-        assert reader is not None and session is not None
-        try:
-            while True:
-                data = await reader.read(65536)
-                if not data:
-                    return session.remote_closed
-                try:
-                    msgs = session.receive_data(data)
-                except P.RemoteProtocolError as exc:
-                    for m in exc.received:
-                        await self._handle(m)
-                    log.warning("protocol error from the host: %s", exc)
-                    self._queue.put_nowait(SessionUpdate(notice=Notice.of(NoticeCode.INVALID_DATA)))
-                    return True
-                for m in msgs:
-                    await self._handle(m)
-                if session.remote_closed:
-                    return True
-        except (ConnectionError, OSError):
-            return False
-
-    async def _reconnect(self) -> bool:
-        """Retry with backoff for up to ``reconnect_window`` seconds (a host being
-        restarted with ``--resume`` is down for a few seconds), always with the pin.
-
-        Meanwhile the table is looked up on the LAN by its table id (mDNS, see
-        `_follow_table`): a host resumed on another port or address is tried there as
-        soon as its advertisement resolves; the pinned fingerprint still decides
-        whether it is the same host. Giving up says why, on the session and in the log.
-        """
-        from rami_lan.textsafe import clip
-
-        self._drop_transport()
-        self._set_connection("reconnecting")
-        delay = self.backoff
-        give_up = time.monotonic() + self.reconnect_window
-        attempt = 0
-        moved = asyncio.Event()
-        follower: asyncio.Task[None] | None = None
-        try:
-            while attempt < self.retries and time.monotonic() < give_up:
-                attempt += 1
-                if self._closing:
-                    return False
-                if attempt == 2:  # the address we joined failed once: look for the table
-                    follower = asyncio.create_task(self._follow_table(moved),
-                                                   name="rami-client-follow")
-                moved.clear()
-                try:
-                    await asyncio.wait_for(self._connect(), 5.0)
-                    self._queue.put_nowait(SessionUpdate(notice=Notice.of(NoticeCode.RECONNECTED)))
-                    return True
-                except JoinRefused as exc:
-                    if exc.code == "rate_limited":
-                        wait = exc.retry_after if exc.retry_after is not None else self.max_backoff * 2
-                        await asyncio.sleep(min(wait, 5.0, max(0.0, give_up - time.monotonic())))
-                        continue
-                    if exc.code in ("bad_token", "in_progress"):
-                        self.forget_seat()  # the host no longer knows this seat
-                    self._queue.put_nowait(SessionUpdate(
-                        notice=Notice.of(NoticeCode.REJOIN_REFUSED, why=clip(exc.message))))
-                    return False
-                except tls.FingerprintMismatch:
-                    self._queue.put_nowait(SessionUpdate(
-                        error=Notice.of(NoticeCode.CERTIFICATE_CHANGED)))
-                    return False
-                except PakeFailed as exc:
-                    self._queue.put_nowait(SessionUpdate(error=exc.notice))
-                    return False
-                except (OSError, ConnectionError, TimeoutError, EOFError, P.ProtocolError):
-                    # Wait for the backoff, or less if the table shows up elsewhere.
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(moved.wait(), delay)
-                    delay = min(delay * 2, self.max_backoff)
-        finally:
-            if follower is not None:
-                follower.cancel()
-                await asyncio.gather(follower, return_exceptions=True)
-        notice = Notice.of(NoticeCode.RECONNECT_GAVE_UP, where=clip(f"{self.host}:{self.port}", 80),
-                           secs=self.reconnect_window)
-        log.warning("could not reconnect to the table, giving up: %s", notice)
-        self._queue.put_nowait(SessionUpdate(notice=notice))
-        return False
-
-    def follow_interfaces(self) -> list[str] | str:
-        """Where `_follow_table` browses: ``$RAMI_LAN_INTERFACES`` if set, else the local
-        address of our last connection to the table (the LAN it is on), else every
-        interface (an IPv6-only connection)."""
-        from rami_lan.ids import env_interfaces
-
-        env = env_interfaces()
-        if env != "all":
-            return env
-        return [self._local_address] if self._local_address else "all"
-
-    async def _follow_table(self, moved: asyncio.Event) -> None:
-        """While reconnecting, once the address we joined has failed: browse for our table
-        id (on `follow_interfaces` only) and retarget ``host``/``port`` when it is
-        advertised elsewhere (a table resumed on another port)."""
-        if not self.table_id:
-            return
-        from rami_lan.net import discovery
-        from rami_lan.textsafe import clip
-
-        wanted = self.table_id.hex()
-
-        def on_change(event: discovery.TableEvent) -> None:
-            ad = event.table
-            if (event.kind is discovery.TableEventKind.REMOVED or ad.table_id != wanted
-                    or not ad.addresses or ad.port is None):
-                return
-            if (ad.addresses[0], ad.port) != (self.host, self.port):
-                log.info("table %s now advertised at %s:%s", wanted[:12], ad.addresses[0], ad.port)
-                self.host, self.port = ad.addresses[0], ad.port
-                moved.set()
-
-        try:
-            browser = discovery.TableBrowser(
-                interfaces=self.follow_interfaces(), on_change=on_change,
-                resolve_timeout=2.0)
-            async with browser:
-                await asyncio.Event().wait()  # until cancelled
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - no mDNS here: plain retries go on
-            log.info("cannot browse for the table while reconnecting: %s", clip(exc))
-
-    async def _pinger(self) -> None:
-        """Keep the host's idle timeout from firing on a live but quiet client."""
-        n = 0
-        while not self._closing:
-            await asyncio.sleep(G.PING_INTERVAL)
-            if self.connection == "connected" and time.monotonic() - self._last_sent >= \
-                    G.PING_INTERVAL / 2:
-                n += 1
-                await self._send(P.Ping(n=n))
-
     # ------------------------------------------------------------------ messages
 
     async def _handle(self, msg: P.Message) -> None:
@@ -784,32 +426,6 @@ class RemoteTableSession:
             if self.view is not None and self.view.phase == "draw":
                 self._queue.put_nowait(SessionUpdate(notice=Notice.of(NoticeCode.TIMER_PLAYED)))
             await self.act(action)
-
-    def _masked_report(self, step: SeatStep) -> None:
-        """Tell the player and our verifier what a step of the seat machine found: host
-        messages refused (the host named), faults, masked rounds begun, audited orders."""
-        host = self.table.get("host_seat")
-        host = host if isinstance(host, int) else 255
-        for p in step.refusals:
-            log.warning("private dealing: refused the host's %s: %s", p.kind, clip(p.reason, 300))
-            if p.tag not in self._refused_rounds:  # the player is told once a round
-                self._refused_rounds.add(p.tag)
-                self._queue.put_nowait(SessionUpdate(notice=Notice.of(
-                    NoticeCode.PRIVATE_DEAL_REFUSED, what=p.kind, seat=host)))
-            if self.tracker is not None:
-                self.mismatches.extend(self.tracker.masked_refused(p.tag, p.kind, p.reason, p.evidence))
-        for f in step.faults:
-            log.warning("private dealing: %s by seat %s: %s", f.kind.name, f.seat, f.evidence)
-            self._queue.put_nowait(SessionUpdate(notice=Notice.of(
-                NoticeCode.PRIVATE_DEAL_FAULT, kind=f.kind.name, seat=f.seat)))
-        if self.tracker is None:
-            return
-        for tag in step.rounds:
-            self.tracker.masked_round(tag)
-        for orders in step.orders:
-            self.mismatches.extend(self.tracker.masked_orders(orders))
-        if step.refusals or step.rounds or step.orders:
-            self._fair_report()
 
     async def _handle_now(self, msg: P.Message) -> None:
         if isinstance(msg, P.Events):
@@ -853,29 +469,6 @@ class RemoteTableSession:
         elif isinstance(msg, P.Bye):
             self._queue.put_nowait(SessionUpdate(
                 notice=Notice.of(NoticeCode.HOST_CLOSED, why=msg.reason or "-")))
-
-    def _on_owner_masked(self, m: dict[str, Any]) -> None:
-        """Private dealing, at the host's own seat (its keys are the host's, so this client
-        holds none): ``mk_own`` says a round is dealt from a masked deck, ``mk_orders``
-        gives the host's audited orders, which our verifier replays the round with. Any
-        other masked message, or one that does not parse, is dropped (logged)."""
-        ms = self.masked
-        ours = self.seat == self.table.get("host_seat") or (
-            ms is not None and ms.tag != m.get("tag"))  # a round we hold no keys of (benched)
-        if self.tracker is None or not ours:
-            log.warning("private dealing: a masked message for no participant dropped")
-            return
-        try:
-            item = _owner_masked(m, get_variant(self.variant).deck_size)
-        except (ValueError, TypeError, KeyError) as exc:
-            log.warning("private dealing: the host's %s is malformed: %s", clip(str(m.get("k")), 20),
-                        clip(str(exc), 200))
-            return
-        if isinstance(item, bytes):
-            self.tracker.masked_round(item, stand_in=self.seat != self.table.get("host_seat"))
-        else:
-            self.mismatches.extend(self.tracker.masked_orders(item))
-        self._fair_report()
 
     def _on_card(self, msg: P.CardMsg) -> None:
         from rami_lan.player_card import PlayerCard
@@ -937,50 +530,6 @@ class RemoteTableSession:
 
     # ------------------------------------------------------------------ fair shuffle
 
-    def _fair_start(self) -> None:
-        """After ``welcome``: the verifier of this seat (kept across reconnects). A new
-        process back in its seat goes on from what the dead one had checked (the seat
-        store's checkpoint), if it is one of this table, seat and match."""
-        if self.tracker is None:
-            facts = facts_from_welcome(self.table_id, self.table, self.seat,
-                                       rejoin=self._rejoin)
-            self.tracker = FairnessTracker(facts, self.evidence_dir)
-            store = self.seat_store
-            if store is not None and self._rejoin:
-                kept = store.load_checks(self.table_id.hex())
-                if kept is not None and not self.tracker.verifier.restore(kept):
-                    log.warning("the kept verifier checkpoint is not of this seat or match: ignored")
-
-    def _keep_checks(self) -> None:
-        """What our verifier has checked goes to the seat store when it changed."""
-        store, tracker = self.seat_store, self.tracker
-        if store is None or tracker is None or not self.table_id or self._seat_forgotten:
-            return
-        verifier = tracker.verifier
-        key = verifier.checkpoint_key()
-        if key == self._checks_key:
-            return
-        self._checks_key = key
-        try:
-            store.save_checks(self.table_id.hex(), verifier.checkpoint())
-        except OSError as exc:
-            log.warning("cannot keep the verifier checkpoint: %s", clip(exc))
-
-    def _fair_in(self, msg: P.Message, events: list[Event] | None = None) -> None:
-        if self.tracker is not None:
-            self.mismatches.extend(self.tracker.received(msg, events=events))
-            self._fair_report()
-
-    def _fair_out(self, msg: P.Message, *, secret: bytes | None = None,
-                  action: A.Action | None = None) -> None:
-        if self.tracker is not None:
-            self.mismatches.extend(self.tracker.sent(msg, secret=secret, action=action))
-            self._fair_report()
-
-    def fairness_rounds(self) -> tuple[FairnessRound, ...]:
-        """Every round's fairness state so far (empty before ``welcome``)."""
-        return self.tracker.rounds() if self.tracker is not None else ()
-
     async def _on_commit_request(self, msg: P.CommitRequest) -> None:
         self._fair_in(msg)
         tracker = self.tracker
@@ -1009,44 +558,6 @@ class RemoteTableSession:
             timer = self.table.get("timer") or 0
             if isinstance(timer, int) and timer > 0:
                 self._queue.put_nowait(SessionUpdate(deadline=time.monotonic() + timer))
-
-    def _on_secrets(self, msg: P.RoundSecrets) -> None:
-        self._fair_in(msg)
-
-    def _fair_report(self) -> None:
-        """Tell the UI about every round whose fairness state changed."""
-        if self.tracker is None:
-            return
-        self._keep_checks()
-        changed = self.tracker.changes()
-        for r in changed:
-            self._report_fairness(r)
-
-    def _report_fairness(self, r: FairnessRound) -> None:
-        if r.status == "pending":  # e.g. an exclusion announced: shown, nothing judged yet
-            self._queue.put_nowait(SessionUpdate(fairness_round=r,
-                                                 fairness_rounds=self.fairness_rounds()))
-            return
-        ok = r.status in ("checked", "partial")
-        if r.status == "failed":
-            log.warning("fairness check failed: %s", r.reason)
-        self.fairness.append((ok, r.reason))
-        self._queue.put_nowait(SessionUpdate(fairness=(ok, r.reason), fairness_round=r,
-                                             fairness_rounds=self.fairness_rounds()))
-
-
-def _local_ipv4(writer: asyncio.StreamWriter) -> str | None:
-    """Our end's IPv4 address on ``writer``'s connection (None for IPv6 or unknown)."""
-    import ipaddress
-
-    sock = writer.get_extra_info("sockname")
-    try:
-        addr = ipaddress.ip_address(sock[0]) if sock else None
-    except (ValueError, TypeError, IndexError):
-        return None
-    if isinstance(addr, ipaddress.IPv6Address):
-        addr = addr.ipv4_mapped
-    return str(addr) if addr is not None else None
 
 
 def _chat_notice(verdict: ChatVerdict) -> Notice:
@@ -1077,32 +588,3 @@ async def open_session(host: str, port: int, *, nickname: str, lang: str = "en",
                                  token=token, bot=bot, fingerprint=fingerprint, **options)
     await session.start()
     return session
-
-
-def _owner_masked(m: dict[str, Any], n_cards: int) -> bytes | V.MaskedOrders:
-    """The round tag of an ``mk_own``, or the audited orders of an ``mk_orders``."""
-    tag = m["tag"]
-    if not isinstance(tag, bytes) or not 1 <= len(tag) <= 64:
-        raise ValueError("tag: 1 to 64 bytes expected")
-    if m["k"] == "mk_own":
-        return tag
-
-    def ints(value: Any, lo: int, hi: int, what: str) -> list[int]:
-        if not isinstance(value, list) or any(type(x) is not int or not lo <= x < hi for x in value):
-            raise ValueError(f"{what}: integers in [{lo}, {hi}) expected")
-        return value
-
-    if m["k"] != "mk_orders":
-        raise ValueError("not for the host's own seat")
-    orders: dict[int, tuple[int, ...]] = {}
-    for pair in m["orders"]:
-        deck, ids = pair
-        orders[ints([deck], 0, 64, "deck")[0]] = tuple(ints(ids, 0, n_cards, "card ids"))
-    gens: dict[int, int | None] = {}
-    for pair in m["gens"]:
-        gen, deck = pair
-        gens[ints([gen], 0, 1024, "generation")[0]] = None if deck is None else ints([deck], 0, 64, "deck")[0]
-    faults = m["faults"]
-    if not isinstance(faults, list) or not all(isinstance(f, str) for f in faults):
-        raise ValueError("faults: texts expected")
-    return V.MaskedOrders(tag, orders, gens, tuple(safe_text(f)[:500] for f in faults[:64]))

@@ -34,11 +34,16 @@ set per tag, a ``commit_request`` to every seated remote human (`seats_to_commit
 every exclusion listed and announced, the deck from the seed (`deck_for_round`), the
 first dealer from the seed and the core's rotation (`start_round`). Each duty is a small
 method a test can override to build a cheating table.
+
+Jobs in helper modules of functions taking the machine (its methods call them):
+seating (`rami_lan.table.seating`), the fair shuffle's rounds (`fair_rounds`), the
+table's own moves (`autoplay`), going on after a restart (`resume`), the course of the
+match from its beginning to its end (`match_flow`), the players' cards and the chat
+(`cards_chat`), and the ``error`` messages' bounds (`error_msgs`).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -47,57 +52,32 @@ from rami_lan.core.cards import card_from_id
 from rami_lan.core.codec import action_from_plain, action_to_plain
 from rami_lan.core.errors import IllegalAction, MalformedAction, RulesError
 from rami_lan.core.events import Event, RoundEnded
-from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round, withdraw
-from rami_lan.core.reasons import MAX_NESTING, Reason
+from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round
+from rami_lan.core.reasons import Reason
 from rami_lan.core.variants import get_variant
 from rami_lan.ids import DEDICATED_HOST_SEAT, TABLE_NOTICE
 from rami_lan.masked.signing import ANNOUNCE
-from rami_lan.table import autoplay, resume, seating
+from rami_lan.table import autoplay, cards_chat, resume, seating
 from rami_lan.table import effects as F
 from rami_lan.table import fair_rounds as rounds
-from rami_lan.table.chat import ChatPolicy, ChatRefusal
+from rami_lan.table import match_flow as flow
+from rami_lan.table.chat import ChatPolicy
 from rami_lan.table.config import TableConfig
 from rami_lan.table.dealing import Dealing, MaskedDealing, PlainDealing, Standing, key_holders
+from rami_lan.table.error_msgs import MAX_MESSAGE, _clip, _fits, error_msg  # noqa: F401
 from rami_lan.table.fairround import RoundCtx
 from rami_lan.table.policy import make_policy, reads_events
 from rami_lan.table.receipts import HostKeys
 from rami_lan.table.seating import NOTICE_GRACE
-from rami_lan.table.seats import Seat, card_nick, find_by_token, token_hash
+from rami_lan.table.seats import Seat, find_by_token, token_hash
 from rami_lan.table.shuffle import deck_order, round_tag
 from rami_lan.table.stage import RESUMING_STAGES, Stage, Step, next_stage
 
 __all__ = ["NOTICE_GRACE", "Stage", "TableMachine"]
 
-MAX_MESSAGE = 500
-"""Longest error text on the wire (`rami_lan.net.protocol.MAX_MESSAGE`)."""
-
-
-def _clip(text: str) -> str:
-    text = "".join(ch if ch.isprintable() else " " for ch in text)
-    return text[:MAX_MESSAGE]
-
-
-def _fits(reason: Reason, depth: int = MAX_NESTING) -> bool:
-    """Does ``reason`` fit the bounds the wire checks (`rami_lan.net.wire_checks`): a
-    known code, at most 8 data, printable texts of at most `MAX_MESSAGE` characters,
-    nested at most `MAX_NESTING` deep? (Else the ``error`` goes without it.)"""
-    if depth < 1 or len(reason.data) > 8:
-        return False
-    for v in reason.data.values():
-        if isinstance(v, Reason):
-            if not _fits(v, depth - 1):
-                return False
-        elif isinstance(v, str) and not (len(v) <= MAX_MESSAGE and v.isprintable()):
-            return False
-        elif isinstance(v, int) and not -(2**63) <= v < 2**63:
-            return False
-    return len(reason.code) <= 32
-
 
 def _msg(kind: str, **fields: Any) -> F.Msg:
     return F.Msg(kind, fields)
-
-
 
 
 class TableMachine:
@@ -335,12 +315,7 @@ class TableMachine:
                reason: Reason | None = None) -> None:
         """``error`` to ``conn``: ``code``, the English ``message``, and, for a refusal of
         the rules, its coded ``reason`` (plain, when it fits the wire's bounds)."""
-        fields: dict[str, Any] = {"code": code, "message": _clip(message)}
-        if ref is not None:
-            fields["ref"] = ref
-        if reason is not None and _fits(reason):
-            fields["reason"] = reason.to_plain()
-        self._send(conn, F.Msg("error", fields))
+        self._send(conn, error_msg(code, message, ref, reason))
 
     def _illegal(self, conn: int, reason: Reason | IllegalAction, ref: int | None = None) -> None:
         """``error`` ``illegal``: the rules (or the table) refuse an action, and why."""
@@ -387,72 +362,14 @@ class TableMachine:
     # ------------------------------------------------------------------ cards and chat
 
     def card(self, conn: int, plain: dict[str, Any], now: float) -> list[F.Effect]:
-        """A player's "Info joueur" card: checked, stamped with the seat's nick, relayed."""
-        from rami_lan.player_card import Connection, PlayerCard
-
-        seat = self.conns.get(conn)
-        if seat is None:
-            return self._flush(now)
-        st = self.seats[seat]
-        if conn in self._bot_conns or st.kind == "bot":
-            return self._flush(now)  # bots get the host's bare bot card
-        try:
-            card = PlayerCard.from_plain(plain, connection=Connection.CONNECTED)
-            card = PlayerCard(card_nick(st.nick, card.nickname), card.player_id,
-                              Connection.CONNECTED, card.stats, card.by_variant)
-        except (ValueError, TypeError):
-            self._error(conn, "bad_card", "the player card does not decode")
-            return self._flush(now)
-        plain_card = card.to_plain()
-        if self.cards.get(seat) != plain_card:  # the same card again: nothing to tell
-            self.cards[seat] = plain_card
-            self._broadcast_card(seat)
-        return self._flush(now)
-
-    def _card_of(self, seat: int) -> dict[str, Any] | None:
-        from rami_lan.player_card import Connection, PlayerCard
-
-        st = self.seats[seat]
-        if st.kind == "bot" or st.remote_bot:
-            return PlayerCard(card_nick(st.nick, f"bot {seat + 1}"), None,
-                              Connection.BOT).to_plain()
-        return self.cards.get(seat)
-
-    def _broadcast_card(self, seat: int, skip: int | None = None) -> None:
-        card = self._card_of(seat)
-        if card is None:
-            return
-        msg = _msg("card_msg", seat=seat, card=card)
-        for conn, s in self.conns.items():
-            if s is not None and conn != skip:
-                self._send(conn, msg)
-
-    def _send_cards(self, conn: int) -> None:
-        for seat in self.seats:
-            card = self._card_of(seat)
-            if card is not None:
-                self._send(conn, _msg("card_msg", seat=seat, card=card))
+        """A player's "Info joueur" card: checked, stamped with the seat's nick, relayed
+        (`cards_chat.card`)."""
+        return cards_chat.card(self, conn, plain, now)
 
     def chat(self, conn: int, text: str, now: float) -> list[F.Effect]:
-        """Relay a chat line through the chat policy, or tell its sender why not."""
-        self._now = now
-        seat = self.conns.get(conn)
-        if seat is None:
-            return self._flush(now)
-        verdict = self.chat_policy.check(
-            seat, text, bot=conn in self._bot_conns or self.seats[seat].kind == "bot")
-        if not verdict.ok:
-            whys: dict[ChatRefusal | None, str] = {
-                ChatRefusal.EMPTY: "empty message",
-                ChatRefusal.RATE_LIMITED:
-                    f"too many messages, wait {max(1, math.ceil(verdict.retry_after))} s",
-                ChatRefusal.BOT: "bots do not chat",
-            }
-            why = whys.get(verdict.refusal, "refused")
-            self._error(conn, "chat_refused", f"{verdict.refusal}: {why}")
-            return self._flush(now)
-        self._to_seated(_msg("chat_msg", seat=seat, text=verdict.text))
-        return self._flush(now)
+        """Relay a chat line through the chat policy, or tell its sender why not
+        (`cards_chat.chat`)."""
+        return cards_chat.chat(self, conn, text, now)
 
     def masked(self, conn: int, plain: Any, now: float) -> list[F.Effect]:
         """A masked-deck message from a client: the round's dealing checks, uses, relays it."""
@@ -639,23 +556,8 @@ class TableMachine:
         return self._flush(now)
 
     def _begin_match(self, now: float) -> None:
-        self._start_requested = True
-        self.standing.clear()
-        for st in self.seats.values():
-            if st.kind == "human" and st.token is None:
-                st.kind = "bot"
-                st.nick = st.nick or f"Bot {st.seat + 1}"
-                st.policy = self.make_policy("moyen", st.seat)
-                self._broadcast_card(st.seat)
-        seating.players_changed(self, now, soon=False)
-        if self.record is not None:
-            self.record.set_players([
-                {"seat": s.seat, "nick": s.nick, "kind": "bot" if s.remote_bot else s.kind}
-                for s in self.seats.values()])
-        if self._journal_on:
-            self._out.append(F.JournalOpen())
-            self._out.append(F.JournalSnapshot(self.snapshot(self.match, self.seq)))
-        self._setup_round(now)
+        """The match begins (`match_flow.begin_match`)."""
+        flow.begin_match(self, now)
 
     def _setup_round(self, now: float) -> None:
         """Commit-reveal with the seated remote clients (`fair_rounds.setup_round`)."""
@@ -689,125 +591,38 @@ class TableMachine:
                 self._send(conn, _msg("events", seq=self.seq, events=[entry]))
 
     def _deal(self, now: float) -> None:
-        """Spec steps 3-4: the seed from the secrets, the deck from the seed; deal."""
-        ctx = self._round
-        assert ctx is not None
-        self._announce_exclusions(ctx)
-        if ctx.excluded() and self._journal_on:
-            self._journal("round", {"tag": ctx.tag, "step": "excluded", "seats": ctx.excluded()})
-        seed = self.round_seed(ctx)
-        ctx.seed = seed
-        self.dealing = self.dealing_for_round(ctx, seed)
-        self.dealing.deal(ctx, seed, now)
+        """Spec steps 3-4: the seed from the secrets, the deck from the seed; deal
+        (`match_flow.deal`)."""
+        flow.deal(self, now)
 
     def _finish_round(self, ctx: RoundCtx, now: float, abandoned: bool = False,
                       go_on: bool = True) -> None:
-        """Spec step 5: every secret goes out; the record gets the round."""
-        ctx.finished = True
-        secrets = ctx.secrets()
-        if secrets:
-            self._to_seated(rounds.secrets_msg(ctx))
-        self.dealing.record_end(ctx, abandoned)
-        if abandoned or not go_on:
-            return
-        if self.match.over:
-            self._end_match(now)
-        else:
-            self._enter_between(now)
+        """Spec step 5: every secret goes out; the record gets the round
+        (`match_flow.finish_round`)."""
+        flow.finish_round(self, ctx, now, abandoned, go_on)
 
     def _enter_between(self, now: float) -> None:
-        self._go(Step.ROUND_END)
-        self._between_round = self.match.round_no
-        self._stage_deadline = now + self.config.between_timeout
-        if not self._waiting_choices():
-            self._next_round_or_end(now)
-
-    def _waiting_choices(self) -> list[int]:
-        return [
-            s.seat for s in self.seats.values()
-            if s.kind == "human" and s.conn is not None and not s.left
-            and not self.match.eliminated[s.seat] and s.seat not in self._choices
-        ]
+        flow.enter_between(self, now)
 
     def next_round(self, conn: int, choice: str, now: float) -> list[F.Effect]:
-        """Between rounds: a player's "continue" or "leave" (journaled)."""
-        seat = self.conns.get(conn)
-        if seat is None:
-            return self._flush(now)
-        if self.stage not in (Stage.BETWEEN, Stage.AUDIT) and not (
-                self.stage in RESUMING_STAGES and self.match.phase == "between"):
-            self._error(conn, "unexpected", "not between rounds")
-            if not self.started:
-                # Early: the match has not started, there is nothing to answer (protocol.md:
-                # unexpected, and the connection is closed).
-                self._out.append(F.Close(conn))
-            # Else a stray answer (a race with the next deal, or a confused client):
-            # refused, the seat plays on.
-            return self._flush(now)
-        if seat in self._choices:
-            return self._flush(now)
-        if choice == "leave":
-            try:
-                m, evs = withdraw(self.match, seat)
-            except IllegalAction as exc:
-                self._illegal(conn, exc)
-                return self._flush(now)
-            self._journal("withdraw", {"seq": self.seq + 1, "seat": seat})
-            self.seats[seat].left = True
-            if self.record is not None:
-                self.record.log_withdrawal(seat)
-            self._commit_change(m, evs, now)
-            seating.players_changed(self, now, soon=False)
-        else:
-            self._journal("choice", {"round_no": self.match.round_no, "seat": seat,
-                                     "choice": choice})
-        self._choices[seat] = choice
-        if self.stage is Stage.BETWEEN and (self.match.over or not self._waiting_choices()):
-            self._next_round_or_end(now)
-        elif self.stage is Stage.AUDIT and self.match.over:  # the last player left meanwhile
-            self._end_match(now)
-        return self._flush(now)
+        """Between rounds: a player's "continue" or "leave" (journaled;
+        `match_flow.next_round`)."""
+        return flow.next_round(self, conn, choice, now)
 
     def _next_round_or_end(self, now: float) -> None:
-        self._choices.clear()
-        self._stage_deadline = None
-        if self.match.over:
-            self._end_match(now)
-        elif self.may_continue():
-            if self.dealing.auditing:
-                self._go(Step.AWAIT_AUDIT)  # dealt once the last round's audit is in
-            else:
-                self._setup_round(now)
-        else:
-            self._go(Step.HALT)
+        flow.next_round_or_end(self, now)
 
     def may_continue(self) -> bool:
         """Deal another round? (self-play stops at its round cap)."""
         return True
 
     def _end_match(self, now: float) -> None:
-        self._stage_deadline = None
-        if self.record is not None:
-            self.record.finish(self.match)
-        self._journal("end", {"scores": list(self.match.totals)})
-        if self.record is not None:
-            self._out.append(F.WriteRecord(self.record.to_plain()))
-        if self._journal_on:
-            self._out.append(F.JournalClose(delete=True))
-        if self.dealing.auditing:  # private dealing: the last round's audit still needs the table
-            self._go(Step.END_AWAIT_AUDIT)
-            return
-        self._go(Step.END)
-        self._out.append(F.MatchOver(self.match.winner))
+        flow.end_match(self, now)
 
     def _audit_in(self, now: float) -> None:
         """The last round's audit is in (or closed at its deadline): what waited for it
-        goes on (the next round, or the match's end)."""
-        if self.stage is Stage.AUDIT:
-            self._setup_round(now)
-        elif self.stage is Stage.LAST_AUDIT:
-            self._go(Step.AUDIT_IN)
-            self._out.append(F.MatchOver(self.match.winner))
+        goes on (`match_flow.audit_in`)."""
+        flow.audit_in(self, now)
 
     def stop(self, now: float) -> list[F.Effect]:
         """Close the table: a running round is abandoned (its secrets go out)."""

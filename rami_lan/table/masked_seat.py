@@ -24,7 +24,7 @@ from __future__ import annotations
 import copy
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 import msgpack
@@ -33,12 +33,11 @@ from rami_lan.core import actions as A
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card, card_from_id, card_id
 from rami_lan.core.codec import event_from_plain
-from rami_lan.core.events import cards_played as played
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import SeatView
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.group import card_table
-from rami_lan.masked.messages import Protest, from_plain
+from rami_lan.masked.messages import Protest
 from rami_lan.masked.session import (
     AuditComplete,
     CardPublic,
@@ -52,6 +51,10 @@ from rami_lan.masked.session import (
     Result,
 )
 from rami_lan.masked.signing import Receipt, Roster, SeatKey, SignatureError, Signing
+from rami_lan.table.masked_seat_errors import MaskedSeatError, Refusal
+from rami_lan.table.masked_seat_hold import SeatHolding
+from rami_lan.table.masked_seat_relaunch import SeatRelaunch, _Tape
+from rami_lan.table.masked_seat_voids import SeatVoids
 from rami_lan.table.seat_gate import PublicReplay
 from rami_lan.table.seat_keys import MAX_RELAUNCHES, SeatKeys
 
@@ -63,30 +66,17 @@ RELAUNCH_SEQ_BASE = 1 << 24
 the k-th relaunch in a round numbers from k x this (the count is kept in the journal)."""
 
 
-class MaskedSeatError(ValueError):
-    """The host's masked-deck message does not fit the public game (evidence in the text)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """A host message this seat refused: it gave nothing for it, and the round fails
-    naming the host (every message reaches us through the host).
-
-    ``kind``: the message's kind (``mk_show``, ``mk_sync``, ``mk_deal``, ``events``...);
-    ``reason``: why (English); ``evidence``: the message itself, as received (plain)."""
-
-    tag: bytes | None
-    kind: str
-    reason: str
-    evidence: Any = None
-
-
 class _Lost(Exception):
     """(internal) A round we can not take part in, through no one's fault."""
 
 
-class MaskedSeat:
-    """One client seat's side of private dealing, across the rounds of a match."""
+class MaskedSeat(SeatHolding, SeatVoids, SeatRelaunch):
+    """One client seat's side of private dealing, across the rounds of a match.
+
+    Its jobs are split by module: holding updates back and filling in our cards
+    (`rami_lan.table.masked_seat_hold`), a void's checks (`rami_lan.table.masked_seat_voids`)
+    and the relaunch journal (`rami_lan.table.masked_seat_relaunch`) are mixins; the
+    round, the deal, the assignments and the reveals are here."""
 
     def __init__(self, seat: int, variant: Variant, entropy: Callable[[int], bytes]) -> None:
         self.seat = seat
@@ -166,74 +156,9 @@ class MaskedSeat:
         self.key, self.table_id, self.require_signed = key, table_id, True
         return key.announcement(table_id, self.seat)
 
-    # ------------------------------------------------------------------ holding updates
-
-    def take(self, item: Any, events: Sequence[Any] | None = None
-             ) -> tuple[list[dict[str, Any]], list[Any]]:
-        """One message from the host, as it arrives: (the masked messages to send, the host
-        messages that may be handled now, in order).
-
-        ``item`` is a masked message's plain form, or any other host message (an
-        ``events`` message with ``events``, its decoded events, table notices as dicts
-        among them). Masked-deck messages are used at once; the others wait, in order,
-        while a key for one of our cards is on its way (`must_hold`). An ``mk_hand`` goes
-        with the views; an events message's assignments are made at once (keys follow)."""
-        out: list[dict[str, Any]] = []
-        if isinstance(item, dict) and item.get("k") != "mk_hand":
-            try:
-                out = self.on_masked(item)
-            except MaskedSeatError:
-                out = []  # refused (`problems`): nothing given
-            return out, self.release()
-        if events is not None:
-            try:
-                out += self.on_events([e for e in events if not isinstance(e, dict)])
-            except MaskedSeatError:
-                pass  # refused (`problems`); the message itself goes on, in order
-        ready: list[Any] = []
-        if self.must_hold():
-            self.hold(item)
-        elif isinstance(item, dict):
-            self._set_hand_checked(item)
-        else:
-            ready.append(item)
-        return out, ready + self.release()
-
-    def must_hold(self) -> bool:
-        """Hold the host's next (non-masked) message back? Yes while a key for one of
-        our cards is on its way, or while earlier messages wait: order is kept."""
-        return bool(self._held) or not self.complete()
-
-    def hold(self, item: Any) -> None:
-        """Keep a host message (any object) until `release`."""
-        self._held.append(item)
-
-    def release(self) -> list[Any]:
-        """The held messages that may go on now, in order (``mk_hand`` ones are used here)."""
-        out: list[Any] = []
-        while self._held and self.complete():
-            item = self._held.popleft()
-            if isinstance(item, dict) and item.get("k") == "mk_hand":
-                self._set_hand_checked(item)
-            else:
-                out.append(item)
-        return out
-
-    def _set_hand_checked(self, plain: dict[str, Any]) -> None:
-        try:
-            self._set_hand(plain)
-        except MaskedSeatError as exc:
-            self._refuse("mk_hand", str(exc), plain)
-
     def _refuse(self, kind: str, reason: str, evidence: Any = None) -> None:
         """Note a refused host message (the client tells the player and its verifier)."""
         self.problems.append(Refusal(self.tag, kind, reason, evidence))
-
-    def _set_hand(self, plain: dict[str, Any]) -> None:
-        pos = plain.get("pos")
-        if not isinstance(pos, list):
-            raise MaskedSeatError("mk_hand without positions")
-        self._hand_pos = pos
 
     # ------------------------------------------------------------------ queries
 
@@ -482,69 +407,6 @@ class MaskedSeat:
                 out += self._result(self.p.publish_audit())
         return out
 
-    def _void_backing(self, culprit: int) -> list[tuple[int, int, int | None]] | None:
-        """What backs a void naming ``culprit`` (another participant) that this seat can
-        check: None if nothing it could owe is missing here (its shuffle step is not due,
-        every key it owes us or everyone came, signed by it, it is not in turn, no hand is
-        being shown): the host's word alone, refused. Else the keys it owed to other seats
-        (deck, position, holder), which only its own audit's receipts can clear: [] when
-        something it owed us is plainly missing."""
-        p, gate = self.p, self.gate
-        assert p is not None and gate is not None
-        turn = p.shuffle_turn()
-        if turn is not None and turn[1] == culprit:
-            return []
-        if gate.turn == culprit and gate.phase is not None or gate.shown is not None:
-            return []
-        unseen: list[tuple[int, int, int | None]] = []
-        for deck, j, holder, sender, came in p.key_debts():
-            if sender != culprit:
-                continue
-            if came is False:
-                return []
-            if came is None:
-                unseen.append((deck, j, holder))
-        return unseen or None
-
-    def _owed_nothing(self) -> bool:
-        """A void names us: did we owe nothing, and did the host receipt all we sent?"""
-        p, gate = self.p, self.gate
-        if p is None or gate is None or p.signing is None:
-            return False
-        turn = p.shuffle_turn()
-        if turn is not None and turn[1] == self.seat:
-            return False
-        if gate.turn == self.seat and gate.phase is not None or self._mine and gate.shown is not None:
-            return False
-        return not p.unreceipted()
-
-    def _on_protest(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
-        """``mk_protest``: the seat a void named shows the host's receipts. If they cover
-        every key it was said to owe other seats (all this seat could not see), the void
-        was the host's lie, by its own signatures: the host is named. A protest that does
-        not hold is its author's word alone: it names nobody."""
-        p, claim = self.p, self._void_claim
-        try:
-            msg = from_plain(plain)
-        except ValueError as exc:
-            raise MaskedSeatError(f"mk_protest: {exc}") from exc
-        assert isinstance(msg, Protest)
-        if p is None or p.signing is None or msg.tag != self.tag:
-            return []  # (a late one, of a round over for us)
-        if not p.signing.valid(msg.seat, plain):
-            raise MaskedSeatError(f"seat {msg.seat}'s mk_protest is not signed by it for this round")
-        if claim is None or claim[0] != msg.seat or not claim[1]:
-            return []
-        ok = p.signing.receipt_valid
-        for deck, j, holder in claim[1]:
-            if not any(r.author == msg.seat and r.for_("mk_key", deck, j, holder)
-                       and (holder in r.relayed or holder == self.host) and ok(r) for r in msg.receipts):
-                return []
-        self._void_claim = None
-        self._refuse("events", f"a void naming seat {msg.seat}: it holds the host's signed receipts for "
-                     "every key it was said to owe", plain)
-        return []
-
     def _refill(self, ev: E.StockRefilled, out: list[dict[str, Any]]) -> bool:
         """Start re-masking a refill's pile (False: a relaunched seat does not know all of
         its cards to be public yet; nothing changed)."""
@@ -557,18 +419,6 @@ class MaskedSeat:
         self._gen_deck[ev.reshuffle] = deck
         out += self._result(self.p.start_deck(deck, ids, sorted(self.p.present)))
         return True
-
-    def _resume_deferred(self) -> list[dict[str, Any]]:
-        """A card became public: the refill that waited for it may start now (relaunched)."""
-        waiting = self._deferred
-        if waiting is None or self.p is None:
-            return []
-        out: list[dict[str, Any]] = []
-        if not self._refill(waiting[0], out):
-            return out
-        self._deferred = None
-        out += self._on_events(waiting[1])
-        return out + self._retry_redo()
 
     def _reveals_for(self, action: A.Action, view: SeatView | None = None) -> list[dict[str, Any]]:
         if self.p is None or self.p.phase is not Phase.PLAYING:
@@ -594,48 +444,6 @@ class MaskedSeat:
             if cid in self._mine:
                 out += self._reveal(cid)
         return out
-
-    # ------------------------------------------------------------------ what we show
-
-    def fill_event(self, ev: E.Event) -> E.Event:
-        """Put our own hidden cards into an event the host had to send without them."""
-        if self.p is None:
-            return ev
-        if isinstance(ev, E.CardsDealt) and ev.seat == self.seat and ev.cards is None:
-            cards = [self.p.card_at(0, p) for p in ev.positions]
-            if all(c is not None for c in cards):
-                return replace(ev, cards=tuple(self._cards[c] for c in cards))  # type: ignore[index]
-        elif isinstance(ev, E.StockDrawn) and ev.seat == self.seat and ev.card is None:
-            deck = self._gen_deck.get(ev.reshuffle)
-            c = self.p.card_at(deck, ev.position) if deck is not None else None
-            if c is not None:
-                return replace(ev, card=self._cards[c])
-        return ev
-
-    def fill_view(self, view: SeatView) -> SeatView:
-        """Our real hand in place of the host's nils (``mk_hand`` gave the positions: the
-        host does not know our hidden cards, so it sends nil for each)."""
-        if self.p is None or self._hand_pos is None or view.phase not in ("draw", "play"):
-            if any(c is None for c in view.hand):  # nothing to fill them from: not shown
-                return replace(view, hand=tuple(c for c in view.hand if c is not None))
-            return view
-        if self.p.phase not in (Phase.SHUFFLING, Phase.PLAYING):
-            return view  # a view held from a round that is over (void) by now: nothing to fill
-        if len(self._hand_pos) != len(view.hand):
-            raise MaskedSeatError(f"mk_hand lists {len(self._hand_pos)} positions for a hand of "
-                                  f"{len(view.hand)} cards")
-        hand: list[Card] = []
-        for card, pos in zip(view.hand, self._hand_pos, strict=True):
-            if pos is None:
-                if card is None:
-                    raise MaskedSeatError("the view has no card where mk_hand says the host knows it")
-                hand.append(card)  # a card the host knows (taken from the pile): as sent
-                continue
-            c = self.p.card_at(int(pos[0]), int(pos[1])) if _pos_ok(pos) else None
-            if c is None:
-                raise MaskedSeatError(f"mk_hand names position {pos}, which is not a card we hold")
-            hand.append(self._cards[c])
-        return replace(view, hand=tuple(hand))
 
     # ------------------------------------------------------------------ internals
 
@@ -836,70 +644,3 @@ class MaskedSeat:
             # else: not played (yet: a refill's events wait; or a crash between its journal
             # and its sending: it never left), it stays ours until the game shows it played
         return out
-
-    def _retry_redo(self) -> list[dict[str, Any]]:
-        """Events were admitted: the cards revealed before the crash that they show played."""
-        if not self._redo or self.p is None or self.p.phase is not Phase.PLAYING:
-            return []
-        out: list[dict[str, Any]] = []
-        for cid, where in sorted(self._mine.items()):
-            if where in self._redo and self._played_by_us(cid):
-                out += self._reveal(cid)
-        return out
-
-    def _played_by_us(self, cid: int) -> bool:
-        card = self._cards[cid]
-        gate = self.gate
-        return gate is not None and any(getattr(ev, "seat", None) == self.seat and card in played(ev)
-                                        for ev in gate.events)
-
-    # ------------------------------------------------------------------ persistence
-
-    def journal(self, table_id: str) -> SeatKeys | None:
-        """What a relaunched client needs to go on with the current masked round (None: no
-        round of ours is open): its secrets' randomness and the reveals we chose."""
-        if self.p is None or self._tape is None or self.tag is None or self.host is None:
-            return None
-        return SeatKeys(table_id=table_id, seat=self.seat, tag=self.tag, host=self.host,
-                        participants=self._round_seats,
-                        tape=self._tape.recorded(),
-                        reveals=(*self._revealed, *sorted(self._redo - set(self._revealed))),
-                        sign=self.key.seed if self.key is not None else b"",
-                        relaunches=self._relaunches)
-
-    def restore(self, keys: SeatKeys) -> None:
-        """After a relaunch: use ``keys`` when the host resyncs its round (``mk_round`` of
-        the same tag, host and participants); any other round gets fresh secrets."""
-        if keys.seat != self.seat:
-            raise MaskedSeatError(f"the keys of seat {keys.seat}, not ours ({self.seat})")
-        self._kept = keys
-        if keys.sign and self.key is None:  # the key the round's roster lists for us
-            self.key = SeatKey(keys.sign)
-
-
-class _Tape:
-    """A participant's randomness, recorded; replaying ``preset`` first (a restored round)."""
-
-    def __init__(self, entropy: Callable[[int], bytes], preset: bytes = b"") -> None:
-        self._entropy = entropy
-        self._preset = preset
-        self._used = 0
-        self._buf = bytearray()
-        self.grown = False
-
-    def __call__(self, n: int) -> bytes:
-        take = self._preset[self._used:self._used + n]
-        self._used += len(take)
-        out = take + (self._entropy(n - len(take)) if len(take) < n else b"")
-        self._buf += out
-        self.grown = self.grown or len(take) < n
-        return out
-
-    def recorded(self) -> bytes:
-        """Every byte drawn so far, then what is left of ``preset`` (not drawn again yet)."""
-        return bytes(self._buf) + self._preset[self._used:]
-
-
-def _pos_ok(pos: object) -> bool:
-    return (isinstance(pos, list) and len(pos) == 2
-            and all(isinstance(x, int) and 0 <= x < 1 << 16 for x in pos))

@@ -10,9 +10,9 @@ from typing import Any
 
 from rami_lan.core.events import RoundVoided
 from rami_lan.ids import TABLE_NOTICE
+from rami_lan.table import cards_chat, resume
 from rami_lan.table import effects as F
 from rami_lan.table import fair_rounds as rounds
-from rami_lan.table import resume
 from rami_lan.table.seats import Seat, token_hash, unique_nick
 from rami_lan.table.stage import Stage
 
@@ -115,9 +115,9 @@ def attach(t: TableMachine, conn: int, seat: Seat, token: bytes, nick: str, bot:
     t._players_sent[conn] = players
     if t.match.round is not None or t._round is not None:
         send_state(t, conn, seat.seat)
-    t._send_cards(conn)
+    cards_chat.send_cards(t, conn)
     if bot:
-        t._broadcast_card(seat.seat, skip=conn)
+        cards_chat.broadcast_card(t, seat.seat, skip=conn)
     players_changed(t, now, soon=False)
     if t.config.auto_start and not t.started and all_seated(t):
         t._begin_match(now)

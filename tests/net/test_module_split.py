@@ -24,6 +24,13 @@ SPLIT = {
     "rami_lan.masked.session": tuple(f"rami_lan.masked.session.{m}" for m in (
         "results", "deck_state", "base", "queries", "receive", "participant")),
     "rami_lan.net.presence": ("rami_lan.net.invitations", "rami_lan.net.ad_fields"),
+    "rami_lan.net.client": ("rami_lan.net.client_link", "rami_lan.net.client_fairness",
+                            "rami_lan.net.client_private"),
+    "rami_lan.table.masked_seat": ("rami_lan.table.masked_seat_errors", "rami_lan.table.masked_seat_hold",
+                                   "rami_lan.table.masked_seat_voids",
+                                   "rami_lan.table.masked_seat_relaunch"),
+    "rami_lan.table.machine": ("rami_lan.table.match_flow", "rami_lan.table.cards_chat",
+                               "rami_lan.table.error_msgs"),
 }
 
 # Names the old homes must keep offering (what importers, tests and benchmarks use).
@@ -62,6 +69,12 @@ KEPT = {
         "Guestlist", "WhoMaySit", "Invitation", "InvitationInbox", "InviteAnswer", "InviteReply",
         "INVITATION_TTL", "cancel_to_plain", "decode_invite_message",
     ),
+    "rami_lan.net.client": (
+        "RemoteTableSession", "open_session", "JoinRefused", "PakeFailed", "FingerprintMismatch",
+        "refusal_of", "_owner_masked", "_local_ipv4", "new_secret", "TABLE_NOTICE",
+    ),
+    "rami_lan.table.masked_seat": ("MaskedSeat", "MaskedSeatError", "Refusal", "RELAUNCH_SEQ_BASE", "_Tape"),
+    "rami_lan.table.machine": ("Stage", "NOTICE_GRACE", "MAX_MESSAGE", "_clip", "_fits"),
 }
 
 
