@@ -146,3 +146,22 @@ def test_a_restored_verdict_is_kept_and_a_failed_one_is_never_undone() -> None:
     assert v.restore(cp)
     assert [r.status for r in v.rounds()] == [V.Status.FAILED]
     assert v.failed
+
+
+def test_a_relaunched_verifier_takes_the_list_of_a_round_it_judged_as_a_resend() -> None:
+    """Issue 29 (private chaos): a host restarted while a void round's audit was awaited
+    sends that round's commitment list again to a client relaunched after its verdict;
+    the checkpoint holds no list, and the restored verifier read it as "a new commitment
+    set arrived under the tag of round 1". It is the state sent again: the verdict stays,
+    nothing fails. A list under that tag once more, but different, is still caught."""
+    from dataclasses import replace
+
+    tag = V.round_tag(b"\x01" * 8, 1, 1)
+    v = V.SeatVerifier(replace(_facts(), rejoin=False))  # (no view to wait for first)
+    assert v.restore(_checkpoint())
+    commits = {0: b"\x11" * 32, 1: b"\x22" * 32}
+    assert v.feed(V.CommitmentsSeen(tag, commits)) == []
+    assert v.feed(V.CommitmentsSeen(tag, commits)) == []  # and again
+    assert [r.status for r in v.rounds()] == [V.Status.CHECKED] and not v.failed
+    found = v.feed(V.CommitmentsSeen(tag, {0: b"\x11" * 32, 1: b"\x33" * 32}))
+    assert [f.code for f in found] == ["tag_reused"]

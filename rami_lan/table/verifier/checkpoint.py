@@ -89,7 +89,7 @@ class Relaunch(VerifierState):
                     return False
                 r = _Round(no, bytes.fromhex(tag_hex))
                 r.status, r.reason = Status(status), str(reason)[:500]
-                r.judged = r.started = r.ended = True
+                r.judged = r.started = r.ended = r.judged_before = True
                 rounds[no] = r
             cur_plain = cp.get("cur")
             cur = None

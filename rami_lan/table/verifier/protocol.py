@@ -109,8 +109,11 @@ class CommitReveal(Replay):
         known = self._tags.get(msg.tag)
         old = self._rounds.get(known) if known is not None else None
         if old is not None and old.started:
-            if old.commits is None and old.gap == RELAUNCHED:
-                old.commits = commits  # relaunched after its deal: the state sent again
+            if old.commits is None and (old.gap == RELAUNCHED or old.judged_before):
+                # relaunched after its deal, or after its verdict (the host resends the list
+                # of the round whose audit it awaits): the state sent again. Its verdict is
+                # kept; a round dealt again under its tag is caught by the numbering.
+                old.commits = commits
                 return
             if old.commits == commits and (not msg.excluded or dict(msg.excluded) == old.announced):
                 return  # the same list again (sent after a reconnect): nothing new

@@ -79,6 +79,7 @@ class _Round:
     gen_decks: dict[int, int | None] = field(default_factory=dict)
     deferred: Any = None  # the secrets, waiting for the masked deck's audit
     stand_in: bool = False  # out of the private deal: the host's bot plays our seat
+    judged_before: bool = False  # judged by the process before a relaunch (its checkpoint)
 
 
 
