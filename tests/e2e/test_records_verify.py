@@ -87,6 +87,36 @@ def test_a_round_void_during_the_shuffle_keeps_the_round_numbers() -> None:
     assert any(n.startswith("round 2 void:") for n in report.notes)
 
 
+@pytest.mark.parametrize("when", ["mid-round", "during the shuffle"])
+def test_a_host_killed_while_a_void_rounds_audit_is_awaited_leaves_a_record_that_verifies(
+        when: str) -> None:
+    """Issue 29 (private chaos): the void round's entry is written with the void, not
+    with its audit; a host killed before that audit came in resumed and closed the entry
+    empty (no events, no void), and `verify` refused the whole record."""
+    t = _table(True, journal=True)
+    t.start()
+    if when == "mid-round":
+        t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 6)
+    else:
+        t.run(until=lambda: t.machine.match.round_no == 1 and t.machine.stage is Stage.SHUFFLE
+              and masked_round(t.machine) is not None and t.machine.masked_reports)
+    t.drop(2)
+
+    def void_audit_awaited() -> bool:
+        audit = getattr(t.machine.dealing, "audit", None)
+        return audit is not None and audit.void
+
+    t.run(until=void_audit_awaited)
+    assert void_audit_awaited(), "no void round's audit to wait for"
+    void_no = t.machine.match.round_no
+    t.crash_and_resume()
+    t.run()
+    rnd = t.record["rounds"][void_no - 1]
+    assert rnd["void"]["reason"] == "player_gone" and rnd["events"][-1]["type"] == "RoundVoided"
+    report = _verifies(t)
+    assert any(n.startswith(f"round {void_no} void:") for n in report.notes)
+
+
 def test_a_private_round_a_restarted_host_can_not_take_up_is_void_in_the_record() -> None:
     t = _table(True, journal=True)
     t.start()

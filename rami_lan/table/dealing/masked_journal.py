@@ -134,13 +134,7 @@ def record_round(d: MaskedState, report: AuditReport) -> None:
         return
     v = t.variant
     if any(isinstance(e, E.RoundVoided) for e in d.events):
-        # A void round: nothing of it counts, and its deck order may not be known (a
-        # participant's secrets are missing). The record keeps its public events.
-        cur["events"] = [event_to_plain(e.for_seat(None), v) for e in d.events]
-        cur["n_cards"] = v.deck_size
-        record.end_round(t.match, ctx.secrets(), ctx.excluded(), abandoned=True)
-        t._out.append(F.WriteRecord(record.to_plain()))
-        _journaled(d)
+        record_void(d)
         return
     cards = t._cards
     orders = dict(report.orders)
@@ -165,6 +159,25 @@ def record_round(d: MaskedState, report: AuditReport) -> None:
         "messages": [msgpack.packb(plain, use_bin_type=True).hex() for plain in mr.broadcast],
     }
     record.end_round(t.match, ctx.secrets(), ctx.excluded())
+    t._out.append(F.WriteRecord(record.to_plain()))
+    _journaled(d)
+
+
+def record_void(d: MaskedState) -> None:
+    """A void round goes into the record at once, its audit awaited or not: nothing of
+    it counts, and its deck order may not be known (a participant's secrets are
+    missing), so the record keeps its public events. A new snapshot holds the entry: a
+    host killed while the void round's audit is awaited resumes with a well-formed entry
+    (before, the resumed host closed it empty: no events, and `verify` refused it)."""
+    t = d.t
+    record, ctx = t.record, t._round
+    cur = getattr(record, "_current", None)
+    if record is None or ctx is None or cur is None:
+        return
+    v = t.variant
+    cur["events"] = [event_to_plain(e.for_seat(None), v) for e in d.events]
+    cur["n_cards"] = v.deck_size
+    record.end_round(t.match, ctx.secrets(), ctx.excluded(), abandoned=True)
     t._out.append(F.WriteRecord(record.to_plain()))
     _journaled(d)
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from rami_lan.core.match import start_round, void_round
 from rami_lan.table.dealing.base import AuditWait
+from rami_lan.table.dealing.masked_journal import record_void
 from rami_lan.table.stage import Stage, Step
 
 if TYPE_CHECKING:
@@ -162,6 +163,7 @@ def void(d: MaskedState, seat: int | None, now: float) -> None:
     d.owed_since = {}
     m, evs = void_round(t.match, seat, "player_gone" if gone else "no_answer")
     t._commit_change(m, evs, now)
+    record_void(d)  # its entry now: a restart during its audit finds it whole
     d.audit = AuditWait(now + min(t.config.audit_timeout, VOID_AUDIT_WAIT), void=True)
     d._route(d.mr.publish_audit(), now)
     t._finish_round(ctx, now, abandoned=True, go_on=False)
