@@ -199,22 +199,30 @@ async def rejoin(kept: Any, store: Any, args: argparse.Namespace, interfaces: An
             card=card_source(kept.nickname, None)),
             max(0.0, args.timeout) + RETRY_WINDOW)
 
+    import logging
+
+    log = logging.getLogger(__name__)
     try:
         try:
             return await at(kept.host, kept.port)
         except (OSError, TimeoutError) as exc:
             if isinstance(exc, JoinRefused):
                 raise
+            log.info("rejoin: our seat's address %s:%s failed (%s: %s); looking for table %s",
+                     kept.host, kept.port, type(exc).__name__, str(exc)[:120], kept.table_id[:12])
             ad = await discovery.find_table(kept.table_id, max(0.1, args.timeout), interfaces)
             if ad is None:
+                log.info("rejoin: table %s not found on the network", kept.table_id[:12])
                 return None
             return await at(ad.addresses[0], ad.port or 0)
     except JoinRefused as exc:
         if exc.code not in ("bad_token", "in_progress"):
             raise
+        log.info("rejoin: the table no longer knows our seat (%s): joining as a newcomer", exc.code)
         store.remove(kept.table_id)
         return None
-    except (OSError, TimeoutError):
+    except (OSError, TimeoutError) as exc:
+        log.info("rejoin failed (%s: %s): joining as a newcomer", type(exc).__name__, str(exc)[:120])
         return None
 
 
