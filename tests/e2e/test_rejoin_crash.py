@@ -87,7 +87,22 @@ async def _line(proc: subprocess.Popen[str], pattern: str, timeout: float) -> tu
             return line, time.monotonic() - start
 
 
+class _EndedEarly(Exception):
+    """The match ended before the kill (a bot went out within its first turns)."""
+
+
 async def _kill_and_relaunch(tmp_path: Path, code: str | None = None) -> dict[str, object]:
+    """`_kill_and_relaunch_once`, started again in a fresh folder (at most three tries)
+    when the deal let the match end before the kill: the crash needs a match in play."""
+    for attempt in range(3):
+        try:
+            return await _kill_and_relaunch_once(tmp_path / f"try{attempt}", code)
+        except _EndedEarly:
+            continue
+    raise AssertionError("three matches in a row ended before the kill")
+
+
+async def _kill_and_relaunch_once(tmp_path: Path, code: str | None = None) -> dict[str, object]:
     coded = ("--code", code) if code else ()
     host = start_host_process(_env(tmp_path / "host"), "--name", "Crash", "--seats", "2",
                               "--no-private-deal", "--no-advertise",
@@ -105,6 +120,8 @@ async def _kill_and_relaunch(tmp_path: Path, code: str | None = None) -> dict[st
         files = list((ana / "data" / "seats").glob("*.json"))
         mode = stat.S_IMODE(files[0].stat().st_mode) if files else None
         await asyncio.sleep(1.0)  # the match started when both were seated: mid-round now
+        if a.poll() == 0:
+            raise _EndedEarly  # a deal that let a bot go out at once: no match to crash in
         assert a.poll() is None, "still playing"
         a.send_signal(signal.SIGKILL)
         a.wait(10)
