@@ -196,7 +196,7 @@ class WireClient:
             self.owner_masked.append(msg.m["k"])
             item = _owner_masked(msg.m, v.deck_size)
             if isinstance(item, bytes):
-                self.tracker.masked_round(item, stand_in=not self.owner)
+                self.tracker.masked_round(item, stand_in=True)
             else:
                 self.tracker.masked_orders(item)
         elif isinstance(msg, P.Events):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -29,6 +30,8 @@ from rami_lan.ids import env_interfaces
 from rami_lan.net.joining import RETRY_WINDOW, join_retrying
 from rami_lan.stats import card_source
 from rami_lan.textsafe import safe_name, safe_text
+
+log = logging.getLogger(__name__)
 
 LEVELS = ("debutant", "moyen", "expert")
 
@@ -199,9 +202,6 @@ async def rejoin(kept: Any, store: Any, args: argparse.Namespace, interfaces: An
             card=card_source(kept.nickname, None)),
             max(0.0, args.timeout) + RETRY_WINDOW)
 
-    import logging
-
-    log = logging.getLogger(__name__)
     try:
         try:
             return await at(kept.host, kept.port)

@@ -16,6 +16,7 @@ from typing import Any
 
 from aio_helpers import read_host_port as _read_port
 from aio_helpers import start_host_process as _start_host
+from test_rejoin_crash import _EndedEarly
 
 from rami_lan.core import apply, view_for
 from rami_lan.core.codec import action_from_plain, match_from_plain
@@ -67,10 +68,6 @@ COMMON = ["--interface", "127.0.0.1", "--bot-delay", "0", "--away-delay", "20"]
 
 def _env(tmp_path: Path) -> dict[str, str]:
     return dict(os.environ, RAMI_LAN_CONFIG_DIR=str(tmp_path / "cfg"), LANG="C.UTF-8")
-
-
-class _EndedEarly(Exception):
-    """The deal let a bot go out before the crash: no round left to resume."""
 
 
 async def _crash_mid_round(tmp_path: Path, deal: str) -> tuple[Path, Any, list[Recording], list[Any]]:

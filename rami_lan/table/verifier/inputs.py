@@ -156,10 +156,11 @@ class StreamEnded:
 @dataclass(frozen=True, slots=True)
 class MaskedRoundSeen:
     """Private dealing: round ``tag`` is dealt from a masked deck (``mk_round`` came):
-    its replay waits for the audited deck orders (`MaskedOrders`). ``stand_in``: our seat is
-    no participant of that round although it is not the host's (it left the private deal:
-    ``mk_own``), so the host's bot plays it with the host's keys; our own actions are
-    refused and the moves made for our seat are the bot's."""
+    its replay waits for the audited deck orders (`MaskedOrders`). ``stand_in``: it came as
+    ``mk_own`` (our seat's keys are the host's). At any seat but the host's own that makes
+    it a stand-in round: the host's bot plays our seat (it left the private deal, or was
+    away when the round was dealt), our own actions are refused and the moves made for
+    our seat are the bot's."""
 
     tag: bytes
     stand_in: bool = False
