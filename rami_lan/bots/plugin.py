@@ -37,8 +37,26 @@ class BotLike(Protocol):
     def wants_knock(self, view: SeatView, new_events: Sequence[Event]) -> bool: ...
 
 
+PLUGIN_TEMPLATES: dict[str, str] = {
+    "spec_form": "{spec} is not of the form path/to/file.py:Name",
+    "no_file": "bot file {path} does not exist",
+    "not_module": "{path} can not be loaded as a Python module",
+    "load_failed": "loading {path} failed: {err}",
+    "no_callable": "{path} has no callable {name}",
+    "no_method": "{name} from {path} has no method {method}(view, new_events)",
+}
+"""The English of each `PluginError` code (``spec``, ``path``, ``name``: quoted as
+``repr`` does)."""
+
+
 class PluginError(ValueError):
-    """A plug-in spec that can not be loaded, with the reason."""
+    """A plug-in spec that can not be loaded: a ``code`` of `PLUGIN_TEMPLATES` and its
+    ``data`` (the layers above word them; ``str()`` is the English)."""
+
+    def __init__(self, code: str, **data: str) -> None:
+        self.code = code
+        self.data = dict(data)
+        super().__init__(PLUGIN_TEMPLATES[code].format(**data))
 
 
 def is_plugin_spec(text: str) -> bool:
@@ -53,31 +71,31 @@ _counter = itertools.count()
 def load_plugin(spec: str) -> Callable[[int, int], BotLike]:
     """The factory named by ``path.py:Name``; raises `PluginError` saying what is wrong."""
     if not is_plugin_spec(spec):
-        raise PluginError(f"{spec!r} is not of the form path/to/file.py:Name")
+        raise PluginError("spec_form", spec=repr(spec))
     path_text, _, name = spec.rpartition(":")
     path = Path(path_text).expanduser()
     if not path.is_file():
-        raise PluginError(f"bot file {path_text!r} does not exist")
+        raise PluginError("no_file", path=repr(path_text))
     mod_name = f"rami_lan_plugin_{next(_counter)}_{path.stem}"
     mod_spec = importlib.util.spec_from_file_location(mod_name, path)
     if mod_spec is None or mod_spec.loader is None:
-        raise PluginError(f"{path_text!r} can not be loaded as a Python module")
+        raise PluginError("not_module", path=repr(path_text))
     module = importlib.util.module_from_spec(mod_spec)
     sys.modules[mod_name] = module  # dataclasses and pickling look modules up by name
     try:
         mod_spec.loader.exec_module(module)
     except Exception as e:  # noqa: BLE001 - report any error of foreign code plainly
         sys.modules.pop(mod_name, None)
-        raise PluginError(f"loading {path_text!r} failed: {type(e).__name__}: {e}") from e
+        raise PluginError("load_failed", path=repr(path_text), err=f"{type(e).__name__}: {e}") from e
     factory = getattr(module, name, None)
     if factory is None or not callable(factory):
-        raise PluginError(f"{path_text!r} has no callable {name!r}")
+        raise PluginError("no_callable", path=repr(path_text), name=repr(name))
 
     def make(seat: int, seed: int) -> BotLike:
         bot = factory(seat, seed)
         for method in ("choose", "wants_knock"):
             if not callable(getattr(bot, method, None)):
-                raise PluginError(f"{name} from {path_text!r} has no method {method}(view, new_events)")
+                raise PluginError("no_method", name=name, path=repr(path_text), method=method)
         return PluginSeat(bot)
 
     return make

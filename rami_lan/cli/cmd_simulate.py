@@ -70,31 +70,26 @@ def _progress(done: int, total: int) -> None:
     sys.stderr.flush()
 
 
-_PLUGIN_ERRORS: tuple[tuple[str, Any], ...] = (
-    (r"(?P<spec>'.*') is not of the form path/to/file.py:Name",
-     lambda g: _("{spec} is not of the form path/to/file.py:Name").format(**g)),
-    (r"bot file (?P<path>'.*') does not exist", lambda g: _("the file {path} does not exist").format(**g)),
-    (r"(?P<path>'.*') can not be loaded as a Python module",
-     lambda g: _("{path} can not be loaded as a Python module").format(**g)),
-    (r"loading (?P<path>'.*?') failed: (?P<err>.*)",
-     lambda g: _("loading {path} failed: {err}").format(**g)),
-    (r"(?P<path>'.*') has no callable (?P<name>'.*')",
-     lambda g: _("{path} has no callable {name}").format(**g)),
-    (r"(?P<name>\S+) from (?P<path>'.*') has no method (?P<method>\w+)\(view, new_events\)",
-     lambda g: _("{name} from {path} has no method {method}(view, new_events)").format(**g)),
-)
+_PLUGIN_ERRORS: dict[str, Any] = {
+    "spec_form": lambda d: _("{spec} is not of the form path/to/file.py:Name").format(**d),
+    "no_file": lambda d: _("the file {path} does not exist").format(**d),
+    "not_module": lambda d: _("{path} can not be loaded as a Python module").format(**d),
+    "load_failed": lambda d: _("loading {path} failed: {err}").format(**d),
+    "no_callable": lambda d: _("{path} has no callable {name}").format(**d),
+    "no_method": lambda d: _("{name} from {path} has no method {method}(view, new_events)").format(**d),
+}
 
 
 def plugin_error_text(exc: BaseException) -> str:
-    """A `rami_lan.bots.plugin.PluginError` (English facts) in the player's language."""
-    import re
-
-    message = str(exc)
-    for pattern, sentence in _PLUGIN_ERRORS:
-        m = re.fullmatch(pattern, message, re.S)
-        if m:
-            return str(sentence(m.groupdict()))
-    return message
+    """A `rami_lan.bots.plugin.PluginError` (a code and its data) in the player's
+    language; any other error as its text."""
+    word = _PLUGIN_ERRORS.get(getattr(exc, "code", ""))
+    if word is not None:
+        try:
+            return str(word(getattr(exc, "data", {})))
+        except (KeyError, ValueError, TypeError):
+            pass
+    return str(exc)
 
 
 class PluginCrashed(Exception):

@@ -11,6 +11,7 @@ French is in ``rami_lan/locale/fr/*.po``); the rules' refusals are worded by its
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from contextvars import ContextVar
@@ -245,10 +246,9 @@ def join_refused_text(exc: Any) -> str:
     if isinstance(notice, Notice):
         return notice_text(notice)
     code = str(getattr(exc, "code", ""))
-    if code == "rate_limited":
-        m = re.search(r"try again in (\d{1,6}) s", str(getattr(exc, "message", "")))
-        if m:
-            return _("Too many attempts: try again in {n} s.").format(n=int(m.group(1)))
+    retry_after = getattr(exc, "retry_after", None)
+    if code == "rate_limited" and isinstance(retry_after, int | float) and retry_after > 0:
+        return _("Too many attempts: try again in {n} s.").format(n=max(1, math.ceil(retry_after)))
     return refusal_text(code)
 
 
@@ -498,47 +498,39 @@ def record_error_text(exc: BaseException) -> str:
     return clip(str(exc) or type(exc).__name__, 300)
 
 
-# The table settings' and match options' refusals (`rami_lan.table.config.TableConfig`,
-# `rami_lan.core.match.MatchOptions`: English facts) as the player's sentence.
-_SETTINGS: tuple[tuple[str, Callable[[dict[str, str]], str]], ...] = (
-    (r"a table has 2 to 4 seats", lambda g: _("A table has 2 to 4 seats.")),
-    (r"bot seat (?P<seat>\d+) is not a seat of this table",
-     lambda g: _("Seat {seat} is not a seat of this table.").format(seat=int(g["seat"]) + 1)),
-    (r"bot level must be one of (?P<levels>.+), not '(?P<level>.*)'",
-     lambda g: _("The bot level is one of {levels}, not {level}.").format(**g)),
-    (r"the timer is a number of seconds, 0 for none",
-     lambda g: _("The move timer is a number of seconds, 0 for none.")),
-    (r"a 'code only' table needs a join code", lambda g: _("A table with a join code needs a code.")),
-    (r"a table with a join code is 'code only' \(or 'invited only'\)",
-     lambda g: _("A table with a join code lets in only those who give it: --who code (or "
-                 "invited).")),
-    (r"every seat is a bot: no seat left for the host's player",
-     lambda g: _("Every seat is a bot: none is left for you (--headless hosts without "
-                 "playing).")),
-    (r"(?P<variant>\w+): the point limit is one of \((?P<limits>[\d, ]+)\), not (?P<limit>-?\d+)",
-     lambda g: _("{variant}: the point limit is one of {limits}, not {limit}.").format(
-         variant=g["variant"], limits=g["limits"].rstrip(", "), limit=g["limit"])),
-    (r"(?P<variant>\w+): the target must be between 50 and 100000, not (?P<limit>-?\d+)",
-     lambda g: _("{variant}: the target is between 50 and 100000, not {limit}.").format(**g)),
-    (r"(?P<variant>\w+): the match is played to (?P<limit>\d+)",
-     lambda g: _("{variant}: the match is played to {limit} (no other limit).").format(**g)),
-    (r"(?P<variant>\w+) has no quick match",
-     lambda g: _("{variant} has no quick match.").format(**g)),
-    (r"(?P<variant>\w+) is played without frapper",
-     lambda g: _("{variant} is played without frapper.").format(**g)),
-)
+# The table settings' and match options' refusals (`rami_lan.core.errors.SettingsError`:
+# a code and its data) as the player's sentence.
+_SETTINGS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "seats_range": lambda d: _("A table has 2 to 4 seats."),
+    "bot_seat": lambda d: _("Seat {seat} is not a seat of this table.").format(seat=int(d["seat"]) + 1),
+    "bot_level": lambda d: _("The bot level is one of {levels}, not {level}.").format(**d),
+    "timer_negative": lambda d: _("The move timer is a number of seconds, 0 for none."),
+    "who_may_sit": lambda d: _("Who may sit is one of {choices}, not {who}.").format(**d),
+    "code_needs_code": lambda d: _("A table with a join code needs a code."),
+    "code_not_anyone": lambda d: _("A table with a join code lets in only those who give it: "
+                                   "--who code (or invited)."),
+    "all_bots": lambda d: _("Every seat is a bot: none is left for you (--headless hosts without "
+                            "playing)."),
+    "limit_choice": lambda d: _("{variant}: the point limit is one of {limits}, not {limit}.").format(**d),
+    "target_range": lambda d: _("{variant}: the target is between 50 and 100000, not {limit}.").format(**d),
+    "limit_fixed": lambda d: _("{variant}: the match is played to {limit} (no other limit).").format(**d),
+    "no_quick": lambda d: _("{variant} has no quick match.").format(**d),
+    "no_knock": lambda d: _("{variant} is played without frapper.").format(**d),
+}
 
 
 def settings_error_text(exc: BaseException | str) -> str:
     """Why a table's settings (or a simulation's options) were refused, in the player's
-    language; an unknown reason is passed on as is."""
+    language, from the `SettingsError`'s code and data; any other error is passed on as
+    its text."""
 
-    message = str(exc)
-    for pattern, sentence in _SETTINGS:
-        m = re.fullmatch(pattern, message)
-        if m:
-            return sentence(m.groupdict())
-    return message
+    word = _SETTINGS.get(getattr(exc, "code", ""))
+    if word is not None:
+        try:
+            return word(getattr(exc, "data", {}))
+        except (KeyError, ValueError, TypeError):
+            pass
+    return str(exc)
 
 
 def interface_problem(values: list[str] | None) -> str:

@@ -25,7 +25,7 @@ from rami_lan.core import events as E
 from rami_lan.core import round as R
 from rami_lan.core.cards import Card
 from rami_lan.core.deckrng import first_dealer_index
-from rami_lan.core.errors import IllegalAction
+from rami_lan.core.errors import IllegalAction, SettingsError
 from rami_lan.core.phases import MatchEnd, Phase
 from rami_lan.core.reasons import Reason
 from rami_lan.core.variants import Variant, get_variant
@@ -42,15 +42,16 @@ class MatchOptions:
     def resolved(self, v: Variant) -> MatchOptions:
         limit = v.default_limit if self.limit is None else self.limit
         if v.match_rule == "elimination" and limit not in v.point_limits:
-            raise ValueError(f"{v.id}: the point limit is one of {v.point_limits}, not {limit}")
+            raise SettingsError("limit_choice", variant=v.id,
+                                limits=", ".join(str(x) for x in v.point_limits), limit=limit)
         if v.match_rule == "target" and not 50 <= limit <= 100_000:
-            raise ValueError(f"{v.id}: the target must be between 50 and 100000, not {limit}")
+            raise SettingsError("target_range", variant=v.id, limit=limit)
         if v.match_rule == "first_to" and limit != v.default_limit:
-            raise ValueError(f"{v.id}: the match is played to {v.default_limit}")
+            raise SettingsError("limit_fixed", variant=v.id, limit=v.default_limit)
         if self.quick and not v.quick_rounds:
-            raise ValueError(f"{v.id} has no quick match")
+            raise SettingsError("no_quick", variant=v.id)
         if self.knock and not v.knock_supported:
-            raise ValueError(f"{v.id} is played without frapper")
+            raise SettingsError("no_knock", variant=v.id)
         return replace(self, limit=limit)
 
 
@@ -109,7 +110,7 @@ class MatchState:
 def new_match(variant: str | Variant, n_seats: int, options: MatchOptions | None = None) -> MatchState:
     v = get_variant(variant)
     if not 2 <= n_seats <= 4:
-        raise ValueError("a table has 2 to 4 seats")
+        raise SettingsError("seats_range")
     opts = (options or MatchOptions()).resolved(v)
     return MatchState(v, opts, n_seats, (0,) * n_seats, (False,) * n_seats)
 

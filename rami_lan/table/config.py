@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from rami_lan.core.errors import SettingsError
 from rami_lan.core.match import MatchOptions
 from rami_lan.core.variants import get_variant
 from rami_lan.ids import BOT_LEVELS, WHO_MAY_SIT
@@ -69,27 +70,25 @@ class TableConfig:
     def __post_init__(self) -> None:
         get_variant(self.variant)
         if not 2 <= self.seats <= 4:
-            raise ValueError("a table has 2 to 4 seats")
+            raise SettingsError("seats_range")
         for seat, level in self.bots.items():
             if not 0 <= seat < self.seats:
-                raise ValueError(f"bot seat {seat} is not a seat of this table")
+                raise SettingsError("bot_seat", seat=seat)
             if level not in BOT_LEVELS:
-                raise ValueError(
-                    f"bot level must be one of {', '.join(BOT_LEVELS)}, not {level!r}")
+                raise SettingsError("bot_level", levels=", ".join(BOT_LEVELS), level=str(level))
         if self.timer < 0:
-            raise ValueError("the timer is a number of seconds, 0 for none")
+            raise SettingsError("timer_negative")
         if not self.who_may_sit:
             self.who_may_sit = "code" if self.join_code else "anyone"
         self.who_may_sit = str(self.who_may_sit)
         if self.who_may_sit not in WHO_MAY_SIT:
-            raise ValueError(f"who may sit must be one of {', '.join(WHO_MAY_SIT)}, "
-                             f"not {self.who_may_sit!r}")
+            raise SettingsError("who_may_sit", choices=", ".join(WHO_MAY_SIT), who=self.who_may_sit)
         if self.who_may_sit == "code" and not self.join_code:
-            raise ValueError("a 'code only' table needs a join code")
+            raise SettingsError("code_needs_code")
         if self.who_may_sit == "anyone" and self.join_code:
-            raise ValueError("a table with a join code is 'code only' (or 'invited only')")
+            raise SettingsError("code_not_anyone")
         if not self.headless and len(self.bots) >= self.seats:
-            raise ValueError("every seat is a bot: no seat left for the host's player")
+            raise SettingsError("all_bots")
         MatchOptions(self.limit, self.quick, self.knock).resolved(get_variant(self.variant))
 
     @property

@@ -226,12 +226,17 @@ def test_every_message_builder_in_both_languages(lang):
         texts[f"weak {reason}"] = M.weak_code_text(err)
     # ("bot seat 5 is not a seat of this table" answers --bot SEAT=LEVEL: it names the
     # number the player typed)
-    for raw in ("a table has 2 to 4 seats",
-                "the timer is a number of seconds, 0 for none",
-                "a 'code only' table needs a join code",
-                "every seat is a bot: no seat left for the host's player",
-                "multi has no quick match", "multi is played without frapper"):
-        texts[raw] = M.settings_error_text(raw)
+    from rami_lan.core.errors import SETTINGS_TEMPLATES, SettingsError
+
+    samples = {"seat": 5, "levels": "debutant, moyen", "level": "x", "choices": "anyone, code",
+               "who": "x", "variant": "multi", "limits": "1, 50", "limit": 7}
+    for code, template in SETTINGS_TEMPLATES.items():
+        if code == "bot_seat":
+            continue
+        data = {k: v for k, v in samples.items() if "{" + k + "}" in template}
+        text = M.settings_error_text(SettingsError(code, **data))
+        assert text != str(SettingsError(code, **data)), f"{code} is not worded"
+        texts[f"settings {code}"] = text
     texts["rami sec x2"] = M.rami_sec_note(2, 0)
     texts["bot name"] = M.shown_nickname("Bot 2")
     bad = {k: (t, faults(t, lang)) for k, t in texts.items() if faults(t, lang)}

@@ -133,12 +133,15 @@ def test_a_rate_limited_refusal_keeps_its_delay_in_both_languages() -> None:
     from rami_lan.cli.messages import join_refused_text
     from rami_lan.net.client import JoinRefused
 
-    exc = JoinRefused("rate_limited", "too many wrong codes or tokens, try again in 7 s")
+    exc = JoinRefused("rate_limited", "too many wrong codes or tokens", retry_after=6.2)
     set_language("fr")
     assert join_refused_text(exc) == "Trop d’essais : réessayez dans 7 s."
     set_language("en")
     assert join_refused_text(exc) == "Too many attempts: try again in 7 s."
     assert join_refused_text(JoinRefused("table_full", "every seat is taken")) == "This table is full."
+    # the delay is the refusal's data (refused.retry_ms), never read back from its English
+    assert join_refused_text(JoinRefused("rate_limited", "try again in 9 s")) == (
+        "Too many attempts: try again in a moment.")
 
 
 class _NoTerminal:
