@@ -103,7 +103,8 @@ def _hexmap(m: Mapping[int, bytes]) -> dict[str, str]:
 
 @dataclass
 class MatchRecord:
-    """The record being built by a host (plain data, ready for JSON)."""
+    """The record being built by a host (plain data, ready for JSON): the host's
+    `rami_lan.table.record_sink.RecordSink`."""
 
     data: dict[str, Any]
     _current: dict[str, Any] | None = None
@@ -133,10 +134,10 @@ class MatchRecord:
         ]
 
     def begin_round(
-        self, host: Any, tag: bytes, commit: CommitmentRound, deck: Sequence[int], seed: bytes
+        self, round_no: int, tag: bytes, commit: CommitmentRound, deck: Sequence[int], seed: bytes
     ) -> None:
         self._current = {
-            "round_no": host.match.round_no + 1,
+            "round_no": round_no,
             "round_tag": tag.hex(),
             "host_seat": commit.host_seat,
             "participants": sorted(commit.participants - {commit.host_seat}),
@@ -154,6 +155,9 @@ class MatchRecord:
             "played_by": [],
             "withdrawals": [],
         }
+
+    def recording(self) -> bool:
+        return self._current is not None
 
     def set_round_players(self, m: MatchState) -> None:
         if self._current is not None and m.round is not None:
@@ -212,6 +216,16 @@ class MatchRecord:
 
     def to_plain(self) -> dict[str, Any]:
         return self.data
+
+    def snapshot_state(self, pending: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+        current = self._current
+        if current is not None and pending:
+            current = dict(current)
+            current["events"] = list(current["events"]) + [dict(e) for e in pending]
+        return {"data": self.data, "current": current}
+
+    def restore_state(self, state: Mapping[str, Any]) -> None:
+        self.data, self._current = state["data"], state["current"]
 
 
 # ---------------------------------------------------------------------------- verify

@@ -68,6 +68,7 @@ from rami_lan.table.error_msgs import MAX_MESSAGE, _clip, _fits, error_msg  # no
 from rami_lan.table.fairround import RoundCtx
 from rami_lan.table.policy import make_policy, reads_events
 from rami_lan.table.receipts import HostKeys
+from rami_lan.table.record_sink import RecordSink
 from rami_lan.table.seating import NOTICE_GRACE
 from rami_lan.table.seats import Seat, find_by_token, token_hash
 from rami_lan.table.shuffle import deck_order, round_tag
@@ -87,7 +88,7 @@ class TableMachine:
     """The strategy of a privately dealt round (a test puts a cheating host's here)."""
 
     def __init__(self, config: TableConfig, entropy: Callable[[int], bytes], *,
-                 record: Any = None, table_id: bytes | None = None) -> None:
+                 record: RecordSink | None = None, table_id: bytes | None = None) -> None:
         self.config = config
         self.entropy = entropy
         self.table_id = table_id or config.table_id or entropy(16)
@@ -98,7 +99,8 @@ class TableMachine:
         self.seq = 0
         self.stage = Stage.WAITING
         self.record = record
-        """The match record being built (`rami_lan.net.record.MatchRecord`), or None."""
+        """Where the match record goes (a `RecordSink`: the host's
+        `rami_lan.net.record.MatchRecord`), or None."""
         self.seats: dict[int, Seat] = {}
         for s in range(config.seats):
             if s in config.bots:
@@ -654,7 +656,7 @@ class TableMachine:
     @classmethod
 
     def restore(cls, snap: dict[str, Any], records: Sequence[Any], config: TableConfig,
-                entropy: Callable[[int], bytes], *, record: Any = None,
+                entropy: Callable[[int], bytes], *, record: RecordSink | None = None,
                 now: float = 0.0) -> TableMachine:
         """Rebuild a table from its journal (snapshot and the records after it)."""
         from rami_lan.table.snapshot import restore

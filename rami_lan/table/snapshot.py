@@ -18,6 +18,7 @@ from rami_lan.core.events import Event
 from rami_lan.core.match import MatchState, apply, withdraw
 from rami_lan.table.config import TableConfig
 from rami_lan.table.fairround import RoundCtx
+from rami_lan.table.record_sink import RecordSink
 from rami_lan.table.seats import token_hash
 
 log = logging.getLogger(__name__)
@@ -43,12 +44,7 @@ def snapshot_body(t: TableMachine, m: MatchState, seq: int,
     ctx = t._round
     record_plain = None
     if t.record is not None:
-        current = t.record._current
-        if current is not None and pending_events:
-            current = dict(current)
-            current["events"] = list(current["events"]) + [
-                event_to_plain(e, t.variant) for e in pending_events]
-        record_plain = {"data": t.record.data, "current": current}
+        record_plain = t.record.snapshot_state([event_to_plain(e, t.variant) for e in pending_events])
     body = {
         "v": 1,
         "match": match_to_plain(m),
@@ -399,7 +395,7 @@ def config_from_snapshot(snap: dict[str, Any], **overrides: Any) -> TableConfig:
 
 
 def restore(cls: Any, snap: dict[str, Any], records: Sequence[Any],
-            config: TableConfig, entropy: Callable[[int], bytes], *, record: Any = None,
+            config: TableConfig, entropy: Callable[[int], bytes], *, record: RecordSink | None = None,
             now: float = 0.0) -> TableMachine:
     if snap is None or snap.get("v") != 1:
         raise ValueError("the journal holds no match snapshot")
@@ -413,11 +409,10 @@ def restore(cls: Any, snap: dict[str, Any], records: Sequence[Any],
 
 
 def _restore(cls: Any, snap: dict[str, Any], records: Sequence[Any],
-             config: TableConfig, entropy: Callable[[int], bytes], *, record: Any = None,
+             config: TableConfig, entropy: Callable[[int], bytes], *, record: RecordSink | None = None,
              now: float = 0.0) -> TableMachine:
     if record is not None and snap.get("record"):
-        rec = snap["record"]
-        record.data, record._current = rec["data"], rec["current"]
+        record.restore_state(snap["record"])
     t = cls(config, entropy, record=record, table_id=bytes(snap["table_id"]))
     t.match = match_from_plain(snap["match"])
     t.seq = int(snap["seq"])

@@ -483,3 +483,85 @@ def test_bots_get_each_event_once_through_choose_and_wants_knock() -> None:
     for b in bots:
         assert b.seen and len(b.seen) == len({id(e) for e in b.seen}), "an event given twice"
     assert sum(b.knock_events for b in bots) > 0  # knock questions carried events
+
+
+class _CallLog:
+    """A record sink that keeps only the names of the calls it gets, and their round."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+        self._on = False
+
+    def set_players(self, players: Any) -> None:
+        self.calls.append(("set_players", len(players)))
+
+    def begin_round(self, round_no: int, tag: bytes, commit: Any, deck: Any, seed: bytes) -> None:
+        self._on = True
+        self.calls.append(("begin_round", round_no))
+
+    def recording(self) -> bool:
+        return self._on
+
+    def set_round_players(self, m: Any) -> None:
+        self.calls.append(("set_round_players", None))
+
+    def log_events(self, evs: Any, variant: Any) -> None:
+        self.calls.append(("log_events", None))
+
+    def log_action(self, plain: Any, by: str) -> None:
+        self.calls.append(("log_action", by))
+
+    def log_withdrawal(self, seat: int) -> None:
+        self.calls.append(("log_withdrawal", seat))
+
+    def end_round(self, m: Any, secrets: Any, excluded: Any, abandoned: bool = False) -> None:
+        self._on = False
+        self.calls.append(("end_round", m.round_no))
+
+    def void_current(self, round_no: int, reason: str, variant: Any) -> None:
+        self.calls.append(("void_current", round_no))
+
+    def finish(self, m: Any) -> None:
+        self.calls.append(("finish", m.winner))
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"calls": len(self.calls)}
+
+    def snapshot_state(self, pending: Any = ()) -> dict[str, Any]:
+        return {"data": {}, "current": None}
+
+    def restore_state(self, state: Any) -> None:
+        pass
+
+
+def test_the_machine_emits_its_history_into_any_record_sink() -> None:
+    """The record is an interface the machine emits into (`RecordSink`), not the host's
+    `MatchRecord`: a sink of another kind gets the whole history in order."""
+    from rami_lan.table.record_sink import RecordSink
+
+    assert isinstance(MatchRecord({}, None), RecordSink)
+    sink = _CallLog()
+    assert isinstance(sink, RecordSink)
+    config = TableConfig(name="x", seats=2, bots={0: "moyen", 1: "moyen"}, headless=True,
+                         advertise=False, bot_delay=0.0, limit=1)
+    machine = TableMachine(config, Entropy(), record=sink)
+    out = machine.start(0.0)
+    now = 0.0
+    for _ in range(10_000):
+        if machine.over:
+            break
+        now = max(now, machine.deadline() or now)
+        out += machine.tick(now, max_steps=50)
+    assert machine.over
+    names = [c for c, _ in sink.calls]
+    assert names[0] == "set_players" and names[-1] == "finish"
+    begun = [r for c, r in sink.calls if c == "begin_round"]
+    ended = [r for c, r in sink.calls if c == "end_round"]
+    assert begun == ended == list(range(1, machine.match.round_no + 1))
+    assert names.count("log_action") > 10
+    # each round's actions fall between its begin and its end
+    for k, (c, _r) in enumerate(sink.calls):
+        if c == "log_action":
+            last = [n for n in names[:k] if n in ("begin_round", "end_round")][-1]
+            assert last == "begin_round"
+    assert [e.plain for e in out if isinstance(e, F.WriteRecord)][-1] == {"calls": len(sink.calls)}

@@ -376,7 +376,7 @@ class MaskedDealing:
         ctx.started = True
         t._go(Step.DEAL)
         if t.record is not None:  # the deck is known only from the audit: see `record_round`
-            t.record.begin_round(t, ctx.tag, ctx.commit, [], self.seed)
+            t.record.begin_round(t.match.round_no + 1, ctx.tag, ctx.commit, [], self.seed)
             t.record.set_round_players(new_m)
         if t._journal_on:
             # The match before this round, marked as being played, with what a restart

@@ -145,8 +145,8 @@ def void(d: MaskedState, seat: int | None, now: float) -> None:
         # Gone during the shuffle: the model is dealt (unseen) only to fix the round's
         # number and dealer, as every client's verifier derives them from the seed.
         record = t.record
-        if record is not None and record._current is None:  # its entry: void, numbered
-            record.begin_round(t, ctx.tag, ctx.commit, [], d.seed)
+        if record is not None and not record.recording():  # its entry: void, numbered
+            record.begin_round(t.match.round_no + 1, ctx.tag, ctx.commit, [], d.seed)
         t.match, _evs = start_round(t.match, list(t._match_cards()), d.seed)
         if record is not None:
             record.set_round_players(t.match)

@@ -40,7 +40,7 @@ class PlainDealing:
         deck_ids = t.deck_for_round(seed, v.deck_size)
         cards = [t._match_cards()[i] for i in deck_ids]
         if t.record is not None:
-            t.record.begin_round(t, ctx.tag, ctx.commit, deck_ids, seed)
+            t.record.begin_round(t.match.round_no + 1, ctx.tag, ctx.commit, deck_ids, seed)
         new_m, evs = t.deal(t.match, cards, seed)
         ctx.started = True
         t._go(Step.DEAL)
