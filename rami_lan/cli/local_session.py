@@ -27,7 +27,7 @@ from rami_lan.core.errors import IllegalAction
 from rami_lan.core.match import MatchOptions, MatchState
 from rami_lan.core.reasons import Reason
 from rami_lan.core.shadow import legal_actions_for_view
-from rami_lan.core.variants import get_variant
+from rami_lan.core.variants import Variant, get_variant
 from rami_lan.core.views import SeatView, view_for
 from rami_lan.ids import BOT_LEVELS, TABLE_NOTICE
 from rami_lan.net.table_session import SessionUpdate
@@ -70,27 +70,33 @@ def _seed_bytes(seed: int | str | bytes) -> bytes:
 
 
 class _ReplayLog:
-    """The machine's record hooks, kept in `rami_lan.replay`'s format."""
+    """The solo table's `rami_lan.table.record_sink.RecordSink`: what a replay needs (each
+    round's deck, seed, dealer, actions and withdrawals, in `rami_lan.replay`'s format);
+    the rest of the history is not kept."""
 
     def __init__(self, variant: str) -> None:
         self.variant = variant
         self.rounds: list[dict[str, Any]] = []
-        self.data: dict[str, Any] = {}
-        self._current: dict[str, Any] | None = None
+        self._open = False
 
-    def set_players(self, players: Any) -> None: ...
-    def log_events(self, evs: Any, variant: Any) -> None: ...
-    def end_round(self, *args: Any) -> None: ...
-    def finish(self, m: MatchState) -> None: ...
+    def set_players(self, players: Sequence[Mapping[str, Any]]) -> None:
+        """(A replay names the seats itself.)"""
 
-    def begin_round(self, t: Any, tag: bytes, commit: Any, deck: Sequence[int],
+    def begin_round(self, round_no: int, tag: bytes, commit: Any, deck: Sequence[int],
                     seed: bytes) -> None:
+        self._open = True
         self.rounds.append({"deck": list(deck), "seed": seed.hex(), "dealer": 0,
                             "actions": [], "withdrawals": []})
+
+    def recording(self) -> bool:
+        return self._open
 
     def set_round_players(self, m: MatchState) -> None:
         if self.rounds and m.round is not None:
             self.rounds[-1]["dealer"] = m.round.dealer
+
+    def log_events(self, evs: Sequence[E.Event], variant: Variant) -> None:
+        """(A replay derives the events from the deck and the actions.)"""
 
     def log_action(self, plain: Mapping[str, Any], by: str) -> None:
         if self.rounds:
@@ -100,8 +106,24 @@ class _ReplayLog:
         if self.rounds:
             self.rounds[-1]["withdrawals"].append(seat)
 
+    def end_round(self, m: MatchState, secrets: Mapping[int, bytes], excluded: Sequence[int],
+                  abandoned: bool = False) -> None:
+        self._open = False
+
+    def void_current(self, round_no: int, reason: str, variant: Variant) -> None:
+        """(A solo round is never void: every seat is in this process.)"""
+
+    def finish(self, m: MatchState) -> None:
+        """(A replay derives the result.)"""
+
     def to_plain(self) -> dict[str, Any]:
         return {}
+
+    def snapshot_state(self, pending: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+        return {"data": {}, "current": None}
+
+    def restore_state(self, state: Mapping[str, Any]) -> None:
+        """(A solo table has no journal to resume from.)"""
 
 
 class _LocalTable(TableMachine):

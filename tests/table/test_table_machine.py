@@ -537,9 +537,11 @@ class _CallLog:
 def test_the_machine_emits_its_history_into_any_record_sink() -> None:
     """The record is an interface the machine emits into (`RecordSink`), not the host's
     `MatchRecord`: a sink of another kind gets the whole history in order."""
+    from rami_lan.cli.local_session import _ReplayLog
     from rami_lan.table.record_sink import RecordSink
 
     assert isinstance(MatchRecord({}, None), RecordSink)
+    assert isinstance(_ReplayLog("rami"), RecordSink)  # the solo table's
     sink = _CallLog()
     assert isinstance(sink, RecordSink)
     config = TableConfig(name="x", seats=2, bots={0: "moyen", 1: "moyen"}, headless=True,
