@@ -35,20 +35,10 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Literal
 
 from rami_lan.core import actions as A
+from rami_lan.core import events as E
 from rami_lan.core.codec import action_to_plain, event_from_plain, view_from_plain
 from rami_lan.core.errors import MalformedAction
-from rami_lan.core.events import (
-    Discarded,
-    DiscardTaken,
-    Event,
-    JokerRecovered,
-    Knocked,
-    LaidOff,
-    MatchEnded,
-    Melded,
-    StockDrawn,
-    TurnStarted,
-)
+from rami_lan.core.events import Event
 from rami_lan.core.reasons import Reason
 from rami_lan.core.views import SeatView
 from rami_lan.net import protocol as P
@@ -72,7 +62,7 @@ from rami_lan.textsafe import clip
 
 log = logging.getLogger(__name__)
 
-_MOVES = (StockDrawn, DiscardTaken, Melded, LaidOff, JokerRecovered, Discarded, Knocked)
+_MOVES = (E.StockDrawn, E.DiscardTaken, E.Melded, E.LaidOff, E.JokerRecovered, E.Discarded, E.Knocked)
 """The events a seat's own move makes (a bot's move for an absent player makes them too)."""
 
 __all__ = ["FingerprintMismatch", "JoinRefused", "PakeFailed", "RemoteTableSession", "open_session"]
@@ -501,10 +491,10 @@ class RemoteTableSession(ClientLink, ClientFairness, ClientPrivateDeal):
                 self._on_table_notice(ev)
                 continue
             decoded.append(ev)
-            if isinstance(ev, StockDrawn) and ev.seat == self.seat and ev.card is not None:
+            if isinstance(ev, E.StockDrawn) and ev.seat == self.seat and ev.card is not None:
                 self._drawn = ev.card  # the automatic move discards it (`SeatMachine.timeout_move`)
             self._observe(ev)
-            if isinstance(ev, MatchEnded):
+            if isinstance(ev, E.MatchEnded):
                 # Our statistics change once the UI recorded the match: report them again.
                 self._schedule_card(0.5)
                 self.forget_seat()
@@ -554,7 +544,7 @@ class RemoteTableSession(ClientLink, ClientFairness, ClientPrivateDeal):
             self._fair_out(out)
 
     def _observe(self, ev: Event) -> None:
-        if isinstance(ev, TurnStarted):
+        if isinstance(ev, E.TurnStarted):
             timer = self.table.get("timer") or 0
             if isinstance(timer, int) and timer > 0:
                 self._queue.put_nowait(SessionUpdate(deadline=time.monotonic() + timer))

@@ -28,6 +28,7 @@ from typing import Any
 
 import msgpack
 
+from rami_lan.masked import session as MS
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.group import HashRandom
 from rami_lan.masked.messages import (
@@ -41,18 +42,7 @@ from rami_lan.masked.messages import (
     Protest,
     from_plain,
 )
-from rami_lan.masked.session import (
-    AuditComplete,
-    CardPublic,
-    CardReceived,
-    DeckReady,
-    FaultFound,
-    MaskedProtocolError,
-    MaskedStateError,
-    Participant,
-    Phase,
-    Result,
-)
+from rami_lan.masked.session import MaskedProtocolError, MaskedStateError, Participant, Phase
 from rami_lan.masked.signing import Signing
 from rami_lan.table.receipts import receipt_for
 
@@ -440,7 +430,7 @@ class MaskedRound:
             return self._result(self.p.assign(deck, position, seat))
         return self._result(self.p.reveal(deck, position))
 
-    def _result(self, res: Result) -> Routed:
+    def _result(self, res: MS.Result) -> Routed:
         out = Routed()
         for o in res.outgoing:
             plain = o.message.to_plain()
@@ -450,19 +440,19 @@ class MaskedRound:
             elif isinstance(o.message, CardReveal):
                 self.broadcast.append(plain)
         for ev in res.events:
-            if isinstance(ev, DeckReady):
+            if isinstance(ev, MS.DeckReady):
                 self._ready.add(ev.deck)
                 out.ready.append(ev.deck)
-            elif isinstance(ev, CardReceived | CardPublic):
-                if isinstance(ev, CardReceived):
+            elif isinstance(ev, MS.CardReceived | MS.CardPublic):
+                if isinstance(ev, MS.CardReceived):
                     self._held[ev.card_id] = (ev.deck, ev.position)
                 else:
                     self._held.pop(ev.card_id, None)
                 self._learn(ev.deck, ev.position, ev.card_id, out)
-            elif isinstance(ev, FaultFound):
+            elif isinstance(ev, MS.FaultFound):
                 self.faults.append(ev.fault)
                 out.faults.append(ev.fault)
-            elif isinstance(ev, AuditComplete):
+            elif isinstance(ev, MS.AuditComplete):
                 self.report = ev.report
                 out.report = ev.report
         if out.ready and self._later:
