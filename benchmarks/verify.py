@@ -1,7 +1,7 @@
 """Benchmark: a client's verification of one round of ``rami`` at the round's end.
 
 Honest matches of ``rami`` (3 players, limit 100, ``moyen`` bots) are simulated without
-sockets (`rami_lan.table.verify_sim`); then, for every seat and every round, the clock
+sockets (`tests/verify_sim.py`); then, for every seat and every round, the clock
 measures the feed of the round's ``round_secrets`` to that seat's `SeatVerifier`: the
 commitment and seed checks, the deck from the seed and the **full replay** of the round
 with the rules core, compared event by event with what the seat received. The online
@@ -22,13 +22,17 @@ import gc
 import json
 import random
 import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from rami_lan.bots import make_bot
 from rami_lan.core.views import view_for
 from rami_lan.table import verifier as V
-from rami_lan.table.verify_sim import simulate_match
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from verify_sim import simulate_match  # noqa: E402  (the test-only honest host)
 
 TARGET_MS = 5.0
 

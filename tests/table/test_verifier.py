@@ -24,6 +24,7 @@ from aio_helpers import run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from policies import StockOnly
+from verify_sim import simulate_match
 
 from rami_lan.cli.messages import fairness_details
 from rami_lan.core import actions as A
@@ -35,7 +36,6 @@ from rami_lan.net.client import open_session
 from rami_lan.net.fairness import FairnessTracker, to_inputs
 from rami_lan.net.host import TableConfig, TableHost
 from rami_lan.table import verifier as V
-from rami_lan.table.verify_sim import simulate_match
 from rami_lan.table.verify_spec import commitment, round_tag, seed_from_secrets
 
 Entry = dict[str, Any]
