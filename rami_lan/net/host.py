@@ -21,9 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rami_lan.core import actions as A
 from rami_lan.core.codec import event_to_plain, view_to_plain
-from rami_lan.core.events import Event
 from rami_lan.ids import TABLE_NOTICE
 from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
@@ -41,36 +39,36 @@ from rami_lan.table.snapshot import config_from_snapshot
 
 log = logging.getLogger(__name__)
 
-__all__ = ["TABLE_NOTICE", "TableConfig", "TableHost"]
+__all__ = ["TABLE_NOTICE", "HostObserver", "TableConfig", "TableHost"]
 
 
 
-class _HostMachine(TableMachine):
-    """The machine, with the host's test seams (`TableHost._deck_for_round`, `_try_apply`)."""
+class HostObserver:
+    """What a table host lets an onlooker see, injected (``TableHost(observer=...)``)
+    instead of subclassing the host: every frame it sends and every change it applies.
+    The base class sees nothing; tests and the tournament's spectator relay override a
+    method. An observer never changes what the table does."""
 
-    host: TableHost
-    _now = 0.0
+    def sent(self, host: TableHost, seat: int | None, msg: P.Message, data: bytes) -> None:
+        """A message the host sent to ``seat`` (None: a seatless connection), as framed."""
 
-    def deck_for_round(self, seed: bytes, n_cards: int) -> list[int]:
-        return self.host._deck_for_round(seed, n_cards)
-
-    def try_apply(self, conn: int | None, action: A.Action, seq: int | None, now: float) -> bool:
-        self._apply_now = now
-        return self.host._try_apply(self.host._by_id.get(conn) if conn is not None else None,
-                                    action, seq)
+    def applied(self, host: TableHost, change: F.Applied) -> None:
+        """One change the machine applied: its unredacted events, the match after them,
+        and the action and connection that made it (None for the table's own moves)."""
 
 
 class TableHost(ConnectionServer, Admission):
     """An authoritative rami-lan table. ``await start()`` returns the TCP port."""
 
-    def __init__(self, config: TableConfig, *, machine: TableMachine | None = None) -> None:
+    def __init__(self, config: TableConfig, *, machine: TableMachine | None = None,
+                 observer: HostObserver | None = None) -> None:
         self.config = config
         if machine is None:
-            machine = _HostMachine(config, secrets.token_bytes)
+            machine = TableMachine(config, secrets.token_bytes)
             machine.record = MatchRecord.new(machine, config)
-        if isinstance(machine, _HostMachine):
-            machine.host = self
         self.machine = machine
+        self.observer = observer or HostObserver()
+        """Who sees every frame and change (`HostObserver`; tests, the tournament)."""
         self.table_id = machine.table_id
         identity_dir = Path(config.identity_dir) if config.identity_dir is not None else None
         self.identity = tls.load_or_create_identity(config.name, identity_dir)
@@ -200,7 +198,7 @@ class TableHost(ConnectionServer, Admission):
                         self._send(conn, self._message(eff.msg, cache))
                 elif isinstance(eff, F.Applied):
                     self._match_at = eff.match
-                    self._on_applied(eff.events)
+                    self.observer.applied(self, eff)
                 elif isinstance(eff, F.Close):
                     conn = self._by_id.get(eff.conn)
                     if conn is not None:
@@ -298,7 +296,8 @@ class TableHost(ConnectionServer, Admission):
             self._ad_task = asyncio.create_task(update())
 
     @classmethod
-    def resume(cls, path: str | Path, **overrides: Any) -> TableHost:
+    def resume(cls, path: str | Path, *, observer: HostObserver | None = None,
+               **overrides: Any) -> TableHost:
         """Rebuild a table from its journal after a crash (``rami-lan host --resume``).
 
         ``overrides`` are `TableConfig` fields that are not in the journal (interfaces,
@@ -313,9 +312,9 @@ class TableHost(ConnectionServer, Admission):
                 raise ValueError(f"{path} holds no match snapshot")
             config = config_from_snapshot(snap, journal_dir=path.parent, **overrides)
             record = MatchRecord({}, None)
-            machine = _HostMachine.restore(snap, records, config, secrets.token_bytes,
+            machine = TableMachine.restore(snap, records, config, secrets.token_bytes,
                                            record=record)
-            host = cls(config, machine=machine)
+            host = cls(config, machine=machine, observer=observer)
             host.files.journal, host.files.journal_path, host._resumed = journal, path, True
             if snap.get("record_path"):
                 host.files.record_path = Path(snap["record_path"])
@@ -331,22 +330,6 @@ class TableHost(ConnectionServer, Admission):
         self._close(conn)
 
     # ------------------------------------------------------------------ test seams
-
-    def _on_send(self, seat: int | None, msg: P.Message, data: bytes) -> None:
-        """Hook for tests: every message the host sends, with its frame."""
-
-    def _on_applied(self, events: Sequence[Event]) -> None:
-        """Hook for tests: the unredacted events of each change, before any send."""
-
-    def _deck_for_round(self, seed: bytes, n_cards: int) -> list[int]:
-        """The round's deck (`TableMachine.deck_for_round`); test doubles override it."""
-        return TableMachine.deck_for_round(self.machine, seed, n_cards)
-
-    def _try_apply(self, conn: Conn | None, action: A.Action, seq: int | None) -> bool:
-        """Every action the machine applies passes here; test doubles watch it."""
-        m = self.machine
-        return TableMachine.try_apply(m, None if conn is None else conn.id, action, seq,
-                                      getattr(m, "_apply_now", self._now()))
 
     # ------------------------------------------------------------------ messages
 

@@ -58,6 +58,8 @@ class ConnectionServer:
 
     guard: G.HostGuard
     machine: Any
+    observer: Any
+    """Sees every frame sent (`rami_lan.net.host.HostObserver.sent`)."""
     _ssl_ctx: ssl.SSLContext
     _by_id: dict[int, Conn]
     _next_id: int
@@ -221,7 +223,7 @@ class ConnectionServer:
         if isinstance(msg, P.Welcome):
             conn.seat = msg.seat
             self._seat_limiters.setdefault(msg.seat, conn.limiter)
-        self._on_send(conn.seat, msg, data)
+        self.observer.sent(self, conn.seat, msg, data)
         if conn.pending is None:
             conn.pending = [data]
             if self._cork_depth:

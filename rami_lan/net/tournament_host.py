@@ -453,18 +453,18 @@ class TournamentHost:
                         players=[{"no": no, "nick": m.entrants[no].nick}
                                  for no in run.state.players])
 
-    def _table_class(self, label: tuple[int, int]) -> type:
-        from rami_lan.net.host import TableHost
+    def _table_observer(self, label: tuple[int, int]) -> Any:
+        """What table ``label``'s host shows us: its every change, made public to its
+        spectators (`rami_lan.net.host.HostObserver`)."""
+        from rami_lan.net.host import HostObserver
 
         outer = self
 
-        class _Watched(TableHost):
-            """A table whose every change also goes, made public, to its spectators."""
+        class _Spectators(HostObserver):
+            def applied(self, host: Any, change: Any) -> None:
+                outer._relay(label, host, change.events)
 
-            def _on_applied(self, events: Any) -> None:
-                outer._relay(label, self, events)
-
-        return _Watched
+        return _Spectators()
 
     def _table_overrides(self) -> dict[str, Any]:
         from rami_lan.net.guard import AdmissionConfig, GuardConfig
@@ -482,23 +482,25 @@ class TournamentHost:
         cfg = self.config
         m = self.machine
         label = (t.stage, t.table)
-        cls = self._table_class(label)
+        from rami_lan.net.host import TableHost
+
+        observer = self._table_observer(label)
         host = None
         if journal is not None:
             try:
-                host = cls.resume(journal, **self._table_overrides())
+                host = TableHost.resume(journal, observer=observer, **self._table_overrides())
             except Exception as exc:  # noqa: BLE001 - a journal that does not replay: a new table
                 log.warning("table %s: could not resume %s: %s", t.label, journal, exc)
                 host = None
         if host is None:
             bots = {seat: cfg.bot_level for seat in t.bot_seats(m.entrants)}
-            host = cls(TableConfig(
+            host = TableHost(TableConfig(
                 name=f"{cfg.name} {t.label}"[:64], variant=cfg.variant, seats=len(t.players),
                 bots=bots, limit=cfg.limit, quick=cfg.quick, knock=cfg.knock, timer=cfg.timer,
                 join_code=generate_code(), who_may_sit="code",
                 host_nickname=self.organiser[:24] or "organiser", record_dir=self.record_dir,
                 journal_dir=self.record_dir / "journals", headless=True,
-                private_deal=cfg.private_deal, **self._table_overrides()))
+                private_deal=cfg.private_deal, **self._table_overrides()), observer=observer)
         port = await host.start()
         run = _Running(t, host, port, host.config.join_code or "")
         self._running[label] = run

@@ -99,6 +99,11 @@ class Applied:
     events: tuple[Any, ...]
     match: Any
     """The match state right after these events (messages that follow are about it)."""
+    action: Any = None
+    """The core action that made the change when one seat's message did (else None: a
+    deal, the table's own move, a held action let through)."""
+    by_seat: int | None = None
+    """The seat whose connection sent ``action`` (None: the table's own move)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -448,16 +448,17 @@ class TableMachine:
             self.dealing.log_action(getattr(action, "seat", -1), plain, by)
             if self.record is not None:
                 self.record.log_action(plain, by)
-        self._commit_change(m, evs, now)
+        self._commit_change(m, evs, now, action, None if conn is None else self.conns.get(conn))
         return True
 
-    def _commit_change(self, m: MatchState, evs: list[Event], now: float) -> None:
+    def _commit_change(self, m: MatchState, evs: list[Event], now: float,
+                       action: A.Action | None = None, by_seat: int | None = None) -> None:
         """Store the new state and tell every seat what it may see of it."""
         self.match = m
         self.seq += 1
         self._changed_at = now
         if self.emit_applied:
-            self._out.append(F.Applied(tuple(evs), m))
+            self._out.append(F.Applied(tuple(evs), m, action, by_seat))
         ctx = self._round
         if ctx is not None and not ctx.finished:
             self.dealing.record_events(evs)

@@ -304,10 +304,10 @@ class _ShowingHost:
 
 
 async def _showing_match(tmp_path: Path) -> tuple[TableHost, list, list, list]:
-    from rami_lan.net.host import _HostMachine
     from rami_lan.net.record import MatchRecord
+    from rami_lan.table.machine import TableMachine
 
-    class Cheat(_ShowingHost, _HostMachine):
+    class Cheat(_ShowingHost, TableMachine):
         pass
 
     config = TableConfig(

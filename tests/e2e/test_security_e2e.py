@@ -20,7 +20,7 @@ from rami_lan.net import guard as G
 from rami_lan.net import tls
 from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import FingerprintMismatch, JoinRefused, PakeFailed, open_session
-from rami_lan.net.host import TableConfig, TableHost
+from rami_lan.net.host import HostObserver, TableConfig, TableHost
 from rami_lan.net.record import verify_file
 
 FAST = G.GuardConfig(admission=G.AdmissionConfig(base_delay=0.001, max_delay=0.002))
@@ -168,12 +168,12 @@ def test_capture_of_a_whole_match_shows_nothing(tmp_path: Path) -> None:
     async def scenario() -> None:
         sent: list[bytes] = []
 
-        class Spied(TableHost):
-            def _on_send(self, seat: int | None, msg: Any, data: bytes) -> None:
+        class Spied(HostObserver):
+            def sent(self, host: Any, seat: int | None, msg: Any, data: bytes) -> None:
                 sent.append(data)
 
-        host = Spied(_config(seats=3, join_code="secret-code", record_dir=tmp_path,
-                             auto_start=True, bot_delay=0.0))
+        host = TableHost(_config(seats=3, join_code="secret-code", record_dir=tmp_path,
+                                 auto_start=True, bot_delay=0.0), observer=Spied())
         port = await host.start()
         sniffer = Relay(port)
         sport = await sniffer.start()

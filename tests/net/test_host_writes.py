@@ -4,9 +4,8 @@ inside the batch gets its frames first; outside a batch every frame is written a
 
 from __future__ import annotations
 
-from typing import Any
-
 from rami_lan.net import protocol as P
+from rami_lan.net.host import HostObserver
 from rami_lan.net.host_conn import Conn, ConnectionServer
 
 
@@ -38,9 +37,7 @@ class Server(ConnectionServer):
         self._by_id: dict[int, Conn] = {}
         self._dirty: list[Conn] = []
         self._stopping = True  # a close runs no machine input here
-
-    def _on_send(self, seat: Any, msg: Any, data: bytes) -> None:
-        pass
+        self.observer = HostObserver()
 
 
 def _session() -> P.Session:

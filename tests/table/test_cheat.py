@@ -33,8 +33,9 @@ from rami_lan.core import round as R
 from rami_lan.core.deckrng import first_dealer_index
 from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import RemoteTableSession, open_session
-from rami_lan.net.host import TableConfig, TableHost, _HostMachine
+from rami_lan.net.host import TableConfig, TableHost
 from rami_lan.net.record import MatchRecord, verify, verify_file
+from rami_lan.table.machine import TableMachine
 from rami_lan.table.shuffle import deck_order, round_tag
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
@@ -47,7 +48,7 @@ pytestmark = pytest.mark.usefixtures("isolated_config")
 # ``apply_core`` (the pile before a reshuffle), ``reveal`` / ``_announce_exclusions``.
 
 
-class CheatMachine(_HostMachine):
+class CheatMachine(TableMachine):
     """The host's machine; the subclasses below each change one duty."""
 
 
@@ -152,7 +153,7 @@ class NoCommitAndPile(NoCommitRequest, ReorderedPile):
 # --------------------------------------------------------------------------- harness
 
 
-async def _play(machine_cls: type[_HostMachine] | None, tmp_path: Path, *, seats: int = 3,
+async def _play(machine_cls: type[TableMachine] | None, tmp_path: Path, *, seats: int = 3,
                 limit: int = 1, stock_only: bool = False
                 ) -> tuple[TableHost, list[Any], list[RemoteTableSession]]:
     config = TableConfig(name="cheat", variant="rami", limit=limit, seats=seats,
@@ -315,7 +316,7 @@ def test_reused_round_one_tag(tmp_path: Path) -> None:
         assert s.fairness_rounds()[0].status == "checked"
 
 
-def _long_match(machine_cls: type[_HostMachine], tmp_path: Path, *, rounds: int = 5,
+def _long_match(machine_cls: type[TableMachine], tmp_path: Path, *, rounds: int = 5,
                 limit: int = 100) -> Any:
     """A match of at least ``rounds`` rounds (bots can end one early: try again)."""
     for attempt in range(8):

@@ -21,47 +21,48 @@ from rami_lan.core.events import DiscardTaken, Event, JokerRecovered, Knocked, R
 from rami_lan.net import protocol as P
 from rami_lan.net.bot_client import BotClient
 from rami_lan.net.client import open_session
-from rami_lan.net.host import TABLE_NOTICE, TableConfig, TableHost
+from rami_lan.net.host import TABLE_NOTICE, HostObserver, TableConfig, TableHost
 
 pytestmark = pytest.mark.usefixtures("isolated_config")
 
 
-class SpyHost(TableHost):
-    """Records every frame sent, with the set of card ids the seat may not know then."""
+class Spy(HostObserver):
+    """Records every frame a host sends, with the set of card ids the seat may not know
+    then (injected into the host: ``TableHost(config, observer=Spy())``)."""
 
-    def __init__(self, config: TableConfig) -> None:
-        super().__init__(config)
-        self.sent: list[tuple[int | None, bytes, frozenset[int], bool]] = []
+    def __init__(self) -> None:
+        self.host: Any = None
+        self.frames: list[tuple[int | None, bytes, frozenset[int], bool]] = []
         self.public_in_hand: dict[int, set[int]] = {}
 
-    def _cid(self, card: Card) -> int:
-        return card_id(card, self.variant.n_decks)
+    def _cid(self, host: Any, card: Card) -> int:
+        return card_id(card, host.variant.n_decks)
 
-    def _on_applied(self, events: Any) -> None:
-        for ev in events:
+    def applied(self, host: Any, change: Any) -> None:
+        for ev in change.events:
             if isinstance(ev, RoundStarted):
-                self.public_in_hand = {s: set() for s in range(self.config.seats)}
+                self.public_in_hand = {s: set() for s in range(host.config.seats)}
             elif isinstance(ev, DiscardTaken):
-                self.public_in_hand[ev.seat].update(self._cid(c) for c in ev.cards)
+                self.public_in_hand[ev.seat].update(self._cid(host, c) for c in ev.cards)
             elif isinstance(ev, Knocked):
-                self.public_in_hand[ev.seat].add(self._cid(ev.card))
+                self.public_in_hand[ev.seat].add(self._cid(host, ev.card))
             elif isinstance(ev, JokerRecovered):
-                self.public_in_hand[ev.seat].add(self._cid(ev.joker))
+                self.public_in_hand[ev.seat].add(self._cid(host, ev.joker))
 
-    def hidden_for(self, seat: int | None) -> frozenset[int]:
-        r = self.match.round
+    def hidden_for(self, host: Any, seat: int | None) -> frozenset[int]:
+        r = host.match.round
         if r is None or r.phase == "over":
             return frozenset()
-        hidden = {self._cid(c) for c in r.stock}
-        for t in range(self.config.seats):
+        hidden = {self._cid(host, c) for c in r.stock}
+        for t in range(host.config.seats):
             if t != seat:
-                hidden |= {self._cid(c) for c in r.hands[t]} - self.public_in_hand.get(t, set())
+                hidden |= {self._cid(host, c) for c in r.hands[t]} - self.public_in_hand.get(t, set())
         return frozenset(hidden)
 
-    def _on_send(self, seat: int | None, msg: P.Message, data: bytes) -> None:
-        r = self.match.round
+    def sent(self, host: Any, seat: int | None, msg: P.Message, data: bytes) -> None:
+        r = host.match.round
         round_over = r is None or r.phase == "over"
-        self.sent.append((seat, bytes(data), self.hidden_for(seat), round_over))
+        self.frames.append((seat, bytes(data), self.hidden_for(host, seat), round_over))
 
 
 def _cards_in(value: Any) -> list[Card]:
@@ -77,11 +78,11 @@ def _cards_in(value: Any) -> list[Card]:
     return out
 
 
-def _check_frames(host: SpyHost) -> tuple[int, int]:
-    n_decks = host.variant.n_decks
-    variant = host.variant.id
+def _check_frames(spy: Spy) -> tuple[int, int]:
+    n_decks = spy.host.variant.n_decks
+    variant = spy.host.variant.id
     frames = cards_seen = 0
-    for seat, data, hidden, round_over in host.sent:
+    for seat, data, hidden, round_over in spy.frames:
         length = int.from_bytes(data[:4], "big")
         assert length == len(data) - 4
         msg = P.Message.from_wire(msgpack.unpackb(data[4:], raw=False, strict_map_key=True))
@@ -114,11 +115,12 @@ def _check_frames(host: SpyHost) -> tuple[int, int]:
     return frames, cards_seen
 
 
-async def _spy_match(**table: Any) -> SpyHost:
+async def _spy_match(**table: Any) -> Spy:
     seats = table.pop("seats", 3)
     config = TableConfig(name="spy", seats=seats, headless=True, advertise=False,
                          interfaces=["127.0.0.1"], bot_delay=0.0, **table)
-    host = SpyHost(config)
+    spy = Spy()
+    host = spy.host = TableHost(config, observer=spy)
     port = await host.start()
     try:
         humans = seats - len(config.bots)
@@ -131,7 +133,7 @@ async def _spy_match(**table: Any) -> SpyHost:
             await s.close()
     finally:
         await host.stop()
-    return host
+    return spy
 
 
 @pytest.mark.parametrize(
@@ -144,22 +146,22 @@ async def _spy_match(**table: Any) -> SpyHost:
 )
 
 def test_no_card_leaks_to_any_seat(table: dict) -> None:
-    host = run(_spy_match(**dict(table)))
-    assert host.match.over
-    frames, cards = _check_frames(host)
+    spy = run(_spy_match(**dict(table)))
+    assert spy.host.match.over
+    frames, cards = _check_frames(spy)
     assert frames > 100 and cards > 100
 
 
 def test_spy_detects_a_leak() -> None:
     """The checker itself: a frame naming a hidden card (here: as a discard) is caught."""
-    host = run(_spy_match(variant="rami", limit=1))
-    seat, _data, hidden, over = next(x for x in host.sent if x[2] and x[0] is not None)
-    other = (seat + 1) % host.config.seats
+    spy = run(_spy_match(variant="rami", limit=1))
+    seat, _data, hidden, over = next(x for x in spy.frames if x[2] and x[0] is not None)
+    other = (seat + 1) % spy.host.config.seats
     fake = P.Events(seq=1, events=[{"type": "Discarded", "seat": other,
                                     "card": {"card": min(hidden)}}])
-    host.sent = [(seat, _frame(fake), hidden, over)]
+    spy.frames = [(seat, _frame(fake), hidden, over)]
     with pytest.raises(AssertionError, match="hidden cards"):
-        _check_frames(host)
+        _check_frames(spy)
 
 
 def _frame(msg: P.Message) -> bytes:
