@@ -138,8 +138,6 @@ class TableMachine:
         """Restored from a journal during a private round it could not take up: that
         round's number (it is void)."""
         self._choices: dict[int, str] = {}
-        self._between_round: int | None = None
-        """The round after which the last between-rounds phase came."""
         self._bot_events: dict[int, list[Event]] = {s: [] for s in range(config.seats)}
         self._start_requested = False
         self._changed_at = 0.0

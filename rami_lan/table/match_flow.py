@@ -82,7 +82,6 @@ def finish_round(t: TableMachine, ctx: RoundCtx, now: float, abandoned: bool = F
 def enter_between(t: TableMachine, now: float) -> None:
     """A round is over: the players' answers are awaited (or none is: on at once)."""
     t._go(Step.ROUND_END)
-    t._between_round = t.match.round_no
     t._stage_deadline = now + t.config.between_timeout
     if not waiting_choices(t):
         t._next_round_or_end(now)
