@@ -6,10 +6,9 @@ on loopback."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import pytest
-from aio_helpers import run
+from aio_helpers import run, until
 
 from rami_lan.cli.card_text import connection_label
 from rami_lan.i18n import set_language
@@ -21,12 +20,6 @@ from rami_lan.player_card import Connection
 pytestmark = pytest.mark.usefixtures("isolated_config", "english")
 
 
-async def until(pred: Any, timeout: float = 20.0, what: str = "") -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        assert loop.time() < end, f"timed out: {what}"
-        await asyncio.sleep(0.01)
 
 
 async def _scenario() -> list[str]:
@@ -48,14 +41,15 @@ async def _scenario() -> list[str]:
                 seen.append(s)
             return s
 
-        await until(lambda: a.view is not None and a.view.phase in ("draw", "play"), what="a view")
+        await until(lambda: a.view is not None and a.view.phase in ("draw", "play"), timeout=20,
+                    what="a view")
         b.abort_transport()  # B's process dies; the host's bot plays B's turns
-        await until(lambda: host.seats[seat].conn is None, what="B dropped")
-        await until(lambda: state() == "stand_in", what="A reads: a bot plays for B")
+        await until(lambda: host.seats[seat].conn is None, timeout=20, what="B dropped")
+        await until(lambda: state() == "stand_in", timeout=20, what="A reads: a bot plays for B")
         back = await open_session("127.0.0.1", port, nickname="bruno", token=token)
         assert back.seat == seat
         again = asyncio.create_task(BotClient(back, delay=0.0, seed=2).run())
-        await until(lambda: state() == "connected", what="A reads B connected again")
+        await until(lambda: state() == "connected", timeout=20, what="A reads B connected again")
         for t in (runner, again):
             t.cancel()
         for s in (a, b, back):

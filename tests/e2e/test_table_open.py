@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aio_helpers import until
 
 from rami_lan.cli import cmd_host, cmd_solo
 from rami_lan.cli import open_table as OT
@@ -92,7 +93,7 @@ def test_an_opened_table_keeps_the_owner_journal_and_record(ui_env: None, tmp_pa
     async def main() -> None:
         table = await OT.open_table(config, owner)
         try:
-            await _until(lambda: table.session.view is not None)
+            await until(lambda: table.session.view is not None, timeout=10, what="the first view")
             assert table.host.config.host_nickname == "Tester"
             assert table.session.players[0]["nick"] == "Tester"
             assert table.host.journal_path is not None and table.host.journal_path.exists()
@@ -103,9 +104,3 @@ def test_an_opened_table_keeps_the_owner_journal_and_record(ui_env: None, tmp_pa
     asyncio.run(main())
 
 
-async def _until(pred: Any, timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        assert loop.time() < end, "timed out"
-        await asyncio.sleep(0.01)

@@ -8,13 +8,12 @@ them takes a seat. Real host and clients on loopback."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from aio_helpers import run
+from aio_helpers import run, until
 
 from rami_lan.cli.ui.invites import LanInviter
 from rami_lan.net.client import JoinRefused, PakeFailed, open_session
@@ -32,12 +31,6 @@ def _own_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAMI_LAN_DATA_DIR", str(tmp_path / "data"))
 
 
-async def until(pred: Any, timeout: float = 10.0, what: str = "") -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        assert loop.time() < end, f"timed out: {what}"
-        await asyncio.sleep(0.01)
 
 
 def _table(host: TableHost) -> dict[str, Any]:
@@ -54,10 +47,11 @@ async def _dropped(**config: Any) -> tuple[TableHost, Any, Any, int]:
     a = await open_session("127.0.0.1", host.port, nickname="anne", player_id="a0" * 16, code=code)
     b = await open_session("127.0.0.1", host.port, nickname="bruno", player_id=BRUNO, retries=0, code=code)
     seat = b.seat
-    await until(lambda: host.machine.cards.get(seat, {}).get("id") == BRUNO, what="B's card")
-    await until(lambda: host.machine.started and host.machine.match.round is not None, what="the deal")
+    await until(lambda: host.machine.cards.get(seat, {}).get("id") == BRUNO, timeout=10, what="B's card")
+    await until(lambda: host.machine.started and host.machine.match.round is not None, timeout=10,
+                what="the deal")
     b.abort_transport()  # B's process dies, its seat file with it
-    await until(lambda: host.seats[seat].conn is None, what="B dropped")
+    await until(lambda: host.seats[seat].conn is None, timeout=10, what="B dropped")
     return host, a, b, seat
 
 
@@ -94,7 +88,7 @@ def test_a_return_invitation_gives_the_dropped_player_their_seat() -> None:
                 "127.0.0.1", host.port, nickname="bruno", retries=0, invitation=inv.invitation_id,
                 code=inv.ticket, code_required=True, player_id=BRUNO), 10)
             assert back.seat == seat and back.token != b.token
-            await until(lambda: host.seats[seat].conn is not None, what="B seated again")
+            await until(lambda: host.seats[seat].conn is not None, timeout=10, what="B seated again")
             assert host.machine.seat_for_token(b.token) is None  # the lost token is void
             # used: the same ticket again takes nothing
             conn = host.seats[seat].conn
