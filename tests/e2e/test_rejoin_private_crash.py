@@ -78,7 +78,10 @@ async def _scenario(tmp_path: Path, delay: float) -> dict[str, object]:
             p.communicate(timeout=10)
 
 
-@pytest.mark.parametrize("delay", [0.0, 2.0, 4.0])
+# 4 s in the default run (a round being played); the shuffle (0 s) and the early play
+# (2 s) take about two minutes each, bots at human speed: `pytest -m slow` runs them.
+@pytest.mark.parametrize("delay", [pytest.param(0.0, marks=pytest.mark.slow),
+                                   pytest.param(2.0, marks=pytest.mark.slow), 4.0])
 def test_a_killed_private_client_relaunched_goes_on_with_the_round(tmp_path: Path, delay: float) -> None:
     """``delay`` after the first masked round began: 0 kills it during round 1's shuffle
     (its verifier reports round 1 unchecked: its secret went with the dead process); 2 s and
