@@ -1,4 +1,4 @@
-"""``expert``: the seventh pass (issue 26) on top of `expert_v3` (the sixth pass's expert).
+"""``expert``: the seventh and eighth passes (issue 26) on top of `expert_v3`.
 
 Everything of `expert_v3` (and so of `expert_v2`: opponent model, concealment, race and
 end-game discards, the ``40`` rules, the ``500`` pile-feed check and meld holding). The
@@ -16,6 +16,10 @@ as `expert_v3` in every variant. Built and kept, **off**:
   44.5 % (discard only), 46.0 % (draw only), 200-400 matches each.
 - The draws come from `state_rng` (a random source derived from the game state), so a
   seeded match replays exactly.
+
+The eighth pass (docs/bots.md, "Eighth pass") keeps one change: in ``multi`` the expert
+stops holding its melds at a lower risk of an opponent going out (`own_params`); every
+other variant still plays as `expert_v3`.
 """
 
 from __future__ import annotations
@@ -44,6 +48,15 @@ class Expert(ExpertV3):
     race_mc_draw = True
     race_draw_margin = 0.0  # survival a take (or a stock draw) must gain over the base draw
     race_haz_scale = 1.0  # scale of the opponents' hazard in the survival curve
+    # eighth pass: parameters of this level over `expert_v3`'s, per variant
+    # multi: lay the melds once an opponent goes out within the horizon 30 % of the time
+    # (`expert_v3`: 60 %); measured against moyen and expert_v3 (docs/bots.md)
+    own_params: dict[str, dict[str, float]] = {"multi": {"hold_risk": 0.3}}
+
+    def param(self, v: Variant, name: str) -> float:
+        """A tuning parameter: this level's own (`own_params`), else `expert_v3`'s."""
+        own = self.own_params.get(v.id, {})
+        return own[name] if name in own else super().param(v, name)
 
     # --- the race: both sides hiding their hands ----------------------------------------
 

@@ -524,8 +524,11 @@ PAIRINGS = [
 # issue's target outside 500 and classique is "not below"; classique is short of 60 %)
 _SAME = "plays as expert_v2 here (sixth pass, docs/bots.md): 100/200 = 50.0 % [43.1, 56.9], seed 2026"
 SHORT: dict[tuple[str, str, str], str] = {
-    ("expert", "expert_v2", v): _SAME for v in ("rami", "classique", "multi", "40")
+    ("expert", "expert_v2", v): _SAME for v in ("rami", "classique", "40")
 }
+# multi: the eighth pass's expert lays its melds sooner; against expert_v3 (= expert_v2
+# there) it measured 216/400 = 54.0 % [49.1, 58.8] (seeds 2028-2029), short of 60 %
+SHORT[("expert", "expert_v2", "multi")] = "eighth pass (docs/bots.md): 54.0 % [49.1, 58.8] vs expert_v3"
 
 
 def _strength_cases():

@@ -55,6 +55,15 @@ def test_the_expert_plays_as_expert_v3_with_the_search_off():
         assert _digest(lambda: Expert(0, 3), variant, seed) == _digest(lambda: ExpertV3(0, 3), variant, seed)
 
 
+def test_the_expert_lays_its_melds_sooner_than_expert_v3_in_multi_only():
+    """The eighth pass's one change: multi's hold risk, nowhere else."""
+    e, v3 = Expert(0, 3), ExpertV3(0, 3)
+    assert e.param(get_variant("multi"), "hold_risk") == 0.3
+    assert v3.param(get_variant("multi"), "hold_risk") == 0.6
+    for vid in ("rami", "classique", "500", "40"):
+        assert e.param(get_variant(vid), "hold_risk") == v3.param(get_variant(vid), "hold_risk")
+
+
 def test_goes_out_needs_one_card_left_to_discard_in_classique():
     ok, left = goes_out(VC, parse_cards("5h 6h 7h 9c 9d 9s 2c 3c 4c Jd Qd Kd 10s Ks"))
     assert not ok and sorted(c.face for c in left) == sorted(c.face for c in parse_cards("10s Ks"))
