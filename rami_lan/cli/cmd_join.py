@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,6 +33,9 @@ from rami_lan.stats import card_source
 from rami_lan.textsafe import safe_name, safe_text
 
 log = logging.getLogger(__name__)
+
+REJOIN_LOOK = 2.0
+"""Seconds one mDNS look for our table lasts before `rejoin` tries the kept address again."""
 
 LEVELS = ("debutant", "moyen", "expert")
 
@@ -202,19 +206,29 @@ async def rejoin(kept: Any, store: Any, args: argparse.Namespace, interfaces: An
             card=card_source(kept.nickname, None)),
             max(0.0, args.timeout) + RETRY_WINDOW)
 
+    # A host being restarted (``host --resume``) neither listens nor advertises for a few
+    # seconds: the kept address and the table id are tried again until the join window
+    # (``--timeout`` plus RETRY_WINDOW) is spent, not once each.
+    end = time.monotonic() + max(0.0, args.timeout) + RETRY_WINDOW
     try:
-        try:
-            return await at(kept.host, kept.port)
-        except (OSError, TimeoutError) as exc:
-            if isinstance(exc, JoinRefused):
-                raise
-            log.info("rejoin: our seat's address %s:%s failed (%s: %s); looking for table %s",
-                     kept.host, kept.port, type(exc).__name__, str(exc)[:120], kept.table_id[:12])
-            ad = await discovery.find_table(kept.table_id, max(0.1, args.timeout), interfaces)
-            if ad is None:
+        while True:
+            try:
+                return await at(kept.host, kept.port)
+            except (OSError, TimeoutError) as exc:
+                if isinstance(exc, JoinRefused):
+                    raise
+                log.info("rejoin: our seat's address %s:%s failed (%s: %s); looking for table %s",
+                         kept.host, kept.port, type(exc).__name__, str(exc)[:120],
+                         kept.table_id[:12])
+            left = end - time.monotonic()
+            ad = await discovery.find_table(kept.table_id, max(0.1, min(left, REJOIN_LOOK)),
+                                            interfaces)
+            if ad is not None:
+                return await at(ad.addresses[0], ad.port or 0)
+            if end - time.monotonic() <= 0:
                 log.info("rejoin: table %s not found on the network", kept.table_id[:12])
                 return None
-            return await at(ad.addresses[0], ad.port or 0)
+            log.info("rejoin: table %s not advertised yet; trying again", kept.table_id[:12])
     except JoinRefused as exc:
         if exc.code not in ("bad_token", "in_progress"):
             raise
