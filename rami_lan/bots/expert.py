@@ -49,9 +49,9 @@ class Expert(ExpertV3):
     race_draw_margin = 0.0  # survival a take (or a stock draw) must gain over the base draw
     race_haz_scale = 1.0  # scale of the opponents' hazard in the survival curve
     # eighth pass: parameters of this level over `expert_v3`'s, per variant
-    # multi: lay the melds once an opponent goes out within the horizon 30 % of the time
+    # multi: lay the melds once an opponent goes out within the horizon 45 % of the time
     # (`expert_v3`: 60 %); measured against moyen and expert_v3 (docs/bots.md)
-    own_params: dict[str, dict[str, float]] = {"multi": {"hold_risk": 0.3}}
+    own_params: dict[str, dict[str, float]] = {"multi": {"hold_risk": 0.45}}
 
     def param(self, v: Variant, name: str) -> float:
         """A tuning parameter: this level's own (`own_params`), else `expert_v3`'s."""

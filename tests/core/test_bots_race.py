@@ -58,7 +58,7 @@ def test_the_expert_plays_as_expert_v3_with_the_search_off():
 def test_the_expert_lays_its_melds_sooner_than_expert_v3_in_multi_only():
     """The eighth pass's one change: multi's hold risk, nowhere else."""
     e, v3 = Expert(0, 3), ExpertV3(0, 3)
-    assert e.param(get_variant("multi"), "hold_risk") == 0.3
+    assert e.param(get_variant("multi"), "hold_risk") == 0.45
     assert v3.param(get_variant("multi"), "hold_risk") == 0.6
     for vid in ("rami", "classique", "500", "40"):
         assert e.param(get_variant(vid), "hold_risk") == v3.param(get_variant(vid), "hold_risk")
