@@ -420,7 +420,7 @@ def _replayed_games(variant: str, seed: int, knock: bool) -> tuple[int, int, int
     state: dict[str, Any] = {"g": None}
 
     class Watched(_SelfPlayTable):
-        def _commit_change(self, m: Any, evs: list[E.Event], now: float) -> None:
+        def _commit_change(self, m: Any, evs: list[E.Event], now: float, *rest: Any) -> None:
             for k, ev in enumerate(evs):
                 if isinstance(ev, E.RoundStarted):
                     players = tuple(ev.players)
@@ -451,7 +451,7 @@ def _replayed_games(variant: str, seed: int, knock: bool) -> tuple[int, int, int
                 assert why == "", (variant, seed, ev, why)
                 counts[0] += 1
                 counts[2] += isinstance(ev, E.Knocked)
-            super()._commit_change(m, evs, now)
+            super()._commit_change(m, evs, now, *rest)
 
     o = MatchOptions(None, False, knock)
     n = 3
