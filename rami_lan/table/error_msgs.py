@@ -25,7 +25,7 @@ def _clip(text: str) -> str:
 
 
 def _fits(reason: Reason, depth: int = MAX_NESTING) -> bool:
-    """Does ``reason`` fit the bounds the wire checks (`rami_lan.net.wire_checks`): a
+    """Does ``reason`` fit the bounds the wire checks (`rami_lan.wire.checks`): a
     known code, at most 8 data, printable texts of at most `MAX_MESSAGE` characters,
     nested at most `MAX_NESTING` deep? (Else the ``error`` goes without it.)"""
     if depth < 1 or len(reason.data) > 8:
