@@ -21,7 +21,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rami_lan.core.codec import event_to_plain, view_to_plain
 from rami_lan.ids import TABLE_NOTICE
 from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
@@ -227,22 +226,9 @@ class TableHost(ConnectionServer, Admission):
             self._match_at = None
 
     def _message(self, msg: F.Msg, cache: dict[int, Any]) -> P.Message:
-        f = msg.fields
-        if msg.kind == "view":
-            return P.View(seq=f["seq"], view=view_to_plain(f["view"]))
-        if msg.kind == "events":
-            v = self.machine.variant
-            out = []
-            for e in f["events"]:
-                if isinstance(e, dict):
-                    out.append(e)
-                    continue
-                plain = cache.get(id(e))
-                if plain is None:
-                    plain = cache[id(e)] = event_to_plain(e, v)
-                out.append(plain)
-            return P.Events(seq=f["seq"], events=out)
-        return P.KINDS[msg.kind](**f)
+        """The wire message for one the machine sent (its ``view`` and ``events`` hold
+        core objects: encoded here, each event once per batch)."""
+        return F.wire_message(msg, self.machine.variant, cache)
 
     def _arm(self, at: float | None) -> None:
         if self._wake is not None:

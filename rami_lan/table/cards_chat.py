@@ -14,15 +14,13 @@ from typing import Any
 from rami_lan.table import effects as F
 from rami_lan.table.chat import ChatRefusal
 from rami_lan.table.seats import card_nick
+from rami_lan.wire import messages as W
 
 __all__ = ["broadcast_card", "card", "card_of", "chat", "send_cards"]
 
 TableMachine = Any
 """A `rami_lan.table.machine.TableMachine` (not imported: the machine imports this)."""
 
-
-def _msg(kind: str, **fields: Any) -> F.Msg:
-    return F.Msg(kind, fields)
 
 
 def card(t: TableMachine, conn: int, plain: dict[str, Any], now: float) -> list[F.Effect]:
@@ -66,7 +64,7 @@ def broadcast_card(t: TableMachine, seat: int, skip: int | None = None) -> None:
     card = card_of(t, seat)
     if card is None:
         return
-    msg = _msg("card_msg", seat=seat, card=card)
+    msg = W.CardMsg(seat=seat, card=card)
     for conn, s in t.conns.items():
         if s is not None and conn != skip:
             t._send(conn, msg)
@@ -77,7 +75,7 @@ def send_cards(t: TableMachine, conn: int) -> None:
     for seat in t.seats:
         card = card_of(t, seat)
         if card is not None:
-            t._send(conn, _msg("card_msg", seat=seat, card=card))
+            t._send(conn, W.CardMsg(seat=seat, card=card))
 
 
 def chat(t: TableMachine, conn: int, text: str, now: float) -> list[F.Effect]:
@@ -98,5 +96,5 @@ def chat(t: TableMachine, conn: int, text: str, now: float) -> list[F.Effect]:
         why = whys.get(verdict.refusal, "refused")
         t._error(conn, "chat_refused", f"{verdict.refusal}: {why}")
         return t._flush(now)
-    t._to_seated(_msg("chat_msg", seat=seat, text=verdict.text))
+    t._to_seated(W.ChatMsg(seat=seat, text=verdict.text))
     return t._flush(now)

@@ -55,7 +55,7 @@ from rami_lan.core.events import Event, RoundEnded
 from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round
 from rami_lan.core.reasons import Reason
 from rami_lan.core.variants import get_variant
-from rami_lan.ids import DEDICATED_HOST_SEAT, TABLE_NOTICE
+from rami_lan.ids import DEDICATED_HOST_SEAT
 from rami_lan.masked.signing import ANNOUNCE
 from rami_lan.table import autoplay, cards_chat, resume, seating
 from rami_lan.table import effects as F
@@ -73,12 +73,10 @@ from rami_lan.table.seating import NOTICE_GRACE
 from rami_lan.table.seats import Seat, find_by_token, token_hash
 from rami_lan.table.shuffle import deck_order, round_tag
 from rami_lan.table.stage import RESUMING_STAGES, Stage, Step, next_stage
+from rami_lan.wire import messages as W
 
 __all__ = ["NOTICE_GRACE", "Stage", "TableMachine"]
 
-
-def _msg(kind: str, **fields: Any) -> F.Msg:
-    return F.Msg(kind, fields)
 
 
 class TableMachine:
@@ -325,7 +323,7 @@ class TableMachine:
             self._error(conn, "illegal", reason.text(), ref, reason)
 
     def _refuse(self, conn: int, code: str, message: str) -> None:
-        self._send(conn, _msg("refused", code=code, message=message))
+        self._send(conn, W.Refused(code=code, message=message))
         self._out.append(F.Close(conn))
         self.conns.pop(conn, None)
 
@@ -474,9 +472,9 @@ class TableMachine:
             if seat is None or self.dealing.holds_for(seat, m, evs):
                 continue
             if evs:
-                self._send(conn, _msg("events", seq=self.seq,
-                                      events=[self.dealing.redact(e, seat) for e in evs]))
-            self._send(conn, _msg("view", seq=self.seq, view=self.dealing.seat_view(m, seat)))
+                self._send(conn, F.EventsMsg(seq=self.seq,
+                                             events=tuple(self.dealing.redact(e, seat) for e in evs)))
+            self._send(conn, F.SeatViewMsg(seq=self.seq, view=self.dealing.seat_view(m, seat)))
         self.dealing.changed(evs, noted, now)
         self._note_turn(now)
         if ctx is not None and not ctx.finished and any(isinstance(e, RoundEnded) for e in evs):
@@ -583,13 +581,11 @@ class TableMachine:
         """A notice to every player: ``text`` (English), and for the facts the client
         words itself in its player's language, ``code`` and ``data`` (net/notices.py)."""
         players = self.players_info()
-        entry: dict[str, Any] = {"type": TABLE_NOTICE, "players": players, "text": text}
-        if code is not None:
-            entry["code"], entry["data"] = code, data
+        entry = F.TableNotice(players, text, code, data if code is not None else None)
         for conn, seat in self.conns.items():
             if seat is not None:
                 self._players_sent[conn] = players
-                self._send(conn, _msg("events", seq=self.seq, events=[entry]))
+                self._send(conn, F.EventsMsg(seq=self.seq, events=(entry,)))
 
     def _deal(self, now: float) -> None:
         """Spec steps 3-4: the seed from the secrets, the deck from the seed; deal
@@ -636,7 +632,7 @@ class TableMachine:
         self._go(Step.STOP)
         self._stage_deadline = None
         for conn in list(self.conns):
-            self._send(conn, _msg("bye", reason="table closed"))
+            self._send(conn, W.Bye(reason="table closed"))
             self._out.append(F.Close(conn))
         self.conns.clear()
         if self._journal_on and not was_over:
