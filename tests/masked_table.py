@@ -20,10 +20,12 @@ import msgpack
 from rami_lan.bots import make_bot
 from rami_lan.core import events as E
 from rami_lan.core.codec import (
+    action_from_plain,
     action_to_plain,
     event_from_plain,
     view_from_plain,
 )
+from rami_lan.core.errors import MalformedAction, RulesError
 from rami_lan.core.variants import get_variant
 from rami_lan.masked.deck import unmask
 from rami_lan.masked.group import card_table
@@ -327,7 +329,12 @@ class MaskedTable:
         elif isinstance(msg, P.Masked):
             self.feed(m.masked(conn, msg.m, now))
         elif isinstance(msg, P.Action):
-            self.feed(m.action(conn, msg.seq, msg.action, now))
+            try:  # decoded at the edge, as the host does
+                action = action_from_plain(msg.action, m.variant)
+            except (MalformedAction, RulesError, ValueError, KeyError, TypeError) as exc:
+                self.feed(m.refuse(conn, "bad_action", str(exc), msg.seq, now))
+            else:
+                self.feed(m.action(conn, msg.seq, action, now))
         elif isinstance(msg, P.NextRound):
             self.feed(m.next_round(conn, msg.choice, now))
         else:  # pragma: no cover - the harness sends nothing else

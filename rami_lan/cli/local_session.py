@@ -22,7 +22,6 @@ from typing import Any, Literal
 from rami_lan.cli.messages import chat_refusal_text
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
-from rami_lan.core.codec import action_to_plain
 from rami_lan.core.errors import IllegalAction
 from rami_lan.core.match import MatchOptions, MatchState
 from rami_lan.core.reasons import Reason
@@ -308,8 +307,7 @@ class LocalTableSession:
         if isinstance(action, A.Knock):
             self._run(self.machine.knock(_CONN, self._seq, self._now()))
         else:
-            plain = action_to_plain(action, self.variant)
-            self._run(self.machine.action(_CONN, self._seq, plain, self._now()))
+            self._run(self.machine.action(_CONN, self._seq, action, self._now()))
 
     async def next_round(self, choice: Literal["continue", "leave"]) -> None:
         if self._closed:

@@ -9,12 +9,15 @@ Functions taking the `rami_lan.table.machine.TableMachine` (as `seating`,
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rami_lan.table import effects as F
 from rami_lan.table.chat import ChatRefusal
 from rami_lan.table.seats import card_nick
 from rami_lan.wire import messages as W
+
+if TYPE_CHECKING:
+    from rami_lan.player_card import PlayerCard
 
 __all__ = ["broadcast_card", "card", "card_of", "chat", "send_cards"]
 
@@ -22,9 +25,9 @@ TableMachine = Any
 """A `rami_lan.table.machine.TableMachine` (not imported: the machine imports this)."""
 
 
-
-def card(t: TableMachine, conn: int, plain: dict[str, Any], now: float) -> list[F.Effect]:
-    """A player's "Info joueur" card: checked, stamped with the seat's nick, relayed."""
+def card(t: TableMachine, conn: int, card: PlayerCard | None, now: float) -> list[F.Effect]:
+    """A player's "Info joueur" card (decoded at the network edge; None: it did not
+    decode, ``bad_card``): stamped with the seat's nick, relayed."""
     from rami_lan.player_card import Connection, PlayerCard
 
     seat = t.conns.get(conn)
@@ -33,13 +36,11 @@ def card(t: TableMachine, conn: int, plain: dict[str, Any], now: float) -> list[
     st = t.seats[seat]
     if conn in t._bot_conns or st.kind == "bot":
         return t._flush(now)  # bots get the host's bare bot card
-    try:
-        card = PlayerCard.from_plain(plain, connection=Connection.CONNECTED)
-        card = PlayerCard(card_nick(st.nick, card.nickname), card.player_id,
-                          Connection.CONNECTED, card.stats, card.by_variant)
-    except (ValueError, TypeError):
+    if card is None:
         t._error(conn, "bad_card", "the player card does not decode")
         return t._flush(now)
+    card = PlayerCard(card_nick(st.nick, card.nickname), card.player_id,
+                      Connection.CONNECTED, card.stats, card.by_variant)
     plain_card = card.to_plain()
     if t.cards.get(seat) != plain_card:  # the same card again: nothing to tell
         t.cards[seat] = plain_card

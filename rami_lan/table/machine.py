@@ -45,12 +45,12 @@ match from its beginning to its end (`match_flow`), the players' cards and the c
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rami_lan.core import actions as A
 from rami_lan.core.cards import card_from_id
-from rami_lan.core.codec import action_from_plain, action_to_plain
-from rami_lan.core.errors import IllegalAction, MalformedAction, RulesError
+from rami_lan.core.codec import action_to_plain
+from rami_lan.core.errors import IllegalAction
 from rami_lan.core.events import Event, RoundEnded
 from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round
 from rami_lan.core.reasons import Reason
@@ -74,6 +74,9 @@ from rami_lan.table.seats import Seat, find_by_token, token_hash
 from rami_lan.table.shuffle import deck_order, round_tag
 from rami_lan.table.stage import RESUMING_STAGES, Stage, Step, next_stage
 from rami_lan.wire import messages as W
+
+if TYPE_CHECKING:
+    from rami_lan.player_card import PlayerCard
 
 __all__ = ["NOTICE_GRACE", "Stage", "TableMachine"]
 
@@ -359,10 +362,10 @@ class TableMachine:
 
     # ------------------------------------------------------------------ cards and chat
 
-    def card(self, conn: int, plain: dict[str, Any], now: float) -> list[F.Effect]:
-        """A player's "Info joueur" card: checked, stamped with the seat's nick, relayed
-        (`cards_chat.card`)."""
-        return cards_chat.card(self, conn, plain, now)
+    def card(self, conn: int, card: PlayerCard | None, now: float) -> list[F.Effect]:
+        """A player's "Info joueur" card, decoded at the network edge (None: it did not
+        decode): stamped with the seat's nick, relayed (`cards_chat.card`)."""
+        return cards_chat.card(self, conn, card, now)
 
     def chat(self, conn: int, text: str, now: float) -> list[F.Effect]:
         """Relay a chat line through the chat policy, or tell its sender why not
@@ -386,14 +389,10 @@ class TableMachine:
 
     # ------------------------------------------------------------------ play
 
-    def action(self, conn: int, seq: int, plain: dict[str, Any], now: float) -> list[F.Effect]:
+    def action(self, conn: int, seq: int, action: A.Action, now: float) -> list[F.Effect]:
+        """A seat's move (decoded at the network edge; `refuse` when it did not decode)."""
         seat = self.conns.get(conn)
         if seat is None:
-            return self._flush(now)
-        try:
-            action = action_from_plain(plain, self.variant)
-        except (MalformedAction, RulesError, ValueError, KeyError, TypeError) as exc:
-            self._error(conn, "bad_action", str(exc), seq)
             return self._flush(now)
         if isinstance(action, A.Timeout) or action.seat != seat:
             self._error(conn, "not_your_seat", f"you play seat {seat} only", seq)
@@ -405,6 +404,14 @@ class TableMachine:
             self._illegal(conn, Reason.of("timer_ran_out"), seq)
             return self._flush(now)
         self.try_apply(conn, action, seq, now)
+        return self._flush(now)
+
+    def refuse(self, conn: int, code: str, message: str, ref: int | None,
+               now: float) -> list[F.Effect]:
+        """An input the network edge could not decode (``bad_action``: its action map):
+        ``error`` with ``code`` and ``message`` to that seat."""
+        if self.conns.get(conn) is not None:
+            self._error(conn, code, message, ref)
         return self._flush(now)
 
     def knock(self, conn: int, seq: int, now: float) -> list[F.Effect]:

@@ -17,7 +17,7 @@ import pytest
 
 from rami_lan.bots import make_bot
 from rami_lan.core import events as E
-from rami_lan.core.codec import action_to_plain, event_to_plain, view_to_plain
+from rami_lan.core.codec import event_to_plain, view_to_plain
 from rami_lan.core.views import view_for
 from rami_lan.net import protocol as P
 from rami_lan.net.record import MatchRecord, verify
@@ -198,7 +198,7 @@ def test_a_whole_match_through_the_machine_with_no_loop_and_no_socket() -> None:
             if client is not None and client.view is not None and client.view.my_turn:
                 seq += 1
                 action = client.policy.choose(client.view, ())
-                feed(machine.action(client.conn, seq, action_to_plain(action, machine.variant), now))
+                feed(machine.action(client.conn, seq, action, now))
                 continue
         if machine.stage is Stage.BETWEEN:
             for c in clients.values():
@@ -274,7 +274,7 @@ def test_bot_think_delay_is_a_deadline_a_reconnect_does_not_restart() -> None:
     while machine.match.round.turn != 1:
         seq += 1
         action = bot.choose(view_for(machine.match, 0), ())
-        machine.action(1, seq, action_to_plain(action, machine.variant), 1.0)
+        machine.action(1, seq, action, 1.0)
     at, seat, what = machine._auto_deadline()
     assert (seat, what) == (1, "bot") and at == machine._changed_at + 4.0  # after the last change
     machine.left(1, at - 1.0)
@@ -389,7 +389,7 @@ def test_resume_in_commit_reveal_or_between_rounds_does_not_stall(crash_in: str)
         if machine.match.round.turn == 0:
             seq += 1
             action = bot.choose(view_for(machine.match, 0), ())
-            effects += machine.action(1, seq, action_to_plain(action, machine.variant), now)
+            effects += machine.action(1, seq, action, now)
         else:
             now = max(now, machine.deadline())
             effects += machine.tick(now)
@@ -451,7 +451,7 @@ def test_own_card_is_sent_once_and_an_unchanged_card_not_again() -> None:
     config = TableConfig(name="x", seats=3, bots={2: "moyen"}, headless=True, advertise=False)
     machine = TableMachine(config, Entropy())
     machine.joined(1, 0.0, nick="a")
-    card = PlayerCard("a", None, Connection.CONNECTED).to_plain()
+    card = PlayerCard("a", None, Connection.CONNECTED)
     out = machine.card(1, card, 0.0)
     assert [e.conn for e in out if isinstance(e, F.Send) and e.msg.KIND == "card_msg"] == [1]
     out = machine.card(1, card, 0.0)
