@@ -20,12 +20,12 @@ import msgpack
 from rami_lan.bots import make_bot
 from rami_lan.core import events as E
 from rami_lan.core.codec import (
+    action_from_plain,
     action_to_plain,
     event_from_plain,
-    event_to_plain,
     view_from_plain,
-    view_to_plain,
 )
+from rami_lan.core.errors import MalformedAction, RulesError
 from rami_lan.core.variants import get_variant
 from rami_lan.masked.deck import unmask
 from rami_lan.masked.group import card_table
@@ -71,13 +71,7 @@ class Entropy:
 
 
 def to_wire(msg: F.Msg, variant: str) -> bytes:
-    fields = dict(msg.fields)
-    if msg.kind == "view":
-        fields["view"] = view_to_plain(fields["view"])
-    elif msg.kind == "events":
-        fields["events"] = [e if isinstance(e, dict) else event_to_plain(e, variant)
-                            for e in fields["events"]]
-    return pack(P.KINDS[msg.kind](**fields))
+    return pack(F.wire_message(msg, variant))
 
 
 def pack(msg: P.Message) -> bytes:
@@ -310,10 +304,10 @@ class MaskedTable:
     def feed(self, effects: list[F.Effect]) -> None:
         for eff in effects:
             mr = masked_round(self.machine)
-            if isinstance(eff, F.Send) and eff.msg.kind == "masked" and mr is not None:
+            if isinstance(eff, F.Send) and isinstance(eff.msg, P.Masked) and mr is not None:
                 # A cheating host signs its own cheat (a subclass may alter what it sends).
-                m = resign(mr.signing, mr.host_seat, eff.msg.fields["m"])
-                eff = F.Send(eff.conn, F.Msg("masked", {**eff.msg.fields, "m": m}))
+                m = resign(mr.signing, mr.host_seat, eff.msg.m)
+                eff = F.Send(eff.conn, P.Masked(m=m))
             if isinstance(eff, F.Send):
                 wire = to_wire(eff.msg, self.variant.id)
                 self.host_seen.append(wire)
@@ -335,7 +329,12 @@ class MaskedTable:
         elif isinstance(msg, P.Masked):
             self.feed(m.masked(conn, msg.m, now))
         elif isinstance(msg, P.Action):
-            self.feed(m.action(conn, msg.seq, msg.action, now))
+            try:  # decoded at the edge, as the host does
+                action = action_from_plain(msg.action, m.variant)
+            except (MalformedAction, RulesError, ValueError, KeyError, TypeError) as exc:
+                self.feed(m.refuse(conn, "bad_action", str(exc), msg.seq, now))
+            else:
+                self.feed(m.action(conn, msg.seq, action, now))
         elif isinstance(msg, P.NextRound):
             self.feed(m.next_round(conn, msg.choice, now))
         else:  # pragma: no cover - the harness sends nothing else

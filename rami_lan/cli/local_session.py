@@ -22,14 +22,13 @@ from typing import Any, Literal
 from rami_lan.cli.messages import chat_refusal_text
 from rami_lan.core import actions as A
 from rami_lan.core import events as E
-from rami_lan.core.codec import action_to_plain
 from rami_lan.core.errors import IllegalAction
 from rami_lan.core.match import MatchOptions, MatchState
 from rami_lan.core.reasons import Reason
 from rami_lan.core.shadow import legal_actions_for_view
 from rami_lan.core.variants import Variant, get_variant
 from rami_lan.core.views import SeatView, view_for
-from rami_lan.ids import BOT_LEVELS, TABLE_NOTICE
+from rami_lan.ids import BOT_LEVELS
 from rami_lan.net.table_session import SessionUpdate
 from rami_lan.profile import default_nickname
 from rami_lan.table import effects as F
@@ -37,6 +36,7 @@ from rami_lan.table.chat import ChatPolicy, ChatVerdict
 from rami_lan.table.config import TableConfig
 from rami_lan.table.fairround import RoundCtx
 from rami_lan.table.machine import TableMachine
+from rami_lan.wire import messages as W
 
 __all__ = ["BOT_LEVELS", "FallbackBot", "LocalTableSession"]
 
@@ -307,8 +307,7 @@ class LocalTableSession:
         if isinstance(action, A.Knock):
             self._run(self.machine.knock(_CONN, self._seq, self._now()))
         else:
-            plain = action_to_plain(action, self.variant)
-            self._run(self.machine.action(_CONN, self._seq, plain, self._now()))
+            self._run(self.machine.action(_CONN, self._seq, action, self._now()))
 
     async def next_round(self, choice: Literal["continue", "leave"]) -> None:
         if self._closed:
@@ -356,29 +355,26 @@ class LocalTableSession:
             self._run(self.machine.tick(self._now()))
 
     def _deliver(self, msg: F.Msg) -> None:
-        f = msg.fields
         q = self._queue
-        if msg.kind == "events":
-            for e in f["events"]:
-                if isinstance(e, dict):
-                    if e.get("type") == TABLE_NOTICE:
-                        q.put_nowait(SessionUpdate(connections=self.connections(),
-                                                   notice=e.get("text")))
+        if isinstance(msg, F.EventsMsg):
+            for e in msg.events:
+                if isinstance(e, F.TableNotice):
+                    q.put_nowait(SessionUpdate(connections=self.connections(), notice=e.text))
                 else:
                     self._pending.append(e)
-        elif msg.kind == "view":
+        elif isinstance(msg, F.SeatViewMsg):
             events, self._pending = tuple(self._pending), []
-            q.put_nowait(SessionUpdate(view=f["view"], events=events,
+            q.put_nowait(SessionUpdate(view=msg.view, events=events,
                                        deadline=self.machine.move_deadline()))
-        elif msg.kind == "error":
-            if f["code"] == "chat_refused":
-                q.put_nowait(SessionUpdate(notice=_chat_refusal(f["message"])))
+        elif isinstance(msg, W.Error):
+            if msg.code == "chat_refused":
+                q.put_nowait(SessionUpdate(notice=_chat_refusal(msg.message)))
             else:
-                why = f.get("reason")
-                q.put_nowait(SessionUpdate(error=Reason.from_plain(why) if why else f["message"],
+                why = msg.reason
+                q.put_nowait(SessionUpdate(error=Reason.from_plain(why) if why else msg.message,
                                            view=self.view()))
-        elif msg.kind == "chat_msg":
-            q.put_nowait(SessionUpdate(chat=((f["seat"], f["text"]),)))
+        elif isinstance(msg, W.ChatMsg):
+            q.put_nowait(SessionUpdate(chat=((msg.seat, msg.text),)))
 
 
 def _chat_refusal(message: str) -> str:

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from rami_lan.core.codec import event_to_plain, view_to_plain
+from rami_lan.core.codec import action_from_plain
+from rami_lan.core.errors import MalformedAction, RulesError
 from rami_lan.ids import TABLE_NOTICE
 from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
@@ -32,6 +33,7 @@ from rami_lan.net.host_files import TableFiles
 from rami_lan.net.invitations import Guestlist, WhoMaySit
 from rami_lan.net.journal import Journal
 from rami_lan.net.record import MatchRecord
+from rami_lan.player_card import Connection, PlayerCard
 from rami_lan.table import effects as F
 from rami_lan.table.config import TableConfig
 from rami_lan.table.machine import TableMachine
@@ -227,22 +229,9 @@ class TableHost(ConnectionServer, Admission):
             self._match_at = None
 
     def _message(self, msg: F.Msg, cache: dict[int, Any]) -> P.Message:
-        f = msg.fields
-        if msg.kind == "view":
-            return P.View(seq=f["seq"], view=view_to_plain(f["view"]))
-        if msg.kind == "events":
-            v = self.machine.variant
-            out = []
-            for e in f["events"]:
-                if isinstance(e, dict):
-                    out.append(e)
-                    continue
-                plain = cache.get(id(e))
-                if plain is None:
-                    plain = cache[id(e)] = event_to_plain(e, v)
-                out.append(plain)
-            return P.Events(seq=f["seq"], events=out)
-        return P.KINDS[msg.kind](**f)
+        """The wire message for one the machine sent (its ``view`` and ``events`` hold
+        core objects: encoded here, each event once per batch)."""
+        return F.wire_message(msg, self.machine.variant, cache)
 
     def _arm(self, at: float | None) -> None:
         if self._wake is not None:
@@ -347,7 +336,12 @@ class TableHost(ConnectionServer, Admission):
         elif conn.seat is None or isinstance(msg, P.Pong):
             return
         elif isinstance(msg, P.Action):
-            self._run(m.action(conn.id, msg.seq, msg.action, now))
+            try:
+                action = action_from_plain(msg.action, m.variant)
+            except (MalformedAction, RulesError, ValueError, KeyError, TypeError) as exc:
+                self._run(m.refuse(conn.id, "bad_action", str(exc), msg.seq, now))
+            else:
+                self._run(m.action(conn.id, msg.seq, action, now))
         elif isinstance(msg, P.Knock):
             self._run(m.knock(conn.id, msg.seq, now))
         elif isinstance(msg, P.Commit):
@@ -359,6 +353,15 @@ class TableHost(ConnectionServer, Admission):
         elif isinstance(msg, P.Chat):
             self._run(m.chat(conn.id, msg.text, now))
         elif isinstance(msg, P.Card):
-            self._run(m.card(conn.id, msg.card, now))
+            self._run(m.card(conn.id, _player_card(msg.card), now))
         elif isinstance(msg, P.Masked):
             self._run(m.masked(conn.id, msg.m, now))
+
+
+def _player_card(plain: Any) -> PlayerCard | None:
+    """A ``card`` message's card, decoded (None: it does not decode; the machine answers
+    ``bad_card``)."""
+    try:
+        return PlayerCard.from_plain(plain, connection=Connection.CONNECTED)
+    except (ValueError, TypeError):
+        return None

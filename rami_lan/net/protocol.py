@@ -28,55 +28,22 @@ something invalid. After a remote error the session accepts no more data; it sti
 us send one of the "farewell" kinds (see :meth:`Session.error_reply`) before closing.
 
 The code lives in three modules, all re-exported here (import from this one):
-:mod:`rami_lan.net.wire_checks` (limits, codes, the plain-data check and the field checks),
-:mod:`rami_lan.net.messages` (the errors and the message catalogue) and :mod:`rami_lan.net.session`
+:mod:`rami_lan.wire.checks` (limits, codes, the plain-data check and the field checks),
+:mod:`rami_lan.wire.messages` (the errors and the message catalogue) and :mod:`rami_lan.net.session`
 (:class:`Session`). Of the private field checks, only those that other modules and tests
 use from here are re-exported (``_bool``, ``_text``, ...: ``tests/net/test_module_split.py``
-lists them); the other ones are imported from ``wire_checks``.
+lists them); the other ones are imported from ``rami_lan.wire.checks``.
 """
 
 from __future__ import annotations
 
-# ruff: noqa: F401  (this module re-exports the names of the three below)
-from rami_lan.net.messages import (
-    KINDS,
-    Action,
-    Bye,
-    Card,
-    CardMsg,
-    Chat,
-    ChatMsg,
-    Commit,
-    Commitments,
-    CommitRequest,
-    Error,
-    Events,
-    Hello,
-    Knock,
-    LocalProtocolError,
-    Masked,
-    Message,
-    NextRound,
-    Pake,
-    PakeConfirm,
-    Ping,
-    Pong,
-    ProtocolError,
-    Refused,
-    RemoteProtocolError,
-    Reveal,
-    RoundSecrets,
-    View,
-    Welcome,
-    _kind,
-)
 from rami_lan.net.session import (
     _FAREWELL,
     _HEADER,
     Session,
     _printable_clip,
 )
-from rami_lan.net.wire_checks import (
+from rami_lan.wire.checks import (
     ERROR_CODES,
     HOST_SEAT,
     LANGS,
@@ -121,6 +88,40 @@ from rami_lan.net.wire_checks import (
     _uint,
     _wire,
     check_plain,
+)
+
+# ruff: noqa: F401  (this module re-exports the names of the three below)
+from rami_lan.wire.messages import (
+    KINDS,
+    Action,
+    Bye,
+    Card,
+    CardMsg,
+    Chat,
+    ChatMsg,
+    Commit,
+    Commitments,
+    CommitRequest,
+    Error,
+    Events,
+    Hello,
+    Knock,
+    LocalProtocolError,
+    Masked,
+    Message,
+    NextRound,
+    Pake,
+    PakeConfirm,
+    Ping,
+    Pong,
+    ProtocolError,
+    Refused,
+    RemoteProtocolError,
+    Reveal,
+    RoundSecrets,
+    View,
+    Welcome,
+    _kind,
 )
 
 __all__ = [

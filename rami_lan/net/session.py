@@ -9,7 +9,17 @@ import struct
 
 import msgpack
 
-from rami_lan.net.messages import (
+from rami_lan.wire.checks import (
+    MAX_CHAT,
+    MAX_FRAME,
+    MAX_ITEMS,
+    MAX_MESSAGE,
+    PAKE_KINDS,
+    PROTOCOL_VERSION,
+    Role,
+    _show,
+)
+from rami_lan.wire.messages import (
     KINDS,
     Bye,
     Error,
@@ -19,16 +29,6 @@ from rami_lan.net.messages import (
     Refused,
     RemoteProtocolError,
     Welcome,
-)
-from rami_lan.net.wire_checks import (
-    MAX_CHAT,
-    MAX_FRAME,
-    MAX_ITEMS,
-    MAX_MESSAGE,
-    PAKE_KINDS,
-    PROTOCOL_VERSION,
-    Role,
-    _show,
 )
 
 _HEADER = struct.Struct(">I")

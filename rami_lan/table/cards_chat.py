@@ -9,11 +9,15 @@ Functions taking the `rami_lan.table.machine.TableMachine` (as `seating`,
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rami_lan.table import effects as F
 from rami_lan.table.chat import ChatRefusal
 from rami_lan.table.seats import card_nick
+from rami_lan.wire import messages as W
+
+if TYPE_CHECKING:
+    from rami_lan.player_card import PlayerCard
 
 __all__ = ["broadcast_card", "card", "card_of", "chat", "send_cards"]
 
@@ -21,12 +25,9 @@ TableMachine = Any
 """A `rami_lan.table.machine.TableMachine` (not imported: the machine imports this)."""
 
 
-def _msg(kind: str, **fields: Any) -> F.Msg:
-    return F.Msg(kind, fields)
-
-
-def card(t: TableMachine, conn: int, plain: dict[str, Any], now: float) -> list[F.Effect]:
-    """A player's "Info joueur" card: checked, stamped with the seat's nick, relayed."""
+def card(t: TableMachine, conn: int, card: PlayerCard | None, now: float) -> list[F.Effect]:
+    """A player's "Info joueur" card (decoded at the network edge; None: it did not
+    decode, ``bad_card``): stamped with the seat's nick, relayed."""
     from rami_lan.player_card import Connection, PlayerCard
 
     seat = t.conns.get(conn)
@@ -35,13 +36,11 @@ def card(t: TableMachine, conn: int, plain: dict[str, Any], now: float) -> list[
     st = t.seats[seat]
     if conn in t._bot_conns or st.kind == "bot":
         return t._flush(now)  # bots get the host's bare bot card
-    try:
-        card = PlayerCard.from_plain(plain, connection=Connection.CONNECTED)
-        card = PlayerCard(card_nick(st.nick, card.nickname), card.player_id,
-                          Connection.CONNECTED, card.stats, card.by_variant)
-    except (ValueError, TypeError):
+    if card is None:
         t._error(conn, "bad_card", "the player card does not decode")
         return t._flush(now)
+    card = PlayerCard(card_nick(st.nick, card.nickname), card.player_id,
+                      Connection.CONNECTED, card.stats, card.by_variant)
     plain_card = card.to_plain()
     if t.cards.get(seat) != plain_card:  # the same card again: nothing to tell
         t.cards[seat] = plain_card
@@ -66,7 +65,7 @@ def broadcast_card(t: TableMachine, seat: int, skip: int | None = None) -> None:
     card = card_of(t, seat)
     if card is None:
         return
-    msg = _msg("card_msg", seat=seat, card=card)
+    msg = W.CardMsg(seat=seat, card=card)
     for conn, s in t.conns.items():
         if s is not None and conn != skip:
             t._send(conn, msg)
@@ -77,7 +76,7 @@ def send_cards(t: TableMachine, conn: int) -> None:
     for seat in t.seats:
         card = card_of(t, seat)
         if card is not None:
-            t._send(conn, _msg("card_msg", seat=seat, card=card))
+            t._send(conn, W.CardMsg(seat=seat, card=card))
 
 
 def chat(t: TableMachine, conn: int, text: str, now: float) -> list[F.Effect]:
@@ -98,5 +97,5 @@ def chat(t: TableMachine, conn: int, text: str, now: float) -> list[F.Effect]:
         why = whys.get(verdict.refusal, "refused")
         t._error(conn, "chat_refused", f"{verdict.refusal}: {why}")
         return t._flush(now)
-    t._to_seated(_msg("chat_msg", seat=seat, text=verdict.text))
+    t._to_seated(W.ChatMsg(seat=seat, text=verdict.text))
     return t._flush(now)

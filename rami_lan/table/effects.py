@@ -6,7 +6,7 @@ carries them out in that order.
 
 | effect | the adapter must |
 |---|---|
-| `Send(conn, msg)` | send ``msg`` to connection ``conn`` (`Msg` = one wire message) |
+| `Send(conn, msg)` | send ``msg`` to connection ``conn`` (`Msg`: one typed wire message) |
 | `Close(conn)` | close that connection after what was sent to it |
 | `Wake(at)` | call ``machine.tick(now)`` once ``now >= at`` (replaces the previous wake) |
 | `JournalOpen()` | open the table's journal file (the match has started) |
@@ -23,25 +23,88 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
+
+from rami_lan.core.codec import event_to_plain, view_to_plain
+from rami_lan.ids import TABLE_NOTICE
+from rami_lan.wire.messages import Events, Message, View
 
 __all__ = [
-    "AdChange", "Applied", "Close", "Effect", "JournalAppend", "JournalClose", "JournalOpen",
-    "JournalSnapshot", "MatchOver", "Msg", "Send", "Wake", "WriteRecord",
+    "AdChange", "Applied", "Close", "Effect", "EventsMsg", "JournalAppend", "JournalClose",
+    "JournalOpen", "JournalSnapshot", "MatchOver", "Msg", "SeatViewMsg", "Send", "TableNotice",
+    "Wake", "WriteRecord", "wire_message",
 ]
 
 
 @dataclass(frozen=True, slots=True)
-class Msg:
-    """One wire message: ``kind`` as in `rami_lan.net.protocol.KINDS`, and its fields.
+class TableNotice:
+    """A table notice for the players (rides in an ``events`` message among core events).
 
-    For ``view`` the field ``view`` is a `core.views.SeatView`; for ``events`` the field
-    ``events`` holds core events (already redacted for the receiving seat) and plain
-    ``TableNotice`` maps. The network adapter encodes them with the core codec.
+    ``players`` is the table's players list (`TableMachine.players_info`); ``text`` the
+    English notice, if any; ``code`` and ``data`` the fact the client words itself
+    (`rami_lan.net.notices`). On the wire it is a plain map (`to_plain`).
     """
 
-    kind: str
-    fields: Mapping[str, Any]
+    players: Any
+    text: str | None = None
+    code: str | None = None
+    data: Mapping[str, Any] | None = None
+
+    def to_plain(self) -> dict[str, Any]:
+        """Today's wire map: ``type``, ``players``, then ``text``, ``code`` and ``data``
+        when set (in that order: the bytes stay the same)."""
+        plain: dict[str, Any] = {"type": TABLE_NOTICE, "players": self.players}
+        if self.text is not None:
+            plain["text"] = self.text
+        if self.code is not None:
+            plain["code"], plain["data"] = self.code, dict(self.data or {})
+        return plain
+
+
+@dataclass(frozen=True, slots=True)
+class SeatViewMsg:
+    """``view`` as the machine holds it: the seat's `core.views.SeatView`; the network
+    adapter encodes it (`rami_lan.wire.messages.View`)."""
+
+    KIND: ClassVar[str] = "view"
+    seq: int
+    view: Any
+
+
+@dataclass(frozen=True, slots=True)
+class EventsMsg:
+    """``events`` as the machine holds it: core events (already redacted for the
+    receiving seat) and `TableNotice` values; the network adapter encodes them
+    (`rami_lan.wire.messages.Events`), each event once per batch."""
+
+    KIND: ClassVar[str] = "events"
+    seq: int
+    events: tuple[Any, ...]
+
+
+Msg = Message | SeatViewMsg | EventsMsg
+"""One wire message: a `rami_lan.wire.messages` dataclass, or for ``view`` and
+``events`` the machine's typed forms above (core objects the adapter encodes)."""
+
+
+def wire_message(msg: Msg, variant: Any, cache: dict[int, Any] | None = None) -> Message:
+    """The wire dataclass for ``msg``: ``view`` and ``events`` encoded with the core codec
+    (each event once per ``cache``, by id: one batch's events go to several seats)."""
+    if isinstance(msg, SeatViewMsg):
+        return View(seq=msg.seq, view=view_to_plain(msg.view))
+    if isinstance(msg, EventsMsg):
+        cache = {} if cache is None else cache
+        out = []
+        for e in msg.events:
+            if isinstance(e, TableNotice):
+                out.append(e.to_plain())
+                continue
+            plain = cache.get(id(e))
+            if plain is None:
+                plain = cache[id(e)] = event_to_plain(e, variant)
+            out.append(plain)
+        return Events(seq=msg.seq, events=out)
+    return msg
 
 
 @dataclass(frozen=True, slots=True)

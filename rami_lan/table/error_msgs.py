@@ -8,10 +8,8 @@ Split out of `rami_lan.table.machine` (its ``_error`` sends these), which still 
 
 from __future__ import annotations
 
-from typing import Any
-
 from rami_lan.core.reasons import MAX_NESTING, Reason
-from rami_lan.table import effects as F
+from rami_lan.wire import messages as W
 
 __all__ = ["MAX_MESSAGE", "error_msg"]
 
@@ -25,7 +23,7 @@ def _clip(text: str) -> str:
 
 
 def _fits(reason: Reason, depth: int = MAX_NESTING) -> bool:
-    """Does ``reason`` fit the bounds the wire checks (`rami_lan.net.wire_checks`): a
+    """Does ``reason`` fit the bounds the wire checks (`rami_lan.wire.checks`): a
     known code, at most 8 data, printable texts of at most `MAX_MESSAGE` characters,
     nested at most `MAX_NESTING` deep? (Else the ``error`` goes without it.)"""
     if depth < 1 or len(reason.data) > 8:
@@ -43,12 +41,8 @@ def _fits(reason: Reason, depth: int = MAX_NESTING) -> bool:
 
 
 def error_msg(code: str, message: str, ref: int | None = None,
-              reason: Reason | None = None) -> F.Msg:
+              reason: Reason | None = None) -> W.Error:
     """``error``: ``code``, the English ``message``, and, for a refusal of the rules, its
     coded ``reason`` (plain, when it fits the wire's bounds)."""
-    fields: dict[str, Any] = {"code": code, "message": _clip(message)}
-    if ref is not None:
-        fields["ref"] = ref
-    if reason is not None and _fits(reason):
-        fields["reason"] = reason.to_plain()
-    return F.Msg("error", fields)
+    return W.Error(code=code, message=_clip(message), ref=ref,
+                   reason=reason.to_plain() if reason is not None and _fits(reason) else None)

@@ -14,10 +14,10 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from rami_lan.table import effects as F
 from rami_lan.table.fairround import RoundCtx, pairs
 from rami_lan.table.shuffle import CommitmentRound, Phase, RevealOutcome
 from rami_lan.table.stage import Stage, Step
+from rami_lan.wire import messages as W
 
 __all__ = ["announce_exclusions", "close_commits", "close_reveals", "commit", "commitments_msg",
            "exclusion_codes", "reveal", "secrets_msg", "setup_round", "take_up_round"]
@@ -25,9 +25,6 @@ __all__ = ["announce_exclusions", "close_commits", "close_reveals", "commit", "c
 TableMachine = Any
 """A `rami_lan.table.machine.TableMachine` (not imported: the machine imports this)."""
 
-
-def _msg(kind: str, **fields: Any) -> F.Msg:
-    return F.Msg(kind, fields)
 
 
 def exclusion_codes(ctx: RoundCtx) -> dict[int, str]:
@@ -53,7 +50,7 @@ def setup_round(t: TableMachine, now: float) -> None:
     for s in remote:
         conn = t.seats[s].conn
         if conn is not None:
-            t._send(conn, _msg("commit_request", round_tag=tag, seat=s))
+            t._send(conn, W.CommitRequest(round_tag=tag, seat=s))
     if ctx.commit.missing_commits:
         t._stage_deadline = now + t.config.commit_timeout
     else:
@@ -85,7 +82,7 @@ def close_commits(t: TableMachine, now: float) -> None:
     commits = ctx.commit.commitment_list(drop_missing=True)
     ctx.commits_sent = True
     t._journal("round", {"tag": ctx.tag, "step": "commits", "commits": pairs(commits)})
-    t._to_seated(_msg("commitments", round_tag=ctx.tag, commits=commits))
+    t._to_seated(W.Commitments(round_tag=ctx.tag, commits=commits))
     t._announce_exclusions(ctx)
     if ctx.commit.phase is Phase.REVEAL:
         t._go(Step.REVEALS)
@@ -143,20 +140,15 @@ def announce_exclusions(t: TableMachine, ctx: RoundCtx) -> None:
         t._to_seated(commitments_msg(ctx))
 
 
-def commitments_msg(ctx: RoundCtx) -> F.Msg:
+def commitments_msg(ctx: RoundCtx) -> W.Commitments:
     """``commitments``, with ``excluded`` (seat -> reason code) once seats are excluded."""
-    fields: dict[str, Any] = {"round_tag": ctx.tag, "commits": ctx.commitments()}
-    if ctx.commit.excluded:
-        fields["excluded"] = exclusion_codes(ctx)
-    return F.Msg("commitments", fields)
+    return W.Commitments(round_tag=ctx.tag, commits=ctx.commitments(),
+                         excluded=exclusion_codes(ctx) if ctx.commit.excluded else None)
 
 
-def secrets_msg(ctx: RoundCtx) -> F.Msg:
-    fields: dict[str, Any] = {"round_tag": ctx.tag, "secrets": ctx.secrets(),
-                              "excluded": ctx.excluded()}
-    if ctx.commit.excluded:
-        fields["reasons"] = exclusion_codes(ctx)
-    return F.Msg("round_secrets", fields)
+def secrets_msg(ctx: RoundCtx) -> W.RoundSecrets:
+    return W.RoundSecrets(round_tag=ctx.tag, secrets=ctx.secrets(), excluded=ctx.excluded(),
+                          reasons=exclusion_codes(ctx) if ctx.commit.excluded else None)
 
 
 def take_up_round(t: TableMachine, nxt: dict[str, Any], now: float) -> None:

@@ -45,17 +45,17 @@ match from its beginning to its end (`match_flow`), the players' cards and the c
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rami_lan.core import actions as A
 from rami_lan.core.cards import card_from_id
-from rami_lan.core.codec import action_from_plain, action_to_plain
-from rami_lan.core.errors import IllegalAction, MalformedAction, RulesError
+from rami_lan.core.codec import action_to_plain
+from rami_lan.core.errors import IllegalAction
 from rami_lan.core.events import Event, RoundEnded
 from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round
 from rami_lan.core.reasons import Reason
 from rami_lan.core.variants import get_variant
-from rami_lan.ids import DEDICATED_HOST_SEAT, TABLE_NOTICE
+from rami_lan.ids import DEDICATED_HOST_SEAT
 from rami_lan.masked.signing import ANNOUNCE
 from rami_lan.table import autoplay, cards_chat, resume, seating
 from rami_lan.table import effects as F
@@ -73,12 +73,13 @@ from rami_lan.table.seating import NOTICE_GRACE
 from rami_lan.table.seats import Seat, find_by_token, token_hash
 from rami_lan.table.shuffle import deck_order, round_tag
 from rami_lan.table.stage import RESUMING_STAGES, Stage, Step, next_stage
+from rami_lan.wire import messages as W
+
+if TYPE_CHECKING:
+    from rami_lan.player_card import PlayerCard
 
 __all__ = ["NOTICE_GRACE", "Stage", "TableMachine"]
 
-
-def _msg(kind: str, **fields: Any) -> F.Msg:
-    return F.Msg(kind, fields)
 
 
 class TableMachine:
@@ -325,7 +326,7 @@ class TableMachine:
             self._error(conn, "illegal", reason.text(), ref, reason)
 
     def _refuse(self, conn: int, code: str, message: str) -> None:
-        self._send(conn, _msg("refused", code=code, message=message))
+        self._send(conn, W.Refused(code=code, message=message))
         self._out.append(F.Close(conn))
         self.conns.pop(conn, None)
 
@@ -361,10 +362,10 @@ class TableMachine:
 
     # ------------------------------------------------------------------ cards and chat
 
-    def card(self, conn: int, plain: dict[str, Any], now: float) -> list[F.Effect]:
-        """A player's "Info joueur" card: checked, stamped with the seat's nick, relayed
-        (`cards_chat.card`)."""
-        return cards_chat.card(self, conn, plain, now)
+    def card(self, conn: int, card: PlayerCard | None, now: float) -> list[F.Effect]:
+        """A player's "Info joueur" card, decoded at the network edge (None: it did not
+        decode): stamped with the seat's nick, relayed (`cards_chat.card`)."""
+        return cards_chat.card(self, conn, card, now)
 
     def chat(self, conn: int, text: str, now: float) -> list[F.Effect]:
         """Relay a chat line through the chat policy, or tell its sender why not
@@ -388,14 +389,10 @@ class TableMachine:
 
     # ------------------------------------------------------------------ play
 
-    def action(self, conn: int, seq: int, plain: dict[str, Any], now: float) -> list[F.Effect]:
+    def action(self, conn: int, seq: int, action: A.Action, now: float) -> list[F.Effect]:
+        """A seat's move (decoded at the network edge; `refuse` when it did not decode)."""
         seat = self.conns.get(conn)
         if seat is None:
-            return self._flush(now)
-        try:
-            action = action_from_plain(plain, self.variant)
-        except (MalformedAction, RulesError, ValueError, KeyError, TypeError) as exc:
-            self._error(conn, "bad_action", str(exc), seq)
             return self._flush(now)
         if isinstance(action, A.Timeout) or action.seat != seat:
             self._error(conn, "not_your_seat", f"you play seat {seat} only", seq)
@@ -407,6 +404,14 @@ class TableMachine:
             self._illegal(conn, Reason.of("timer_ran_out"), seq)
             return self._flush(now)
         self.try_apply(conn, action, seq, now)
+        return self._flush(now)
+
+    def refuse(self, conn: int, code: str, message: str, ref: int | None,
+               now: float) -> list[F.Effect]:
+        """An input the network edge could not decode (``bad_action``: its action map):
+        ``error`` with ``code`` and ``message`` to that seat."""
+        if self.conns.get(conn) is not None:
+            self._error(conn, code, message, ref)
         return self._flush(now)
 
     def knock(self, conn: int, seq: int, now: float) -> list[F.Effect]:
@@ -474,9 +479,9 @@ class TableMachine:
             if seat is None or self.dealing.holds_for(seat, m, evs):
                 continue
             if evs:
-                self._send(conn, _msg("events", seq=self.seq,
-                                      events=[self.dealing.redact(e, seat) for e in evs]))
-            self._send(conn, _msg("view", seq=self.seq, view=self.dealing.seat_view(m, seat)))
+                self._send(conn, F.EventsMsg(seq=self.seq,
+                                             events=tuple(self.dealing.redact(e, seat) for e in evs)))
+            self._send(conn, F.SeatViewMsg(seq=self.seq, view=self.dealing.seat_view(m, seat)))
         self.dealing.changed(evs, noted, now)
         self._note_turn(now)
         if ctx is not None and not ctx.finished and any(isinstance(e, RoundEnded) for e in evs):
@@ -583,13 +588,11 @@ class TableMachine:
         """A notice to every player: ``text`` (English), and for the facts the client
         words itself in its player's language, ``code`` and ``data`` (net/notices.py)."""
         players = self.players_info()
-        entry: dict[str, Any] = {"type": TABLE_NOTICE, "players": players, "text": text}
-        if code is not None:
-            entry["code"], entry["data"] = code, data
+        entry = F.TableNotice(players, text, code, data if code is not None else None)
         for conn, seat in self.conns.items():
             if seat is not None:
                 self._players_sent[conn] = players
-                self._send(conn, _msg("events", seq=self.seq, events=[entry]))
+                self._send(conn, F.EventsMsg(seq=self.seq, events=(entry,)))
 
     def _deal(self, now: float) -> None:
         """Spec steps 3-4: the seed from the secrets, the deck from the seed; deal
@@ -636,7 +639,7 @@ class TableMachine:
         self._go(Step.STOP)
         self._stage_deadline = None
         for conn in list(self.conns):
-            self._send(conn, _msg("bye", reason="table closed"))
+            self._send(conn, W.Bye(reason="table closed"))
             self._out.append(F.Close(conn))
         self.conns.clear()
         if self._journal_on and not was_over:

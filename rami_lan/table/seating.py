@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from rami_lan.core.events import RoundVoided
-from rami_lan.ids import TABLE_NOTICE
 from rami_lan.table import cards_chat, resume
 from rami_lan.table import effects as F
 from rami_lan.table import fair_rounds as rounds
 from rami_lan.table.seats import Seat, token_hash, unique_nick
 from rami_lan.table.stage import Stage
+from rami_lan.wire import messages as W
 
 __all__ = ["NOTICE_GRACE", "all_seated", "attach", "join", "leave", "maybe_notice", "players_changed",
            "send_state"]
@@ -25,9 +25,6 @@ NOTICE_GRACE = 1.0
 TableMachine = Any
 """A `rami_lan.table.machine.TableMachine` (not imported: the machine imports this)."""
 
-
-def _msg(kind: str, **fields: Any) -> F.Msg:
-    return F.Msg(kind, fields)
 
 
 def join(t: TableMachine, conn: int, now: float, *, nick: str, bot: bool = False,
@@ -98,7 +95,7 @@ def attach(t: TableMachine, conn: int, seat: Seat, token: bytes, nick: str, bot:
     if old is not None and old != conn:
         t.conns.pop(old, None)
         t._players_sent.pop(old, None)
-        t._send(old, _msg("bye", reason="seat taken over by a new connection"))
+        t._send(old, W.Bye(reason="seat taken over by a new connection"))
         t._out.append(F.Close(old))
     if not seat.nick:
         seat.nick = nick
@@ -110,7 +107,7 @@ def attach(t: TableMachine, conn: int, seat: Seat, token: bytes, nick: str, bot:
         t._bot_conns.add(conn)
     t.chat_policy.set_bot(seat.seat, bot or seat.kind == "bot")
     players = t.players_info()
-    t._send(conn, _msg("welcome", table_id=t.table_id, seat=seat.seat, token=token,
+    t._send(conn, W.Welcome(table_id=t.table_id, seat=seat.seat, token=token,
                           table=t.table_info(), players=players))
     t._players_sent[conn] = players
     if t.match.round is not None or t._round is not None:
@@ -167,27 +164,25 @@ def maybe_notice(t: TableMachine, now: float, text: str | None = None) -> None:
             continue
         if text is None and t._players_sent.get(conn) == players:
             continue  # nothing new for that seat (a quick reconnect, its own welcome)
-        entry: dict[str, Any] = {"type": TABLE_NOTICE, "players": players}
-        if text:
-            entry["text"] = text
+        entry = F.TableNotice(players, text or None)
         t._players_sent[conn] = players
-        t._send(conn, _msg("events", seq=t.seq, events=[entry]))
+        t._send(conn, F.EventsMsg(seq=t.seq, events=(entry,)))
 
 
 def send_state(t: TableMachine, conn: int, seat: int) -> None:
     """Full state for a (re)joining seat: its view, and the round's fair-shuffle data."""
     ctx = t._round
     if t._resume_void is not None:  # restarted during a private round: it is void
-        t._send(conn, _msg("events", seq=t.seq, events=[
-            RoundVoided(t._resume_void, None, "host_restarted")]))
+        t._send(conn, F.EventsMsg(seq=t.seq, events=(
+            RoundVoided(t._resume_void, None, "host_restarted"),)))
     if ctx is not None and ctx.commits_sent:
         t._send(conn, rounds.commitments_msg(ctx))
     elif (ctx is not None and t.stage is Stage.COMMIT and seat in ctx.participants
           and seat in ctx.commit.missing_commits):
-        t._send(conn, _msg("commit_request", round_tag=ctx.tag, seat=seat))
+        t._send(conn, W.CommitRequest(round_tag=ctx.tag, seat=seat))
     t.dealing.resync(conn, seat)
     if not t.dealing.holds_for(seat, t.match, []):  # else: once its card is known
-        t._send(conn, _msg("view", seq=t.seq, view=t.dealing.seat_view(t.match, seat)))
+        t._send(conn, F.SeatViewMsg(seq=t.seq, view=t.dealing.seat_view(t.match, seat)))
     if ctx is not None and ctx.finished and t._resume_secret is None:
         # (resumed before the next round's commitments went out: that round is asked
         # for again, and the last round's secrets, already out, would come after it)

@@ -1,6 +1,6 @@
 """The package's layers, from its import graph: every arrow points down, and no cycles.
 
-core <- table <- net <- cli, and bots use core only. Every module is read with `ast`
+core <- wire <- table <- net <- cli, and bots use core only. Every module is read with `ast`
 (imports inside functions and under ``TYPE_CHECKING`` count too: a lazy import is still
 a dependency).
 """
@@ -21,6 +21,7 @@ FORBIDDEN = {
     "bots": ("net", "cli", "table", "app"),
     "tournament": ("net", "cli", "table", "bots", "app"),
     "masked": ("core", "table", "net", "cli", "bots", "app"),
+    "wire": ("core", "table", "net", "cli", "bots", "app"),
     "profile": ("cli", "app"),
     "paths": ("core", "table", "net", "cli", "bots", "app", "profile", "stats"),
     "ids": ("core", "table", "net", "cli", "bots", "app", "profile", "stats", "paths"),
@@ -39,14 +40,15 @@ ALLOWED: dict[str, set[str]] = {
     "player_card": {"core"},  # the "Info joueur" card as pure values
     "bots": {"core", "ids"},
     "tournament": {"core", "ids"},  # the tournament's decisions: pure, as the core
-    "table": {"core", "masked", "bots", "ids", "player_card", "textsafe"},
-    "net": {"core", "masked", "table", "bots", "ids", "paths", "fsutil", "textsafe", "player_card",
+    "wire": {"masked", "ids"},  # the wire's message catalogue: checks and dataclasses
+    "table": {"core", "masked", "wire", "bots", "ids", "player_card", "textsafe"},
+    "net": {"core", "masked", "wire", "table", "bots", "ids", "paths", "fsutil", "textsafe", "player_card",
             "tournament"},
     "logsetup": {"paths", "textsafe"},
     "profile": {"fsutil", "i18n", "paths", "ids", "textsafe"},
     "replay": {"core", "i18n", "textsafe"},
     "stats": {"core", "paths", "fsutil", "player_card"},  # sqlite, above net: the cli's
-    "cli": {"core", "masked", "table", "bots", "net", "ids", "paths", "fsutil", "textsafe", "i18n",
+    "cli": {"core", "masked", "wire", "table", "bots", "net", "ids", "paths", "fsutil", "textsafe", "i18n",
             "player_card", "logsetup", "profile", "replay", "stats", "tournament"},
 }
 """Every top-level module or package of `rami_lan` -> the others it may import."""

@@ -101,7 +101,7 @@ class SpiedTable(MaskedTable):
         from rami_lan.table import effects as F
 
         for eff in effects:
-            m = eff.msg.fields.get("m") if isinstance(eff, F.Send) and eff.msg.kind == "masked" else None
+            m = eff.msg.m if isinstance(eff, F.Send) and isinstance(eff.msg, P.Masked) else None
             if m is not None and m["k"] == "mk_reveal":
                 if m["seat"] == HOST:  # a bot's card the host holds
                     self.spies.before_reveal("host", m["deck"], m["pos"])
@@ -712,7 +712,7 @@ def test_mutated_masked_messages_get_errors_never_a_crash(tmp_path: Any) -> None
     conns = sorted(t.clients)
     for _ in range(600):
         effects = t.machine.masked(rng.choice(conns), _mutate(rng, rng.choice(samples)), t.now)
-        assert effects and not any(getattr(e, "msg", None) is not None and e.msg.kind not in (
+        assert effects and not any(getattr(e, "msg", None) is not None and e.msg.KIND not in (
             "error", "masked", "events", "view", "round_secrets") for e in effects)
     client = t.clients[conns[0]]
     refused = 0

@@ -17,7 +17,7 @@ import pytest
 
 from rami_lan.bots import make_bot
 from rami_lan.core import events as E
-from rami_lan.core.codec import action_to_plain, event_to_plain, view_to_plain
+from rami_lan.core.codec import event_to_plain, view_to_plain
 from rami_lan.core.views import view_for
 from rami_lan.net import protocol as P
 from rami_lan.net.record import MatchRecord, verify
@@ -51,7 +51,7 @@ class Client:
         self.secrets: dict[bytes, bytes] = {}
 
     def kinds(self) -> list[str]:
-        return [m.kind for m in self.msgs]
+        return [m.KIND for m in self.msgs]
 
 
 def check_effects(effects: list[F.Effect], machine: TableMachine, clients: dict[int, Client],
@@ -72,31 +72,33 @@ def check_effects(effects: list[F.Effect], machine: TableMachine, clients: dict[
         client = clients[eff.conn]
         msg = eff.msg
         client.msgs.append(msg)
-        fields = dict(msg.fields)
-        if msg.kind == "view":
-            assert fields["view"].seat == client.seat, "a view for another seat"
-            fields["view"] = view_to_plain(fields["view"])
-            client.view = msg.fields["view"]
-        elif msg.kind == "events":
+        if isinstance(msg, F.SeatViewMsg):
+            assert msg.view.seat == client.seat, "a view for another seat"
+            wire_msg: P.Message = P.View(seq=msg.seq, view=view_to_plain(msg.view))
+            client.view = msg.view
+        elif isinstance(msg, F.EventsMsg):
             plain = []
-            for e in fields["events"]:
-                if isinstance(e, dict):
-                    assert e["type"] == "TableNotice"
-                    plain.append(e)
+            for e in msg.events:
+                if isinstance(e, F.TableNotice):
+                    assert e.to_plain()["type"] == "TableNotice"
+                    plain.append(e.to_plain())
                     continue
                 if isinstance(e, E.CardsDealt) and e.seat != client.seat:
                     assert e.cards is None, "someone else's dealt cards"
                 plain.append(event_to_plain(e, machine.variant))
-            fields["events"] = plain
-        elif msg.kind == "welcome":
-            client.seat, client.token = fields["seat"], fields["token"]
-        elif msg.kind in ("commit_request", "commitments", "round_secrets"):
+            wire_msg = P.Events(seq=msg.seq, events=plain)
+        else:
+            assert isinstance(msg, P.Message) and type(msg) is P.KINDS[msg.KIND]
+            wire_msg = msg
+        if isinstance(msg, P.Welcome):
+            client.seat, client.token = msg.seat, msg.token
+        elif isinstance(msg, P.CommitRequest | P.Commitments | P.RoundSecrets):
             # One tag per round: round_tag(table_id, match_no, round_no), the current one.
             tags = [round_tag(machine.table_id, 1, n) for n in range(1, 40)]
-            assert fields["round_tag"] == machine._round.tag and fields["round_tag"] in tags
+            assert msg.round_tag == machine._round.tag and msg.round_tag in tags
         # It encodes and parses as the protocol says.
-        wire = P.KINDS[msg.kind](**fields).to_wire()
-        assert P.Message.from_wire(wire).KIND == msg.kind
+        wire = wire_msg.to_wire()
+        assert P.Message.from_wire(wire).KIND == msg.KIND
 
 
 def test_a_whole_match_through_the_machine_with_no_loop_and_no_socket() -> None:
@@ -118,19 +120,19 @@ def test_a_whole_match_through_the_machine_with_no_loop_and_no_socket() -> None:
 
     # Seating: the first hello waits; the second fills the table: the match starts.
     out = feed(machine.joined(1, now, nick="ana"))
-    assert [m.kind for m in clients[1].msgs][:1] == ["welcome"] and machine.stage is Stage.WAITING
+    assert [m.KIND for m in clients[1].msgs][:1] == ["welcome"] and machine.stage is Stage.WAITING
     assert any(isinstance(e, F.AdChange) and e.seats_taken == 3 for e in out)
     out = feed(machine.joined(2, now, nick="bo"))
     assert machine.stage is Stage.COMMIT
     assert any(isinstance(e, F.JournalOpen) for e in out)
     # The join notice: the newcomer learns the players from its welcome only, once.
     assert clients[2].kinds().count("welcome") == 1
-    assert not any(m.kind == "events" for m in clients[2].msgs)
+    assert not any(m.KIND == "events" for m in clients[2].msgs)
     # Every seated remote human is asked to commit, with the round's one tag.
     tag = round_tag(machine.table_id, 1, 1)
     for c in clients.values():
-        req = [m for m in c.msgs if m.kind == "commit_request"]
-        assert len(req) == 1 and req[0].fields["round_tag"] == tag
+        req = [m for m in c.msgs if m.KIND == "commit_request"]
+        assert len(req) == 1 and req[0].round_tag == tag
 
     def commit_and_reveal(conns: list[Client]) -> None:
         nonlocal now
@@ -152,7 +154,7 @@ def test_a_whole_match_through_the_machine_with_no_loop_and_no_socket() -> None:
     # A chat line goes to every seated player, cleaned.
     feed(machine.chat(1, "  bonjour\tà tous ", now))
     for c in clients.values():
-        assert c.msgs[-1] == F.Msg("chat_msg", {"seat": 0, "text": "bonjour à tous"})
+        assert c.msgs[-1] == P.ChatMsg(seat=0, text="bonjour à tous")
     # A bot seat may not chat through the machine either way: a bot conn is refused.
 
     seq = 0
@@ -183,10 +185,10 @@ def test_a_whole_match_through_the_machine_with_no_loop_and_no_socket() -> None:
                     reconnected = True
                     assert machine.move_deadline() == deadline  # a reconnect never resets it
                     # ... and comes back within the grace: nobody is told about it.
-                    assert not [m for m in clients[1].msgs[-3:] if m.kind == "events"
-                                and any(isinstance(e, dict) for e in m.fields["events"])]
-                    welcome = next(m for m in clients[3].msgs[::-1] if m.kind == "welcome")
-                    assert welcome.fields["seat"] == 1 and welcome.fields["token"] == clients[3].token
+                    assert not [m for m in clients[1].msgs[-3:] if m.KIND == "events"
+                                and any(isinstance(e, F.TableNotice) for e in m.events)]
+                    welcome = next(m for m in clients[3].msgs[::-1] if m.KIND == "welcome")
+                    assert welcome.seat == 1 and welcome.token == clients[3].token
                 now = deadline
                 out = feed(machine.tick(now))
                 applied = [ev for eff in out if isinstance(eff, F.Applied) for ev in eff.events]
@@ -196,7 +198,7 @@ def test_a_whole_match_through_the_machine_with_no_loop_and_no_socket() -> None:
             if client is not None and client.view is not None and client.view.my_turn:
                 seq += 1
                 action = client.policy.choose(client.view, ())
-                feed(machine.action(client.conn, seq, action_to_plain(action, machine.variant), now))
+                feed(machine.action(client.conn, seq, action, now))
                 continue
         if machine.stage is Stage.BETWEEN:
             for c in clients.values():
@@ -245,7 +247,7 @@ def test_an_early_next_round_is_unexpected_and_closes() -> None:
     machine = TableMachine(config, Entropy())
     machine.joined(1, 0.0, nick="a")  # the match waits for seat 1: nothing to answer yet
     out = machine.next_round(1, "continue", 0.0)
-    refusal = F.Send(1, F.Msg("error", {"code": "unexpected", "message": "not between rounds"}))
+    refusal = F.Send(1, P.Error(code="unexpected", message="not between rounds"))
     assert refusal in out and F.Close(1) in out
     # During a round it is only refused (a race with the deal must not cost the seat).
     machine.left(1, 0.0)  # the adapter closed it
@@ -261,8 +263,8 @@ def test_bot_think_delay_is_a_deadline_a_reconnect_does_not_restart() -> None:
                          bot_delay=4.0, commit_timeout=1, reveal_timeout=1)
     machine = TableMachine(config, Entropy())
     out = machine.joined(1, 0.0, nick="a")
-    token = next(e.msg.fields["token"] for e in out
-                 if isinstance(e, F.Send) and e.msg.kind == "welcome")
+    token = next(e.msg.token for e in out
+                 if isinstance(e, F.Send) and e.msg.KIND == "welcome")
     tag = machine._round.tag
     secret = b"s" * 32
     machine.commit(1, tag, commitment(tag, 0, secret), 0.0)
@@ -272,7 +274,7 @@ def test_bot_think_delay_is_a_deadline_a_reconnect_does_not_restart() -> None:
     while machine.match.round.turn != 1:
         seq += 1
         action = bot.choose(view_for(machine.match, 0), ())
-        machine.action(1, seq, action_to_plain(action, machine.variant), 1.0)
+        machine.action(1, seq, action, 1.0)
     at, seat, what = machine._auto_deadline()
     assert (seat, what) == (1, "bot") and at == machine._changed_at + 4.0  # after the last change
     machine.left(1, at - 1.0)
@@ -286,14 +288,14 @@ def test_reconnect_tokens_are_compared_as_hashes() -> None:
     config = TableConfig(name="x", seats=2, bots={1: "moyen"}, headless=True, advertise=False)
     machine = TableMachine(config, Entropy())
     out = machine.joined(1, 0.0, nick="a")
-    token = next(e.msg.fields["token"] for e in out
-                 if isinstance(e, F.Send) and e.msg.kind == "welcome")
+    token = next(e.msg.token for e in out
+                 if isinstance(e, F.Send) and e.msg.KIND == "welcome")
     assert machine.seats[0].token != token and len(machine.seats[0].token) == 32
     assert machine.seat_for_token(token) is machine.seats[0]
     assert machine.seat_for_token(bytes(16)) is None
     out = machine.joined(2, 1.0, nick="z", token=bytes(16))
-    assert F.Send(2, F.Msg("refused", {"code": "bad_token",
-                                       "message": "unknown or expired reconnect token"})) in out
+    assert F.Send(2, P.Refused(code="bad_token",
+                                      message="unknown or expired reconnect token")) in out
 
 
 @pytest.mark.parametrize("override", ["deck_for_round", "seats_to_commit", "round_tag_for"])
@@ -375,8 +377,8 @@ def test_resume_in_commit_reveal_or_between_rounds_does_not_stall(crash_in: str)
     machine = TableMachine(config, Entropy())
     effects: list[F.Effect] = []
     effects += machine.joined(1, 0.0, nick="a")
-    token = next(e.msg.fields["token"] for e in effects
-                 if isinstance(e, F.Send) and e.msg.kind == "welcome")
+    token = next(e.msg.token for e in effects
+                 if isinstance(e, F.Send) and e.msg.KIND == "welcome")
     tag = machine._round.tag
     effects += machine.commit(1, tag, commitment(tag, 0, b"k" * 32), 0.0)
     effects += machine.reveal(1, tag, b"k" * 32, 0.0)
@@ -387,7 +389,7 @@ def test_resume_in_commit_reveal_or_between_rounds_does_not_stall(crash_in: str)
         if machine.match.round.turn == 0:
             seq += 1
             action = bot.choose(view_for(machine.match, 0), ())
-            effects += machine.action(1, seq, action_to_plain(action, machine.variant), now)
+            effects += machine.action(1, seq, action, now)
         else:
             now = max(now, machine.deadline())
             effects += machine.tick(now)
@@ -411,14 +413,14 @@ def test_resume_in_commit_reveal_or_between_rounds_does_not_stall(crash_in: str)
     if crash_in == "commit":
         # The same tag, asked again: no commitment set was ever published for it.
         assert again._round.tag == tag2
-        req = [m for m in msgs if m.kind == "commit_request"]
-        assert req and req[0].fields["round_tag"] == tag2
+        req = [m for m in msgs if m.KIND == "commit_request"]
+        assert req and req[0].round_tag == tag2
         out = again.commit(7, tag2, commitment(tag2, 0, b"z" * 32), 51.0)
         out += again.reveal(7, tag2, b"z" * 32, 51.0)
     elif crash_in == "reveal":
         # The published commitments stand: the reveal is still awaited for that tag.
         assert again.stage is Stage.REVEAL and again._round.tag == tag2
-        assert any(m.kind == "commitments" and m.fields["round_tag"] == tag2 for m in msgs)
+        assert any(m.KIND == "commitments" and m.round_tag == tag2 for m in msgs)
         out = again.reveal(7, tag2, b"q" * 32, 51.0)
     else:
         # Between rounds, the player is back: its "continue" starts the next round.
@@ -439,8 +441,8 @@ def test_a_bot_client_is_recorded_as_a_bot_and_its_card_is_a_bot_card() -> None:
     machine.joined(2, 0.0, nick="human")
     assert [p["kind"] for p in machine.record.data["players"]] == ["bot", "human"]
     out = machine.chat(1, "hello", 0.0)
-    assert any(isinstance(e, F.Send) and e.msg.kind == "error"
-               and e.msg.fields["code"] == "chat_refused" for e in out)
+    assert any(isinstance(e, F.Send) and e.msg.KIND == "error"
+               and e.msg.code == "chat_refused" for e in out)
 
 
 def test_own_card_is_sent_once_and_an_unchanged_card_not_again() -> None:
@@ -449,9 +451,9 @@ def test_own_card_is_sent_once_and_an_unchanged_card_not_again() -> None:
     config = TableConfig(name="x", seats=3, bots={2: "moyen"}, headless=True, advertise=False)
     machine = TableMachine(config, Entropy())
     machine.joined(1, 0.0, nick="a")
-    card = PlayerCard("a", None, Connection.CONNECTED).to_plain()
+    card = PlayerCard("a", None, Connection.CONNECTED)
     out = machine.card(1, card, 0.0)
-    assert [e.conn for e in out if isinstance(e, F.Send) and e.msg.kind == "card_msg"] == [1]
+    assert [e.conn for e in out if isinstance(e, F.Send) and e.msg.KIND == "card_msg"] == [1]
     out = machine.card(1, card, 0.0)
     assert not [e for e in out if isinstance(e, F.Send)]
 

@@ -50,6 +50,7 @@ from rami_lan.table.masked_host import MaskedRound, Routed, deal_assignments, ho
 from rami_lan.table.private_claims import discard_refusal, take_refusal
 from rami_lan.table.receipts import lost_round_key
 from rami_lan.table.stage import Stage, Step
+from rami_lan.wire import messages as W
 
 if TYPE_CHECKING:
     from rami_lan.table.dealing.base import Table
@@ -244,7 +245,7 @@ class MaskedDealing:
             # the private deal: the host's bot plays its seat with the host's keys)
             if info.conn is None or (seat != t.host_seat and seat in self.mr.participants):
                 continue
-            t._send(info.conn, F.Msg("masked", {"m": plain}))
+            t._send(info.conn, W.Masked(m=plain))
 
     def send(self, seat: int, plain: dict[str, Any]) -> None:
         """One masked message to a seat (kept for a resync); a test overrides it to
@@ -253,7 +254,7 @@ class MaskedDealing:
             self.log.setdefault(seat, []).append(plain)
         conn = self.t.seats[seat].conn
         if conn is not None:
-            self.t._send(conn, F.Msg("masked", {"m": plain}))
+            self.t._send(conn, W.Masked(m=plain))
 
     def resync(self, conn: int, seat: int) -> None:
         """A blind seat came back: everything masked it was sent this round, again, with
@@ -264,7 +265,7 @@ class MaskedDealing:
         if (seat == t.host_seat or seat not in mr.participants) and mr.phase.value != "idle":
             # no participant (the host's own player, or a player out of the private deal):
             # its verifier learns again that the host holds this round's keys of its seat
-            t._send(conn, F.Msg("masked", {"m": {"k": "mk_own", "tag": mr.p.tag}}))
+            t._send(conn, W.Masked(m={"k": "mk_own", "tag": mr.p.tag}))
             return
         if seat not in mr.blind or mr.phase.value in ("complete", "idle"):
             return
@@ -273,7 +274,7 @@ class MaskedDealing:
         log = self.log.get(seat, [])
         cut = next((k + 1 for k, plain in enumerate(log) if plain.get("k") == "mk_deal"), len(log))
         for plain in [*log[:cut], sync, *log[cut:]]:
-            t._send(conn, F.Msg("masked", {"m": plain}))
+            t._send(conn, W.Masked(m=plain))
 
     def resumed(self, now: float) -> None:
         """A private round goes on: its players have `masked_wait` to come back, as after
@@ -471,8 +472,8 @@ class MaskedDealing:
                 continue
             for seq, evs in held:
                 if evs:
-                    t._send(conn, F.Msg("events", {"seq": seq, "events": [e.for_seat(seat) for e in evs]}))
-            t._send(conn, F.Msg("view", {"seq": t.seq, "view": view_for(t.match, seat)}))
+                    t._send(conn, F.EventsMsg(seq=seq, events=tuple(e.for_seat(seat) for e in evs)))
+            t._send(conn, F.SeatViewMsg(seq=t.seq, view=view_for(t.match, seat)))
 
     def _hidden_hands(self) -> bool:
         """Does a blind seat's hand still hold a card the host has not seen?"""
