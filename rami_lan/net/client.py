@@ -41,6 +41,7 @@ from rami_lan.core.errors import MalformedAction
 from rami_lan.core.events import Event
 from rami_lan.core.reasons import Reason
 from rami_lan.core.views import SeatView
+from rami_lan.ids import TABLE_NOTICE
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
 from rami_lan.net.chat import ChatPolicy, ChatVerdict
@@ -67,7 +68,6 @@ _MOVES = (E.StockDrawn, E.DiscardTaken, E.Melded, E.LaidOff, E.JokerRecovered, E
 
 __all__ = ["FingerprintMismatch", "JoinRefused", "PakeFailed", "RemoteTableSession", "open_session"]
 
-TABLE_NOTICE = "TableNotice"
 
 
 def refusal_of(msg: P.Error) -> Reason | str:

@@ -29,6 +29,7 @@ from typing import Any
 from rami_lan.core import actions as A
 from rami_lan.core.codec import action_from_plain, event_from_plain
 from rami_lan.core.errors import MalformedAction, RulesError
+from rami_lan.ids import TABLE_NOTICE
 from rami_lan.net import protocol as P
 from rami_lan.table import verifier as V
 
@@ -44,7 +45,6 @@ __all__ = [
 ]
 
 EVIDENCE_FORMAT = "rami-lan-fairness-evidence"
-TABLE_NOTICE = "TableNotice"
 #: At most this many messages are kept for the evidence (a long match is ~20k).
 MAX_LOG = 200_000
 

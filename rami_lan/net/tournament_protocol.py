@@ -35,19 +35,8 @@ from rami_lan.net.protocol import (
     PAKE_MAC_LEN,
     Message,
     RemoteProtocolError,
-    _bool,
-    _bytes,
-    _bytes_upto,
-    _choice,
-    _int_in,
-    _nick,
-    _plain_map,
-    _plain_maps,
-    _Spec,
-    _text,
-    _uint,
-    _wire,
 )
+from rami_lan.wire import checks as W
 
 __all__ = [
     "T_KINDS",
@@ -84,7 +73,7 @@ def _tkind(kind: str, *senders: str) -> Callable[[_M], _M]:
         cls.KIND = kind
         cls.SENDERS = frozenset(senders)  # type: ignore[assignment]
         cls._SPEC = tuple(
-            _Spec(f.name, f.metadata["parse"], f.metadata["to_wire"], f.metadata["required"])
+            W._Spec(f.name, f.metadata["parse"], f.metadata["to_wire"], f.metadata["required"])
             for f in fields(cls))  # type: ignore[arg-type]
         cls._NAMES = frozenset(s.name for s in cls._SPEC)
         T_KINDS[kind] = cls
@@ -93,10 +82,10 @@ def _tkind(kind: str, *senders: str) -> Callable[[_M], _M]:
 
 
 _message = dataclass(frozen=True, slots=True, kw_only=True)
-_b16 = _bytes(16)
-_b32 = _bytes(32)
-_port = _int_in(1, 65535)
-_small = _int_in(0, 64)
+_b16 = W._bytes(16)
+_b32 = W._bytes(32)
+_port = W._int_in(1, 65535)
+_small = W._int_in(0, 64)
 
 
 def _fp(value: Any) -> str:
@@ -111,12 +100,12 @@ def _fp(value: Any) -> str:
 class THello(Message):
     """Register (or come back with ``token``), or only watch (``watch``)."""
 
-    nick: str = _wire(_nick)
-    lang: str = _wire(_choice(*LANGS))
-    v: int = _wire(_uint, default=T_VERSION, required=True)
-    bot: bool = _wire(_bool, default=False)
-    watch: bool = _wire(_bool, default=False)
-    token: bytes | None = _wire(_b16, default=None)
+    nick: str = W._wire(W._nick)
+    lang: str = W._wire(W._choice(*LANGS))
+    v: int = W._wire(W._uint, default=T_VERSION, required=True)
+    bot: bool = W._wire(W._bool, default=False)
+    watch: bool = W._wire(W._bool, default=False)
+    token: bytes | None = W._wire(_b16, default=None)
 
 
 @_tkind("t_welcome", "host")
@@ -125,20 +114,20 @@ class TWelcome(Message):
     """Registered as entrant ``no`` (0: a spectator) under ``nick``; ``commitment`` is the
     organiser's commitment to the draw's secret; ``info``: the settings (plain)."""
 
-    tournament_id: bytes = _wire(_b16)
-    no: int = _wire(_uint)
-    nick: str = _wire(_text(0, 24))
-    token: bytes = _wire(_b16)
-    commitment: bytes = _wire(_b32)
-    info: dict[str, Any] = _wire(_plain_map)
-    v: int = _wire(_uint, default=T_VERSION, required=True)
+    tournament_id: bytes = W._wire(_b16)
+    no: int = W._wire(W._uint)
+    nick: str = W._wire(W._text(0, 24))
+    token: bytes = W._wire(_b16)
+    commitment: bytes = W._wire(_b32)
+    info: dict[str, Any] = W._wire(W._plain_map)
+    v: int = W._wire(W._uint, default=T_VERSION, required=True)
 
 
 @_tkind("t_refused", "host")
 @_message
 class TRefused(Message):
-    code: str = _wire(_choice(*T_REFUSED_CODES))
-    message: str = _wire(_text(0, MAX_MESSAGE))
+    code: str = W._wire(W._choice(*T_REFUSED_CODES))
+    message: str = W._wire(W._text(0, MAX_MESSAGE))
 
 
 @_tkind("t_pake", "client", "host")
@@ -147,7 +136,7 @@ class TPake(Message):
     """The join-code exchange (SPAKE2, as a table's ``pake``: `rami_lan.net.pake`), between
     ``t_hello`` and ``t_welcome`` at a tournament with a join code: organiser first."""
 
-    msg: bytes = _wire(_bytes_upto(MAX_PAKE_MSG))
+    msg: bytes = W._wire(W._bytes_upto(MAX_PAKE_MSG))
 
 
 @_tkind("t_pake_confirm", "client", "host")
@@ -156,7 +145,7 @@ class TPakeConfirm(Message):
     """The key confirmation (HMAC over the role and the certificate fingerprint seen):
     the client's, then the organiser's."""
 
-    mac: bytes = _wire(_bytes(PAKE_MAC_LEN))
+    mac: bytes = W._wire(W._bytes(PAKE_MAC_LEN))
 
 
 @_tkind("t_contribution", "client")
@@ -164,7 +153,7 @@ class TPakeConfirm(Message):
 class TContribution(Message):
     """The registrant's 32 random bytes for the draw (once, right after the welcome)."""
 
-    value: bytes = _wire(_b32)
+    value: bytes = W._wire(_b32)
 
 
 @_tkind("t_players", "host")
@@ -172,8 +161,8 @@ class TContribution(Message):
 class TPlayers(Message):
     """Who is registered: ``[{"no", "nick", "kind"}]``; ``start_at``: humans to start."""
 
-    players: list[dict[str, Any]] = _wire(_plain_maps)
-    start_at: int = _wire(_small, default=0)
+    players: list[dict[str, Any]] = W._wire(W._plain_maps)
+    start_at: int = W._wire(_small, default=0)
 
 
 @_tkind("t_draw", "host")
@@ -183,9 +172,9 @@ class TDraw(Message):
     with its contribution (``[{"no", "nick", "kind", "contribution": hex | nil}]``), and
     the seed they give."""
 
-    secret: bytes = _wire(_b32)
-    seed: bytes = _wire(_b32)
-    entrants: list[dict[str, Any]] = _wire(_plain_maps)
+    secret: bytes = W._wire(_b32)
+    seed: bytes = W._wire(_b32)
+    entrants: list[dict[str, Any]] = W._wire(W._plain_maps)
 
 
 @_tkind("t_table", "host")
@@ -194,14 +183,14 @@ class TTable(Message):
     """Go and sit at a table of the organiser (same address, this ``port``, pinned to
     ``fingerprint``, with join code ``code``), or watch it (``watch``)."""
 
-    stage: int = _wire(_small)
-    table: int = _wire(_small)
-    port: int = _wire(_port)
-    fingerprint: str = _wire(_fp)
-    code: str = _wire(_text(0, 32))
-    final: bool = _wire(_bool)
-    players: list[dict[str, Any]] = _wire(_plain_maps)
-    watch: bool = _wire(_bool, default=False)
+    stage: int = W._wire(_small)
+    table: int = W._wire(_small)
+    port: int = W._wire(_port)
+    fingerprint: str = W._wire(_fp)
+    code: str = W._wire(W._text(0, 32))
+    final: bool = W._wire(W._bool)
+    players: list[dict[str, Any]] = W._wire(W._plain_maps)
+    watch: bool = W._wire(W._bool, default=False)
 
 
 @_tkind("t_standings", "host")
@@ -210,10 +199,10 @@ class TStandings(Message):
     """The standings (``[{"place", "no", "nick", "kind", "status", "stage",
     "table_place", "why", "replaced"}]``) and each finished table's ranking."""
 
-    stage: int = _wire(_small)
-    standings: list[dict[str, Any]] = _wire(_plain_maps)
-    tables: list[dict[str, Any]] = _wire(_plain_maps)
-    over: bool = _wire(_bool, default=False)
+    stage: int = W._wire(_small)
+    standings: list[dict[str, Any]] = W._wire(W._plain_maps)
+    tables: list[dict[str, Any]] = W._wire(W._plain_maps)
+    over: bool = W._wire(W._bool, default=False)
 
 
 @_tkind("t_watch", "host")
@@ -224,17 +213,17 @@ class TWatch(Message):
     seat (no hand: `rami_lan.core.views.view_for(match, None)`); ``players``:
     ``[{"seat", "nick"}]``."""
 
-    stage: int = _wire(_small)
-    table: int = _wire(_small)
-    events: list[dict[str, Any]] = _wire(_plain_maps)
-    view: dict[str, Any] = _wire(_plain_map)
-    players: list[dict[str, Any]] = _wire(_plain_maps)
+    stage: int = W._wire(_small)
+    table: int = W._wire(_small)
+    events: list[dict[str, Any]] = W._wire(W._plain_maps)
+    view: dict[str, Any] = W._wire(W._plain_map)
+    players: list[dict[str, Any]] = W._wire(W._plain_maps)
 
 
 @_tkind("t_bye", "client", "host")
 @_message
 class TBye(Message):
-    reason: str = _wire(_text(0, 200), default="")
+    reason: str = W._wire(W._text(0, 200), default="")
 
 
 def first_kind(body: bytes) -> str | None:
