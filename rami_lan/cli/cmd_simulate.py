@@ -83,13 +83,9 @@ _PLUGIN_ERRORS: dict[str, Any] = {
 def plugin_error_text(exc: BaseException) -> str:
     """A `rami_lan.bots.plugin.PluginError` (a code and its data) in the player's
     language; any other error as its text."""
-    word = _PLUGIN_ERRORS.get(getattr(exc, "code", ""))
-    if word is not None:
-        try:
-            return str(word(getattr(exc, "data", {})))
-        except (KeyError, ValueError, TypeError):
-            pass
-    return str(exc)
+    from rami_lan.cli.messages import coded_error_text
+
+    return coded_error_text(exc, _PLUGIN_ERRORS)
 
 
 class PluginCrashed(Exception):

@@ -519,18 +519,25 @@ _SETTINGS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 }
 
 
+def coded_error_text(exc: BaseException | str,
+                     words: Mapping[str, Callable[[Mapping[str, Any]], str]]) -> str:
+    """An error that carries a ``code`` and its ``data`` (`SettingsError`, `PluginError`)
+    in the player's language through ``words`` (code -> sentence from the data); an
+    error without a known code, or whose data does not fit, as its text."""
+    word = words.get(getattr(exc, "code", ""))
+    if word is not None:
+        try:
+            return str(word(getattr(exc, "data", {})))
+        except (KeyError, ValueError, TypeError):
+            pass
+    return str(exc)
+
+
 def settings_error_text(exc: BaseException | str) -> str:
     """Why a table's settings (or a simulation's options) were refused, in the player's
     language, from the `SettingsError`'s code and data; any other error is passed on as
     its text."""
-
-    word = _SETTINGS.get(getattr(exc, "code", ""))
-    if word is not None:
-        try:
-            return word(getattr(exc, "data", {}))
-        except (KeyError, ValueError, TypeError):
-            pass
-    return str(exc)
+    return coded_error_text(exc, _SETTINGS)
 
 
 def interface_problem(values: list[str] | None) -> str:

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from rami_lan.core.codec import action_from_plain
-from rami_lan.core.errors import MalformedAction, RulesError
 from rami_lan.ids import TABLE_NOTICE
 from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
@@ -56,7 +55,7 @@ class HostObserver:
 
     def applied(self, host: TableHost, change: F.Applied) -> None:
         """One change the machine applied: its unredacted events, the match after them,
-        and the action and connection that made it (None for the table's own moves)."""
+        and the action and the seat that sent it (None for the table's own moves)."""
 
 
 class TableHost(ConnectionServer, Admission):
@@ -318,8 +317,6 @@ class TableHost(ConnectionServer, Admission):
         self._send(conn, P.Refused(code=code, message=message, retry_ms=retry_ms))
         self._close(conn)
 
-    # ------------------------------------------------------------------ test seams
-
     # ------------------------------------------------------------------ messages
 
     def _on_message(self, conn: Conn, msg: P.Message) -> None:
@@ -338,7 +335,7 @@ class TableHost(ConnectionServer, Admission):
         elif isinstance(msg, P.Action):
             try:
                 action = action_from_plain(msg.action, m.variant)
-            except (MalformedAction, RulesError, ValueError, KeyError, TypeError) as exc:
+            except (ValueError, KeyError, TypeError) as exc:  # MalformedAction is a ValueError
                 self._run(m.refuse(conn.id, "bad_action", str(exc), msg.seq, now))
             else:
                 self._run(m.action(conn.id, msg.seq, action, now))

@@ -221,7 +221,7 @@ class MatchRecord:
         current = self._current
         if current is not None and pending:
             current = dict(current)
-            current["events"] = list(current["events"]) + [dict(e) for e in pending]
+            current["events"] = list(current["events"]) + list(pending)
         return {"data": self.data, "current": current}
 
     def restore_state(self, state: Mapping[str, Any]) -> None:
