@@ -393,8 +393,9 @@ def test_hostile_input_against_a_live_host(tmp_path: Path, caplog: pytest.LogCap
     assert all(sm.finished for sm in summaries)
     assert all(sm.fair for sm in summaries), [sm.fairness for sm in summaries]
     assert host.match.over
-    # Every change came from a legal action of the seat its sender holds.
-    assert sum(by is not None for by, _a in applied) > 20
+    # Every change came from a legal action of the seat its sender holds. (A one-round
+    # match can end early on a shuffle that deals a quick rami: count seats, not turns.)
+    assert len({by for by, _a in applied if by is not None}) >= 2, applied
     for by_seat, action in applied:
         if by_seat is not None:
             assert action.seat == by_seat
