@@ -85,6 +85,16 @@ class BrowseError(Exception):
     """mDNS could not be used (a bad ``--interface``, no network); the text is safe."""
 
 
+class TableGone(LookupError):
+    """We have a seat at this table (kept on disk), but neither its last address nor
+    mDNS found it for the whole join window, nor a table of that name: its host has
+    closed, or the match ended while we were away. ``name``: the table's, to print."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
 def run(args: argparse.Namespace) -> int:
     from rami_lan.cli.messages import interface_problem
     from rami_lan.cli.settings import clean_nickname, load_settings
@@ -104,6 +114,11 @@ def run(args: argparse.Namespace) -> int:
         nick = f"bot-{args.bot}"
     try:
         return asyncio.run(_main(args, nick))
+    except TableGone as exc:
+        print(_("This table is gone: its host no longer answers."), file=sys.stderr)
+        print(_("Your seat at {name} is kept for two days: run the same command again if "
+                "its host comes back.").format(name=safe_name(exc.name, 64)), file=sys.stderr)
+        return 1
     except LookupError:
         print(_("No table named {name} on the network.").format(name=repr(safe_text(args.table, 64))),
               file=sys.stderr)
@@ -130,13 +145,23 @@ async def _main(args: argparse.Namespace, nick: str) -> int:
         kept = store.find(args.table)
         session = None
         if kept is not None:  # our seat at this table, kept when we were seated
+            print(_("You have a seat at {name}: looking for the table (its host may be "
+                    "restarting)…").format(
+                name=safe_name(kept.table_name or kept.table_id[:12], 64)), flush=True)
             session = await rejoin(kept, store, args, interfaces)
             if session is not None:
                 print(_("Back in your seat at {name} (seat {seat}).").format(
                     name=safe_name(kept.table_name or kept.table_id[:12], 64),
                     seat=session.seat + 1), flush=True)
         if session is None:
-            host, port, fp, code_required = await find_table(args.table, args.timeout, interfaces)
+            try:
+                host, port, fp, code_required = await find_table(args.table, args.timeout,
+                                                                 interfaces)
+            except LookupError:
+                if kept is not None and store.get(kept.table_id) is not None:
+                    # Still kept: the table was not reached (a refused token removes it).
+                    raise TableGone(kept.table_name or kept.table_id[:12]) from None
+                raise
 
             async def connect() -> Any:
                 return await open_session(host, port, nickname=nick, lang=language(),

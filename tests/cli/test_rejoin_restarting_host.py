@@ -83,3 +83,33 @@ def test_rejoin_gives_up_when_the_window_is_spent(monkeypatch: pytest.MonkeyPatc
     assert asyncio.run(cmd_join.rejoin(KEPT, store, args, None)) is None
     assert clock[0] >= 1.0 + cmd_join.RETRY_WINDOW
     assert store.removed == []
+
+
+def test_join_says_the_table_is_gone_when_a_kept_seat_is_not_found(
+        ui_env: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Relaunched after its table's match ended while it was away (or its host closed):
+    ``join`` says the table is gone and that the seat is kept, not "No table named"."""
+    import time
+
+    from rami_lan.net.seats import SeatStore
+
+    SeatStore().save(SeatCredentials(**{**KEPT.__dict__, "saved_at": time.time()}))
+
+    async def rejoin(kept: Any, store: Any, args: Any, interfaces: Any) -> None:
+        assert kept.table_id == KEPT.table_id
+        return None  # not reached in the window
+
+    async def find_table(text: str, timeout: float, interfaces: Any) -> None:
+        return None
+
+    monkeypatch.setattr(cmd_join, "rejoin", rejoin)
+    monkeypatch.setattr(discovery, "find_table", find_table)
+    args = SimpleNamespace(table="Mine", timeout=0.1, code=None, bot=None, nick="Tester",
+                           interface=["127.0.0.1"], bot_delay=None)
+    assert cmd_join.run(args) == 1
+    out, err = capsys.readouterr()
+    assert "You have a seat at Mine" in out
+    assert "This table is gone: its host no longer answers." in err
+    assert "Your seat at Mine is kept" in err
+    assert "No table named" not in err
+    assert SeatStore().get(KEPT.table_id) is not None
