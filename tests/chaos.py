@@ -147,6 +147,8 @@ class ChaosResult:
     owner_lines: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     elapsed: float = 0.0
+    over_at: float | None = None
+    """When the host's own player read "The match is over." (seconds from the start)."""
 
     # ------------------------------------------------------------------ the checks
 
@@ -249,6 +251,9 @@ class ChaosResult:
             if role in self.handed_to_bot:
                 continue
             rc = self.exits.get(role)
+            if (rc == 1 and self.over_at is not None and last[-1].started >= self.over_at
+                    and "This table is gone" in (texts[-1] if texts else "")):
+                continue  # relaunched after the match ended while it was down: told so
             if rc not in (0, 5):
                 found.append(f"{role}'s last client exited {rc}")
             if rc == 5 and len(last) == 1:
@@ -495,6 +500,8 @@ class Table:
             elif line.startswith("Round over: c = continue"):
                 cmd = "c"
             elif line.startswith("The match is over."):
+                if not self.owner_done.is_set():
+                    self.result.over_at = time.monotonic() - self.t0
                 self.owner_done.set()
                 with contextlib.suppress(OSError):
                     proc.popen.stdin.close()  # the end of the typed input, as a script's

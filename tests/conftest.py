@@ -15,7 +15,9 @@ import pytest
 # Before any rami_lan import: this test run's tables and players live under their own
 # DNS-SD types (``_rami-<tag>._tcp``), so parallel workers, or two test runs on one
 # machine, never see each other's tables on loopback. Child processes inherit it.
-os.environ.setdefault("RAMI_LAN_MDNS_TAG", secrets.token_hex(2)[:3])
+# An xdist worker inherits its controller's environment: each worker draws its own tag.
+if os.environ.get("PYTEST_XDIST_WORKER") or "RAMI_LAN_MDNS_TAG" not in os.environ:
+    os.environ["RAMI_LAN_MDNS_TAG"] = secrets.token_hex(2)[:3]
 
 from rami_lan.i18n import set_language  # noqa: E402
 

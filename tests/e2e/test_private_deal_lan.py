@@ -291,7 +291,7 @@ class _Showing(MaskedDealing):
         super().send(seat, plain)
         r = self.t.match.round
         if (not self.t.shown and seat == 0 and plain.get("k") == "mk_hand"
-                and r is not None and r.turn_no >= 5):
+                and r is not None and r.turn_no >= 2):
             self.t.shown = True
             super().send(seat, {"k": "mk_show"})
 
