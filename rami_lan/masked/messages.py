@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Self
 
+from rami_lan.masked import kinds as MK
 from rami_lan.masked.deck import MAX_DECK
 from rami_lan.masked.group import POINT_SIZE, GroupError, are_points, check_point, check_scalar
 from rami_lan.masked.signing import SIG_SIZE, Receipt, SignatureError
@@ -196,7 +197,7 @@ class MaskedMessage:
 class MaskPass(MaskedMessage):
     """Mask-pass output of ``seat`` for deck ``deck``: ``D_i``."""
 
-    KIND: ClassVar[str] = "mk_mask"
+    KIND: ClassVar[str] = MK.MASK
     deck: int
     seat: int
     points: tuple[bytes, ...]
@@ -218,7 +219,7 @@ class MaskPass(MaskedMessage):
 class LockPass(MaskedMessage):
     """Lock-pass output of ``seat``: ``E_i`` and a commitment to each position key."""
 
-    KIND: ClassVar[str] = "mk_lock"
+    KIND: ClassVar[str] = MK.LOCK
     deck: int
     seat: int
     points: tuple[bytes, ...]
@@ -249,7 +250,7 @@ class LockPass(MaskedMessage):
 class KeyRelease(MaskedMessage):
     """``seat``'s key for ``position`` of ``deck``, for seat ``to`` only (None: everyone)."""
 
-    KIND: ClassVar[str] = "mk_key"
+    KIND: ClassVar[str] = MK.KEY
     deck: int
     seat: int
     to: int | None
@@ -309,7 +310,7 @@ class _PositionKeys(MaskedMessage):
 class CardReveal(_PositionKeys):
     """The holder ``seat`` makes ``position`` public: every participant's key for it."""
 
-    KIND: ClassVar[str] = "mk_reveal"
+    KIND: ClassVar[str] = MK.REVEAL
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,7 +321,7 @@ class HandGift(_PositionKeys):
     (its player's seat is played by the host from then on). Same fields as a reveal.
     """
 
-    KIND: ClassVar[str] = "mk_give"
+    KIND: ClassVar[str] = MK.GIVE
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,7 +332,7 @@ class Handover(MaskedMessage):
     a position key of a hand), so that the audit still checks its steps.
     """
 
-    KIND: ClassVar[str] = "mk_handover"
+    KIND: ClassVar[str] = MK.HANDOVER
     seat: int
     keys: tuple[tuple[int, int, bytes], ...]
     decks: tuple[tuple[int, bytes, tuple[int, ...]], ...] = ()
@@ -413,7 +414,7 @@ class SentRecord:
 class AuditPublication(MaskedMessage):
     """Round end: ``seat``'s secrets for every deck, and the key messages it sent."""
 
-    KIND: ClassVar[str] = "mk_audit"
+    KIND: ClassVar[str] = MK.AUDIT
     seat: int
     decks: tuple[DeckSecretsRecord, ...]
     sent: tuple[SentRecord, ...]
@@ -462,7 +463,7 @@ class Protest(MaskedMessage):
     host's receipts for every message it sent (and none of its secrets): the host's
     own signatures against its word (`rami_lan.masked.signing`)."""
 
-    KIND: ClassVar[str] = "mk_protest"
+    KIND: ClassVar[str] = MK.PROTEST
     seat: int
     receipts: tuple[Receipt, ...] = ()
     tag: bytes = b""

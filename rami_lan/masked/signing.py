@@ -42,6 +42,8 @@ import msgpack
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from rami_lan.masked import kinds as MK
+
 __all__ = [
     "ANNOUNCE",
     "PUBLIC_SIZE",
@@ -58,7 +60,7 @@ __all__ = [
 PUBLIC_SIZE = 32
 SIG_SIZE = 64
 SEED_SIZE = 32
-ANNOUNCE = "mk_seatkey"
+ANNOUNCE = MK.SEATKEY
 """Table-level message kind: a seat announces its public key (see the module docstring)."""
 
 _MESSAGE_DOMAIN = b"rami-lan masked message signature v1\x00"
@@ -254,7 +256,7 @@ class Receipt:
     relayed: tuple[int, ...]
     sig: bytes = b""
 
-    KIND = "mk_receipt"
+    KIND = MK.RECEIPT
 
     def to_plain(self) -> dict[str, Any]:
         plain: dict[str, Any] = {"k": self.KIND, "seat": self.author, "kind": self.kind, "deck": self.deck,

@@ -42,6 +42,7 @@ from rami_lan.core.events import Event
 from rami_lan.core.reasons import Reason
 from rami_lan.core.views import SeatView
 from rami_lan.ids import TABLE_NOTICE
+from rami_lan.masked import kinds as MK
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
 from rami_lan.net.chat import ChatPolicy, ChatVerdict
@@ -391,7 +392,7 @@ class RemoteTableSession(ClientLink, ClientFairness, ClientPrivateDeal):
             return
         # Private dealing: masked-deck messages are used at once; every other message waits,
         # in order, while a key for one of our own cards is still on its way (`SeatMachine`).
-        if isinstance(msg, P.Masked) and msg.m.get("k") in ("mk_own", "mk_orders"):
+        if isinstance(msg, P.Masked) and msg.m.get("k") in (MK.OWN, MK.ORDERS):
             self._on_owner_masked(msg.m)  # a round dealt without us in its masked deck
             return
         if isinstance(msg, P.Masked):

@@ -16,6 +16,7 @@ import logging
 from typing import Any
 
 from rami_lan.core.variants import get_variant
+from rami_lan.masked import kinds as MK
 from rami_lan.net import protocol as P
 from rami_lan.net.notices import Notice, NoticeCode
 from rami_lan.net.table_session import SessionUpdate
@@ -121,7 +122,7 @@ def _owner_masked(m: dict[str, Any], n_cards: int) -> bytes | V.MaskedOrders:
     tag = m["tag"]
     if not isinstance(tag, bytes) or not 1 <= len(tag) <= 64:
         raise ValueError("tag: 1 to 64 bytes expected")
-    if m["k"] == "mk_own":
+    if m["k"] == MK.OWN:
         return tag
 
     def ints(value: Any, lo: int, hi: int, what: str) -> list[int]:
@@ -129,7 +130,7 @@ def _owner_masked(m: dict[str, Any], n_cards: int) -> bytes | V.MaskedOrders:
             raise ValueError(f"{what}: integers in [{lo}, {hi}) expected")
         return value
 
-    if m["k"] != "mk_orders":
+    if m["k"] != MK.ORDERS:
         raise ValueError("not for the host's own seat")
     orders: dict[int, tuple[int, ...]] = {}
     for pair in m["orders"]:

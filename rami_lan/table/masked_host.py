@@ -28,6 +28,7 @@ from typing import Any
 
 import msgpack
 
+from rami_lan.masked import kinds as MK
 from rami_lan.masked import session as MS
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.group import HashRandom
@@ -48,9 +49,9 @@ from rami_lan.table.receipts import receipt_for
 
 __all__ = ["Delivery", "MaskedRound", "Routed", "deal_assignments", "host_randomness"]
 
-DEAL = "mk_deal"
+DEAL = MK.DEAL
 """Table-level message kind: the deal's assignment of deck-0 positions (see docs)."""
-SHOW = "mk_show"
+SHOW = MK.SHOW
 """Table-level message kind: the round ends; every participant reveals its hand."""
 
 

@@ -35,6 +35,7 @@ from rami_lan.core.cards import Card, card_from_id, card_id
 from rami_lan.core.codec import event_from_plain
 from rami_lan.core.variants import Variant
 from rami_lan.core.views import SeatView
+from rami_lan.masked import kinds as MK
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.group import card_table
 from rami_lan.masked.messages import Protest
@@ -200,42 +201,42 @@ class MaskedSeat(SeatHolding, SeatVoids, SeatRelaunch):
 
     def _on_masked_checked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
         kind = plain.get("k")
-        if kind != "mk_hand":
+        if kind != MK.HAND:
             fingerprint = msgpack.packb(plain, use_bin_type=True)
             if fingerprint in self._seen:
                 return []  # sent again after a reconnect: we have it
-            if kind == "mk_round":
+            if kind == MK.ROUND:
                 self._seen = set()
             self._seen.add(fingerprint)
-        if kind == "mk_sync":
+        if kind == MK.SYNC:
             return self._on_sync(plain)
         return self._step("masked deck", lambda: self._on_masked(plain))
 
     def _on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
         kind = plain.get("k")
-        if kind == "mk_round":
+        if kind == MK.ROUND:
             return self._on_round(plain)
         if self.p is None:
             raise MaskedSeatError(f"{kind} before any masked round")
         if self._gone:
             return []  # the round is void at the host (it restarted): nothing more of it
-        if kind == "mk_deal":
+        if kind == MK.DEAL:
             return self._on_deal(plain)
-        if kind == "mk_hand":  # in order with the views: see `hold`
+        if kind == MK.HAND:  # in order with the views: see `hold`
             if self.must_hold():
                 self.hold(plain)
             else:
                 self._set_hand(plain)
             return []
-        if kind == "mk_timeout":  # our move timer ran out: the session plays for us
+        if kind == MK.TIMEOUT:  # our move timer ran out: the session plays for us
             turn = plain.get("turn")
             self.timeout_turn = turn if isinstance(turn, int) else None
             return []
-        if kind == "mk_close":  # the host closed the round's audit: close ours with what came
+        if kind == MK.CLOSE:  # the host closed the round's audit: close ours with what came
             if self.p.phase is Phase.AUDITING:
                 return self._result(self.p.close_audit())
             return []
-        if kind == "mk_show":
+        if kind == MK.SHOW:
             return self._on_show(plain)
         if kind == Protest.KIND:
             return self._on_protest(plain)
@@ -266,7 +267,7 @@ class MaskedSeat(SeatHolding, SeatVoids, SeatRelaunch):
         """The host resyncs us after a reconnect: the round's public events so far. Those
         we saw must be the ones we saw; the rest pass through our replay (as any events
         message) before anything leaves; then what we sent this round goes again."""
-        decoded = self._decode(plain, "mk_sync")
+        decoded = self._decode(plain, MK.SYNC)
         gate = self.gate
         if self.p is None or gate is None:
             raise MaskedSeatError("mk_sync before any masked round")
@@ -296,7 +297,7 @@ class MaskedSeat(SeatHolding, SeatVoids, SeatRelaunch):
             return []  # resent after our relaunch: the round ended, our audit is out already
         if self.gate is None or self.p is None or self.p.phase is not Phase.PLAYING:
             raise MaskedSeatError("mk_show while no masked round is being played")
-        why = self.gate.check_show(self._decode(plain, "mk_show"), plain.get("reason"), plain.get("winner"))
+        why = self.gate.check_show(self._decode(plain, MK.SHOW), plain.get("reason"), plain.get("winner"))
         if why:
             raise MaskedSeatError(why)
         out: list[dict[str, Any]] = []

@@ -18,6 +18,7 @@ from typing import Any
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card
 from rami_lan.core.views import SeatView
+from rami_lan.masked import kinds as MK
 from rami_lan.masked.session import Phase
 from rami_lan.table.masked_seat_errors import MaskedSeatError
 
@@ -40,7 +41,7 @@ class SeatHolding:
         while a key for one of our cards is on its way (`must_hold`). An ``mk_hand`` goes
         with the views; an events message's assignments are made at once (keys follow)."""
         out: list[dict[str, Any]] = []
-        if isinstance(item, dict) and item.get("k") != "mk_hand":
+        if isinstance(item, dict) and item.get("k") != MK.HAND:
             try:
                 out = self.on_masked(item)
             except MaskedSeatError:
@@ -74,7 +75,7 @@ class SeatHolding:
         out: list[Any] = []
         while self._held and self.complete():
             item = self._held.popleft()
-            if isinstance(item, dict) and item.get("k") == "mk_hand":
+            if isinstance(item, dict) and item.get("k") == MK.HAND:
                 self._set_hand_checked(item)
             else:
                 out.append(item)
@@ -84,7 +85,7 @@ class SeatHolding:
         try:
             self._set_hand(plain)
         except MaskedSeatError as exc:
-            self._refuse("mk_hand", str(exc), plain)
+            self._refuse(MK.HAND, str(exc), plain)
 
     def _set_hand(self, plain: dict[str, Any]) -> None:
         pos = plain.get("pos")

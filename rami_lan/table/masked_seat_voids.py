@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rami_lan.masked import kinds as MK
 from rami_lan.masked.messages import Protest, from_plain
 from rami_lan.table.masked_seat_errors import MaskedSeatError
 
@@ -75,7 +76,7 @@ class SeatVoids:
             return []
         ok = p.signing.receipt_valid
         for deck, j, holder in claim[1]:
-            if not any(r.author == msg.seat and r.for_("mk_key", deck, j, holder)
+            if not any(r.author == msg.seat and r.for_(MK.KEY, deck, j, holder)
                        and (holder in r.relayed or holder == self.host) and ok(r) for r in msg.receipts):
                 return []
         self._void_claim = None

@@ -18,6 +18,7 @@ from typing import Any, Final, Literal, NamedTuple
 import msgpack
 
 from rami_lan.ids import DEDICATED_HOST_SEAT, ROUND_TAG_PREFIX
+from rami_lan.masked import kinds as MK
 from rami_lan.masked.messages import KINDS as MASKED_MESSAGE_KINDS
 
 Role = Literal["host", "client"]
@@ -53,9 +54,7 @@ PAKE_MAC_LEN: Final = 32
 """Length of the key confirmation in a ``pake_confirm`` message (HMAC-SHA256)."""
 PAKE_KINDS: Final = frozenset({"pake", "pake_confirm"})
 """Kinds of the join-code exchange, allowed only between ``hello`` and ``welcome``."""
-MASKED_KINDS: Final = MASKED_MESSAGE_KINDS | frozenset(
-    {"mk_round", "mk_deal", "mk_show", "mk_hand", "mk_sync", "mk_timeout", "mk_close", "mk_own", "mk_orders",
-     "mk_seatkey", "mk_receipt"})
+MASKED_KINDS: Final = MASKED_MESSAGE_KINDS | MK.TABLE_KINDS
 """Kinds a ``masked`` message may carry: the masked deck's own, and the table's."""
 
 MAX_RETRY_MS: Final = 3_600_000

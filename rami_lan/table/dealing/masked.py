@@ -40,6 +40,7 @@ from rami_lan.core.codec import event_to_plain
 from rami_lan.core.match import MatchState, start_round
 from rami_lan.core.reasons import Reason
 from rami_lan.core.views import view_for
+from rami_lan.masked import kinds as MK
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.table import effects as F
 from rami_lan.table.dealing import masked_journal as J
@@ -230,10 +231,10 @@ class MaskedDealing:
         # restarted during the shuffle and shuffles again); the same after a resume.
         rid = hashlib.sha256(b"rami-lan masked round id" + self.key).digest()[:8]
         for s in sorted(mr.blind):
-            self.send(s, {"k": "mk_round", "tag": mr.p.tag, "host": t.host_seat,
+            self.send(s, {"k": MK.ROUND, "tag": mr.p.tag, "host": t.host_seat,
                           "participants": list(mr.participants), "n": mr.p.table.n_cards, "rid": rid,
                           **(mr.signing.roster.to_plain() if mr.signing else {})})
-        self.tell_owner({"k": "mk_own", "tag": mr.p.tag})
+        self.tell_owner({"k": MK.OWN, "tag": mr.p.tag})
 
     def tell_owner(self, plain: dict[str, Any]) -> None:
         """The host's own player (``mk_own``, ``mk_orders``): its seat's keys are the
@@ -250,7 +251,7 @@ class MaskedDealing:
     def send(self, seat: int, plain: dict[str, Any]) -> None:
         """One masked message to a seat (kept for a resync); a test overrides it to
         build a cheating host."""
-        if plain.get("k") != "mk_hand":  # kept for a reconnect (`resync`)
+        if plain.get("k") != MK.HAND:  # kept for a reconnect (`resync`)
             self.log.setdefault(seat, []).append(plain)
         conn = self.t.seats[seat].conn
         if conn is not None:
@@ -265,14 +266,14 @@ class MaskedDealing:
         if (seat == t.host_seat or seat not in mr.participants) and mr.phase.value != "idle":
             # no participant (the host's own player, or a player out of the private deal):
             # its verifier learns again that the host holds this round's keys of its seat
-            t._send(conn, W.Masked(m={"k": "mk_own", "tag": mr.p.tag}))
+            t._send(conn, W.Masked(m={"k": MK.OWN, "tag": mr.p.tag}))
             return
         if seat not in mr.blind or mr.phase.value in ("complete", "idle"):
             return
-        sync = {"k": "mk_sync", "events": [event_to_plain(e.for_seat(None), t.variant)
+        sync = {"k": MK.SYNC, "events": [event_to_plain(e.for_seat(None), t.variant)
                                            for e in self.events]}
         log = self.log.get(seat, [])
-        cut = next((k + 1 for k, plain in enumerate(log) if plain.get("k") == "mk_deal"), len(log))
+        cut = next((k + 1 for k, plain in enumerate(log) if plain.get("k") == MK.DEAL), len(log))
         for plain in [*log[:cut], sync, *log[cut:]]:
             t._send(conn, W.Masked(m=plain))
 
@@ -525,7 +526,7 @@ class MaskedDealing:
             return
         if conn is not None:
             self.hand_told[conn] = pos
-        self.send(seat, {"k": "mk_hand", "pos": pos})
+        self.send(seat, {"k": MK.HAND, "pos": pos})
 
     def _before(self, evs: list[E.Event], now: float) -> None:
         """Cards the host holds that this change makes public: reveal them first."""
@@ -630,7 +631,7 @@ class MaskedDealing:
         r = self.t.match.round
         assert r is not None
         self.prompted_turn = self.t._turn_key
-        self.send(seat, {"k": "mk_timeout", "turn": r.turn_no})
+        self.send(seat, {"k": MK.TIMEOUT, "turn": r.turn_no})
 
     def split(self, action: Any, evs: list[E.Event], now: float) -> bool:
         """A move timer ran out for a seat the host holds (its own player's, a bot's) and
@@ -749,7 +750,7 @@ class MaskedDealing:
         t, mr = self.t, self.mr
         t.masked_reports.append(report)
         self.tell_owner({
-            "k": "mk_orders", "tag": mr.p.tag,
+            "k": MK.ORDERS, "tag": mr.p.tag,
             "orders": [[d, list(o)] for d, o in sorted(report.orders.items())],
             "gens": [[g, d] for g, d in sorted(mr.gen_decks().items())],
             "faults": [f"{f.kind.name} by seat {f.seat}: {f.evidence}"[:500]
