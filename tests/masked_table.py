@@ -29,6 +29,7 @@ from rami_lan.core.errors import MalformedAction, RulesError
 from rami_lan.core.variants import get_variant
 from rami_lan.masked.deck import unmask
 from rami_lan.masked.group import card_table
+from rami_lan.masked.inbound import decode_inbound
 from rami_lan.masked.messages import KINDS as MASKED_MESSAGE_KINDS
 from rami_lan.masked.messages import CardReveal, Handover, KeyRelease, LockPass, from_plain
 from rami_lan.net import protocol as P
@@ -327,7 +328,7 @@ class MaskedTable:
         elif isinstance(msg, P.Reveal):
             self.feed(m.reveal(conn, msg.round_tag, msg.secret, now))
         elif isinstance(msg, P.Masked):
-            self.feed(m.masked(conn, msg.m, now))
+            self.feed(m.masked(conn, decode_inbound(msg.m), now))
         elif isinstance(msg, P.Action):
             try:  # decoded at the edge, as the host does
                 action = action_from_plain(msg.action, m.variant)

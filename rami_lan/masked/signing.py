@@ -50,6 +50,7 @@ __all__ = [
     "SIG_SIZE",
     "Roster",
     "SeatKey",
+    "SeatKeyAnnouncement",
     "SignatureError",
     "canonical",
     "check_announcement",
@@ -139,9 +140,8 @@ def _public(public: bytes) -> Ed25519PublicKey:
     return key
 
 
-def check_announcement(plain: object, table_id: str = "") -> tuple[int, bytes]:
-    """A ``mk_seatkey`` message -> (seat, public key); raises `SignatureError` if it is
-    malformed, not self-signed, or (``table_id`` given) of another table."""
+def _announcement_fields(plain: object) -> tuple[int, bytes, str]:
+    """A ``mk_seatkey`` map's (seat, pub, table); raises `SignatureError` if malformed."""
     if not isinstance(plain, Mapping) or set(plain) != {"k", "seat", "pub", "table", "sig"}:
         raise SignatureError("a seat key announcement has exactly the fields k, seat, pub, table, sig")
     seat, pub, table = plain["seat"], plain["pub"], plain["table"]
@@ -149,6 +149,36 @@ def check_announcement(plain: object, table_id: str = "") -> tuple[int, bytes]:
             or not isinstance(pub, bytes) or len(pub) != PUBLIC_SIZE or not isinstance(table, str)
             or len(table) > 128):
         raise SignatureError("a seat key announcement's fields are out of range")
+    return seat, pub, table
+
+
+@dataclass(frozen=True, slots=True)
+class SeatKeyAnnouncement:
+    """A ``mk_seatkey`` message, its fields checked (`from_plain`); its self-signature is
+    checked by `check_announcement` where the key is taken."""
+
+    seat: int
+    pub: bytes
+    table: str
+    sig: object
+
+    @classmethod
+    def from_plain(cls, plain: object) -> SeatKeyAnnouncement:
+        seat, pub, table = _announcement_fields(plain)
+        assert isinstance(plain, Mapping)
+        return cls(seat, pub, table, plain["sig"])
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"k": ANNOUNCE, "seat": self.seat, "pub": self.pub, "table": self.table, "sig": self.sig}
+
+
+def check_announcement(plain: object, table_id: str = "") -> tuple[int, bytes]:
+    """A ``mk_seatkey`` message -> (seat, public key); raises `SignatureError` if it is
+    malformed, not self-signed, or (``table_id`` given) of another table."""
+    if isinstance(plain, SeatKeyAnnouncement):
+        plain = plain.to_plain()
+    seat, pub, table = _announcement_fields(plain)
+    assert isinstance(plain, Mapping)
     if table_id and table and table != table_id:
         raise SignatureError(f"seat {seat}'s key is announced for another table")
     try:

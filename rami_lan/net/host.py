@@ -23,6 +23,7 @@ from typing import Any
 
 from rami_lan.core.codec import action_from_plain
 from rami_lan.ids import TABLE_NOTICE
+from rami_lan.masked.inbound import decode_inbound
 from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
@@ -352,7 +353,7 @@ class TableHost(ConnectionServer, Admission):
         elif isinstance(msg, P.Card):
             self._run(m.card(conn.id, _player_card(msg.card), now))
         elif isinstance(msg, P.Masked):
-            self._run(m.masked(conn.id, msg.m, now))
+            self._run(m.masked(conn.id, decode_inbound(msg.m), now))
 
 
 def _player_card(plain: Any) -> PlayerCard | None:

@@ -56,7 +56,9 @@ from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, star
 from rami_lan.core.reasons import Reason
 from rami_lan.core.variants import get_variant
 from rami_lan.ids import DEDICATED_HOST_SEAT
-from rami_lan.masked.signing import ANNOUNCE
+from rami_lan.masked import kinds as MK
+from rami_lan.masked.inbound import MaskedInput, Undecoded
+from rami_lan.masked.signing import SeatKeyAnnouncement
 from rami_lan.table import autoplay, cards_chat, resume, seating
 from rami_lan.table import effects as F
 from rami_lan.table import fair_rounds as rounds
@@ -372,19 +374,23 @@ class TableMachine:
         (`cards_chat.chat`)."""
         return cards_chat.chat(self, conn, text, now)
 
-    def masked(self, conn: int, plain: Any, now: float) -> list[F.Effect]:
-        """A masked-deck message from a client: the round's dealing checks, uses, relays it."""
+    def masked(self, conn: int, msg: MaskedInput, now: float) -> list[F.Effect]:
+        """A masked-deck message from a client (decoded at the network edge,
+        `rami_lan.masked.inbound`): the round's dealing checks, uses, relays it."""
         seat = self.conns.get(conn)
         if seat is None:
             return self._flush(now)
-        if isinstance(plain, dict) and plain.get("k") == ANNOUNCE:  # a seat's signing key
-            why = self.host_keys.announce(seat, plain)
+        if isinstance(msg, SeatKeyAnnouncement) or (isinstance(msg, Undecoded)
+                                                    and msg.kind == MK.SEATKEY):
+            # a seat's signing key
+            why = msg.reason if isinstance(msg, Undecoded) else self.host_keys.announce(seat, msg)
             if why:
                 self._error(conn, "bad_masked", why)
             else:
-                self.dealing.announced(seat, plain, now)
+                assert isinstance(msg, SeatKeyAnnouncement)
+                self.dealing.announced(seat, msg.to_plain(), now)
             return self._flush(now)
-        self.dealing.receive(conn, seat, plain, now)
+        self.dealing.receive(conn, seat, msg, now)
         return self._flush(now)
 
     # ------------------------------------------------------------------ play

@@ -32,6 +32,7 @@ from rami_lan.masked import kinds as MK
 from rami_lan.masked import session as MS
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.group import HashRandom
+from rami_lan.masked.inbound import MaskedInput, Undecoded, decode_inbound
 from rami_lan.masked.messages import (
     AuditPublication,
     CardReveal,
@@ -39,9 +40,7 @@ from rami_lan.masked.messages import (
     Handover,
     KeyRelease,
     MaskedMessage,
-    MessageError,
     Protest,
-    from_plain,
 )
 from rami_lan.masked.session import MaskedProtocolError, MaskedStateError, Participant, Phase
 from rami_lan.masked.signing import Signing
@@ -277,16 +276,22 @@ class MaskedRound:
         if signing is not None:
             self.p.sign_with(signing)
 
-    def receive(self, seat: int, plain: object) -> Routed:
-        """A masked message from the client at ``seat``; raises ValueError if refused
-        (a message its author did not sign, in a signed round, included: it came on that
-        seat's own connection, so the seat is the one named)."""
+    def receive_plain(self, seat: int, plain: object) -> Routed:
+        """`receive` of a plain map (a journal's calls; tests): decoded here."""
+        return self.receive(seat, decode_inbound(plain))
+
+    def receive(self, seat: int, msg: MaskedInput) -> Routed:
+        """A masked message from the client at ``seat``, decoded at the network edge
+        (`rami_lan.masked.inbound`); raises ValueError if refused (one that did not
+        decode, and one its author did not sign in a signed round, included: it came on
+        that seat's own connection, so the seat is the one named)."""
         if seat not in self.blind:
             raise ValueError(f"seat {seat} is not a participant of the masked deck")
-        try:
-            msg = from_plain(plain)
-        except MessageError as exc:
-            raise ValueError(str(exc)) from exc
+        if isinstance(msg, Undecoded):
+            raise ValueError(msg.reason)
+        if not isinstance(msg, MaskedMessage):  # a seat key: the table takes those
+            raise ValueError(f"{msg.to_plain()['k']} is not a masked-deck protocol message")
+        plain = msg.to_plain()
         author = getattr(msg, "seat", None)
         if author != seat:
             raise ValueError(f"a message from seat {seat} must be written by seat {seat}, not {author}")
@@ -406,7 +411,7 @@ class MaskedRound:
         steps: dict[str, Callable[..., Routed]] = {
             "start": self.start, "deal": self.assign_deal, "draw": self.drawn,
             "refill": self.refilled, "reveal": self.reveal, "audit": self.publish_audit,
-            "close": self.close_audit, "in": self.receive}
+            "close": self.close_audit, "in": self.receive_plain}
         out = Routed()
         for call in calls:
             step = steps.get(str(call[0])) if call else None

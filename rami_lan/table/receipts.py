@@ -19,7 +19,15 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rami_lan.masked.messages import CardReveal, HandGift, KeyRelease, MaskedMessage
-from rami_lan.masked.signing import Receipt, Roster, SignatureError, Signing, check_announcement, host_key
+from rami_lan.masked.signing import (
+    Receipt,
+    Roster,
+    SeatKeyAnnouncement,
+    SignatureError,
+    Signing,
+    check_announcement,
+    host_key,
+)
 
 __all__ = ["HostKeys", "lost_round_key", "receipt_for"]
 
@@ -33,6 +41,8 @@ class HostKeys:
     def announce(self, seat: int, plain: object) -> str:
         """A ``mk_seatkey`` from the client at ``seat``: kept for the rounds to come ("":
         taken; else why not: malformed, not self-signed, or in another seat's name)."""
+        if isinstance(plain, SeatKeyAnnouncement):
+            plain = plain.to_plain()
         try:
             author, _pub = check_announcement(plain)
         except SignatureError as exc:

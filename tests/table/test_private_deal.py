@@ -24,6 +24,7 @@ from masked_table import JournalRecord, MaskedTable, WireClient, can_name, knowl
 
 from rami_lan.core import events as E
 from rami_lan.masked.audit import FaultKind
+from rami_lan.masked.inbound import decode_inbound
 from rami_lan.net import protocol as P
 from rami_lan.table import TableMachine
 from rami_lan.table.dealing import MaskedDealing
@@ -209,7 +210,7 @@ def test_a_malformed_masked_message_gets_an_error_and_the_game_goes_on(tmp_path:
                 {"k": "mk_give", "deck": 0, "seat": c.seat, "pos": 0, "keys": [[c.seat, key], [c.seat, key]]},
                 # a hand-over before its hand was given
                 {"k": "mk_handover", "seat": c.seat, "keys": [], "decks": []}):
-        t.feed(t.machine.masked(c.conn, bad, t.now))
+        t.feed(t.machine.masked(c.conn, decode_inbound(bad), t.now))
     t.run(until=lambda: len(c.errors) >= 6)  # held with the deal until our cards are known
     assert len(c.errors) == 6 and all(e.startswith("bad_masked") for e in c.errors), c.errors
     assert c.seat in masked_round(t.machine).blind  # the refused hand-over changed nothing
@@ -711,7 +712,8 @@ def test_mutated_masked_messages_get_errors_never_a_crash(tmp_path: Any) -> None
     rng = random.Random(15)
     conns = sorted(t.clients)
     for _ in range(600):
-        effects = t.machine.masked(rng.choice(conns), _mutate(rng, rng.choice(samples)), t.now)
+        effects = t.machine.masked(rng.choice(conns), decode_inbound(_mutate(rng, rng.choice(samples))),
+                                     t.now)
         assert effects and not any(getattr(e, "msg", None) is not None and e.msg.KIND not in (
             "error", "masked", "events", "view", "round_secrets") for e in effects)
     client = t.clients[conns[0]]

@@ -259,8 +259,8 @@ def test_the_host_refuses_a_message_its_author_did_not_sign_and_receipts_what_it
     [out] = seat0.start_deck(0, range(110), (0, 1, HOST)).outgoing
     bad = dict(out.message.to_plain(), sig=bytes(64))
     with pytest.raises(ValueError, match="seat 0's mk_mask is not signed"):
-        mr.receive(0, bad)
-    routed = mr.receive(0, out.message.to_plain())
+        mr.receive_plain(0, bad)
+    routed = mr.receive(0, out.message)
     receipts = [d for d in routed.deliveries if d.plain.get("k") == Receipt.KIND]
     assert [d.to for d in receipts] == [0]
     r = Receipt.parse(receipts[0].plain)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from rami_lan.core.match import MatchState
     from rami_lan.core.reasons import Reason
     from rami_lan.core.variants import Variant
+    from rami_lan.masked.inbound import MaskedInput
     from rami_lan.table import effects as F
     from rami_lan.table.config import TableConfig
     from rami_lan.table.fairround import RoundCtx
@@ -147,7 +148,7 @@ class Dealing(Protocol):
     def deal(self, ctx: RoundCtx, seed: bytes, now: float) -> None:
         """The round's seed is known: deal it (now, or once the masked deck is ready)."""
 
-    def receive(self, conn: int, seat: int, plain: Any, now: float) -> None:
+    def receive(self, conn: int, seat: int, msg: MaskedInput, now: float) -> None:
         """A masked-deck message from a seated connection."""
 
     def announced(self, seat: int, plain: dict[str, Any], now: float) -> None:

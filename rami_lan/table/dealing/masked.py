@@ -42,6 +42,7 @@ from rami_lan.core.reasons import Reason
 from rami_lan.core.views import view_for
 from rami_lan.masked import kinds as MK
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
+from rami_lan.masked.inbound import MaskedInput
 from rami_lan.table import effects as F
 from rami_lan.table.dealing import masked_journal as J
 from rami_lan.table.dealing import masked_live as L
@@ -285,10 +286,10 @@ class MaskedDealing:
 
     # ------------------------------------------------------------------ input
 
-    def receive(self, conn: int, seat: int, plain: Any, now: float) -> None:
-        """A masked-deck message from a client: checked, used, relayed."""
+    def receive(self, conn: int, seat: int, msg: MaskedInput, now: float) -> None:
+        """A masked-deck message from a client (decoded at the edge): checked, used, relayed."""
         try:
-            routed = self.mr.receive(seat, plain)
+            routed = self.mr.receive(seat, msg)
         except ValueError as exc:
             self.t._error(conn, "bad_masked", str(exc))
             return

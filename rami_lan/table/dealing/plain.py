@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rami_lan.core.reasons import Reason
 from rami_lan.core.views import view_for
+from rami_lan.masked.inbound import MaskedInput
 from rami_lan.table import effects as F
 from rami_lan.table.stage import Step
 
@@ -51,7 +52,7 @@ class PlainDealing:
             t._out.append(F.JournalSnapshot(t.snapshot(new_m, t.seq + 1, evs)))
         t._commit_change(new_m, evs, now)
 
-    def receive(self, conn: int, seat: int, plain: Any, now: float) -> None:
+    def receive(self, conn: int, seat: int, msg: MaskedInput, now: float) -> None:
         """A masked message at a plain round (e.g. a client's audit of a round a host
         restart voided): dropped."""
 
