@@ -175,8 +175,6 @@ class SeatKeyAnnouncement:
 def check_announcement(plain: object, table_id: str = "") -> tuple[int, bytes]:
     """A ``mk_seatkey`` message -> (seat, public key); raises `SignatureError` if it is
     malformed, not self-signed, or (``table_id`` given) of another table."""
-    if isinstance(plain, SeatKeyAnnouncement):
-        plain = plain.to_plain()
     seat, pub, table = _announcement_fields(plain)
     assert isinstance(plain, Mapping)
     if table_id and table and table != table_id:

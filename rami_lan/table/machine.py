@@ -380,17 +380,16 @@ class TableMachine:
         seat = self.conns.get(conn)
         if seat is None:
             return self._flush(now)
-        if isinstance(msg, SeatKeyAnnouncement) or (isinstance(msg, Undecoded)
-                                                    and msg.kind == MK.SEATKEY):
-            # a seat's signing key
-            why = msg.reason if isinstance(msg, Undecoded) else self.host_keys.announce(seat, msg)
+        if isinstance(msg, SeatKeyAnnouncement):  # a seat's signing key
+            why = self.host_keys.announce(seat, msg)
             if why:
                 self._error(conn, "bad_masked", why)
             else:
-                assert isinstance(msg, SeatKeyAnnouncement)
                 self.dealing.announced(seat, msg.to_plain(), now)
-            return self._flush(now)
-        self.dealing.receive(conn, seat, msg, now)
+        elif isinstance(msg, Undecoded) and msg.kind == MK.SEATKEY:
+            self._error(conn, "bad_masked", msg.reason)
+        else:
+            self.dealing.receive(conn, seat, msg, now)
         return self._flush(now)
 
     # ------------------------------------------------------------------ play

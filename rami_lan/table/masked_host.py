@@ -291,31 +291,30 @@ class MaskedRound:
             raise ValueError(msg.reason)
         if not isinstance(msg, MaskedMessage):  # a seat key: the table takes those
             raise ValueError(f"{msg.to_plain()['k']} is not a masked-deck protocol message")
-        plain = msg.to_plain()
+        plain = msg.to_plain()  # what the author signed, and what the journal replays
         author = getattr(msg, "seat", None)
         if author != seat:
             raise ValueError(f"a message from seat {seat} must be written by seat {seat}, not {author}")
         sg = self.signing
         if sg is None:
             return self._take(seat, msg, plain)
-        msg_plain = msg.to_plain()
-        if not sg.valid(seat, msg_plain):
+        if not sg.valid(seat, plain):
             raise ValueError(f"seat {seat}'s {msg.KIND} is not signed with the key it announced")
-        again = msgpack.packb(msg_plain, use_bin_type=True) in self._got.get(seat, set()) or (
+        again = msgpack.packb(plain, use_bin_type=True) in self._got.get(seat, set()) or (
             isinstance(msg, KeyRelease) and (msg.deck, msg.position, seat) in self._relayed)
         out = self._take(seat, msg, plain)
         if again or seat not in self.blind and not isinstance(msg, Handover):
             return out  # (a message sent again: its receipt went with the first one)
         relayed: set[int] = set()
         for d in out.deliveries:
-            if d.plain == msg_plain:
+            if d.plain == plain:
                 relayed |= {d.to} if d.to is not None else {s for s in self.participants
                                                              if s in self.blind | {seat} and s != d.skip}
         relayed.discard(self.host_seat)
         out.deliveries.append(Delivery(seat, receipt_for(sg, seat, msg, relayed)))
         return out
 
-    def _take(self, seat: int, msg: MaskedMessage, plain: object) -> Routed:
+    def _take(self, seat: int, msg: MaskedMessage, plain: dict[str, Any]) -> Routed:
         out = Routed()
         if isinstance(msg, Protest):  # the named seat's receipts against a void: relayed as it is
             if self.signing is not None:
@@ -325,7 +324,7 @@ class MaskedRound:
             to = (msg.to if isinstance(msg, KeyRelease)
                   else self.host_seat if isinstance(msg, HandGift) else None)
             self._heard.add((msg.KIND, msg.deck, msg.position, seat, to))
-        fingerprint = msgpack.packb(msg.to_plain(), use_bin_type=True)
+        fingerprint = msgpack.packb(plain, use_bin_type=True)
         got = self._got.setdefault(seat, set())
         if fingerprint in got:
             return out  # sent again after a reconnect: already used and relayed

@@ -31,10 +31,10 @@ def test_a_seat_key_announcement_decodes_and_still_verifies() -> None:
     got = decode_inbound(plain)
     assert isinstance(got, SeatKeyAnnouncement) and got.seat == 3
     assert got.to_plain() == plain
-    assert check_announcement(got)[0] == 3
+    assert check_announcement(got.to_plain())[0] == 3
     forged = SeatKeyAnnouncement(4, got.pub, got.table, got.sig)  # another seat's name
     with pytest.raises(ValueError, match="not signed by that key"):
-        check_announcement(forged)
+        check_announcement(forged.to_plain())
 
 
 @pytest.mark.parametrize(("plain", "kind", "why"), [
