@@ -165,3 +165,46 @@ def test_a_relaunched_verifier_takes_the_list_of_a_round_it_judged_as_a_resend()
     assert [r.status for r in v.rounds()] == [V.Status.CHECKED] and not v.failed
     found = v.feed(V.CommitmentsSeen(tag, {0: b"\x11" * 32, 1: b"\x33" * 32}))
     assert [f.code for f in found] == ["tag_reused"]
+
+
+def _mid_round_1_checkpoint(seat: int = 1) -> dict[str, Any]:
+    """The checkpoint a seat writes while round 1 of a private 3-seat match is played."""
+    from rami_lan.core.codec import event_to_plain, match_to_plain
+    from rami_lan.core.match import MatchOptions, new_match, start_round
+    from rami_lan.core.variants import get_variant
+    from rami_lan.table.verifier.replay import _cards_by_id
+
+    v = get_variant("rami")
+    m0 = new_match(v, 3, MatchOptions(None, False, False))
+    _m1, evs = start_round(m0, list(_cards_by_id(v)), b"\x05" * 32)
+    tag = V.round_tag(b"\x01" * 8, 1, 1)
+    return {"v": 1, "seat": seat, "match_no": 1, "table_id": "01" * 8, "m": match_to_plain(m0),
+            "done": [], "stand_in_from": None,
+            "cur": {"round_no": 1, "tag": tag.hex(), "events": [event_to_plain(evs[0], v)],
+                    "asked": True, "revealed": True, "commit": "aa" * 32, "secret": "bb" * 32,
+                    "status": "pending", "reason": "", "masked": True}}
+
+
+def test_a_verifier_relaunched_across_two_voids_takes_the_void_rounds_list_as_a_resend() -> None:
+    """Issue 29 (private chaos, seed 6): killed in round 1 and relaunched while the host
+    voided round 1 and then round 2 during its shuffle (a player did not answer). On the
+    reconnect the host sent round 2's commitment list and its ``mk_own``, then the first
+    view, which already shows round 2 void (round 2, no round in play). The restored
+    verifier numbered the next round from that view (3) and read round 2's list as
+    "the commitments' round tag is not the one of round 3": an honest host accused.
+    The list is of a round over before we were back: not ours to judge; round 3 is
+    checked as the next one, and a list under a wrong tag is still caught."""
+    from dataclasses import replace
+
+    facts = replace(_facts(seat=1), n_seats=3, host_seat=0)
+    v = V.SeatVerifier(facts)
+    assert v.restore(_mid_round_1_checkpoint())
+    tag = lambda n: V.round_tag(b"\x01" * 8, 1, n)  # noqa: E731
+    commits = {0: b"\x11" * 32, 2: b"\x22" * 32}
+    found = v.feed_all([V.CommitmentsSeen(tag(2), commits), V.MaskedRoundSeen(tag(2), stand_in=True),
+                        V.ViewSeen(27, 2, "waiting")])
+    assert found == [] and not v.failed
+    assert v.feed(V.CommitmentsSeen(tag(3), {0: b"\x33" * 32, 2: b"\x44" * 32})) == []
+    assert not v.failed
+    wrong = v.feed(V.CommitmentsSeen(tag(5), {0: b"\x55" * 32, 2: b"\x66" * 32}))
+    assert [f.code for f in wrong] == ["tag_wrong"] and v.failed

@@ -43,6 +43,8 @@ class PlayWatch(CommitReveal):
         behind = (self.relaunched and self._m is not None and round_no > self._m.round_no
                   and not (cur is not None and cur.round_no == round_no and cur.started))
         if behind:  # relaunched in a round the dead process's checkpoint does not know
+            if cur is not None and cur.started and cur.round_no < round_no:
+                self._gone_while_away(cur)  # the checkpoint's round ended while we were away
             self._come_in(round_no, msg.phase, f"we were relaunched in round {round_no}", RELAUNCHED)
         elif round_no >= 1 and self._m is not None and self._m.round_no == 0 and not self._rounds:
             self._come_in(round_no, msg.phase, f"we joined the match in round {round_no}",

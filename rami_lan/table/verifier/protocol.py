@@ -124,7 +124,9 @@ class CommitReveal(Replay):
                        f"a new commitment set arrived under the tag of round {known}: a tag "
                        "is used for one round only")
             return
-        if (known is None and (r is None or (not r.started and r.commits is None))
+        if (known is None
+                and (r is None or (not r.started and r.commits is None)
+                     or (r.started and r.ended and r.round_no < self._next_round_no() - 1))
                 and self._next_round_no() > 1
                 and self._next_round_no() - 1 not in self._rounds
                 and msg.tag == round_tag(self.facts.table_id, self.facts.match_no,
