@@ -65,6 +65,11 @@ NICKS = {"p1": "Bruno", "p2": "Chloe"}
 REFUSED_WITHIN = 8.0
 """A restarted player's process that ends this soon was refused its seat."""
 
+REJOIN_WITHIN = 5.0
+"""The issue's bound for a relaunched player to be back in its seat: a relaunch started
+less than this before the match's end may honestly find the table gone (its host ends
+with the match), and say so."""
+
 VOID_REASONS = ("player_gone", "no_answer", "host_restarted")
 """The reasons of a `RoundVoided` that a departure, a participant stopped past its
 deadline (``no_answer``), or the host's restart explains."""
@@ -251,9 +256,10 @@ class ChaosResult:
             if role in self.handed_to_bot:
                 continue
             rc = self.exits.get(role)
-            if (rc == 1 and self.over_at is not None and last[-1].started >= self.over_at
+            if (rc == 1 and self.over_at is not None
+                    and last[-1].started >= self.over_at - REJOIN_WITHIN
                     and "This table is gone" in (texts[-1] if texts else "")):
-                continue  # relaunched after the match ended while it was down: told so
+                continue  # relaunched after the match ended (or overtaken by its end): told so
             if rc not in (0, 5):
                 found.append(f"{role}'s last client exited {rc}")
             if rc == 5 and len(last) == 1:

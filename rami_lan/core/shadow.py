@@ -101,12 +101,15 @@ def automatic_move(view: SeatView, drawn: Card | None = None) -> A.Action | None
     the draw phase a draw from the stock; in the play phase a discard of ``drawn`` (the
     card just drawn, if the seat knows it) unless it is a joker and another card may go,
     else of its highest-scoring natural card. For a player whose own client plays its
-    timed-out turn (private dealing: the host can not see the hand). None: not its turn."""
+    timed-out turn (private dealing: the host can not see the hand). None: not its turn,
+    or (play phase) a card of the hand is unknown (nil in the view)."""
     st = shadow_state(view)
     if st is None or view.seat is None or view.turn != view.seat:
         return None
     if view.phase == "draw":
         return A.DrawStock(view.seat)
-    st.__dict__["drawn"] = drawn if drawn in view.hand else None  # our own fresh state
+    if any(c is None for c in view.hand):
+        return None  # cards of our hand we do not know (private dealing): no discard to choose
+    st.__dict__["drawn"] = drawn if drawn is not None and drawn in view.hand else None
     return A.Discard(view.seat, R._timeout_card(st, view.seat))
 

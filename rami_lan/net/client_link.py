@@ -239,11 +239,24 @@ class ClientLink:
                     self._queue.put_nowait(SessionUpdate(notice=Notice.of(NoticeCode.INVALID_DATA)))
                     return True
                 for m in msgs:
-                    await self._handle(m)
+                    await self._handle_safely(m)
                 if session.remote_closed:
                     return True
         except (ConnectionError, OSError):
             return False
+
+    async def _handle_safely(self, msg: P.Message) -> None:
+        """`_handle` one message from the host; a bug it meets in our own code is logged
+        with its traceback and the message dropped, so the connection (and the match) goes
+        on: an exception here would end the read loop and leave the player waiting for
+        ever."""
+        try:
+            await self._handle(msg)
+        except (ConnectionError, OSError):
+            raise
+        except Exception:  # noqa: BLE001 - one message lost, not the session
+            log.exception("a %s message from the host could not be handled: dropped",
+                          type(msg).__name__)
 
     async def _reconnect(self) -> bool:
         """Retry with backoff for up to ``reconnect_window`` seconds (a host being

@@ -59,6 +59,9 @@ from rami_lan.table.masked_seat_voids import SeatVoids
 from rami_lan.table.seat_gate import PublicReplay
 from rami_lan.table.seat_keys import MAX_RELAUNCHES, SeatKeys
 
+_PLAY_KINDS = frozenset({MK.MASK, MK.LOCK, MK.KEY, MK.REVEAL, MK.GIVE, MK.HANDOVER})
+"""The masked deck's messages of a round's shuffle and play (not its audit)."""
+
 __all__ = ["MaskedSeat", "MaskedSeatError", "Refusal"]
 
 
@@ -252,6 +255,12 @@ class MaskedSeat(SeatHolding, SeatVoids, SeatRelaunch):
         except ValueError as exc:  # a malformed message, or one that does not fit the protocol
             if self.restored and self.p.phase in (Phase.AUDITING, Phase.COMPLETE):
                 return []  # the host's resync of a round we published our audit for: nothing to give
+            if self.p.phase in (Phase.AUDITING, Phase.COMPLETE) and plain.get("k") in _PLAY_KINDS:
+                # A participant's play message relayed after the round's end (a player
+                # stopped past its deadline sends what it owed once it runs again, and the
+                # host relays it as the void crosses it). Our audit is out: it asks nothing
+                # of us and can change nothing. Dropped, nobody named.
+                return []
             raise MaskedSeatError(f"masked deck: {exc}") from exc
 
     def _decode(self, plain: dict[str, Any], what: str) -> list[E.Event]:

@@ -24,6 +24,9 @@ from rami_lan.table.masked_seat_errors import MaskedSeatError
 
 __all__ = ["SeatHolding"]
 
+_ROUND_OVER = (E.RoundVoided, E.RoundStarted, E.MatchEnded)
+"""Events that end, for a blocked seat, the masked round it could not take part in."""
+
 
 class SeatHolding:
     """Holding updates and filling in our cards (a mixin: ``self`` is the `MaskedSeat`)."""
@@ -48,6 +51,13 @@ class SeatHolding:
                 out = []  # refused (`problems`): nothing given
             return out, self.release()
         if events is not None:
+            if self._blocked and any(isinstance(e, _ROUND_OVER) for e in events):
+                # The round we could not take part in (its roster refused, or our keys lost
+                # with a crashed process) is over: void, or the next round is dealt without
+                # us, or the match ended. Its messages and the rest go on, in order. Before,
+                # only a next ``mk_round`` unblocked us, so a seat benched from the private
+                # deal, or a match ending there, held every later message for ever.
+                self._blocked = False
             try:
                 out += self.on_events([e for e in events if not isinstance(e, dict)])
             except MaskedSeatError:

@@ -158,8 +158,9 @@ class SeatMachine:
         on its way (the view is not ours yet)."""
         ms = self.masked
         if (view is None or ms.timeout_turn is None or not view.my_turn
-                or view.turn_no != ms.timeout_turn or ms.must_hold() or view is self._auto_view):
-            return None
+                or view.turn_no != ms.timeout_turn or ms.must_hold() or view is self._auto_view
+                or any(c is None for c in view.hand)):
+            return None  # (a hand with cards we can not unmask: no move can be chosen)
         from rami_lan.core.shadow import automatic_move, is_legal_for_view
         from rami_lan.table.policy import fallback_action
 

@@ -42,3 +42,25 @@ def test_the_automatic_move_is_the_timeouts_in_every_variant() -> None:
                     checked += 1
                 m, _ = apply(m2, mine if not st.must_use else A.Discard(seat, want))
     assert checked > 100
+
+
+def test_no_automatic_discard_from_a_hand_with_unknown_cards() -> None:
+    """Private dealing: a hand whose cards a relaunched or stopped client could not
+    unmask holds nils in its view. No discard can be chosen from it (the timer's move is
+    left to the table's deadline). Before, the nil was taken for the card just drawn and
+    the choice raised AttributeError in the client's read loop, which then stopped
+    reading: the player hung until the end (chaos, private tables, stops)."""
+    from dataclasses import replace
+
+    v = get_variant("rami")
+    m = new_match("rami", 2, MatchOptions(None, False, False))
+    m, _ = start_round(m, [card_from_id(i, v.n_decks, v.n_jokers) for i in range(v.deck_size)],
+                       bytes(32))
+    seat = m.round.turn
+    m2, _evs = apply(m, A.DrawStock(seat))
+    view = view_for(m2, seat)
+    blind = replace(view, hand=(None, *view.hand[1:]))
+    assert automatic_move(blind) is None
+    assert automatic_move(blind, None) is None
+    assert isinstance(automatic_move(view), A.Discard)  # a known hand still gets its discard
+    assert automatic_move(replace(view, phase="draw")) == A.DrawStock(seat)

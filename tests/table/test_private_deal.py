@@ -863,3 +863,38 @@ def test_a_hands_positions_go_out_only_when_they_change(tmp_path: Any) -> None:
     back = away.log[max(k for k, x in enumerate(away.log) if x[0] == "welcome"):]  # type: ignore[attr-defined]
     kinds = [x[0] for x in back if x[0] in ("mk_hand", "view")]
     assert kinds[0] == "mk_hand", kinds[:5]
+
+
+def test_a_play_message_relayed_after_the_round_is_void_names_nobody(tmp_path: Any) -> None:
+    """Issue 29 (private chaos, stops): a player stopped past its deadline sends the keys
+    it owed once it runs again; the host, voiding the round at that moment, relays one
+    to a seat whose audit is already out. That seat used to refuse it ("no masked-deck
+    message expected in phase complete") and fail the round naming the host: a false
+    accusation. A play message of a round whose audit we published asks nothing of us:
+    it is dropped, nothing leaves, nobody is named. An audit-time message that does not
+    fit is still refused."""
+    import msgpack
+
+    from rami_lan.masked.session import Phase
+    from rami_lan.table.masked_seat import MaskedSeatError
+
+    t = _table(variant="rami", limit=50, evidence_dir=tmp_path)
+    t.start()
+    t.run(until=lambda: t.machine.match.round is not None and t.machine.match.round.turn_no >= 6)
+    gone = t.drop(2)
+    seat = next(c for c in t.clients.values() if c is not gone and c.ms is not None
+                and c.ms.p is not None)
+    ms, tag = seat.ms, seat.ms.tag
+    t.run(until=lambda: ms.tag != tag or ms.p is None
+          or ms.p.phase in (Phase.AUDITING, Phase.COMPLETE))
+    assert ms.tag == tag and ms.p is not None and ms.p.phase in (Phase.AUDITING, Phase.COMPLETE)
+    late = [m for m in (unpack(w) for w in seat.seen)
+            if isinstance(m, P.Masked) and m.m.get("k") == "mk_key" and m.m.get("tag") == tag]
+    assert late, "the round had key releases"
+    plain = late[-1].m
+    ms._seen.discard(msgpack.packb(plain, use_bin_type=True))  # as if it had not come yet
+    problems = len(ms.problems)
+    assert ms.on_masked(plain) == []
+    assert len(ms.problems) == problems  # nobody named
+    with pytest.raises(MaskedSeatError):
+        ms.on_masked({**plain, "k": "mk_audit"})  # not a play message: still refused

@@ -389,3 +389,38 @@ def test_a_seat_that_withholds_its_key_announcement_holds_the_shuffle_one_deadli
     assert [(e.round_no, e.seat) for e in voids()] == [(1, t.clients[2].seat)]
     assert t.now <= 10.0 + step_wait(m.config) + 1.0  # one deadline
     t.run(max_steps=60_000, until=lambda: m.match.round_no >= 2 and m.stage.value == "playing")
+
+
+@pytest.mark.parametrize("ending", ["void", "next_round", "match_end"])
+def test_a_seat_that_refused_a_round_lets_the_host_messages_go_on_once_it_is_over(ending: str) -> None:
+    """A round whose roster we refused (or whose keys died with a crashed process) holds
+    the host's other messages back: nothing of it can be shown or played. Once that round
+    is over (void, the next round dealt without us in its masked deck, or the match's
+    end), the held messages and the later ones go on, in order. Before, only a next
+    ``mk_round`` let them go, so a seat benched from the private deal, or a match ending
+    there, never saw another view (chaos: a client still running at the deadline)."""
+    variant = get_variant("rami")
+    keys, roster = _signing()
+    round_msg = {"k": "mk_round", "tag": TAG, "host": HOST, "participants": [0, 1, HOST], "n": 110}
+    ms = MaskedSeat(1, variant, HashRandom(b"seat"))
+    ms.sign_with(keys[1])
+    lying = dict(roster.to_plain(), keys=[keys[0].announcement("", 0),
+                                         SeatKey(b"\x09" * 32).announcement("", 1)])
+    out, ready = ms.take({**round_msg, **lying})
+    assert out == [] and ready == [] and ms.must_hold()
+    view_msg, chat = object(), object()
+    assert ms.take(view_msg) == ([], [])  # held: the round we refused is not over
+    ends = {"void": E.RoundVoided(1, 1, "no_answer"),
+            "next_round": E.RoundStarted(2, 0, 1, (0, 1, HOST), 7, 80, _five_of_hearts()),
+            "match_end": E.MatchEnded(0, ((0, 0), (1, 10)), "withdrawal")}
+    events_msg = object()
+    out, ready = ms.take(events_msg, [ends[ending]])
+    assert ready == [view_msg, events_msg] and not ms.must_hold()
+    assert ms.take(chat) == ([], [chat])
+    assert not any(p.kind != "mk_round" for p in ms.problems)  # nothing else refused
+
+
+def _five_of_hearts() -> Any:
+    from rami_lan.core.cards import parse_card
+
+    return parse_card("5h")
