@@ -208,3 +208,23 @@ def test_a_verifier_relaunched_across_two_voids_takes_the_void_rounds_list_as_a_
     assert not v.failed
     wrong = v.feed(V.CommitmentsSeen(tag(5), {0: b"\x55" * 32, 2: b"\x66" * 32}))
     assert [f.code for f in wrong] == ["tag_wrong"] and v.failed
+
+
+def test_a_players_list_before_the_first_view_does_not_start_a_relaunched_verifier_early() -> None:
+    """Issue 29 (private chaos, seed 9): a player relaunched during round 2's shuffle
+    with no checkpoint (killed before round 1 was dealt) got, before its first view,
+    round 2's commitment list, its ``mk_own`` and an events message holding only the
+    table's players list (a notice). That notice was taken for "no view will come" and
+    the list judged as round 1's: "the commitments' round tag is not the one of round 1",
+    an honest host accused. A notice waits for the view like the resends do."""
+    from dataclasses import replace
+
+    facts = replace(_facts(seat=1), n_seats=3, host_seat=0)
+    v = V.SeatVerifier(facts)
+    tag = lambda n: V.round_tag(b"\x01" * 8, 1, n)  # noqa: E731
+    found = v.feed_all([V.CommitmentsSeen(tag(2), {0: b"\x11" * 32, 2: b"\x22" * 32}),
+                        V.MaskedRoundSeen(tag(2), stand_in=True),
+                        V.EventsSeen(54, ()),  # the players list: no game event
+                        V.ViewSeen(54, 1, "waiting")])  # round 1 void: round 2 is being set up
+    assert found == [] and not v.failed
+    assert [r.round_no for r in v.rounds()] == [2]

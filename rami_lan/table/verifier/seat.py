@@ -100,8 +100,10 @@ class SeatVerifier(Relaunch, PlayWatch):
         if handler is None:
             raise TypeError(f"not a verifier input: {item!r}")
         if self._first_view and not isinstance(item, ViewSeen | Disconnected):
-            if isinstance(item, CommitmentsSeen | SecretsSeen | MaskedRoundSeen):
-                # a state resend (or a private round's resync) before the first view?
+            if isinstance(item, CommitmentsSeen | SecretsSeen | MaskedRoundSeen) or (
+                    isinstance(item, EventsSeen) and not any(isinstance(e, E.Event) for e in item.events)):
+                # a state resend (or a private round's resync) before the first view, or a
+                # table notice (the players list of our reconnect): the view decides first
                 self._early.append(item)
                 return []
             self._first_view = False  # no view first (a record, a simulation): a normal start
