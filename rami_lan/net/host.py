@@ -28,6 +28,7 @@ from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
 from rami_lan.net.admission import Admission
+from rami_lan.net.awake_clock import BEAT, GRACE, AwakeClock
 from rami_lan.net.host_conn import Conn, ConnectionServer
 from rami_lan.net.host_files import TableFiles
 from rami_lan.net.invitations import Guestlist, WhoMaySit
@@ -89,6 +90,8 @@ class TableHost(ConnectionServer, Admission):
         self._advertiser: Any = None
         self._ad_task: asyncio.Task[None] | None = None
         self._wake: asyncio.TimerHandle | None = None
+        self._clock: AwakeClock | None = None
+        self._beat: asyncio.Task[None] | None = None
         self._conn_tasks: set[asyncio.Task[Any]] = set()
         self._dirty: list[Conn] = []
         self._stopping = False
@@ -137,6 +140,8 @@ class TableHost(ConnectionServer, Admission):
                         srv.close()
                     raise
                 log.debug("not listening on %s: %s", extra, exc)
+        self._now()
+        self._beat = asyncio.get_running_loop().create_task(self._heartbeat(), name="rami-host-clock")
         if cfg.advertise:
             await self._start_advertising()
         if self._resumed:
@@ -159,6 +164,8 @@ class TableHost(ConnectionServer, Admission):
         self._stopping = True
         if self._wake is not None:
             self._wake.cancel()
+        if self._beat is not None:
+            self._beat.cancel()
         for server in self._servers:
             server.close()
         for server in self._servers:
@@ -179,9 +186,18 @@ class TableHost(ConnectionServer, Admission):
         self.files.close_journal(delete=False)
         self.finished.set()
 
-    @staticmethod
-    def _now() -> float:
-        return asyncio.get_running_loop().time()
+    def _now(self) -> float:
+        """The table's time: the loop's, without the pauses of this process (`AwakeClock`)."""
+        clock = self._clock
+        if clock is None:
+            clock = self._clock = AwakeClock(asyncio.get_running_loop().time)
+        return clock.now()
+
+    async def _heartbeat(self) -> None:
+        """Read the clock every `BEAT` seconds, so a pause of the process is seen as one."""
+        while not self._stopping:
+            self._now()
+            await asyncio.sleep(BEAT)
 
     # ------------------------------------------------------------------ effects
 
@@ -238,12 +254,21 @@ class TableHost(ConnectionServer, Admission):
             self._wake.cancel()
             self._wake = None
         if at is not None and not self._stopping:
-            self._wake = asyncio.get_running_loop().call_at(at, self._on_wake)
+            self._now()  # (a pause just ended is taken out before the timer is set)
+            real = self._clock.real_at(at) if self._clock is not None else at
+            self._wake = asyncio.get_running_loop().call_at(real, self._on_wake)
 
     def _on_wake(self) -> None:
         self._wake = None
-        if not self._stopping:
-            self._run(self.machine.tick(self._now()))
+        if self._stopping:
+            return
+        now = self._now()
+        since = self._clock.since_stall() if self._clock is not None else None
+        if since is not None and since < GRACE:
+            # This process was not running: what the players sent meanwhile is read first.
+            self._wake = asyncio.get_running_loop().call_later(GRACE - since, self._on_wake)
+            return
+        self._run(self.machine.tick(now))
 
     # ------------------------------------------------------------------ ad, journal, record
 
