@@ -10,9 +10,9 @@ journal left (`tests/chaos.py` says what each check means).
 Kept here to what passes today (docs/testing.md lists what the long run still finds):
 the plain table takes every kind of event on every participant (as root, the host and
 each player in a network namespace of its own, on a bridge); the private table takes
-everyone's stops (a host resumed mid-round makes its own player's fresh client fail the
-round, and a killed private player can not regain its seat yet: its round then waits out
-the 60 s masked-deck deadline).
+everyone's stops, the host's included (it was an expected failure until the host's
+deadlines stopped counting its own pauses: `rami_lan/net/awake_clock.py`). The long
+run takes kills and hang-ups at private tables too.
 """
 
 from __future__ import annotations
@@ -27,13 +27,7 @@ CASES = {
     "private-stops": ChaosConfig(seed=8, private=True, events=4, timer=1, gap=(0.3, 1.0),
                                  kinds=("stop",), timeout=120.0),
 }
-KNOWN_BUGS = {
-    "private-stops": "issue 29, open: now and then (about one run in five) a private player "
-                     "stopped while the host restarts comes back to a resumed round whose hand "
-                     "it can not unmask and never answers again (its round is void, naming it; "
-                     "docs/testing.md). The benched seat's false accusation this case found "
-                     "before is fixed",
-}
+KNOWN_BUGS: dict[str, str] = {}
 """Cases that still find a bug: run, reported as xfail / xpass, never hidden."""
 
 
