@@ -115,10 +115,22 @@ class Event:
     at: float
     round_no: int
     outcome: str = ""
+    round_end: int | None = None
+    """The round the driver saw when the disturbance was over (a stop lasts longer than
+    the move timer, a restart some seconds: rounds may be dealt and voided meanwhile)."""
+
+    def rounds(self) -> set[int]:
+        """The rounds this disturbance may touch: from the one before it began to the one
+        after it ended (a moment between rounds belongs to both)."""
+        end = self.round_no if self.round_end is None else max(self.round_no, self.round_end)
+        return set(range(self.round_no - 1, end + 2))
 
     def to_plain(self) -> dict[str, Any]:
-        return {"kind": self.kind, "target": self.target, "at": round(self.at, 2),
-                "round": self.round_no, "outcome": self.outcome}
+        out = {"kind": self.kind, "target": self.target, "at": round(self.at, 2),
+               "round": self.round_no, "outcome": self.outcome}
+        if self.round_end is not None and self.round_end != self.round_no:
+            out["round_end"] = self.round_end
+        return out
 
 
 @dataclass
@@ -203,7 +215,7 @@ class ChaosResult:
         out: set[int] = set()
         for e in self.events:
             if target is None or e.target == target or e.target == "host":
-                out |= {e.round_no - 1, e.round_no, e.round_no + 1}
+                out |= e.rounds()
         return out
 
     def seat_of(self, role: str) -> int | None:
@@ -233,7 +245,7 @@ class ChaosResult:
                 found.append(f"round {n} is void though nobody was disturbed then (reason {why!r})")
             if why not in VOID_REASONS:
                 found.append(f"round {n} is void for a reason that names no departure: {why!r}")
-            hit = {self.seat_of(e.target) for e in self.events if e.round_no in (n - 1, n, n + 1)}
+            hit = {self.seat_of(e.target) for e in self.events if n in e.rounds()}
             if why in ("player_gone", "no_answer") and seat is not None and seat not in hit:
                 found.append(f"round {n} is void naming seat {seat + 1}, which was not disturbed "
                              f"(disturbed: {sorted(s + 1 for s in hit if s is not None)})")
@@ -537,6 +549,11 @@ class Table:
             proc.popen.wait(10)
 
     def disturb(self, rng: random.Random, kind: str, target: str) -> Event:
+        ev = self._disturb(rng, kind, target)
+        ev.round_end = self.round_no
+        return ev
+
+    def _disturb(self, rng: random.Random, kind: str, target: str) -> Event:
         ev = Event(kind, target, time.monotonic() - self.t0, self.round_no)
         proc = self.live[target]
         cfg = self.cfg

@@ -92,3 +92,21 @@ def test_an_unchecked_round_is_honest_only_where_that_player_was_disturbed(tmp_p
     assert any("unchecked though nothing happened" in p for p in res.problems())
     res.events.append(Event("kill", "p1", 3.0, 2))
     assert res.problems() == []
+
+
+def test_a_stop_that_lasts_across_rounds_disturbs_each_round_it_spans(tmp_path: Path) -> None:
+    """The short private case's one failure under load: p1 stopped when the driver still
+    read round 1; rounds 2 and 3 were dealt and voided, naming p1, before it ran again."""
+    res = _result(tmp_path)
+    res.config = ChaosConfig(seed=0, private=True)
+    (tmp_path / "p1.1.out").write_text("Seated at seat 2; a bot (moyen) plays.\n")
+    res.procs.append(Proc("p1", None, tmp_path / "p1.1.out", 0.0))  # type: ignore[arg-type]
+    res.record["rounds"].append({"round_no": 3, "abandoned": True, "events": [
+        {"type": "RoundVoided", "round_no": 3, "seat": 1, "reason": "no_answer"}]})
+    stop = Event("stop", "p1", 10.5, 1)
+    res.events.append(stop)
+    assert any("round 3 is void though nobody" in p for p in res.problems())
+    stop.round_end = 3  # the driver read round 3 once p1 was running again
+    assert res.problems() == []
+    assert stop.rounds() == {0, 1, 2, 3, 4}
+    assert Event("kill", "p2", 1.0, 2).rounds() == {1, 2, 3}
