@@ -39,7 +39,7 @@ async def _scenario(tmp_path: Path, delay: float) -> dict[str, object]:
     records.mkdir(parents=True)
     host = start_host_process(_env(tmp_path / "host"), "--name", "Secret", "--seats", "2",
                               "--private-deal", "--no-advertise", "--interface", "127.0.0.1",
-                              "--away-delay", "30", "--limit", "100", "--record-dir", str(records))
+                              "--away-delay", "30", "--limit", "50", "--record-dir", str(records))
     procs: list[subprocess.Popen[str]] = []
     try:
         port = await read_host_port(host)
@@ -80,7 +80,8 @@ async def _scenario(tmp_path: Path, delay: float) -> dict[str, object]:
             p.communicate(timeout=10)
 
 
-# 4 s in the default run (a round being played); the shuffle (0 s) and the early play
+# 4 s in the default run (a round being played; a 50-point match keeps it to about half a
+# minute alone); the shuffle (0 s) and the early play
 # (2 s) take about two minutes each, bots at human speed: `pytest -m slow` runs them.
 @pytest.mark.parametrize("delay", [pytest.param(0.0, marks=pytest.mark.slow),
                                    pytest.param(2.0, marks=pytest.mark.slow), 4.0])
