@@ -199,7 +199,9 @@ async def _leaving_match(tmp_path: Path) -> tuple[TableHost, list, list]:
         leaver = sessions[1]
         while not (leaver.view is not None and leaver.view.turn_no >= 5
                    and leaver.view.phase in ("draw", "play") and leaver.masked is not None):
-            assert not any(t.done() for t in tasks), "the match ended before anyone left"
+            done = [t for t in tasks if t.done()]
+            assert not done, ("the match ended before anyone left: "
+                              f"{[t.exception() or t.result() for t in done]}")
             await asyncio.sleep(0.002)
         tasks[1].cancel()
         await leaver.close()  # quits mid-round: hands over first
