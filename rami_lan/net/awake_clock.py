@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-log = logging.getLogger("rami_lan.net.host")
+log = logging.getLogger(__name__)
 
 BEAT = 0.25
 """Seconds between two heartbeat readings of the clock."""

@@ -140,7 +140,6 @@ class TableHost(ConnectionServer, Admission):
                         srv.close()
                     raise
                 log.debug("not listening on %s: %s", extra, exc)
-        self._now()
         self._beat = asyncio.get_running_loop().create_task(self._heartbeat(), name="rami-host-clock")
         if cfg.advertise:
             await self._start_advertising()
@@ -186,12 +185,15 @@ class TableHost(ConnectionServer, Admission):
         self.files.close_journal(delete=False)
         self.finished.set()
 
+    def _awake(self) -> AwakeClock:
+        """The clock the table's deadlines run on (made on first use, in the running loop)."""
+        if self._clock is None:
+            self._clock = AwakeClock(asyncio.get_running_loop().time)
+        return self._clock
+
     def _now(self) -> float:
         """The table's time: the loop's, without the pauses of this process (`AwakeClock`)."""
-        clock = self._clock
-        if clock is None:
-            clock = self._clock = AwakeClock(asyncio.get_running_loop().time)
-        return clock.now()
+        return self._awake().now()
 
     async def _heartbeat(self) -> None:
         """Read the clock every `BEAT` seconds, so a pause of the process is seen as one."""
@@ -254,16 +256,16 @@ class TableHost(ConnectionServer, Admission):
             self._wake.cancel()
             self._wake = None
         if at is not None and not self._stopping:
-            self._now()  # (a pause just ended is taken out before the timer is set)
-            real = self._clock.real_at(at) if self._clock is not None else at
-            self._wake = asyncio.get_running_loop().call_at(real, self._on_wake)
+            clock = self._awake()
+            clock.now()  # (a pause just ended is taken out before the timer is set)
+            self._wake = asyncio.get_running_loop().call_at(clock.real_at(at), self._on_wake)
 
     def _on_wake(self) -> None:
         self._wake = None
         if self._stopping:
             return
         now = self._now()
-        since = self._clock.since_stall() if self._clock is not None else None
+        since = self._awake().since_stall()
         if since is not None and since < GRACE:
             # This process was not running: what the players sent meanwhile is read first.
             self._wake = asyncio.get_running_loop().call_later(GRACE - since, self._on_wake)
