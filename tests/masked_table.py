@@ -40,6 +40,7 @@ from rami_lan.table import effects as F
 from rami_lan.table.masked_seat import MaskedSeat
 from rami_lan.table.seat_machine import SeatMachine
 from rami_lan.table.shuffle import commitment
+from rami_lan.wire.masked_table import decode_for_seat
 
 
 def masked_round(machine: TableMachine) -> Any:
@@ -172,7 +173,7 @@ class WireClient:
                 and (e.get("data") or {}).get("seat") == self.seat for e in msg.events):
             self.tracker.benched()  # as `RemoteTableSession`: the bot plays us from the next round
         if isinstance(msg, P.Masked):
-            step = self.sm.receive(msg.m)
+            step = self.sm.receive(decode_for_seat(msg.m))
         elif isinstance(msg, P.Events):
             evs = [event_from_plain(e, v) for e in msg.events if e.get("type") != "TableNotice"]
             step = self.sm.receive((msg, evs), evs)
@@ -189,7 +190,7 @@ class WireClient:
         v = self.t.variant
         if isinstance(msg, P.Masked):
             self.owner_masked.append(msg.m["k"])
-            item = _owner_masked(msg.m, v.deck_size)
+            item = _owner_masked(decode_for_seat(msg.m), v.deck_size)
             if isinstance(item, bytes):
                 self.tracker.masked_round(item, stand_in=True)
             else:

@@ -42,7 +42,6 @@ from rami_lan.core.events import Event
 from rami_lan.core.reasons import Reason
 from rami_lan.core.views import SeatView
 from rami_lan.ids import TABLE_NOTICE
-from rami_lan.masked import kinds as MK
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
 from rami_lan.net.chat import ChatPolicy, ChatVerdict
@@ -61,6 +60,7 @@ from rami_lan.net.table_session import ConnectionState, SessionUpdate
 from rami_lan.table.seat_machine import SeatMachine
 from rami_lan.table.shuffle import commitment, new_secret
 from rami_lan.textsafe import clip
+from rami_lan.wire.masked_table import MkOrders, MkOwn, decode_for_seat
 
 log = logging.getLogger(__name__)
 
@@ -392,11 +392,12 @@ class RemoteTableSession(ClientLink, ClientFairness, ClientPrivateDeal):
             return
         # Private dealing: masked-deck messages are used at once; every other message waits,
         # in order, while a key for one of our own cards is still on its way (`SeatMachine`).
-        if isinstance(msg, P.Masked) and msg.m.get("k") in (MK.OWN, MK.ORDERS):
-            self._on_owner_masked(msg.m)  # a round dealt without us in its masked deck
+        masked = decode_for_seat(msg.m) if isinstance(msg, P.Masked) else None
+        if isinstance(masked, MkOwn | MkOrders):
+            self._on_owner_masked(masked)  # a round dealt without us in its masked deck
             return
-        if isinstance(msg, P.Masked):
-            step = sm.receive(msg.m)
+        if masked is not None:
+            step = sm.receive(masked)
         elif isinstance(msg, P.Events):
             decoded = self._decode_events(msg)
             step = sm.receive((msg, decoded), decoded)
@@ -454,7 +455,7 @@ class RemoteTableSession(ClientLink, ClientFairness, ClientPrivateDeal):
         elif isinstance(msg, P.CardMsg):
             self._on_card(msg)
         elif isinstance(msg, P.Masked):
-            self._on_owner_masked(msg.m)
+            self._on_owner_masked(decode_for_seat(msg.m))
         elif isinstance(msg, P.Ping):
             await self._send(P.Pong(n=msg.n))
         elif isinstance(msg, P.Bye):

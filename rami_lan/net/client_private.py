@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
 
 from rami_lan.core.variants import get_variant
-from rami_lan.masked import kinds as MK
 from rami_lan.net import protocol as P
 from rami_lan.net.notices import Notice, NoticeCode
 from rami_lan.net.table_session import SessionUpdate
@@ -24,6 +22,7 @@ from rami_lan.table import verifier as V
 from rami_lan.table.masked_seat import MaskedSeat
 from rami_lan.table.seat_machine import HAND_OVER_WAIT, SeatStep
 from rami_lan.textsafe import clip, safe_text
+from rami_lan.wire.masked_table import MkOrders, MkOwn, SeatMasked, Unparsed, kind_of
 
 log = logging.getLogger("rami_lan.net.client")
 
@@ -93,21 +92,22 @@ class ClientPrivateDeal:
         if step.refusals or step.rounds or step.orders:
             self._fair_report()
 
-    def _on_owner_masked(self, m: dict[str, Any]) -> None:
+    def _on_owner_masked(self, m: SeatMasked) -> None:
         """Private dealing, at the host's own seat (its keys are the host's, so this client
         holds none): ``mk_own`` says a round is dealt from a masked deck, ``mk_orders``
         gives the host's audited orders, which our verifier replays the round with. Any
         other masked message, or one that does not parse, is dropped (logged)."""
         ms = self.masked
+        tag = m.tag if isinstance(m, MkOwn | MkOrders) else None
         ours = self.seat == self.table.get("host_seat") or (
-            ms is not None and ms.tag != m.get("tag"))  # a round we hold no keys of (benched)
+            ms is not None and ms.tag != tag)  # a round we hold no keys of (benched)
         if self.tracker is None or not ours:
             log.warning("private dealing: a masked message for no participant dropped")
             return
         try:
             item = _owner_masked(m, get_variant(self.variant).deck_size)
-        except (ValueError, TypeError, KeyError) as exc:
-            log.warning("private dealing: the host's %s is malformed: %s", clip(str(m.get("k")), 20),
+        except ValueError as exc:
+            log.warning("private dealing: the host's %s is malformed: %s", clip(kind_of(m), 20),
                         clip(str(exc), 200))
             return
         if isinstance(item, bytes):
@@ -117,30 +117,14 @@ class ClientPrivateDeal:
         self._fair_report()
 
 
-def _owner_masked(m: dict[str, Any], n_cards: int) -> bytes | V.MaskedOrders:
+def _owner_masked(m: SeatMasked, n_cards: int) -> bytes | V.MaskedOrders:
     """The round tag of an ``mk_own``, or the audited orders of an ``mk_orders``."""
-    tag = m["tag"]
-    if not isinstance(tag, bytes) or not 1 <= len(tag) <= 64:
-        raise ValueError("tag: 1 to 64 bytes expected")
-    if m["k"] == MK.OWN:
-        return tag
-
-    def ints(value: Any, lo: int, hi: int, what: str) -> list[int]:
-        if not isinstance(value, list) or any(type(x) is not int or not lo <= x < hi for x in value):
-            raise ValueError(f"{what}: integers in [{lo}, {hi}) expected")
-        return value
-
-    if m["k"] != MK.ORDERS:
+    if isinstance(m, Unparsed):
+        raise ValueError(m.reason)
+    if isinstance(m, MkOwn):
+        return m.tag
+    if not isinstance(m, MkOrders):
         raise ValueError("not for the host's own seat")
-    orders: dict[int, tuple[int, ...]] = {}
-    for pair in m["orders"]:
-        deck, ids = pair
-        orders[ints([deck], 0, 64, "deck")[0]] = tuple(ints(ids, 0, n_cards, "card ids"))
-    gens: dict[int, int | None] = {}
-    for pair in m["gens"]:
-        gen, deck = pair
-        gens[ints([gen], 0, 1024, "generation")[0]] = None if deck is None else ints([deck], 0, 64, "deck")[0]
-    faults = m["faults"]
-    if not isinstance(faults, list) or not all(isinstance(f, str) for f in faults):
-        raise ValueError("faults: texts expected")
-    return V.MaskedOrders(tag, orders, gens, tuple(safe_text(f)[:500] for f in faults[:64]))
+    if any(c >= n_cards for _d, ids in m.orders for c in ids):
+        raise ValueError(f"card ids: integers in [0, {n_cards}) expected")
+    return V.MaskedOrders(m.tag, dict(m.orders), dict(m.gens), tuple(safe_text(f)[:500] for f in m.faults))

@@ -28,7 +28,6 @@ from typing import Any
 
 import msgpack
 
-from rami_lan.masked import kinds as MK
 from rami_lan.masked import session as MS
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.group import HashRandom
@@ -45,13 +44,10 @@ from rami_lan.masked.messages import (
 from rami_lan.masked.session import MaskedProtocolError, MaskedStateError, Participant, Phase
 from rami_lan.masked.signing import Signing
 from rami_lan.table.receipts import receipt_for
+from rami_lan.wire.masked_table import MkDeal, MkShow
 
 __all__ = ["Delivery", "MaskedRound", "Routed", "deal_assignments", "host_randomness"]
 
-DEAL = MK.DEAL
-"""Table-level message kind: the deal's assignment of deck-0 positions (see docs)."""
-SHOW = MK.SHOW
-"""Table-level message kind: the round ends; every participant reveals its hand."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +209,7 @@ class MaskedRound:
     def assign_deal(self, seats: Sequence[int | None]) -> Routed:
         """The deal: position j of deck 0 to ``seats[j]`` (None: turned up for all)."""
         self.calls.append(["deal", list(seats)])
-        out = Routed([Delivery(None, {"k": DEAL, "deck": 0, "seats": list(seats)})])
+        out = Routed([Delivery(None, MkDeal(0, tuple(seats)).to_plain())])
         for j, seat in enumerate(seats):
             self._merge(out, self._call("assign", 0, j, seat))
         return out
@@ -251,8 +247,7 @@ class MaskedRound:
         """Round end: ask every participant to reveal the rest of its hand. ``events``:
         the ending action's public events (plain), ``reason`` and ``winner`` the end's
         (each participant checks with its own replay that they end the round now)."""
-        return Routed([Delivery(None, {"k": SHOW, "events": list(events), "reason": reason,
-                                       "winner": winner})])
+        return Routed([Delivery(None, MkShow(tuple(events), reason, winner).to_plain())])
 
     def publish_audit(self) -> Routed:
         if self.p.phase not in (Phase.PLAYING, Phase.SHUFFLING):

@@ -1,9 +1,11 @@
 """Private dealing at a client: this seat's participant of the masked deck.
 
-Sans-I/O. The client session feeds a `MaskedSeat` every ``masked`` message from the host
-(`on_masked`), every decoded public event (`on_events`) and asks it, before sending an
-action, for the reveals that prove the action's cards are ours (`reveals_for`). Each
-call returns the plain masked messages to send to the host, in order.
+Sans-I/O. The client session feeds a `MaskedSeat` every ``masked`` message from the host,
+decoded once at the edge (`rami_lan.wire.masked_table.decode_for_seat`: a typed table or
+masked-deck message, or an `Unparsed` with its reason; `on_masked`), every decoded public
+event (`on_events`) and asks it, before sending an action, for the reveals that prove
+the action's cards are ours (`reveals_for`). Each call returns the plain masked
+messages to send to the host, in order.
 
 The seat **derives** every assignment itself: the deal's layout (``mk_deal``) must be
 the round-robin deal of the variant's hand size, and must match the public deal events;
@@ -58,6 +60,8 @@ from rami_lan.table.masked_seat_relaunch import SeatRelaunch, _Tape
 from rami_lan.table.masked_seat_voids import SeatVoids
 from rami_lan.table.seat_gate import PublicReplay
 from rami_lan.table.seat_keys import MAX_RELAUNCHES, SeatKeys
+from rami_lan.wire import masked_table as MT
+from rami_lan.wire.masked_table import SeatMasked, Unparsed, kind_of, plain_of
 
 _PLAY_KINDS = frozenset({MK.MASK, MK.LOCK, MK.KEY, MK.REVEAL, MK.GIVE, MK.HANDOVER})
 """The masked deck's messages of a round's shuffle and play (not its audit)."""
@@ -193,90 +197,105 @@ class MaskedSeat(SeatHolding, SeatVoids, SeatRelaunch):
         reach the new one."""
         return list(self._sent_log)
 
-    def on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
-        """A ``masked`` message from the host; raises `MaskedSeatError` if refused (and
-        notes it in `problems`: nothing was given for it)."""
+    def on_masked(self, msg: SeatMasked) -> list[dict[str, Any]]:
+        """A ``masked`` message from the host, decoded at the edge
+        (`rami_lan.wire.masked_table.decode_for_seat`); raises `MaskedSeatError` if
+        refused (and notes it in `problems`: nothing was given for it)."""
         try:
-            return self._on_masked_checked(plain)
+            return self._on_masked_checked(msg)
         except MaskedSeatError as exc:
-            self._refuse(str(plain.get("k"))[:20] if isinstance(plain, dict) else "?", str(exc), plain)
+            self._refuse(kind_of(msg), str(exc), plain_of(msg))
             raise
 
-    def _on_masked_checked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
-        kind = plain.get("k")
-        if kind != MK.HAND:
-            fingerprint = msgpack.packb(plain, use_bin_type=True)
+    def _on_masked_checked(self, msg: SeatMasked) -> list[dict[str, Any]]:
+        kind = kind_of(msg)
+        if not isinstance(msg, MT.MkHand):
+            fingerprint = msgpack.packb(plain_of(msg), use_bin_type=True)
             if fingerprint in self._seen:
                 return []  # sent again after a reconnect: we have it
             if kind == MK.ROUND:
                 self._seen = set()
             self._seen.add(fingerprint)
-        if kind == MK.SYNC:
-            return self._on_sync(plain)
-        return self._step("masked deck", lambda: self._on_masked(plain))
+        if isinstance(msg, MT.MkSync):
+            return self._on_sync(msg)
+        return self._step("masked deck", lambda: self._on_masked(msg))
 
-    def _on_masked(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
-        kind = plain.get("k")
-        if kind == MK.ROUND:
-            return self._on_round(plain)
+    def _on_masked(self, msg: SeatMasked) -> list[dict[str, Any]]:
+        if isinstance(msg, MT.MkRound):
+            return self._on_round(msg)
+        if isinstance(msg, Unparsed) and msg.kind == MK.ROUND:
+            raise MaskedSeatError(f"mk_round does not describe a round of this table: {msg.reason}")
         if self.p is None:
-            raise MaskedSeatError(f"{kind} before any masked round")
+            raise MaskedSeatError(f"{kind_of(msg)} before any masked round")
         if self._gone:
             return []  # the round is void at the host (it restarted): nothing more of it
-        if kind == MK.DEAL:
-            return self._on_deal(plain)
-        if kind == MK.HAND:  # in order with the views: see `hold`
-            if self.must_hold():
-                self.hold(plain)
-            else:
-                self._set_hand(plain)
-            return []
-        if kind == MK.TIMEOUT:  # our move timer ran out: the session plays for us
-            turn = plain.get("turn")
-            self.timeout_turn = turn if isinstance(turn, int) else None
-            return []
-        if kind == MK.CLOSE:  # the host closed the round's audit: close ours with what came
-            if self.p.phase is Phase.AUDITING:
-                return self._result(self.p.close_audit())
-            return []
-        if kind == MK.SHOW:
-            return self._on_show(plain)
-        if kind == Protest.KIND:
-            return self._on_protest(plain)
-        if kind == Receipt.KIND:  # the host's receipt for a message of ours: kept for our audit
-            try:
-                if self.p.take_receipt(Receipt.parse(plain)):
-                    self.receipts_taken += 1
-            except SignatureError:
-                pass  # a receipt we can not use is no receipt: nothing is given for it
-            return []
-        try:
-            return self._result(self.p.receive_plain(plain))
-        except ValueError as exc:  # a malformed message, or one that does not fit the protocol
-            if self.restored and self.p.phase in (Phase.AUDITING, Phase.COMPLETE):
-                return []  # the host's resync of a round we published our audit for: nothing to give
-            if self.p.phase in (Phase.AUDITING, Phase.COMPLETE) and plain.get("k") in _PLAY_KINDS:
-                # A participant's play message relayed after the round's end (a player
-                # stopped past its deadline sends what it owed once it runs again, and the
-                # host relays it as the void crosses it). Our audit is out: it asks nothing
-                # of us and can change nothing. Dropped, nobody named.
+        match msg:
+            case MT.MkDeal():
+                return self._on_deal(msg)
+            case MT.MkHand():  # in order with the views: see `hold`
+                if self.must_hold():
+                    self.hold(msg)
+                else:
+                    self._set_hand(msg)
                 return []
-            raise MaskedSeatError(f"masked deck: {exc}") from exc
+            case MT.MkTimeout():  # our move timer ran out: the session plays for us
+                self.timeout_turn = msg.turn
+                return []
+            case MT.MkClose():  # the host closed the round's audit: close ours with what came
+                if self.p.phase is Phase.AUDITING:
+                    return self._result(self.p.close_audit())
+                return []
+            case MT.MkShow():
+                return self._on_show(msg)
+            case MT.MkOwn() | MT.MkOrders():
+                raise MaskedSeatError(f"{msg.KIND} is for a seat whose keys the host holds, not ours")
+            case Protest():
+                return self._on_protest(msg)
+            case Receipt():  # the host's receipt for a message of ours: kept for our audit
+                try:
+                    if self.p.take_receipt(msg):
+                        self.receipts_taken += 1
+                except SignatureError:
+                    pass  # a receipt we can not use is no receipt: nothing is given for it
+                return []
+            case Unparsed():
+                return self._on_unparsed(msg)
+        try:
+            return self._result(self.p.receive(msg))
+        except ValueError as exc:  # a message that does not fit the protocol
+            return self._late_or_refused(msg.KIND, exc)
 
-    def _decode(self, plain: dict[str, Any], what: str) -> list[E.Event]:
-        events = plain.get("events")
-        if not isinstance(events, list):
-            raise MaskedSeatError(f"{what} without events")
+    def _on_unparsed(self, msg: Unparsed) -> list[dict[str, Any]]:
+        """A host map that is no valid message of its kind (`decode_for_seat` says why)."""
+        if msg.kind == Receipt.KIND:
+            return []  # a receipt we can not use is no receipt: nothing is given for it
+        if msg.kind in MK.TABLE_KINDS or msg.kind == Protest.KIND:
+            raise MaskedSeatError(f"{msg.kind}: {msg.reason}")
+        return self._late_or_refused(msg.kind, ValueError(msg.reason))
+
+    def _late_or_refused(self, kind: str, exc: ValueError) -> list[dict[str, Any]]:
+        assert self.p is not None
+        if self.restored and self.p.phase in (Phase.AUDITING, Phase.COMPLETE):
+            return []  # the host's resync of a round we published our audit for: nothing to give
+        if self.p.phase in (Phase.AUDITING, Phase.COMPLETE) and kind in _PLAY_KINDS:
+            # A participant's play message relayed after the round's end (a player
+            # stopped past its deadline sends what it owed once it runs again, and the
+            # host relays it as the void crosses it). Our audit is out: it asks nothing
+            # of us and can change nothing. Dropped, nobody named.
+            return []
+        raise MaskedSeatError(f"masked deck: {exc}") from exc
+
+    def _decode(self, events: Sequence[dict[str, Any]], what: str) -> list[E.Event]:
         try:
             return [event_from_plain(e, self.variant) for e in events]
         except (ValueError, TypeError, KeyError) as exc:  # MalformedAction is a ValueError
             raise MaskedSeatError(f"{what} holds an undecodable event: {exc}") from exc
 
-    def _on_sync(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
+    def _on_sync(self, msg: MT.MkSync) -> list[dict[str, Any]]:
         """The host resyncs us after a reconnect: the round's public events so far. Those
         we saw must be the ones we saw; the rest pass through our replay (as any events
         message) before anything leaves; then what we sent this round goes again."""
-        decoded = self._decode(plain, MK.SYNC)
+        decoded = self._decode(msg.events, MK.SYNC)
         gate = self.gate
         if self.p is None or gate is None:
             raise MaskedSeatError("mk_sync before any masked round")
@@ -297,7 +316,7 @@ class MaskedSeat(SeatHolding, SeatVoids, SeatRelaunch):
             self._deferred = (self._deferred[0], [])
         return again + (self.on_events(fresh) if fresh and not gate.over else [])
 
-    def _on_show(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
+    def _on_show(self, msg: MT.MkShow) -> list[dict[str, Any]]:
         """``mk_show``: an action would end the round; every hand is shown first. Only if
         our replay says the announced action (its public events, each card proven to be
         in its player's hand) ends the round by the rules now."""
@@ -306,7 +325,7 @@ class MaskedSeat(SeatHolding, SeatVoids, SeatRelaunch):
             return []  # resent after our relaunch: the round ended, our audit is out already
         if self.gate is None or self.p is None or self.p.phase is not Phase.PLAYING:
             raise MaskedSeatError("mk_show while no masked round is being played")
-        why = self.gate.check_show(self._decode(plain, MK.SHOW), plain.get("reason"), plain.get("winner"))
+        why = self.gate.check_show(self._decode(msg.events, MK.SHOW), msg.reason, msg.winner)
         if why:
             raise MaskedSeatError(why)
         out: list[dict[str, Any]] = []
@@ -474,16 +493,14 @@ class MaskedSeat(SeatHolding, SeatVoids, SeatRelaunch):
         self._deferred = None
         self.journal_changes += 1
 
-    def _on_round(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
-        tag, host, seats, n = plain.get("tag"), plain.get("host"), plain.get("participants"), plain.get("n")
-        if (not isinstance(tag, bytes) or not isinstance(host, int) or not isinstance(seats, list)
-                or n != self.variant.deck_size or self.seat not in seats or host not in seats
-                or any(not isinstance(s, int) for s in seats)):
+    def _on_round(self, msg: MT.MkRound) -> list[dict[str, Any]]:
+        tag, host, seats, n = msg.tag, msg.host, list(msg.participants), msg.n
+        if n != self.variant.deck_size or self.seat not in seats or host not in seats:
             raise MaskedSeatError("mk_round does not describe a round of this table")
         if self.p is not None and self.p.phase is Phase.PLAYING and tag == self.tag:
             raise MaskedSeatError("mk_round again for the round being played")
         try:
-            signing = self._roster(plain, tag, host, seats)
+            signing = self._roster(msg, tag, host, seats)
         except _Lost:
             return []
         self._blocked = False
@@ -535,11 +552,12 @@ class MaskedSeat(SeatHolding, SeatVoids, SeatRelaunch):
         except MaskedStateError as exc:
             raise MaskedSeatError(str(exc)) from exc
 
-    def _roster(self, plain: dict[str, Any], tag: bytes, host: int, seats: list[int]) -> Signing | None:
+    def _roster(self, msg: MT.MkRound, tag: bytes, host: int, seats: list[int]) -> Signing | None:
         """The round's roster (``mk_round``'s ``hkey`` and ``keys``): every participant's
         self-signed key, ours exactly as we announced it (None: an unsigned round, taken
         only from a host we never announced a key to). A bad roster refuses the round:
         nothing of it is given (the host is named)."""
+        plain = msg.roster or {}
         if "keys" not in plain and not self.require_signed:
             return None
         why = ""
@@ -562,9 +580,9 @@ class MaskedSeat(SeatHolding, SeatVoids, SeatRelaunch):
         assert self.key is not None
         return Signing(roster, self.key)
 
-    def _on_deal(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
-        seats = plain.get("seats")
-        if plain.get("deck") != 0 or not isinstance(seats, list) or self._layout is not None:
+    def _on_deal(self, msg: MT.MkDeal) -> list[dict[str, Any]]:
+        seats = list(msg.seats)
+        if msg.deck != 0 or self._layout is not None:
             raise MaskedSeatError("mk_deal is not the one deal of deck 0")
         gate = self.gate
         assert gate is not None

@@ -18,9 +18,9 @@ from typing import Any
 from rami_lan.core import events as E
 from rami_lan.core.cards import Card
 from rami_lan.core.views import SeatView
-from rami_lan.masked import kinds as MK
-from rami_lan.masked.session import Phase
+from rami_lan.masked.session import MaskedStateError, Phase
 from rami_lan.table.masked_seat_errors import MaskedSeatError
+from rami_lan.wire.masked_table import MkHand, SeatMasked
 
 __all__ = ["SeatHolding"]
 
@@ -38,13 +38,14 @@ class SeatHolding:
         """One message from the host, as it arrives: (the masked messages to send, the host
         messages that may be handled now, in order).
 
-        ``item`` is a masked message's plain form, or any other host message (an
+        ``item`` is a masked message, decoded at the edge
+        (`rami_lan.wire.masked_table.decode_for_seat`), or any other host message (an
         ``events`` message with ``events``, its decoded events, table notices as dicts
         among them). Masked-deck messages are used at once; the others wait, in order,
         while a key for one of our cards is on its way (`must_hold`). An ``mk_hand`` goes
         with the views; an events message's assignments are made at once (keys follow)."""
         out: list[dict[str, Any]] = []
-        if isinstance(item, dict) and item.get("k") != MK.HAND:
+        if isinstance(item, SeatMasked) and not isinstance(item, MkHand):
             try:
                 out = self.on_masked(item)
             except MaskedSeatError:
@@ -65,7 +66,7 @@ class SeatHolding:
         ready: list[Any] = []
         if self.must_hold():
             self.hold(item)
-        elif isinstance(item, dict):
+        elif isinstance(item, MkHand):
             self._set_hand_checked(item)
         else:
             ready.append(item)
@@ -85,23 +86,20 @@ class SeatHolding:
         out: list[Any] = []
         while self._held and self.complete():
             item = self._held.popleft()
-            if isinstance(item, dict) and item.get("k") == MK.HAND:
+            if isinstance(item, MkHand):
                 self._set_hand_checked(item)
             else:
                 out.append(item)
         return out
 
-    def _set_hand_checked(self, plain: dict[str, Any]) -> None:
+    def _set_hand_checked(self, msg: MkHand) -> None:
         try:
-            self._set_hand(plain)
+            self._set_hand(msg)
         except MaskedSeatError as exc:
-            self._refuse(MK.HAND, str(exc), plain)
+            self._refuse(MkHand.KIND, str(exc), msg.to_plain())
 
-    def _set_hand(self, plain: dict[str, Any]) -> None:
-        pos = plain.get("pos")
-        if not isinstance(pos, list):
-            raise MaskedSeatError("mk_hand without positions")
-        self._hand_pos = pos
+    def _set_hand(self, msg: MkHand) -> None:
+        self._hand_pos = list(msg.pos)
 
     def fill_event(self, ev: E.Event) -> E.Event:
         """Put our own hidden cards into an event the host had to send without them."""
@@ -137,13 +135,12 @@ class SeatHolding:
                     raise MaskedSeatError("the view has no card where mk_hand says the host knows it")
                 hand.append(card)  # a card the host knows (taken from the pile): as sent
                 continue
-            c = self.p.card_at(int(pos[0]), int(pos[1])) if _pos_ok(pos) else None
+            try:
+                c = self.p.card_at(*pos)
+            except MaskedStateError:  # no such deck
+                c = None
             if c is None:
-                raise MaskedSeatError(f"mk_hand names position {pos}, which is not a card we hold")
+                raise MaskedSeatError(f"mk_hand names position {list(pos)}, which is not a card we hold")
             hand.append(self._cards[c])
         return replace(view, hand=tuple(hand))
 
-
-def _pos_ok(pos: object) -> bool:
-    return (isinstance(pos, list) and len(pos) == 2
-            and all(isinstance(x, int) and 0 <= x < 1 << 16 for x in pos))

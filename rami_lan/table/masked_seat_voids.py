@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from rami_lan.masked import kinds as MK
-from rami_lan.masked.messages import Protest, from_plain
+from rami_lan.masked.messages import Protest
 from rami_lan.table.masked_seat_errors import MaskedSeatError
 
 __all__ = ["SeatVoids"]
@@ -57,19 +57,15 @@ class SeatVoids:
             return False
         return not p.unreceipted()
 
-    def _on_protest(self, plain: dict[str, Any]) -> list[dict[str, Any]]:
+    def _on_protest(self, msg: Protest) -> list[dict[str, Any]]:
         """``mk_protest``: the seat a void named shows the host's receipts. If they cover
         every key it was said to owe other seats (all this seat could not see), the void
         was the host's lie, by its own signatures: the host is named. A protest that does
         not hold is its author's word alone: it names nobody."""
         p, claim = self.p, self._void_claim
-        try:
-            msg = from_plain(plain)
-        except ValueError as exc:
-            raise MaskedSeatError(f"mk_protest: {exc}") from exc
-        assert isinstance(msg, Protest)
         if p is None or p.signing is None or msg.tag != self.tag:
             return []  # (a late one, of a round over for us)
+        plain = msg.to_plain()
         if not p.signing.valid(msg.seat, plain):
             raise MaskedSeatError(f"seat {msg.seat}'s mk_protest is not signed by it for this round")
         if claim is None or claim[0] != msg.seat or not claim[1]:

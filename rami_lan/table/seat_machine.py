@@ -116,7 +116,8 @@ class SeatMachine:
     # ------------------------------------------------------------------ input
 
     def receive(self, item: Any, events: Sequence[Any] | None = None) -> SeatStep:
-        """One host message as it arrives: a masked message's plain map, an events
+        """One host message as it arrives: a masked message (decoded at the edge:
+        `rami_lan.wire.masked_table.decode_for_seat`), an events
         message as ``(message, decoded events)`` with ``events`` its decoded events (table
         notices as dicts among them), or any other message (kept as it is)."""
         ms = self.masked

@@ -27,6 +27,7 @@ from rami_lan.net.seats import SeatStore
 from rami_lan.table.masked_seat import RELAUNCH_SEQ_BASE, MaskedSeatError
 from rami_lan.table.seat_keys import SeatKeys, decode, encode
 from rami_lan.table.seat_machine import SeatMachine
+from rami_lan.wire.masked_table import decode_for_seat
 
 HOST = 255
 TAG = b"rami-lan/v1" + bytes(16) + (1).to_bytes(4, "big") + (1).to_bytes(4, "big")
@@ -96,23 +97,23 @@ def test_a_relaunched_seat_makes_the_same_shuffle_step_from_its_journal() -> Non
     kept: list[bytes | None] = []
     first = SeatMachine(0, get_variant("rami"), Entropy(b"first process"), table_id=TABLE,
                         keep=kept.append, sign=False)
-    sent = first.receive(ROUND).send
+    sent = first.receive(decode_for_seat(ROUND)).send
     assert [m["k"] for m in sent] == ["mk_mask"] and kept and kept[-1] is not None
     saves = len(kept)
     first.receive("a view")
     assert len(kept) == saves  # nothing of the secrets changed: no write
     again = SeatMachine(0, get_variant("rami"), Entropy(b"relaunched"), table_id=TABLE, sign=False)
     assert again.restore(kept[-1])
-    resent = again.receive(ROUND).send
+    resent = again.receive(decode_for_seat(ROUND)).send
     # the same step, numbered on from far above (the dead process's numbers are unknown)
     assert [{k: v for k, v in m.items() if k != "n"} for m in resent] == \
         [{k: v for k, v in m.items() if k != "n"} for m in sent]
     assert all(m["n"] >= RELAUNCH_SEQ_BASE > o.get("n", 0) for m, o in zip(resent, sent, strict=True))
     fresh = SeatMachine(0, get_variant("rami"), Entropy(b"relaunched"), table_id=TABLE, sign=False)
-    assert fresh.receive(ROUND).send != sent
+    assert fresh.receive(decode_for_seat(ROUND)).send != sent
     other = dict(ROUND, tag=TAG[:-1] + b"\x02")  # another round: fresh secrets, not the kept ones
     third = SeatMachine(0, get_variant("rami"), Entropy(b"relaunched"), table_id=TABLE, sign=False)
-    assert third.restore(kept[-1]) and third.receive(other).send != sent
+    assert third.restore(kept[-1]) and third.receive(decode_for_seat(other)).send != sent
 
 
 class _Kept(WireClient):

@@ -16,9 +16,15 @@ from hypothesis import strategies as st
 
 from rami_lan.net.client import _owner_masked
 from rami_lan.table.verifier import MaskedOrders
+from rami_lan.wire.masked_table import decode_for_seat
 
 N = 110
 TAG = b"rami-lan/v1" + bytes(24)
+
+
+def _owner(plain: object) -> bytes | MaskedOrders:
+    """As the client takes it: decoded at the edge, then read as the host's own seat."""
+    return _owner_masked(decode_for_seat(plain), N)
 
 
 def _orders() -> dict[str, Any]:
@@ -27,8 +33,8 @@ def _orders() -> dict[str, Any]:
 
 
 def test_a_well_formed_round_and_its_orders_are_taken() -> None:
-    assert _owner_masked({"k": "mk_own", "tag": TAG}, N) == TAG
-    got = _owner_masked(_orders(), N)
+    assert _owner({"k": "mk_own", "tag": TAG}) == TAG
+    got = _owner(_orders())
     assert isinstance(got, MaskedOrders)
     assert got.tag == TAG and got.orders[0] == tuple(range(N)) and got.orders[1] == (3, 2, 1)
     assert got.gen_decks == {1: 1, 2: None}
@@ -43,15 +49,15 @@ def test_a_well_formed_round_and_its_orders_are_taken() -> None:
 ])
 def test_a_malformed_message_is_refused_with_a_caught_error(change: dict[str, Any]) -> None:
     with pytest.raises((ValueError, TypeError, KeyError)):
-        _owner_masked(_orders() | change, N)
+        _owner(_orders() | change)
 
 
 def test_a_missing_field_is_refused() -> None:
     for field in ("tag", "orders", "gens", "faults"):
         plain = _orders()
         del plain[field]
-        with pytest.raises(KeyError):
-            _owner_masked(plain, N)
+        with pytest.raises(ValueError, match=f"missing \\['{field}'\\]"):
+            _owner(plain)
 
 
 _leaf = st.one_of(st.none(), st.booleans(), st.integers(-3, 200), st.binary(max_size=40), st.text(max_size=5))
@@ -64,6 +70,6 @@ def test_any_shape_is_taken_or_refused_never_a_crash(kind: str, tag: Any, orders
                                                     faults: Any) -> None:
     plain = {"k": kind, "tag": tag, "orders": orders, "gens": gens, "faults": faults}
     try:
-        _owner_masked(plain, N)
+        _owner(plain)
     except (ValueError, TypeError, KeyError):
         pass

@@ -29,6 +29,7 @@ from rami_lan.net import protocol as P
 from rami_lan.table import TableMachine
 from rami_lan.table.dealing import MaskedDealing
 from rami_lan.table.masked_seat import MaskedSeat
+from rami_lan.wire.masked_table import decode_for_seat
 
 HOST = 255
 
@@ -366,11 +367,12 @@ def test_a_client_refuses_a_deal_layout_that_is_not_round_the_table() -> None:
 
     ms = MaskedSeat(1, get_variant("rami"), lambda n: bytes(range(n)))
     tag = b"rami-lan/v1" + bytes(16) + (1).to_bytes(4, "big") + (1).to_bytes(4, "big")
-    ms.on_masked({"k": "mk_round", "tag": tag, "host": 255, "participants": [0, 1, 255], "n": 110})
+    ms.on_masked(decode_for_seat(
+        {"k": "mk_round", "tag": tag, "host": 255, "participants": [0, 1, 255], "n": 110}))
     layout = [(1, 2, 3, 0)[k % 4] for k in range(56)] + [None]
     layout[5], layout[6] = layout[6], layout[5]  # the host takes a card meant for seat 2
     with pytest.raises(MaskedSeatError, match="round the table"):
-        ms.on_masked({"k": "mk_deal", "deck": 0, "seats": layout})
+        ms.on_masked(decode_for_seat({"k": "mk_deal", "deck": 0, "seats": layout}))
 
 
 class NoRevealClient(WireClient):
@@ -720,7 +722,7 @@ def test_mutated_masked_messages_get_errors_never_a_crash(tmp_path: Any) -> None
     refused = 0
     for _ in range(600):
         try:
-            client.ms.on_masked(_mutate(rng, rng.choice(samples)))
+            client.ms.on_masked(decode_for_seat(_mutate(rng, rng.choice(samples))))
         except MaskedSeatError:
             refused += 1
     assert refused > 400
@@ -894,7 +896,7 @@ def test_a_play_message_relayed_after_the_round_is_void_names_nobody(tmp_path: A
     plain = late[-1].m
     ms._seen.discard(msgpack.packb(plain, use_bin_type=True))  # as if it had not come yet
     problems = len(ms.problems)
-    assert ms.on_masked(plain) == []
+    assert ms.on_masked(decode_for_seat(plain)) == []
     assert len(ms.problems) == problems  # nobody named
     with pytest.raises(MaskedSeatError):
-        ms.on_masked({**plain, "k": "mk_audit"})  # not a play message: still refused
+        ms.on_masked(decode_for_seat({**plain, "k": "mk_audit"}))  # not a play message: still refused

@@ -33,6 +33,7 @@ from rami_lan.table import TableMachine
 from rami_lan.table.dealing import MaskedDealing
 from rami_lan.table.masked_seat import MaskedSeat, MaskedSeatError
 from rami_lan.table.seat_gate import PublicReplay
+from rami_lan.wire.masked_table import decode_for_seat
 
 HOST = 255
 TAG = b"rami-lan/v1" + bytes(16) + (1).to_bytes(4, "big") + (1).to_bytes(4, "big")
@@ -259,7 +260,8 @@ def test_a_spying_host_that_tries_every_masked_message_kind_learns_no_hidden_car
 def _seat(expect: tuple[int, ...] | None) -> MaskedSeat:
     ms = MaskedSeat(1, get_variant("rami"), lambda n: bytes(range(n)))
     ms.expect = lambda: expect
-    ms.on_masked({"k": "mk_round", "tag": TAG, "host": HOST, "participants": [0, 1, HOST], "n": 110})
+    ms.on_masked(decode_for_seat(
+        {"k": "mk_round", "tag": TAG, "host": HOST, "participants": [0, 1, HOST], "n": 110}))
     return ms
 
 
@@ -268,11 +270,12 @@ def test_a_deal_to_a_seat_that_does_not_play_is_refused() -> None:
     layout = [(1, 2, HOST, 0)[k % 4] for k in range(4 * 13)] + [None]
     ms = _seat((0, 1, 2))
     with pytest.raises(MaskedSeatError, match="round's players"):
-        ms.on_masked({"k": "mk_deal", "deck": 0, "seats": layout})
+        ms.on_masked(decode_for_seat({"k": "mk_deal", "deck": 0, "seats": layout}))
     assert [p.kind for p in ms.problems] == ["mk_deal"] and ms.p.recipients() == ()
     # The same layout without a verifier's word: only seats of the table may be dealt.
     honest = [(1, 2, 0)[k % 3] for k in range(3 * 13)] + [None]
-    assert _seat((0, 1, 2)).on_masked({"k": "mk_deal", "deck": 0, "seats": honest}) is not None
+    assert _seat((0, 1, 2)).on_masked(decode_for_seat(
+        {"k": "mk_deal", "deck": 0, "seats": honest})) is not None
 
 
 def test_the_replay_admits_an_honest_turn_and_refuses_each_made_up_draw() -> None:

@@ -16,6 +16,7 @@ from masked_table import Entropy, MaskedTable
 from rami_lan.core import actions as A
 from rami_lan.core.variants import get_variant
 from rami_lan.table.seat_machine import SeatMachine, SeatStep
+from rami_lan.wire.masked_table import decode_for_seat
 
 HOST = 255
 TAG = b"rami-lan/v1" + bytes(16) + (1).to_bytes(4, "big") + (1).to_bytes(4, "big")
@@ -27,7 +28,8 @@ def _machine() -> SeatMachine:
 
 
 def _round(sm: SeatMachine) -> SeatStep:
-    return sm.receive({"k": "mk_round", "tag": TAG, "host": HOST, "participants": [0, 1, HOST], "n": 110})
+    return sm.receive(decode_for_seat(
+        {"k": "mk_round", "tag": TAG, "host": HOST, "participants": [0, 1, HOST], "n": 110}))
 
 
 def test_a_round_begins_and_is_told_once_and_other_messages_go_on_in_order() -> None:
@@ -35,19 +37,20 @@ def test_a_round_begins_and_is_told_once_and_other_messages_go_on_in_order() -> 
     step = _round(sm)
     assert step.rounds == [TAG] and step.send == [] and not step.refusals
     assert sm.receive("a view").ready == ["a view"]  # nothing of ours on its way: at once
-    again = sm.receive({"k": "mk_round", "tag": TAG, "host": HOST, "participants": [0, 1, HOST], "n": 110})
+    again = sm.receive(decode_for_seat(
+        {"k": "mk_round", "tag": TAG, "host": HOST, "participants": [0, 1, HOST], "n": 110}))
     assert not again  # the same message again (a reconnect): nothing new
 
 
 def test_a_refused_host_message_is_reported_once_and_gives_nothing() -> None:
     sm = _machine()
     _round(sm)
-    step = sm.receive({"k": "mk_show"})
+    step = sm.receive(decode_for_seat({"k": "mk_show"}))
     assert step.send == [] and [r.kind for r in step.refusals] == ["mk_show"]
     assert step.refusals[0].tag == TAG and step.refusals[0].evidence == {"k": "mk_show"}
     assert not sm.receive("a view").refusals  # told once
     layout = [(1, 2, HOST, 0)[k % 4] for k in range(4 * 13)] + [None]  # the host deals itself in
-    step = sm.receive({"k": "mk_deal", "deck": 0, "seats": layout})
+    step = sm.receive(decode_for_seat({"k": "mk_deal", "deck": 0, "seats": layout}))
     assert step.send == [] and "round's players" in step.refusals[0].reason
 
 
@@ -69,9 +72,9 @@ def test_the_timed_out_move_is_the_rules_one_once_per_view() -> None:
     t, c = _mid_round()
     sm, view = c.sm, c.view
     assert sm.timeout_move(view, None) is None  # no mk_timeout: the player plays
-    sm.receive({"k": "mk_timeout", "turn": view.turn_no - 1})
+    sm.receive(decode_for_seat({"k": "mk_timeout", "turn": view.turn_no - 1}))
     assert sm.timeout_move(view, None) is None  # another turn's timer
-    sm.receive({"k": "mk_timeout", "turn": view.turn_no})
+    sm.receive(decode_for_seat({"k": "mk_timeout", "turn": view.turn_no}))
     action = sm.timeout_move(view, None)
     assert isinstance(action, A.DrawStock) and action.seat == c.seat
     assert sm.timeout_move(view, None) is None  # once per view

@@ -16,13 +16,14 @@ from rami_lan.core.variants import get_variant
 from rami_lan.table.masked_seat import RELAUNCH_SEQ_BASE
 from rami_lan.table.seat_keys import MAX_RELAUNCHES, SeatKeys, decode, encode
 from rami_lan.table.seat_machine import SeatMachine
+from rami_lan.wire.masked_table import decode_for_seat
 
 
 def test_each_relaunch_numbers_from_a_range_of_its_own() -> None:
     kept: list[bytes | None] = []
     first = SeatMachine(0, get_variant("rami"), Entropy(b"first process"), table_id=TABLE,
                         keep=kept.append, sign=False)
-    sent = first.receive(ROUND).send
+    sent = first.receive(decode_for_seat(ROUND)).send
     assert decode(kept[-1], table_id=TABLE, seat=0).relaunches == 0
     numbers: list[list[int]] = [[m.get("n", 0) for m in sent]]
     journal = kept[-1]
@@ -31,7 +32,7 @@ def test_each_relaunch_numbers_from_a_range_of_its_own() -> None:
         sm = SeatMachine(0, get_variant("rami"), Entropy(b"relaunch %d" % k), table_id=TABLE,
                          keep=again.append, sign=False)
         assert journal is not None and sm.restore(journal)
-        resent = sm.receive(ROUND).send
+        resent = sm.receive(decode_for_seat(ROUND)).send
         assert resent, "the relaunched seat sends its step again"
         assert all(m["n"] >= k * RELAUNCH_SEQ_BASE for m in resent)
         # the count is kept before anything leaves (write-ahead): a crash right after the

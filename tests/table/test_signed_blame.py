@@ -38,6 +38,7 @@ from rami_lan.table.dealing.masked_live import owed_now
 from rami_lan.table.masked_host import MaskedRound
 from rami_lan.table.masked_seat import MaskedSeat, MaskedSeatError
 from rami_lan.table.receipts import HostKeys
+from rami_lan.wire.masked_table import decode_for_seat
 
 HOST = 255
 TAG = b"rami-lan/v1" + bytes(16) + (1).to_bytes(4, "big") + (1).to_bytes(4, "big")
@@ -277,17 +278,18 @@ def test_a_seat_refuses_a_roster_that_lies_about_its_key_or_a_round_without_one(
     ms = MaskedSeat(1, variant, HashRandom(b"seat"))
     ms.sign_with(keys[1])
     with pytest.raises(MaskedSeatError, match="mk_round"):
-        ms.on_masked(round_msg)  # a host that leaves the roster out could forge anyone
+        ms.on_masked(decode_for_seat(round_msg))  # a host that leaves the roster out could forge anyone
     ms = MaskedSeat(1, variant, HashRandom(b"seat"))
     ms.sign_with(keys[1])
     mine = SeatKey(b"\x09" * 32)
     other = dict(roster.to_plain(), keys=[keys[0].announcement("", 0), mine.announcement("", 1)])
     with pytest.raises(MaskedSeatError, match="not the one we announced"):
-        ms.on_masked({**round_msg, "rid": b"r", **other})
+        ms.on_masked(decode_for_seat({**round_msg, "rid": b"r", **other}))
     assert ms.problems and ms.problems[-1].kind == "mk_round"
     ms = MaskedSeat(1, variant, HashRandom(b"seat"))
     ms.sign_with(keys[1])
-    assert ms.on_masked({**round_msg, **roster.to_plain()}) == []  # seat 1 does not mask first
+    assert ms.on_masked(decode_for_seat(
+        {**round_msg, **roster.to_plain()})) == []  # seat 1 does not mask first
     assert ms.p is not None and ms.p.signing is not None
 
 
@@ -406,7 +408,7 @@ def test_a_seat_that_refused_a_round_lets_the_host_messages_go_on_once_it_is_ove
     ms.sign_with(keys[1])
     lying = dict(roster.to_plain(), keys=[keys[0].announcement("", 0),
                                          SeatKey(b"\x09" * 32).announcement("", 1)])
-    out, ready = ms.take({**round_msg, **lying})
+    out, ready = ms.take(decode_for_seat({**round_msg, **lying}))
     assert out == [] and ready == [] and ms.must_hold()
     view_msg, chat = object(), object()
     assert ms.take(view_msg) == ([], [])  # held: the round we refused is not over

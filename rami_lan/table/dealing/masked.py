@@ -40,7 +40,6 @@ from rami_lan.core.codec import event_to_plain
 from rami_lan.core.match import MatchState, start_round
 from rami_lan.core.reasons import Reason
 from rami_lan.core.views import view_for
-from rami_lan.masked import kinds as MK
 from rami_lan.masked.audit import AuditReport, Fault, FaultKind
 from rami_lan.masked.inbound import MaskedInput
 from rami_lan.table import effects as F
@@ -52,6 +51,7 @@ from rami_lan.table.masked_host import MaskedRound, Routed, deal_assignments, ho
 from rami_lan.table.private_claims import discard_refusal, take_refusal
 from rami_lan.table.receipts import lost_round_key
 from rami_lan.table.stage import Stage, Step
+from rami_lan.wire import masked_table as MT
 from rami_lan.wire import messages as W
 
 if TYPE_CHECKING:
@@ -232,12 +232,11 @@ class MaskedDealing:
         # restarted during the shuffle and shuffles again); the same after a resume.
         rid = hashlib.sha256(b"rami-lan masked round id" + self.key).digest()[:8]
         for s in sorted(mr.blind):
-            self.send(s, {"k": MK.ROUND, "tag": mr.p.tag, "host": t.host_seat,
-                          "participants": list(mr.participants), "n": mr.p.table.n_cards, "rid": rid,
-                          **(mr.signing.roster.to_plain() if mr.signing else {})})
-        self.tell_owner({"k": MK.OWN, "tag": mr.p.tag})
+            self.post(s, MT.MkRound(mr.p.tag, t.host_seat, tuple(mr.participants), mr.p.table.n_cards, rid,
+                                     mr.signing.roster.to_plain() if mr.signing else None))
+        self.tell_owner(MT.MkOwn(mr.p.tag))
 
-    def tell_owner(self, plain: dict[str, Any]) -> None:
+    def tell_owner(self, message: MT.MkOwn | MT.MkOrders) -> None:
         """The host's own player (``mk_own``, ``mk_orders``): its seat's keys are the
         host's, so its client is no participant, but its verifier must know that the
         round is dealt from a masked deck and, at the end, the audited orders."""
@@ -247,12 +246,16 @@ class MaskedDealing:
             # the private deal: the host's bot plays its seat with the host's keys)
             if info.conn is None or (seat != t.host_seat and seat in self.mr.participants):
                 continue
-            t._send(info.conn, W.Masked(m=plain))
+            t._send(info.conn, W.Masked(m=message.to_plain()))
+
+    def post(self, seat: int, message: MT.TableMessage) -> None:
+        """One table message of the masked round to a seat (`send` puts it on the wire)."""
+        self.send(seat, message.to_plain())
 
     def send(self, seat: int, plain: dict[str, Any]) -> None:
         """One masked message to a seat (kept for a resync); a test overrides it to
         build a cheating host."""
-        if plain.get("k") != MK.HAND:  # kept for a reconnect (`resync`)
+        if plain.get("k") != MT.MkHand.KIND:  # kept for a reconnect (`resync`)
             self.log.setdefault(seat, []).append(plain)
         conn = self.t.seats[seat].conn
         if conn is not None:
@@ -267,14 +270,13 @@ class MaskedDealing:
         if (seat == t.host_seat or seat not in mr.participants) and mr.phase.value != "idle":
             # no participant (the host's own player, or a player out of the private deal):
             # its verifier learns again that the host holds this round's keys of its seat
-            t._send(conn, W.Masked(m={"k": MK.OWN, "tag": mr.p.tag}))
+            t._send(conn, W.Masked(m=MT.MkOwn(mr.p.tag).to_plain()))
             return
         if seat not in mr.blind or mr.phase.value in ("complete", "idle"):
             return
-        sync = {"k": MK.SYNC, "events": [event_to_plain(e.for_seat(None), t.variant)
-                                           for e in self.events]}
+        sync = MT.MkSync(tuple(event_to_plain(e.for_seat(None), t.variant) for e in self.events)).to_plain()
         log = self.log.get(seat, [])
-        cut = next((k + 1 for k, plain in enumerate(log) if plain.get("k") == MK.DEAL), len(log))
+        cut = next((k + 1 for k, plain in enumerate(log) if plain.get("k") == MT.MkDeal.KIND), len(log))
         for plain in [*log[:cut], sync, *log[cut:]]:
             t._send(conn, W.Masked(m=plain))
 
@@ -527,7 +529,7 @@ class MaskedDealing:
             return
         if conn is not None:
             self.hand_told[conn] = pos
-        self.send(seat, {"k": MK.HAND, "pos": pos})
+        self.post(seat, MT.MkHand(tuple(None if q is None else (q[0], q[1]) for q in pos)))
 
     def _before(self, evs: list[E.Event], now: float) -> None:
         """Cards the host holds that this change makes public: reveal them first."""
@@ -632,7 +634,7 @@ class MaskedDealing:
         r = self.t.match.round
         assert r is not None
         self.prompted_turn = self.t._turn_key
-        self.send(seat, {"k": MK.TIMEOUT, "turn": r.turn_no})
+        self.post(seat, MT.MkTimeout(r.turn_no))
 
     def split(self, action: Any, evs: list[E.Event], now: float) -> bool:
         """A move timer ran out for a seat the host holds (its own player's, a bot's) and
@@ -750,12 +752,10 @@ class MaskedDealing:
     def _report(self, report: AuditReport, now: float) -> None:
         t, mr = self.t, self.mr
         t.masked_reports.append(report)
-        self.tell_owner({
-            "k": MK.ORDERS, "tag": mr.p.tag,
-            "orders": [[d, list(o)] for d, o in sorted(report.orders.items())],
-            "gens": [[g, d] for g, d in sorted(mr.gen_decks().items())],
-            "faults": [f"{f.kind.name} by seat {f.seat}: {f.evidence}"[:500]
-                       for f in report.faults][:64]})
+        self.tell_owner(MT.MkOrders(
+            mr.p.tag, tuple((d, tuple(o)) for d, o in sorted(report.orders.items())),
+            tuple(sorted(mr.gen_decks().items())),
+            tuple(f"{f.kind.name} by seat {f.seat}: {f.evidence}"[:500] for f in report.faults)[:64]))
         J.record_round(self, report)
         # A participant that left (or missed its audit's deadline) was told as such when
         # it happened: its missing audit is no fault of the round's dealing.

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rami_lan.core.match import start_round, void_round
-from rami_lan.masked import kinds as MK
 from rami_lan.table.dealing.base import AuditWait
 from rami_lan.table.dealing.masked_journal import record_void
 from rami_lan.table.stage import Stage, Step
+from rami_lan.wire import masked_table as MT
 
 if TYPE_CHECKING:
     from rami_lan.table.config import TableConfig
@@ -181,5 +181,5 @@ def close_audit(d: MaskedState, now: float) -> None:
         d.audit.void = False
     for s in mr.blind:  # the present participants close theirs too (the missing named)
         if t.seats[s].conn is not None:
-            d.send(s, {"k": MK.CLOSE})
+            d.post(s, MT.MkClose())
     d._route(mr.close_audit(), now)
