@@ -40,6 +40,7 @@ class ScriptedHost:
         self.writer: asyncio.StreamWriter | None = None
         self.server: asyncio.Server | None = None
         self.refuse: str | None = None
+        self._pings = 0
 
     async def start(self) -> int:
         identity = tls.load_or_create_identity("scripted")
@@ -71,6 +72,20 @@ class ScriptedHost:
             if isinstance(msg, kind):
                 return msg
 
+    async def fence(self) -> list[P.Message]:
+        """Send a ``ping`` and return what the client sent before its ``pong``. The client
+        handles the host's messages one at a time, in order, on one ordered connection:
+        whatever it sends in answer to an earlier message comes before that pong."""
+        self._pings += 1
+        n = self._pings
+        self.send(P.Ping(n=n))
+        before: list[P.Message] = []
+        while True:
+            msg = await asyncio.wait_for(self.received.get(), 2.0)
+            if isinstance(msg, P.Pong) and msg.n == n:
+                return before
+            before.append(msg)
+
     async def stop(self) -> None:
         if self.server is not None:
             self.server.close()
@@ -87,9 +102,10 @@ async def _commit_reveal_order() -> None:
         host.send(P.CommitRequest(round_tag=tag, seat=1))
         commit = await host.next(P.Commit)
         assert commit.round_tag == tag
-        # no reveal before the commitment list
-        with pytest.raises(TimeoutError):
-            await host.next(P.Reveal, timeout=0.2)
+        # no reveal before the commitment list: nothing the client sent after its
+        # commitment, up to its answer to a later ping, is a reveal
+        before = await host.fence()
+        assert not any(isinstance(m, P.Reveal) for m in before), before
         host_secret = bytes([7]) * 32
         host.send(P.Commitments(round_tag=tag, commits={
             0: commitment(tag, 0, host_secret), 1: commit.commit}))
@@ -165,8 +181,10 @@ async def _wrong_tag_then_reused() -> None:
                 assert up.fairness_round.status == "failed"
                 assert up.fairness is not None and not up.fairness[0]
                 break
-        with pytest.raises(TimeoutError):
-            await host.next(P.Commit, timeout=0.2)  # no commitment for a wrong tag
+        # no commitment for a wrong tag: none in all the client sent before its answer
+        # to a ping sent after the request
+        before = await host.fence()
+        assert not any(isinstance(m, P.Commit) for m in before), before
         assert client.fairness_rounds()[0].round_no == 1
         assert client.mismatches[0].code == "tag_wrong"
     finally:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aio_helpers import run
+from aio_helpers import run, until
 
 from rami_lan.cli.tournament_join import join_tournament
 from rami_lan.net import protocol as P
@@ -221,7 +221,9 @@ async def _with_absent(tmp: Path, leave: bool) -> tuple[TournamentHost, list[int
         s.receive_data(await r.read(65536))
         w.write(s.send(T.TContribution(value=bytes(range(32)))))
         await w.drain()
-        await asyncio.sleep(0.3)
+        await until(lambda: any(e.nick == "p3" and e.contribution is not None
+                                for e in host.machine.entrants.values()),
+                    what="p3's contribution counted")
         w.close()  # registered, then gone
     try:
         rcs = list(await asyncio.wait_for(asyncio.gather(*tasks), 90))
@@ -302,7 +304,8 @@ def test_a_flood_from_one_address_is_capped() -> None:
             for _i in range(MAX_PER_ADDRESS):
                 held.append(await asyncio.open_connection("127.0.0.1", port,
                                                           ssl=tls.client_context()))
-            await asyncio.sleep(0.2)
+            await until(lambda: host._per_address.total == MAX_PER_ADDRESS,
+                        what="every held connection admitted")
             r, w = await asyncio.open_connection("127.0.0.1", port, ssl=tls.client_context())
             s = T.TSession("client")
             w.write(s.send(T.THello(nick="late", lang="en")))
@@ -310,7 +313,7 @@ def test_a_flood_from_one_address_is_capped() -> None:
             w.close()
             for _r, hw in held:
                 hw.close()
-            await asyncio.sleep(0.3)
+            await until(lambda: host._per_address.total == 0, what="the flood released")
             r, w = await asyncio.open_connection("127.0.0.1", port, ssl=tls.client_context())
             s = T.TSession("client")
             w.write(s.send(T.THello(nick="anne", lang="en")))
@@ -369,10 +372,10 @@ def test_registrations_that_never_contribute_do_not_fill_the_tournament() -> Non
             for i in range(10):  # hello, no contribution, gone: ten times
                 _r, w, msg = await hello(port, f"ghost{i}")
                 assert isinstance(msg, T.TWelcome)
+                assert host.machine.entrants  # registered at its hello ...
                 w.close()
-                await asyncio.sleep(0.05)
-            await asyncio.sleep(0.2)
-            assert host.machine.entrants == {}
+                # ... and no entrant once it is gone (else the fifth ghost is refused full)
+                await until(lambda: host.machine.entrants == {}, what=f"ghost{i} unregistered")
             held = []
             for i in range(MAX_PER_ADDRESS + 1):  # held open: the cap per address
                 r, w, msg = await hello(port, f"p{i}")

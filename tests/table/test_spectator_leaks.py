@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aio_helpers import run
+from aio_helpers import run, until
 
 from rami_lan.cli.tournament_join import join_tournament
 from rami_lan.net import tls
@@ -48,7 +48,8 @@ def card_ids(value: Any) -> set[int]:
     return out
 
 
-async def spectate(port: int, got: list[T.TWatch], done: asyncio.Event) -> None:
+async def spectate(port: int, got: list[T.TWatch], done: asyncio.Event,
+                   welcomed: asyncio.Event) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", port, ssl=tls.client_context())
     session = T.TSession("client")
     writer.write(session.send(T.THello(nick="spectator", lang="en", watch=True)))
@@ -58,6 +59,8 @@ async def spectate(port: int, got: list[T.TWatch], done: asyncio.Event) -> None:
             if not data:
                 return
             for msg in session.receive_data(data):
+                if isinstance(msg, T.TWelcome):
+                    welcomed.set()  # the organiser counts us as a spectator now
                 if isinstance(msg, T.TWatch):
                     got.append(msg)
                 if isinstance(msg, T.TStandings) and msg.over:
@@ -74,9 +77,11 @@ async def tournament(tmp: Path, private: bool, relay: Any = None) -> tuple[Tourn
         host._public = relay.__get__(host)  # type: ignore[method-assign]
     port = await host.start()
     got: list[T.TWatch] = []
-    done = asyncio.Event()
-    watcher = asyncio.create_task(spectate(port, got, done))
-    await asyncio.sleep(0.2)
+    done, welcomed = asyncio.Event(), asyncio.Event()
+    watcher = asyncio.create_task(spectate(port, got, done, welcomed))
+    # the spectator is registered (its welcome came) before any seat joins
+    await until(lambda: welcomed.is_set() or watcher.done(), what="the spectator's welcome")
+    assert welcomed.is_set(), watcher
 
     async def seat(session: Any) -> int:
         summary = await BotClient(session, level="moyen", delay=0.0).run()
