@@ -81,7 +81,7 @@ class ScriptedHost:
         self.send(P.Ping(n=n))
         before: list[P.Message] = []
         while True:
-            msg = await asyncio.wait_for(self.received.get(), 2.0)
+            msg = await asyncio.wait_for(self.received.get(), 5.0 * aio_helpers.DEADLINE_SCALE)
             if isinstance(msg, P.Pong) and msg.n == n:
                 return before
             before.append(msg)
