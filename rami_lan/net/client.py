@@ -57,6 +57,7 @@ from rami_lan.net.client_private import ClientPrivateDeal, _owner_masked  # noqa
 from rami_lan.net.fairness import FairnessTracker
 from rami_lan.net.notices import Notice, NoticeCode, host_notice
 from rami_lan.net.table_session import ConnectionState, SessionUpdate
+from rami_lan.table.effects import TableNotice
 from rami_lan.table.seat_machine import SeatMachine
 from rami_lan.table.shuffle import commitment, new_secret
 from rami_lan.textsafe import clip
@@ -474,11 +475,11 @@ class RemoteTableSession(ClientLink, ClientFairness, ClientPrivateDeal):
         self._queue.put_nowait(SessionUpdate(cards={msg.seat: msg.card}))
 
     def _decode_events(self, msg: P.Events) -> list[Any]:
-        """The message's events, decoded (table notices kept as their plain maps)."""
+        """The message's events, decoded (table notices as `TableNotice`)."""
         out: list[Any] = []
         for plain in msg.events:
             if plain.get("type") == TABLE_NOTICE:
-                out.append(plain)
+                out.append(TableNotice.from_plain(plain))
                 continue
             try:
                 out.append(event_from_plain(plain, self.variant))
@@ -489,7 +490,7 @@ class RemoteTableSession(ClientLink, ClientFairness, ClientPrivateDeal):
     def _on_events(self, msg: P.Events, items: list[Any] | None = None) -> None:
         decoded: list[Event] = []
         for ev in self._decode_events(msg) if items is None else items:
-            if isinstance(ev, dict):
+            if isinstance(ev, TableNotice):
                 self._on_table_notice(ev)
                 continue
             decoded.append(ev)
@@ -505,20 +506,18 @@ class RemoteTableSession(ClientLink, ClientFairness, ClientPrivateDeal):
             self._queue.put_nowait(SessionUpdate(connections=self._connections()))
         self._fair_in(msg, decoded)
 
-    def _on_table_notice(self, plain: dict[str, Any]) -> None:
-        players = plain.get("players")
-        if isinstance(players, list):
-            self.players = [p for p in players if isinstance(p, dict)]
+    def _on_table_notice(self, notice: TableNotice) -> None:
+        if notice.players is not None:
+            self.players = list(notice.players)
             self._back_in()
-        text = plain.get("text")
-        data = plain.get("data")
-        if (plain.get("code") == NoticeCode.PRIVATE_DEAL_BENCHED and isinstance(data, dict)
+        data = notice.data
+        if (notice.code == NoticeCode.PRIVATE_DEAL_BENCHED and data is not None
                 and data.get("seat") == self.seat and self.tracker is not None):
             self.tracker.benched()  # the host's bot plays our seat from the next round
-        coded = host_notice(plain.get("code"), data)
+        coded = host_notice(notice.code, data)
         self._queue.put_nowait(SessionUpdate(
             nicknames=self._nicknames(), connections=self._connections(),
-            notice=coded if coded is not None else text if isinstance(text, str) else None))
+            notice=coded if coded is not None else notice.text))
 
     # ------------------------------------------------------------------ fair shuffle
 

@@ -60,6 +60,16 @@ class TableNotice:
             plain["code"], plain["data"] = self.code, dict(self.data or {})
         return plain
 
+    @classmethod
+    def from_plain(cls, plain: Mapping[str, Any]) -> TableNotice:
+        """A received notice map, read leniently (it is the host's word, for display): a
+        field of the wrong type is left out (players: only the maps of its list)."""
+        players = plain.get("players")
+        text, code, data = plain.get("text"), plain.get("code"), plain.get("data")
+        return cls([p for p in players if isinstance(p, dict)] if isinstance(players, list) else None,
+                   text if isinstance(text, str) else None, code if isinstance(code, str) else None,
+                   data if isinstance(data, dict) else None)
+
 
 @dataclass(frozen=True, slots=True)
 class SeatViewMsg:

@@ -19,6 +19,7 @@ from rami_lan.core import events as E
 from rami_lan.core.cards import Card
 from rami_lan.core.views import SeatView
 from rami_lan.masked.session import MaskedStateError, Phase
+from rami_lan.table.effects import TableNotice
 from rami_lan.table.masked_seat_errors import MaskedSeatError
 from rami_lan.wire.masked_table import MkHand, SeatMasked
 
@@ -40,7 +41,7 @@ class SeatHolding:
 
         ``item`` is a masked message, decoded at the edge
         (`rami_lan.wire.masked_table.decode_for_seat`), or any other host message (an
-        ``events`` message with ``events``, its decoded events, table notices as dicts
+        ``events`` message with ``events``, its decoded events, `TableNotice` values
         among them). Masked-deck messages are used at once; the others wait, in order,
         while a key for one of our cards is on its way (`must_hold`). An ``mk_hand`` goes
         with the views; an events message's assignments are made at once (keys follow)."""
@@ -60,7 +61,7 @@ class SeatHolding:
                 # deal, or a match ending there, held every later message for ever.
                 self._blocked = False
             try:
-                out += self.on_events([e for e in events if not isinstance(e, dict)])
+                out += self.on_events([e for e in events if not isinstance(e, TableNotice)])
             except MaskedSeatError:
                 pass  # refused (`problems`); the message itself goes on, in order
         ready: list[Any] = []

@@ -47,6 +47,7 @@ from rami_lan.core.views import SeatView
 from rami_lan.masked.audit import Fault
 from rami_lan.masked.signing import SeatKey
 from rami_lan.table import verifier as V
+from rami_lan.table.effects import TableNotice
 from rami_lan.table.masked_seat import MaskedSeat, MaskedSeatError, Refusal
 from rami_lan.table.seat_keys import decode, encode
 
@@ -119,7 +120,7 @@ class SeatMachine:
         """One host message as it arrives: a masked message (decoded at the edge:
         `rami_lan.wire.masked_table.decode_for_seat`), an events
         message as ``(message, decoded events)`` with ``events`` its decoded events (table
-        notices as dicts among them), or any other message (kept as it is)."""
+        notices as `TableNotice` among them), or any other message (kept as it is)."""
         ms = self.masked
         first = self._announce()
         outs, ready = ms.take(item, events)
@@ -214,7 +215,7 @@ class SeatMachine:
     def _filled(self, item: Any) -> Any:
         if isinstance(item, tuple):
             msg, decoded = item
-            return msg, [e if isinstance(e, dict) else self.masked.fill_event(e) for e in decoded]
+            return msg, [e if isinstance(e, TableNotice) else self.masked.fill_event(e) for e in decoded]
         return item
 
     def _progress(self, step: SeatStep) -> SeatStep:

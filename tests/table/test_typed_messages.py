@@ -57,3 +57,11 @@ def test_a_card_that_does_not_decode_is_refused_at_the_machine_as_before() -> No
     errors = [e.msg for e in out if isinstance(e, F.Send) and isinstance(e.msg, P.Error)]
     assert [(m.code, m.message) for m in errors] == [("bad_card", "the player card does not decode")]
     assert not [e for e in machine.card(2, None, 0.0) if isinstance(e, F.Send)]  # a bot: no answer
+
+def test_a_received_notice_is_read_back_as_a_table_notice_and_a_wrong_field_is_left_out() -> None:
+    note = F.TableNotice(PLAYERS, "seat 2 left", "seat_left", {"seat": 1})
+    assert F.TableNotice.from_plain(note.to_plain()) == note
+    assert F.TableNotice.from_plain(F.TableNotice(PLAYERS).to_plain()) == F.TableNotice(PLAYERS)
+    odd = {"type": "TableNotice", "players": [PLAYERS[0], 3], "text": 5, "code": ["x"], "data": "y"}
+    assert F.TableNotice.from_plain(odd) == F.TableNotice(PLAYERS)
+    assert F.TableNotice.from_plain({"type": "TableNotice"}).players is None
