@@ -38,6 +38,12 @@ RESHUFFLE_LABEL: Final = b"rami-lan reshuffle v1"
 WHO_MAY_SIT: Final = ("anyone", "code", "invited")
 """Who may take a seat: anyone, players with the join code, or invited players only."""
 
+BYE_TABLE_CLOSED: Final = "table closed"
+"""The host's ``bye`` reason when its table closes for good (or its match is over)."""
+BYE_TABLE_PAUSED: Final = "table paused"
+"""The host's ``bye`` reason when it stops mid-match with its journal kept: the table can
+be resumed (``rami-lan host --resume``), so its players wait for it to come back."""
+
 TABLE_NOTICE: Final = "TableNotice"
 """``type`` of the host's own entries in an ``events`` message (players, notices)."""
 

@@ -128,6 +128,10 @@ _NOTICES: dict[NoticeCode, Callable[[Notice], str]] = {
         "Could not reconnect to the table: no answer at {where} for {secs:.0f} s, and no "
         "table with its id on the network. Giving up."
     ).format(where=n.get("where", "?"), secs=float(n.get("secs", 0))),
+    NoticeCode.HOST_PAUSED: lambda n: _(
+        "The host paused the table; its match can go on. Waiting up to {secs:.0f} s for it "
+        "to come back (rami-lan host --resume)."
+    ).format(secs=float(n.get("secs", 0))),
     NoticeCode.HOST_CLOSED: lambda n: _("The host closed the table: {why}").format(
         why=_(str(n.get("why") or "-"))),  # the table's own reasons are in the catalogue
     NoticeCode.UNEXPECTED_COMMIT_REQUEST: lambda n: _(

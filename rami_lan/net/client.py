@@ -41,7 +41,7 @@ from rami_lan.core.errors import MalformedAction
 from rami_lan.core.events import Event
 from rami_lan.core.reasons import Reason
 from rami_lan.core.views import SeatView
-from rami_lan.ids import TABLE_NOTICE
+from rami_lan.ids import BYE_TABLE_PAUSED, TABLE_NOTICE
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
 from rami_lan.net.chat import ChatPolicy, ChatVerdict
@@ -100,7 +100,7 @@ class RemoteTableSession(ClientLink, ClientFairness, ClientPrivateDeal):
                  invitation: str | None = None, player_id: str | None = None,
                  card: Callable[[], dict[str, Any] | None] | dict[str, Any] | None = None,
                  retries: int = 60, backoff: float = 0.1, max_backoff: float = 2.0,
-                 reconnect_window: float = 30.0,
+                 reconnect_window: float = 30.0, paused_window: float = 180.0,
                  known_fingerprint: str | None = None, evidence_dir: Any = None,
                  seat_store: Any = None) -> None:
         """``code``: the join code, or an invitation's ticket (with ``invitation``, its
@@ -122,6 +122,9 @@ class RemoteTableSession(ClientLink, ClientFairness, ClientPrivateDeal):
         first, then always the one seen on the first successful connection."""
         self.code_required = code_required
         self.reconnect_window = reconnect_window
+        self.paused_window = paused_window
+        """How long we wait for a host that said it paused the table (``bye`` reason
+        `BYE_TABLE_PAUSED`: it stopped mid-match with its journal kept) to come back."""
         self.port = port
         self.nickname = nickname
         self.lang = lang
@@ -459,6 +462,9 @@ class RemoteTableSession(ClientLink, ClientFairness, ClientPrivateDeal):
             self._on_owner_masked(decode_for_seat(msg.m))
         elif isinstance(msg, P.Ping):
             await self._send(P.Pong(n=msg.n))
+        elif isinstance(msg, P.Bye) and msg.reason == BYE_TABLE_PAUSED:
+            self._queue.put_nowait(SessionUpdate(
+                notice=Notice.of(NoticeCode.HOST_PAUSED, secs=self.paused_window)))
         elif isinstance(msg, P.Bye):
             self._queue.put_nowait(SessionUpdate(
                 notice=Notice.of(NoticeCode.HOST_CLOSED, why=msg.reason or "-")))

@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from rami_lan.core.variants import get_variant
+from rami_lan.ids import BYE_TABLE_PAUSED
 from rami_lan.net import guard as G
 from rami_lan.net import protocol as P
 from rami_lan.net import tls
@@ -206,12 +207,13 @@ class ClientLink:
 
     async def _run(self) -> None:
         while not self._closing:
+            self._paused = False
             ended_by_host = await self._read_loop()
-            if self._closing or ended_by_host:
+            if self._closing or ended_by_host and not self._paused:
                 break
             if self.tracker is not None:
                 self.tracker.disconnected()
-            if not await self._reconnect():
+            if not await self._reconnect(self.paused_window if self._paused else self.reconnect_window):
                 break
         if not self._closing:
             self._closing = True
@@ -221,8 +223,15 @@ class ClientLink:
             self._set_connection("closed")
             self._queue.put_nowait(None)
 
+    _paused = False
+
+    def _match_over(self) -> bool:
+        view = getattr(self, "view", None)
+        return view is not None and bool(view.match_over)
+
     async def _read_loop(self) -> bool:
-        """Read until the connection ends; True if the host ended it on purpose."""
+        """Read until the connection ends; True if the host ended it on purpose (then
+        ``_paused`` says whether its ``bye`` paused the table: it may be resumed)."""
         reader, session = self._reader, self._session
         assert reader is not None and session is not None
         try:
@@ -239,6 +248,8 @@ class ClientLink:
                     self._queue.put_nowait(SessionUpdate(notice=Notice.of(NoticeCode.INVALID_DATA)))
                     return True
                 for m in msgs:
+                    if isinstance(m, P.Bye):
+                        self._paused = m.reason == BYE_TABLE_PAUSED and not self._match_over()
                     await self._handle_safely(m)
                 if session.remote_closed:
                     return True
@@ -258,9 +269,10 @@ class ClientLink:
             log.exception("a %s message from the host could not be handled: dropped",
                           type(msg).__name__)
 
-    async def _reconnect(self) -> bool:
-        """Retry with backoff for up to ``reconnect_window`` seconds (a host being
-        restarted with ``--resume`` is down for a few seconds), always with the pin.
+    async def _reconnect(self, window: float) -> bool:
+        """Retry with backoff for up to ``window`` seconds (`reconnect_window` after a
+        drop: a host being restarted with ``--resume`` is down for a few seconds;
+        `paused_window` after the host paused the table), always with the pin.
 
         Meanwhile the table is looked up on the LAN by its table id (mDNS, see
         `_follow_table`): a host resumed on another port or address is tried there as
@@ -272,12 +284,13 @@ class ClientLink:
         self._drop_transport()
         self._set_connection("reconnecting")
         delay = self.backoff
-        give_up = time.monotonic() + self.reconnect_window
+        give_up = time.monotonic() + window
+        retries = max(self.retries, int(window / max(self.max_backoff, 0.1)) + 1)
         attempt = 0
         moved = asyncio.Event()
         follower: asyncio.Task[None] | None = None
         try:
-            while attempt < self.retries and time.monotonic() < give_up:
+            while attempt < retries and time.monotonic() < give_up:
                 attempt += 1
                 if self._closing:
                     return False
@@ -316,7 +329,7 @@ class ClientLink:
                 follower.cancel()
                 await asyncio.gather(follower, return_exceptions=True)
         notice = Notice.of(NoticeCode.RECONNECT_GAVE_UP, where=clip(f"{self.host}:{self.port}", 80),
-                           secs=self.reconnect_window)
+                           secs=window)
         log.warning("could not reconnect to the table, giving up: %s", notice)
         self._queue.put_nowait(SessionUpdate(notice=notice))
         return False

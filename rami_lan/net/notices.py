@@ -32,6 +32,9 @@ class NoticeCode(enum.StrEnum):
     """``where`` (host:port), ``secs`` (the reconnect window)."""
     HOST_CLOSED = "host_closed"
     """``why``: the host's ``bye`` reason (its own text, from the wire; "-" if none)."""
+    HOST_PAUSED = "host_paused"
+    """The host stopped mid-match keeping its journal (``bye`` reason "table paused"):
+    we wait up to ``secs`` seconds for it to be resumed, then give up."""
     UNEXPECTED_COMMIT_REQUEST = "unexpected_commit_request"
     """The host asked for a commitment the verifier did not expect: none sent."""
     CHAT_REFUSED = "chat_refused"

@@ -55,7 +55,7 @@ from rami_lan.core.events import Event, RoundEnded
 from rami_lan.core.match import MatchOptions, MatchState, apply, new_match, start_round
 from rami_lan.core.reasons import Reason
 from rami_lan.core.variants import get_variant
-from rami_lan.ids import DEDICATED_HOST_SEAT
+from rami_lan.ids import BYE_TABLE_CLOSED, BYE_TABLE_PAUSED, DEDICATED_HOST_SEAT
 from rami_lan.masked import kinds as MK
 from rami_lan.masked.inbound import MaskedInput, Undecoded
 from rami_lan.masked.signing import SeatKeyAnnouncement
@@ -643,11 +643,12 @@ class TableMachine:
         was_over = self.stage in (Stage.OVER, Stage.LAST_AUDIT)
         self._go(Step.STOP)
         self._stage_deadline = None
+        resumable = self._journal_on and not was_over  # the journal is kept: see below
         for conn in list(self.conns):
-            self._send(conn, W.Bye(reason="table closed"))
+            self._send(conn, W.Bye(reason=BYE_TABLE_PAUSED if resumable else BYE_TABLE_CLOSED))
             self._out.append(F.Close(conn))
         self.conns.clear()
-        if self._journal_on and not was_over:
+        if resumable:
             self._out.append(F.JournalClose(delete=False))  # an unfinished match stays resumable
         out, self._out = self._out, []
         return out
