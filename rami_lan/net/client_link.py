@@ -213,7 +213,8 @@ class ClientLink:
                 break
             if self.tracker is not None:
                 self.tracker.disconnected()
-            if not await self._reconnect(self.paused_window if self._paused else self.reconnect_window):
+            if not await self._reconnect(self.paused_window if self._paused else self.reconnect_window,
+                                         paused=self._paused):
                 break
         if not self._closing:
             self._closing = True
@@ -269,7 +270,7 @@ class ClientLink:
             log.exception("a %s message from the host could not be handled: dropped",
                           type(msg).__name__)
 
-    async def _reconnect(self, window: float) -> bool:
+    async def _reconnect(self, window: float, paused: bool = False) -> bool:
         """Retry with backoff for up to ``window`` seconds (`reconnect_window` after a
         drop: a host being restarted with ``--resume`` is down for a few seconds;
         `paused_window` after the host paused the table), always with the pin.
@@ -285,7 +286,11 @@ class ClientLink:
         self._set_connection("reconnecting")
         delay = self.backoff
         give_up = time.monotonic() + window
-        retries = max(self.retries, int(window / max(self.max_backoff, 0.1)) + 1)
+        # ``retries`` bounds the attempts after a drop (0: never reconnect); a paused
+        # table is waited for over its whole window, at the backoff's pace
+        retries = self.retries
+        if paused and retries:
+            retries = max(retries, int(window / max(self.max_backoff, 0.1)) + 1)
         attempt = 0
         moved = asyncio.Event()
         follower: asyncio.Task[None] | None = None

@@ -246,11 +246,6 @@ class TableMachine:
     def dropped_seat_of(self, player_id: str) -> int | None:
         """`seating.dropped_seat_of`: the dropped seat of the player with ``player_id``."""
         return seating.dropped_seat_of(self, player_id)
-        for seat_no, card in self.cards.items():
-            if (isinstance(card, dict) and card.get("id") == player_id
-                    and self.dropped_seat(seat_no) is not None):
-                return seat_no
-        return None
 
     def seat_for_token(self, token: bytes) -> Seat | None:
         seat = find_by_token(self.seats.values(), token)
