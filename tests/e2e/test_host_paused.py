@@ -30,10 +30,11 @@ async def _paused_match(tmp_path: Path) -> tuple[list[dict[str, object]], int]:
     try:
         port = await read_host_port(host)
         for who in ("ana", "ben"):
-            p = _join(tmp_path / who, port, "--bot", "moyen", "--bot-delay", "0.05")
+            # the players think 0.25 s a move so that the one round outlasts the first pause
+            p = _join(tmp_path / who, port, "--bot", "moyen", "--bot-delay", "0.25")
             procs.append(p)
             await _line(p, "Seated at seat", 20)
-        await asyncio.sleep(1.0)  # the round is being played
+        await asyncio.sleep(0.5)  # the round is being played
         pauses = 0
         for _ in range(3):
             if host.poll() is not None:
