@@ -1,7 +1,9 @@
 """``debutant``: plays by the rules and little more.
 
 Draws from the stock, lays down when its best melds may be laid (opening included),
-never lays off nor takes jokers back, and discards a random card that is not in one of
+lays off only when its hand is nearly empty (a beginner sees the last cards' places on
+the table; without it a hand of one card could never go out and the round ran to the
+move cap), never takes jokers back, and discards a random card that is not in one of
 its melds (sometimes any card at all).
 """
 
@@ -16,9 +18,13 @@ from rami_lan.core.views import SeatView
 class Debutant(Bot):
     level = "debutant"
     careless = 0.3  # chance of discarding any card, melds included
+    lay_off_within = 3  # lays off only with this many cards in hand or fewer
 
     def play(self, view: SeatView) -> A.Action | None:
-        return self.lay_down_action(view)
+        action = self.lay_down_action(view)
+        if action is None and len(view.hand) <= self.lay_off_within:
+            action = self.lay_off_action(view)
+        return action
 
     def pick_discard(self, view: SeatView) -> Card | None:
         options = self.discardable(view)

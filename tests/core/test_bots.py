@@ -559,3 +559,16 @@ def test_strength(variant, strong, weak, target, floor):
     best = stats["bots"][0]
     assert best["win_rate"] >= target, best
     assert best["ci95"][0] > floor, best
+
+
+@pytest.mark.parametrize("variant", ["rami", "classique", "40"])
+def test_debutant_rounds_end_with_a_winner(variant):
+    """A débutant lays off once its hand is nearly empty: without it a hand of one card
+    could never go out and a débutant round ran to the move cap with no winner (about a
+    third of the rounds in `rami` and `40`). Every round of four seeded matches has one."""
+    winners = []
+    for seed in range(4):
+        bots = [make_bot("debutant", 0, seed), make_bot("debutant", 1, seed + 100)]
+        winners += play_match(variant, bots, seed).round_winners
+    assert len(winners) >= 4
+    assert None not in winners, f"{winners.count(None)} of {len(winners)} rounds had no winner"
