@@ -30,6 +30,18 @@ class Driver:
         app.invalidate()
         await until(lambda: app.render_counter > seen, 5, "a new frame")
 
+    async def press_until(self, key: str, read: Callable[[], object], target: object,
+                          tries: int = 6) -> None:
+        """Press ``key`` one at a time, each time waiting until what ``read`` returns
+        changes, until it is ``target`` (at most ``tries`` presses)."""
+        for _ in range(tries):
+            before = read()
+            if before == target:
+                return
+            self.keys(key)
+            await until(lambda b=before: read() != b, 5, f"{key!r} to change {before!r}")
+        assert read() == target, f"{tries} presses of {key!r} did not reach {target!r}"
+
     def click(self, row: int, col: int) -> None:
         """SGR mouse press + release at 0-based ``row``, ``col``."""
         self.keys(f"\x1b[<0;{col + 1};{row + 1}M\x1b[<0;{col + 1};{row + 1}m")

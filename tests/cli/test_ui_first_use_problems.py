@@ -171,12 +171,12 @@ def test_first_deal_sorted_and_the_drawn_card_highlighted():
         drain()
         assert m.hand == sorted(m.hand, key=lambda c: c.sort_key())  # sorted on the deal
         assert m.sort_mode is None  # ... once: a drawn card stays where it lands
-        for _ in range(50):
-            if s.view().my_turn:
-                break
-            await asyncio.sleep(0.01)
+        def my_turn() -> bool:
             drain()
-        assert s.view().my_turn and s.view().phase == "draw"
+            return s.view().my_turn
+
+        await until(my_turn, 5, "seat 0's turn")
+        assert s.view().phase == "draw"
         await s.act(A.DrawStock(0))
         drain()
         assert len(m.fresh) == 1 and m.fresh[0] in m.hand

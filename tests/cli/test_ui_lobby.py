@@ -124,9 +124,7 @@ def test_settings_are_saved_and_switch_language(tmp_path):
             await until(lambda: lobby.settings_form.values["nickname"] == "Zoé")
             d.keys("\t\x1b[C\x1b[C")  # auto -> fr? (auto, fr, en): one step is fr
             await until(lambda: lobby.settings_form.values["lang"] in ("fr", "en"))
-            while lobby.settings_form.values["lang"] != "fr":
-                d.keys("\x1b[C")
-                await asyncio.sleep(0.02)
+            await d.press_until("\x1b[C", lambda: lobby.settings_form.values["lang"], "fr")
             d.keys("\t ")  # four colours on
             await until(lambda: lobby.settings_form.values["four"] is True)
             d.keys("\t\r")  # the Save button

@@ -195,9 +195,7 @@ def test_info_joueur_own_card_from_a_finished_match_and_opponents(tmp_path):
             await until(lambda: m.connections.get(1) == "reconnecting", what="state")
             await click_text(d, screen, "[Player info")  # the button, by mouse
             await until(lambda: m.info_seat is not None, what="info by click")
-            while m.info_seat != 1:
-                d.keys("l")
-                await asyncio.sleep(0.02)
+            await d.press_until("l", lambda: m.info_seat, 1)
             lines = screen.info_lines()
             assert "Connection: reconnecting…" in lines
             assert "Statistics reported by the player (not verified)." in lines
