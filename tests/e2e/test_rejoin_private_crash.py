@@ -34,6 +34,11 @@ async def _keys_file(folder: Path, timeout: float) -> Path:
     raise AssertionError(f"no keys file in {folder} within {timeout} s")
 
 
+# débutants that think 0.25 s a move: a round lasts well past the 4 s kill (at full speed
+# a débutant round can be over in less)
+_PACE = ("--bot-delay", "0.25")
+
+
 async def _scenario(tmp_path: Path, delay: float) -> dict[str, object]:
     records = tmp_path / "records"
     records.mkdir(parents=True)
@@ -44,10 +49,10 @@ async def _scenario(tmp_path: Path, delay: float) -> dict[str, object]:
     try:
         port = await read_host_port(host)
         ana, ben = tmp_path / "ana", tmp_path / "ben"
-        a = _join(ana, port)
+        a = _join(ana, port, *_PACE)
         procs.append(a)
         seated, _t = await _line(a, "Seated at seat", 20)
-        b = _join(ben, port)
+        b = _join(ben, port, *_PACE)
         procs.append(b)
         await _line(b, "Seated at seat", 20)
         keys = await _keys_file(ana / "data" / "seats", 30)  # a masked round has begun
@@ -59,7 +64,7 @@ async def _scenario(tmp_path: Path, delay: float) -> dict[str, object]:
         a.send_signal(signal.SIGKILL)
         a.wait(10)
         assert keys.exists()  # the dead process's keys are on its disk
-        again = _join(ana, port)
+        again = _join(ana, port, *_PACE)
         procs.append(again)
         # (alone about 0.8 s, the 5 s of issue 29; the deadline allows for four test workers
         # sharing two cores, where the relaunched process alone can take seconds to start)
