@@ -629,16 +629,19 @@ class TableMachine:
         flow.audit_in(self, now)
 
     def stop(self, now: float) -> list[F.Effect]:
-        """Close the table: a running round is abandoned (its secrets go out)."""
+        """Close the table. Closed for good, a running round is abandoned (its secrets go
+        out); paused (the journal is kept and the match not over), the round stays secret:
+        the resumed host plays it on (or voids it) as after a crash, and a player still
+        connected must not have seen the deck of a round that goes on."""
         if self.stage is Stage.STOPPED:
             return []
-        ctx = self._round
-        if ctx is not None and ctx.started and not ctx.finished:
-            self._finish_round(ctx, now, abandoned=True)
         was_over = self.stage in (Stage.OVER, Stage.LAST_AUDIT)
+        resumable = self._journal_on and not was_over  # the journal is kept: see below
+        ctx = self._round
+        if ctx is not None and ctx.started and not ctx.finished and not resumable:
+            self._finish_round(ctx, now, abandoned=True)
         self._go(Step.STOP)
         self._stage_deadline = None
-        resumable = self._journal_on and not was_over  # the journal is kept: see below
         for conn in list(self.conns):
             self._send(conn, W.Bye(reason=BYE_TABLE_PAUSED if resumable else BYE_TABLE_CLOSED))
             self._out.append(F.Close(conn))

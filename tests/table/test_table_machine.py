@@ -19,6 +19,7 @@ from rami_lan.bots import make_bot
 from rami_lan.core import events as E
 from rami_lan.core.codec import event_to_plain, view_to_plain
 from rami_lan.core.views import view_for
+from rami_lan.ids import BYE_TABLE_CLOSED, BYE_TABLE_PAUSED
 from rami_lan.net import protocol as P
 from rami_lan.net.record import MatchRecord, verify
 from rami_lan.table import TableConfig, TableMachine
@@ -351,6 +352,32 @@ def test_a_cheating_deck_is_one_override_and_the_record_shows_it() -> None:
     out = machine.stop(1.0)  # the round is abandoned: its secrets go out, the record too
     record = [e for e in out if isinstance(e, F.WriteRecord)][-1].plain
     assert not verify(record).ok
+
+
+@pytest.mark.parametrize("journal", [False, True])
+def test_a_paused_table_keeps_its_round_secret_a_closed_one_publishes_it(journal: bool) -> None:
+    """Stopped mid-round with its journal kept, the host resumes the same round later: its
+    players (still waiting, connected again) must not get that round's secrets, or they
+    would know the deck of a round that goes on (and, rightly, accuse the host when it
+    does). Closed for good (no journal), the round is abandoned and its secrets go out."""
+    config = TableConfig(name="x", seats=2, bots={1: "moyen"}, headless=True, advertise=False,
+                         bot_delay=0.0, limit=1, journal_dir="/nowhere" if journal else None)
+    machine = TableMachine(config, Entropy())
+    machine.record = MatchRecord.new(machine, config)
+    machine.joined(1, 0.0, nick="a")
+    tag = machine._round.tag
+    machine.commit(1, tag, commitment(tag, 0, b"k" * 32), 0.0)
+    machine.reveal(1, tag, b"k" * 32, 0.0)
+    assert machine.match.phase in ("draw", "play")
+    out = machine.stop(1.0)
+    sent = [e.msg for e in out if isinstance(e, F.Send)]
+    byes = [m.reason for m in sent if isinstance(m, P.Bye)]
+    secrets = [m for m in sent if isinstance(m, P.RoundSecrets)]
+    if journal:
+        assert byes == [BYE_TABLE_PAUSED] and secrets == []
+        assert any(isinstance(e, F.JournalClose) and not e.delete for e in out)
+    else:
+        assert byes == [BYE_TABLE_CLOSED] and len(secrets) == 1 and secrets[0].round_tag == tag
 
 
 class _Rec:
