@@ -213,8 +213,7 @@ class ClientLink:
                 break
             if self.tracker is not None:
                 self.tracker.disconnected()
-            if not await self._reconnect(self.paused_window if self._paused else self.reconnect_window,
-                                         paused=self._paused):
+            if not await self._reconnect(paused=self._paused):
                 break
         if not self._closing:
             self._closing = True
@@ -270,10 +269,10 @@ class ClientLink:
             log.exception("a %s message from the host could not be handled: dropped",
                           type(msg).__name__)
 
-    async def _reconnect(self, window: float, paused: bool = False) -> bool:
-        """Retry with backoff for up to ``window`` seconds (`reconnect_window` after a
-        drop: a host being restarted with ``--resume`` is down for a few seconds;
-        `paused_window` after the host paused the table), always with the pin.
+    async def _reconnect(self, paused: bool = False) -> bool:
+        """Retry with backoff for up to `reconnect_window` seconds after a drop (a host
+        being restarted with ``--resume`` is down for a few seconds), or `paused_window`
+        after the host paused the table (``paused``), always with the pin.
 
         Meanwhile the table is looked up on the LAN by its table id (mDNS, see
         `_follow_table`): a host resumed on another port or address is tried there as
@@ -285,6 +284,7 @@ class ClientLink:
         self._drop_transport()
         self._set_connection("reconnecting")
         delay = self.backoff
+        window = self.paused_window if paused else self.reconnect_window
         give_up = time.monotonic() + window
         # ``retries`` bounds the attempts after a drop (0: never reconnect); a paused
         # table is waited for over its whole window, at the backoff's pace

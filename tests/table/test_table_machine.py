@@ -334,6 +334,20 @@ def test_a_dropped_players_whole_turn_takes_one_timer() -> None:
     assert machine.match.round.turn_no != turn_no or machine.match.round.phase == "over"
 
 
+def _round_under_way(machine_class: type[TableMachine], **config: Any) -> TableMachine:
+    """A heads-up table (seat 0 a player, seat 1 a bot) whose first round has been dealt:
+    the player committed and revealed its secret."""
+    cfg = TableConfig(name="x", seats=2, bots={1: "moyen"}, headless=True, advertise=False,
+                      bot_delay=0.0, limit=1, **config)
+    machine = machine_class(cfg, Entropy())
+    machine.record = MatchRecord.new(machine, cfg)
+    machine.joined(1, 0.0, nick="a")
+    tag = machine._round.tag
+    machine.commit(1, tag, commitment(tag, 0, b"k" * 32), 0.0)
+    machine.reveal(1, tag, b"k" * 32, 0.0)
+    return machine
+
+
 def test_a_cheating_deck_is_one_override_and_the_record_shows_it() -> None:
     class Cheat(TableMachine):
         def deck_for_round(self, seed: bytes, n_cards: int) -> list[int]:
@@ -341,14 +355,7 @@ def test_a_cheating_deck_is_one_override_and_the_record_shows_it() -> None:
             deck[0], deck[-1] = deck[-1], deck[0]
             return deck
 
-    config = TableConfig(name="x", seats=2, bots={1: "moyen"}, headless=True, advertise=False,
-                         bot_delay=0.0, limit=1)
-    machine = Cheat(config, Entropy())
-    machine.record = MatchRecord.new(machine, config)
-    machine.joined(1, 0.0, nick="a")
-    tag = machine._round.tag
-    machine.commit(1, tag, commitment(tag, 0, b"k" * 32), 0.0)
-    machine.reveal(1, tag, b"k" * 32, 0.0)
+    machine = _round_under_way(Cheat)
     out = machine.stop(1.0)  # the round is abandoned: its secrets go out, the record too
     record = [e for e in out if isinstance(e, F.WriteRecord)][-1].plain
     assert not verify(record).ok
@@ -360,14 +367,8 @@ def test_a_paused_table_keeps_its_round_secret_a_closed_one_publishes_it(journal
     players (still waiting, connected again) must not get that round's secrets, or they
     would know the deck of a round that goes on (and, rightly, accuse the host when it
     does). Closed for good (no journal), the round is abandoned and its secrets go out."""
-    config = TableConfig(name="x", seats=2, bots={1: "moyen"}, headless=True, advertise=False,
-                         bot_delay=0.0, limit=1, journal_dir="/nowhere" if journal else None)
-    machine = TableMachine(config, Entropy())
-    machine.record = MatchRecord.new(machine, config)
-    machine.joined(1, 0.0, nick="a")
+    machine = _round_under_way(TableMachine, journal_dir="/nowhere" if journal else None)
     tag = machine._round.tag
-    machine.commit(1, tag, commitment(tag, 0, b"k" * 32), 0.0)
-    machine.reveal(1, tag, b"k" * 32, 0.0)
     assert machine.match.phase in ("draw", "play")
     out = machine.stop(1.0)
     sent = [e.msg for e in out if isinstance(e, F.Send)]
